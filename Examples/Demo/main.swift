@@ -1,0 +1,74 @@
+// The README's demo: a store file, inserts, queries, an update, a delete, and a reopen.
+import OpenSwiftData
+
+@Model
+final class Trip {
+    var name: String
+    var destination: String
+    var startDate: Date
+    var rating: Int = 0
+    var isFavorite: Bool = false
+    var notes: String?
+    @Transient var isExpanded = false
+
+    init(name: String, destination: String, startDate: Date, rating: Int = 0) {
+        self.name = name
+        self.destination = destination
+        self.startDate = startDate
+        self.rating = rating
+    }
+}
+
+func run() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("OpenSwiftDataDemo-\(UUID().uuidString)")
+    let url = folder.appendingPathComponent("Trips.store")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    print("Store: \(url.path)")
+
+    do {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        let start = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        let trips = [
+            Trip(name: "Summer in Paris", destination: "Paris", startDate: start, rating: 5),
+            Trip(name: "Été à Nice", destination: "Nice", startDate: start.addingTimeInterval(86_400 * 30), rating: 4),
+            Trip(name: "Winter hike", destination: "Alps", startDate: start.addingTimeInterval(86_400 * 180), rating: 2),
+        ]
+        for trip in trips { context.insert(trip) }
+        trips[0].isFavorite = true
+        try context.save()
+        print("Inserted \(trips.count) trips; the first one's identifier is \(trips[0].persistentModelID.id)")
+
+        let good = #Predicate<Trip> { $0.rating >= 4 }
+        let byDate = FetchDescriptor(predicate: good, sortBy: [SortDescriptor(\.startDate, order: .reverse)])
+        print("Rated 4 or more, latest first: \(try context.fetch(byDate).map(\.name))")
+
+        let text = "ete"
+        let matching = try context.fetch(FetchDescriptor(predicate: #Predicate<Trip> { $0.name.localizedStandardContains(text) }))
+        print("Names containing \"ete\" (ignoring case and accents): \(matching.map(\.name))")
+
+        trips[2].rating = 3
+        trips[2].notes = "Bring crampons"
+        try context.save()
+        print("Updated \(trips[2].name): rating \(trips[2].rating), notes \(trips[2].notes ?? "-")")
+
+        context.delete(trips[1])
+        try context.save()
+        print("Deleted one trip; \(try context.fetchCount(FetchDescriptor<Trip>())) remain")
+    }
+
+    let reopened = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+    let context = ModelContext(reopened)
+    let all = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+    print("Reopened the store and found:")
+    for trip in all {
+        print("  \(trip.name) → \(trip.destination), rating \(trip.rating), favorite \(trip.isFavorite), notes \(trip.notes ?? "-")")
+    }
+}
+
+do {
+    try run()
+} catch {
+    print("Demo failed: \(error)")
+    exit(1)
+}

@@ -1,0 +1,60 @@
+// swift-tools-version: 6.0
+import CompilerPluginSupport
+import PackageDescription
+
+/// Settings shared by every target: Swift 6 language mode with strict concurrency.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "OpenSwiftData",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    products: [
+        .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .macro(
+            name: "OpenSwiftDataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "OpenSwiftData",
+            dependencies: ["CSQLite", "OpenSwiftDataMacros"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "Demo",
+            dependencies: ["OpenSwiftData"],
+            path: "Examples/Demo",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OpenSwiftDataTests",
+            dependencies: ["OpenSwiftData"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OpenSwiftDataMacrosTests",
+            dependencies: [
+                "OpenSwiftDataMacros",
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,65 @@
+/// A collection of models that a context fetches in batches as you access them.
+///
+/// Create one with ``ModelContext/fetch(_:batchSize:)``. Only the matching identifiers are loaded up
+/// front; each batch of models is loaded on first access.
+public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
+    private let loader: BatchLoader<Element>
+
+    init(keys: [Int64], batchSize: Int, context: ModelContext, entity: Schema.Entity, layout: TableLayout) {
+        loader = BatchLoader(keys: keys, batchSize: batchSize, context: context, entity: entity, layout: layout)
+    }
+
+    /// The position of the first model.
+    public var startIndex: Int { 0 }
+    /// The position after the last model.
+    public var endIndex: Int { loader.keys.count }
+
+    /// The model at a position, loading its batch if needed.
+    public subscript(position: Int) -> Element {
+        loader.model(at: position)
+    }
+}
+
+/// Loads and keeps the batches of a ``FetchResultsCollection``.
+final class BatchLoader<Element: PersistentModel> {
+    let keys: [Int64]
+    let batchSize: Int
+    let context: ModelContext
+    let entity: Schema.Entity
+    let layout: TableLayout
+    private var batches: [Int: [Element]] = [:]
+
+    init(keys: [Int64], batchSize: Int, context: ModelContext, entity: Schema.Entity, layout: TableLayout) {
+        self.keys = keys
+        self.batchSize = batchSize
+        self.context = context
+        self.entity = entity
+        self.layout = layout
+    }
+
+    func model(at position: Int) -> Element {
+        let batch = position / batchSize
+        if batches[batch] == nil {
+            batches = [batch: load(batch)]
+        }
+        return batches[batch]![position - batch * batchSize]
+    }
+
+    private func load(_ batch: Int) -> [Element] {
+        let range = (batch * batchSize)..<min((batch + 1) * batchSize, keys.count)
+        let registered = context.registeredModels(of: entity)
+        var loaded: [Int64: Element] = [:]
+        do {
+            try context.container.store.forEachRow(layout, primaryKeys: Array(keys[range])) { row in
+                if let model: Element = try context.materialize(row, entity: entity, layout: layout, attributes: nil, registered: registered) {
+                    loaded[model._osdState.primaryKey] = model
+                }
+            }
+        } catch {
+            preconditionFailure("OpenSwiftData: loading a batch of \(entity.name) failed: \(error)")
+        }
+        return keys[range].map { key in
+            loaded[key] ?? (context.model(for: PersistentIdentifier(storeIdentifier: context.container.store.identifier, entityName: entity.name, key: .permanent(key))) as! Element)
+        }
+    }
+}

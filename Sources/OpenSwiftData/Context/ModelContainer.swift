@@ -1,0 +1,70 @@
+/// An object that manages an app's schema and model storage configuration.
+///
+/// ```swift
+/// let container = try ModelContainer(for: Trip.self)
+/// let context = ModelContext(container)
+/// ```
+///
+/// A container is `Sendable`: share it between actors and create a context in each.
+public final class ModelContainer: Sendable {
+    /// The schema that maps the model classes to the stored data.
+    public let schema: Schema
+    /// The configurations of the container's stores.
+    public let configurations: Set<ModelConfiguration>
+    /// The store the container's contexts read and write.
+    let store: SQLiteStore
+    /// Whether contexts may save.
+    let allowsSave: Bool
+    @MainActor private var lazyMainContext: ModelContext?
+
+    /// Creates a container for the given model classes and configurations.
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// Creates a container for a schema and configurations.
+    public convenience init(for givenSchema: Schema, configurations: ModelConfiguration...) throws {
+        try self.init(for: givenSchema, configurations: configurations)
+    }
+
+    /// Creates a container for a schema and an array of configurations.
+    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+        let configurations = configurations.isEmpty ? [ModelConfiguration(schema: givenSchema)] : configurations
+        if Set(configurations.map(\.name)).count != configurations.count {
+            throw SwiftDataError(.duplicateConfiguration, reason: "Two configurations are named \(configurations.map(\.name))")
+        }
+        for configuration in configurations {
+            for entity in configuration.schema?.entities ?? [] where givenSchema.entitiesByName[entity.name] == nil {
+                throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(entity.name) is in configuration \(configuration.name) but not in the container's schema")
+            }
+        }
+        let configuration = configurations[0]
+        self.schema = givenSchema
+        self.configurations = Set(configurations)
+        self.allowsSave = configuration.allowsSave
+        self.store = try SQLiteStore(
+            url: configuration.isStoredInMemoryOnly ? nil : configuration.url,
+            schema: givenSchema, allowsSave: configuration.allowsSave)
+    }
+
+    /// The main-actor context of the container. It saves automatically soon after a change.
+    @MainActor public var mainContext: ModelContext {
+        if let context = lazyMainContext { return context }
+        let context = ModelContext(self)
+        context.isMainContext = true
+        context.autosaveEnabled = true
+        lazyMainContext = context
+        return context
+    }
+
+    /// Deletes every model in the container's store.
+    public func erase() throws {
+        try store.eraseAll()
+    }
+
+    /// Deletes every model in the container's store.
+    @available(*, deprecated, renamed: "erase()")
+    public func deleteAllData() {
+        try? erase()
+    }
+}

@@ -1,0 +1,181 @@
+extension ModelContext {
+    /// Returns the models that match the fetch descriptor, in its sort order.
+    ///
+    /// The store evaluates as much of the predicate and sort as it can express; any part it cannot
+    /// is evaluated in Swift, so the results are always those `predicate.evaluate` selects. With
+    /// `includePendingChanges` (the default), unsaved inserts, changes and deletions count.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let query = try FetchQuery(descriptor, context: self)
+        var results: [T] = try fetchModels(entity: query.entity, layout: query.layout, fetch: query.storeFetch, attributes: query.attributes)
+        if query.isResolvedInStore { return results }
+        if query.includesPendingChanges {
+            var seen = Set(results.lazy.map { ObjectIdentifier($0) })
+            results.removeAll { $0._osdState.isDeleted }
+            for case let model as T in changed + inserted where !model._osdState.isDeleted && seen.insert(ObjectIdentifier(model)).inserted {
+                results.append(model)
+            }
+        }
+        if let predicate = descriptor.predicate, !query.plan.isExact || query.includesPendingChanges {
+            results = try results.filter { try Self.matches(predicate, $0) }
+        }
+        if !descriptor.sortBy.isEmpty, !query.plan.sortIsExact || query.includesPendingChanges {
+            results.sort(using: descriptor.sortBy)
+        }
+        return Array(results.dropFirst(max(descriptor.fetchOffset ?? 0, 0)).prefix(max(descriptor.fetchLimit ?? .max, 0)))
+    }
+
+    /// Returns the number of models that match the fetch descriptor.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        let query = try FetchQuery(descriptor, context: self)
+        if query.isResolvedInStore { return try container.store.count(query.storeFetch) }
+        return try fetch(descriptor).count
+    }
+
+    /// Returns the identifiers of the models that match the fetch descriptor.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        let query = try FetchQuery(descriptor, context: self)
+        if query.isResolvedInStore {
+            let store = container.store
+            return try store.primaryKeys(query.storeFetch).map {
+                PersistentIdentifier(storeIdentifier: store.identifier, entityName: query.entity.name, key: .permanent($0))
+            }
+        }
+        return try fetch(descriptor).map(\.persistentModelID)
+    }
+
+    /// Returns the matching models as a collection that loads them in batches as you access them.
+    ///
+    /// - Throws: ``SwiftDataError/includePendingChangesWithBatchSize`` when the descriptor includes
+    ///   pending changes and the context has unsaved changes of that model.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        let query = try FetchQuery(descriptor, context: self)
+        if query.includesPendingChanges { throw SwiftDataError.includePendingChangesWithBatchSize }
+        let keys: [Int64]
+        if query.isResolvedInStore {
+            keys = try container.store.primaryKeys(query.storeFetch)
+        } else {
+            keys = try fetch(descriptor).map { $0._osdState.primaryKey }
+        }
+        return FetchResultsCollection(keys: keys, batchSize: max(batchSize, 1), context: self, entity: query.entity, layout: query.layout)
+    }
+
+    /// Runs a closure for each model that matches the fetch descriptor, loading the models in batches.
+    public func enumerate<T: PersistentModel>(
+        _ fetch: FetchDescriptor<T>, batchSize: Int = 5000, allowEscapingMutations: Bool = false,
+        block: (T) throws -> Void
+    ) throws {
+        var descriptor = fetch
+        if descriptor.includePendingChanges && FetchQuery.hasPendingChanges(self, entityName: Schema.entityName(for: T.self)) {
+            for model in try self.fetch(descriptor) { try block(model) }
+            return
+        }
+        descriptor.includePendingChanges = false
+        for model in try self.fetch(descriptor, batchSize: batchSize) { try block(model) }
+    }
+
+    /// Loads the rows a store fetch selects as models, reusing registered instances.
+    func fetchModels<T>(entity: Schema.Entity, layout: TableLayout, fetch: StoreFetch, attributes: [Int]? = nil) throws -> [T] {
+        let registered = registeredModels(of: entity)
+        var results: [T] = []
+        try container.store.forEachRow(fetch, attributes: attributes) { row in
+            if let model: T = try materialize(row, entity: entity, layout: layout, attributes: attributes, registered: registered) {
+                results.append(model)
+            }
+        }
+        return results
+    }
+
+    /// The model for the current row: the registered instance, or a new one decoded from the row.
+    func materialize<T>(_ row: StoreRow, entity: Schema.Entity, layout: TableLayout, attributes: [Int]?, registered: RegisteredModels) throws -> T? {
+        let primaryKey = row._int64(0)
+        if let existing = registered.models[primaryKey] { return existing as? T }
+        let model = try Self.decode(entity.modelType, row: row, layout: layout, attributes: attributes)
+        let state = model._osdState
+        state.context = self
+        state.primaryKey = primaryKey
+        state.entityName = entity.name
+        state.storeIdentifier = container.store.identifier
+        registered.models[primaryKey] = model
+        return model as? T
+    }
+
+    private static func decode<M: PersistentModel>(_ type: M.Type, row: StoreRow, layout: TableLayout, attributes: [Int]?) throws -> M {
+        let model = M(backingData: _ModelBacking<M>(for: M.self))
+        do {
+            if attributes == nil && layout.loadsAllAttributes {
+                try model._osdDecodeAll(from: row, startingAt: 1)
+            } else {
+                for (column, index) in (attributes ?? layout.eagerAttributes).enumerated() {
+                    try model._osdDecode(property: index, from: row, at: Int32(column + 1))
+                }
+            }
+        } catch {
+            throw describeDecodingFailure(M.self, row: row, layout: layout, attributes: attributes, error: error)
+        }
+        return model
+    }
+
+    /// Finds the property whose stored value failed to decode, for the error message.
+    private static func describeDecodingFailure<M: PersistentModel>(_ type: M.Type, row: StoreRow, layout: TableLayout, attributes: [Int]?, error: any Error) -> SwiftDataError {
+        let probe = M(backingData: _ModelBacking<M>(for: M.self))
+        for (column, index) in (attributes ?? layout.eagerAttributes).enumerated() {
+            do {
+                try probe._osdDecode(property: index, from: row, at: Int32(column + 1))
+            } catch {
+                return SwiftDataError(.modelValidationFailure, reason: "Reading \(layout.entity.name).\(layout.entity.attributes[index].name) of row \(row._int64(0)): \(error)")
+            }
+        }
+        return SwiftDataError(.modelValidationFailure, reason: "Reading \(layout.entity.name) row \(row._int64(0)): \(error)")
+    }
+
+    /// Evaluates a predicate in Swift. A force-unwrapped `nil` excludes the model, as in the store.
+    static func matches<T>(_ predicate: Predicate<T>, _ model: T) throws -> Bool {
+        do {
+            return try predicate.evaluate(model)
+        } catch let error as PredicateError where "\(error)".contains("nwrap") {
+            return false
+        }
+    }
+}
+
+/// A fetch descriptor resolved against a context: its entity, plan and store fetch.
+struct FetchQuery {
+    let entity: Schema.Entity
+    let layout: TableLayout
+    let plan: QueryPlan
+    let storeFetch: StoreFetch
+    /// The attributes to load, or `nil` for the layout's eager attributes.
+    let attributes: [Int]?
+    /// Whether the context's unsaved changes of this entity affect the results.
+    let includesPendingChanges: Bool
+    /// Whether the store alone produces the exact results, page included.
+    let isResolvedInStore: Bool
+
+    init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, context: ModelContext) throws {
+        let entity = try context.requireEntity(for: T.self)
+        self.entity = entity
+        layout = try context.container.store.layout(for: entity.name)
+        plan = PredicateTranslator.plan(for: descriptor, entity: entity)
+        includesPendingChanges = descriptor.includePendingChanges && FetchQuery.hasPendingChanges(context, entityName: entity.name)
+        isResolvedInStore = plan.isExact && plan.sortIsExact && !includesPendingChanges
+        var fetch = StoreFetch(layout: layout, filter: plan.filter, sort: plan.sortIsExact ? plan.sort : [])
+        if isResolvedInStore {
+            fetch.limit = descriptor.fetchLimit
+            fetch.offset = descriptor.fetchOffset
+        }
+        storeFetch = fetch
+        if descriptor.propertiesToFetch.isEmpty {
+            attributes = nil
+        } else {
+            let wanted = Set(descriptor.propertiesToFetch.compactMap { entity.attributeIndexByKeyPath[$0] })
+            attributes = layout.eagerAttributes.filter { wanted.contains($0) }
+        }
+    }
+
+    static func hasPendingChanges(_ context: ModelContext, entityName: String) -> Bool {
+        if !context.pendingBatchDeletes.isEmpty { return true }
+        func matches(_ model: any PersistentModel) -> Bool { model._osdState.entityName == entityName }
+        return context.inserted.contains(where: matches) || context.deleted.contains(where: matches)
+            || context.changed.contains { matches($0) && $0._osdState.changedProperties != 0 }
+    }
+}

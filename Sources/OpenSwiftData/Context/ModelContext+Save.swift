@@ -1,0 +1,99 @@
+extension ModelContext {
+    /// Writes the context's unsaved inserts, changes and deletions to the store, in one transaction.
+    ///
+    /// If the save fails, nothing is written and the context keeps its pending changes, so you can
+    /// correct them and save again. Inserted models receive permanent identifiers.
+    public func save() throws {
+        guard hasChanges else { return }
+        guard container.allowsSave else {
+            throw SwiftDataError(.saveNotAllowed, reason: "The container's configuration has allowsSave: false")
+        }
+        NotificationCenter.default.post(name: ModelContext.willSave, object: self)
+        let store = container.store
+        var changes = StoreChanges()
+        var batchDeleted: [(RegisteredModels, [Int64])] = []
+        for pending in pendingBatchDeletes {
+            let layout = try store.layout(for: pending.entity.name)
+            if pending.plan.isExact {
+                changes.batchDeletes.append((layout, pending.plan.filter))
+                if let registered = registry[pending.entity.name], !registered.models.isEmpty {
+                    let keys = try store.primaryKeys(StoreFetch(layout: layout, filter: pending.plan.filter))
+                    batchDeleted.append((registered, keys))
+                }
+            } else {
+                let candidates: [any PersistentModel] = try fetchModels(entity: pending.entity, layout: layout, fetch: StoreFetch(layout: layout, filter: pending.plan.filter))
+                for model in candidates where try pending.filter(model) {
+                    changes.deletes.append((layout, model._osdState.primaryKey))
+                    batchDeleted.append((registeredModels(of: pending.entity), [model._osdState.primaryKey]))
+                }
+            }
+        }
+        for model in deleted {
+            changes.deletes.append((try store.layout(for: model._osdState.entityName!), model._osdState.primaryKey))
+        }
+        var lastLayout: TableLayout?
+        func layout(of model: any PersistentModel) throws -> TableLayout {
+            let name = model._osdState.entityName!
+            if let lastLayout, lastLayout.entity.name == name { return lastLayout }
+            let layout = try store.layout(for: name)
+            lastLayout = layout
+            return layout
+        }
+        changes.inserts.reserveCapacity(inserted.count)
+        for model in inserted { changes.inserts.append((try layout(of: model), model)) }
+        for model in changed where !model._osdState.isDeleted && model._osdState.changedProperties != 0 {
+            changes.updates.append((try layout(of: model), model, model._osdState.changedProperties))
+        }
+
+        let keys = try store.save(changes)
+        didSave(changes: changes, insertedKeys: keys, batchDeleted: batchDeleted)
+    }
+
+    /// Updates the context after a successful save: permanent identifiers, cleared change sets,
+    /// deleted models out of the identity map, and the `didSave` notification.
+    private func didSave(changes: StoreChanges, insertedKeys: [Int64], batchDeleted: [(RegisteredModels, [Int64])]) {
+        var insertedIDs: [PersistentIdentifier] = []
+        var updatedIDs: [PersistentIdentifier] = []
+        var deletedIDs: [PersistentIdentifier] = []
+        for ((layout, model), key) in zip(changes.inserts, insertedKeys) {
+            let state = model._osdState
+            state.isInserted = false
+            state.changedProperties = 0
+            state.temporaryKey = 0
+            register(model, primaryKey: key, entity: layout.entity)
+            insertedIDs.append(model.persistentModelID)
+        }
+        for (_, model, _) in changes.updates {
+            updatedIDs.append(model.persistentModelID)
+        }
+        for model in changed {
+            model._osdState.changedProperties = 0
+            model._osdState.isListedAsChanged = false
+        }
+        for model in deleted { forget(model, into: &deletedIDs) }
+        for (registered, keys) in batchDeleted {
+            for key in keys {
+                if let model = registered.models[key] {
+                    model._osdState.isDeleted = true
+                    forget(model, into: &deletedIDs)
+                }
+            }
+        }
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+        pendingBatchDeletes.removeAll()
+        NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
+            NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
+            NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
+            NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
+        ])
+    }
+
+    private func forget(_ model: any PersistentModel, into deletedIDs: inout [PersistentIdentifier]) {
+        let state = model._osdState
+        deletedIDs.append(model.persistentModelID)
+        registry[state.entityName!]?.models[state.primaryKey] = nil
+        state.context = nil
+    }
+}

@@ -1,0 +1,248 @@
+/// An object that enables you to fetch, insert, and delete models, and save any changes to disk.
+///
+/// A context holds one instance per stored row (its identity map), tracks the changes made to its
+/// models, and writes them in one transaction when you call ``save()``. A context is not
+/// `Sendable`: use it in one isolation domain, and pass ``PersistentIdentifier``s between actors.
+public final class ModelContext {
+    /// The container the context belongs to.
+    public let container: ModelContainer
+    /// Whether the context saves its changes automatically. `true` for the container's
+    /// ``ModelContainer/mainContext``, `false` for contexts you create.
+    public var autosaveEnabled = false
+    /// The undo manager of the context. OpenSwiftData does not register undo actions yet.
+    public var undoManager: UndoManager?
+
+    /// The registered (saved) models, by entity name and primary key: one instance per row.
+    var registry: [String: RegisteredModels] = [:]
+    /// Models inserted since the last save, in insertion order.
+    var inserted: [any PersistentModel] = []
+    /// Saved models changed since the last save.
+    var changed: [any PersistentModel] = []
+    /// Saved models marked for deletion.
+    var deleted: [any PersistentModel] = []
+    /// Deletions by predicate to apply at the next save.
+    var pendingBatchDeletes: [(entity: Schema.Entity, filter: (any PersistentModel) throws -> Bool, plan: QueryPlan)] = []
+    /// Whether this is the container's main context.
+    var isMainContext = false
+    private var autosaveScheduled = false
+
+    /// Creates a context for a container.
+    public init(_ container: ModelContainer) {
+        self.container = container
+    }
+
+    /// Whether the context has unsaved inserts, changes or deletions.
+    public var hasChanges: Bool {
+        !inserted.isEmpty || !deleted.isEmpty || !pendingBatchDeletes.isEmpty
+            || changed.contains { $0._osdState.changedProperties != 0 }
+    }
+
+    /// The models inserted since the last save.
+    public var insertedModelsArray: [any PersistentModel] { inserted }
+    /// The saved models changed since the last save.
+    public var changedModelsArray: [any PersistentModel] {
+        changed.filter { $0._osdState.changedProperties != 0 && !$0._osdState.isDeleted }
+    }
+    /// The models marked for deletion since the last save.
+    public var deletedModelsArray: [any PersistentModel] { deleted }
+
+    /// Registers a new model with the context; the next save inserts it into the store.
+    public func insert<T: PersistentModel>(_ model: T) {
+        let state = model._osdState
+        if let owner = state.context {
+            precondition(owner === self, "OpenSwiftData: a \(T.self) that belongs to another context cannot be inserted into this one; pass its persistentModelID instead")
+            if state.isDeleted { undelete(model) }
+            return
+        }
+        guard entity(for: T.self) != nil else {
+            preconditionFailure("OpenSwiftData: \(T.self) is not in the container's schema; add it to ModelContainer(for:)")
+        }
+        state.context = self
+        state.entityName = Schema.entityName(for: T.self)
+        state.storeIdentifier = container.store.identifier
+        state.isInserted = true
+        inserted.append(model)
+        didMutate()
+    }
+
+    /// Marks a model for deletion; the next save removes it from the store.
+    public func delete<T: PersistentModel>(_ model: T) {
+        let state = model._osdState
+        guard state.context === self, !state.isDeleted else { return }
+        if state.isInserted {
+            inserted.removeAll { $0 === model }
+            state.isInserted = false
+            state.context = nil
+        } else {
+            state.isDeleted = true
+            deleted.append(model)
+        }
+        didMutate()
+    }
+
+    /// Removes each model satisfying the predicate from the store during the next save, without
+    /// loading the models. Registered models that match are marked deleted now.
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        let entity = try requireEntity(for: T.self)
+        for case let candidate as T in registry[entity.name]?.models.values.map({ $0 }) ?? [] where !candidate.isDeleted {
+            if try predicate.map({ try $0.evaluate(candidate) }) ?? true { delete(candidate) }
+        }
+        let plan = PredicateTranslator.plan(for: FetchDescriptor(predicate: predicate), entity: entity)
+        let filter: (any PersistentModel) throws -> Bool = { model in
+            guard let predicate, let model = model as? T else { return true }
+            return try predicate.evaluate(model)
+        }
+        pendingBatchDeletes.append((entity, filter, plan))
+        didMutate()
+    }
+
+    /// Discards the context's unsaved changes: inserted models leave the context, deleted ones are
+    /// restored, and changed properties reload their saved values on next access.
+    public func rollback() {
+        for model in inserted {
+            model._osdState.isInserted = false
+            model._osdState.context = nil
+        }
+        for model in deleted { model._osdState.isDeleted = false }
+        for model in changed {
+            let state = model._osdState
+            for index in 0..<64 where state.changedProperties & (1 << UInt64(index)) != 0 {
+                model._osdUnload(property: index)
+            }
+            state.changedProperties = 0
+            state.isListedAsChanged = false
+        }
+        inserted.removeAll()
+        deleted.removeAll()
+        changed.removeAll()
+        pendingBatchDeletes.removeAll()
+    }
+
+    /// Runs `block`, then saves. If `block` throws, the context's unsaved changes are rolled back.
+    public func transaction(block: () throws -> Void) throws {
+        do {
+            try block()
+        } catch {
+            rollback()
+            throw error
+        }
+        try save()
+    }
+
+    /// Processes pending changes. OpenSwiftData applies changes as they happen, so this does nothing.
+    public func processPendingChanges() {}
+
+    /// Returns the model for an identifier: the registered instance, or one that loads its values
+    /// from the store on first access.
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        if let model = registeredModel(persistentModelID) { return model }
+        guard let entity = container.schema.entitiesByName[persistentModelID.entityName],
+              let primaryKey = persistentModelID.primaryKey
+        else {
+            preconditionFailure("OpenSwiftData: no model of entity \(persistentModelID.entityName) can exist for \(persistentModelID)")
+        }
+        return makeFault(entity.modelType, primaryKey: primaryKey, entity: entity)
+    }
+
+    /// Returns the registered model for an identifier, or `nil` if the context has none.
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        registeredModel(persistentModelID) as? T
+    }
+
+    func registeredModel(_ id: PersistentIdentifier) -> (any PersistentModel)? {
+        if let primaryKey = id.primaryKey { return registry[id.entityName]?.models[primaryKey] }
+        return inserted.first { $0.persistentModelID == id }
+    }
+
+    private func makeFault<M: PersistentModel>(_ type: M.Type, primaryKey: Int64, entity: Schema.Entity) -> any PersistentModel {
+        let model = M(backingData: _ModelBacking<M>(for: M.self))
+        register(model, primaryKey: primaryKey, entity: entity)
+        return model
+    }
+
+    /// Adds a saved model to the identity map.
+    func register(_ model: any PersistentModel, primaryKey: Int64, entity: Schema.Entity) {
+        let state = model._osdState
+        state.context = self
+        state.primaryKey = primaryKey
+        state.entityName = entity.name
+        state.storeIdentifier = container.store.identifier
+        registeredModels(of: entity).models[primaryKey] = model
+    }
+
+    /// The identity map of one entity.
+    func registeredModels(of entity: Schema.Entity) -> RegisteredModels {
+        if let models = registry[entity.name] { return models }
+        let models = RegisteredModels()
+        registry[entity.name] = models
+        return models
+    }
+
+    /// Called by a model's state the first time a saved model changes.
+    func modelDidChange(_ model: some PersistentModel) {
+        changed.append(model)
+        didMutate()
+    }
+
+    /// Loads one property of a saved model from the store (a fault or an external-storage value).
+    func load<M: PersistentModel>(_ model: M, property index: Int) throws {
+        let entity = try requireEntity(for: M.self)
+        let layout = try container.store.layout(for: entity.name)
+        let found = try container.store.loadAttribute(layout, primaryKey: model._osdState.primaryKey, attribute: index) { row in
+            try model._osdDecode(property: index, from: row, at: 0)
+        }
+        if !found {
+            throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(model._osdState.primaryKey) no longer exists")
+        }
+    }
+
+    func entity<T: PersistentModel>(for type: T.Type) -> Schema.Entity? {
+        container.schema.entitiesByName[Schema.entityName(for: type)]
+    }
+
+    func requireEntity<T: PersistentModel>(for type: T.Type) throws -> Schema.Entity {
+        guard let entity = entity(for: type) else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(T.self) is not in the container's schema")
+        }
+        return entity
+    }
+
+    private func undelete(_ model: some PersistentModel) {
+        model._osdState.isDeleted = false
+        deleted.removeAll { $0 === model }
+    }
+
+    /// Schedules an autosave of the main context after a change.
+    private func didMutate() {
+        guard isMainContext, autosaveEnabled, !autosaveScheduled else { return }
+        autosaveScheduled = true
+        let container = self.container
+        Task { @MainActor in
+            let context = container.mainContext
+            context.autosaveScheduled = false
+            if context.autosaveEnabled && context.hasChanges { try? context.save() }
+        }
+    }
+}
+
+extension ModelContext {
+    /// Posted before a context saves. The notification's object is the context.
+    public static let willSave = Notification.Name("OpenSwiftData.ModelContext.willSave")
+    /// Posted after a context saved. Its `userInfo` holds the identifiers of the inserted, updated
+    /// and deleted models under the keys of ``NotificationKey``.
+    public static let didSave = Notification.Name("OpenSwiftData.ModelContext.didSave")
+
+    /// The keys of a ``didSave`` notification's `userInfo`.
+    public enum NotificationKey: String {
+        case insertedIdentifiers = "inserted"
+        case updatedIdentifiers = "updated"
+        case deletedIdentifiers = "deleted"
+        case queryGeneration
+        case invalidatedAllIdentifiers = "invalidatedAll"
+    }
+}
+
+/// The registered models of one entity, by primary key. A class so that a fetch looks it up once.
+final class RegisteredModels {
+    var models: [Int64: any PersistentModel] = [:]
+}

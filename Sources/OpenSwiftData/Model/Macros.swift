@@ -1,0 +1,84 @@
+/// Converts a Swift class into a stored model that's managed by OpenSwiftData.
+///
+/// Apply the macro to a class and write its designated initializer as usual:
+///
+/// ```swift
+/// @Model
+/// final class Trip {
+///     var name: String
+///     var startDate: Date
+///     var rating: Int = 0
+///
+///     init(name: String, startDate: Date) {
+///         self.name = name
+///         self.startDate = startDate
+///     }
+/// }
+/// ```
+///
+/// Every stored `var` becomes a persisted attribute, except those marked ``Transient()``. The macro
+/// conforms the class to ``PersistentModel`` and `Observable`.
+@attached(
+    member,
+    names: named(_$backingData), named(persistentBackingData), named(_osdState), named(schemaMetadata),
+    named(init), named(_$observationRegistrar), named(_osdDecodeAll), named(_osdDecode), named(_osdEncode),
+    named(_osdUnload)
+)
+@attached(memberAttribute)
+@attached(extension, conformances: PersistentModel, Observable)
+public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")
+
+/// Generates the accessors and storage of one persisted property. `@Model` attaches it; don't write it.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro _PersistedProperty(_ index: Int) = #externalMacro(module: "OpenSwiftDataMacros", type: "PersistedPropertyMacro")
+
+/// Specifies the custom behavior that OpenSwiftData applies to the annotated property when managing
+/// the owning class.
+///
+/// - Parameters:
+///   - options: Options that customize how the property is stored, such as ``Schema/Attribute/Option/unique``.
+///   - originalName: The property's name in a previous version of the schema, for migration.
+///   - hashModifier: A string that changes the schema's hash for this property.
+@attached(peer)
+public macro Attribute(
+    _ options: Schema.Attribute.Option...,
+    originalName: String? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")
+
+/// Specifies the options that OpenSwiftData needs to manage the annotated property as a relationship
+/// between two models.
+@attached(peer)
+public macro Relationship(
+    _ options: Schema.Relationship.Option...,
+    deleteRule: Schema.Relationship.DeleteRule = .nullify,
+    minimumModelCount: Int? = 0,
+    maximumModelCount: Int? = 0,
+    originalName: String? = nil,
+    inverse: AnyKeyPath? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")
+
+/// Tells OpenSwiftData not to persist the annotated property. The property needs a default value,
+/// which it has again whenever the model is fetched.
+@attached(peer)
+public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")
+
+/// Specifies the key paths that OpenSwiftData uses to enforce the uniqueness of model instances.
+///
+/// ```swift
+/// #Unique<Person>([\.id], [\.givenName, \.familyName])
+/// ```
+@freestanding(declaration, names: named(_osdUniquenessConstraints))
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "OpenSwiftDataMacros", type: "UniqueMacro")
+
+/// Specifies the key paths that OpenSwiftData uses to create indexes for the model's storage.
+///
+/// ```swift
+/// #Index<Trip>([\.name], [\.startDate, \.endDate])
+/// ```
+@freestanding(declaration, names: named(_osdIndexes))
+public macro Index<T>(_ indices: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")

@@ -1,0 +1,68 @@
+/// What OpenSwiftData knows about one model instance: its row, its context and its unsaved changes.
+///
+/// Not API: generated code calls into it. A model and its state belong to one context and are used
+/// only in that context's isolation domain.
+public class _ModelState {
+    /// The context that manages the model.
+    weak var context: ModelContext?
+    /// The row of the model in its store, or 0 before the first save.
+    var primaryKey: Int64 = 0
+    /// A process-unique number that identifies the model before its first save.
+    var temporaryKey: UInt64 = 0
+    /// The name of the model's entity, set when a context first manages the model.
+    var entityName: String?
+    /// The identifier of the store that holds the model.
+    var storeIdentifier: String?
+    /// One bit per persisted property changed since the last save.
+    var changedProperties: UInt64 = 0
+    /// Whether the model is inserted in its context and not saved yet.
+    var isInserted = false
+    /// Whether the model is marked for deletion.
+    var isDeleted = false
+    /// Whether the context already lists the model among its changed models.
+    var isListedAsChanged = false
+
+    init() {}
+
+    /// Whether the model has unsaved changes.
+    var hasChanges: Bool { isInserted || isDeleted || changedProperties != 0 }
+
+    /// The model's identifier: permanent after its first save, temporary before.
+    func persistentModelID<M: PersistentModel>(for type: M.Type) -> PersistentIdentifier {
+        if temporaryKey == 0 && primaryKey == 0 { temporaryKey = PersistentIdentifier.nextTemporaryKey() }
+        return PersistentIdentifier(
+            storeIdentifier: storeIdentifier,
+            entityName: entityName ?? Schema.entityName(for: type),
+            key: primaryKey != 0 ? .permanent(primaryKey) : .temporary(temporaryKey)
+        )
+    }
+
+    /// Records a change of the property at `index`. Called by generated setters.
+    public final func _didChange<M: PersistentModel>(_ model: M, property index: Int) {
+        changedProperties |= 1 << UInt64(index)
+        if !isListedAsChanged, !isInserted, primaryKey != 0, let context {
+            isListedAsChanged = true
+            context.modelDidChange(model)
+        }
+    }
+
+    /// Loads the value of the property at `index` from the store. Called by generated getters when
+    /// the row was fetched without that property.
+    public final func _fulfill<M: PersistentModel>(_ model: M, property index: Int) {
+        guard let context, primaryKey != 0 else {
+            preconditionFailure(
+                "OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) was read on a model that no context can load it for"
+            )
+        }
+        do {
+            try context.load(model, property: index)
+        } catch {
+            preconditionFailure("OpenSwiftData: could not load \(M.self).\(M.schemaMetadata[index].name): \(error)")
+        }
+    }
+
+    /// The error thrown when a property that was never loaded is written to the store.
+    public static func unloaded(_ type: Any.Type, _ property: String) -> any Error {
+        SwiftDataError.modelValidationFailure(model: "\(type)", property: property, reason: "the value was never loaded")
+    }
+}

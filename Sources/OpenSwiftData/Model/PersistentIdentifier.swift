@@ -1,0 +1,70 @@
+import Synchronization
+
+/// A type that describes the aggregate identity of an OpenSwiftData model.
+///
+/// Identifiers are `Sendable`: pass them between actors and resolve them with
+/// ``ModelContext/model(for:)`` or ``ModelContext/registeredModel(for:)`` in the other context.
+public struct PersistentIdentifier: Hashable, Identifiable, Codable, Sendable, Comparable {
+    /// The identity of a model within its store.
+    public struct ID: Hashable, Codable, Sendable, Comparable, CustomStringConvertible {
+        /// The row of a saved model, or a temporary number for an unsaved one.
+        enum Key: Hashable, Codable, Sendable {
+            case permanent(Int64)
+            case temporary(UInt64)
+        }
+
+        let key: Key
+
+        /// A textual representation of the identity, such as `p42` or `t7`.
+        public var description: String {
+            switch key {
+            case .permanent(let row): "p\(row)"
+            case .temporary(let number): "t\(number)"
+            }
+        }
+
+        /// Orders temporary identities before permanent ones, then by number.
+        public static func < (lhs: ID, rhs: ID) -> Bool {
+            switch (lhs.key, rhs.key) {
+            case (.temporary(let a), .temporary(let b)): a < b
+            case (.permanent(let a), .permanent(let b)): a < b
+            case (.temporary, .permanent): true
+            case (.permanent, .temporary): false
+            }
+        }
+    }
+
+    /// The identifier of the store that holds the model.
+    public let storeIdentifier: String?
+    /// The name of the model's entity.
+    public let entityName: String
+    /// The model's identity within its store.
+    public let id: ID
+
+    init(storeIdentifier: String?, entityName: String, key: ID.Key) {
+        self.storeIdentifier = storeIdentifier
+        self.entityName = entityName
+        self.id = ID(key: key)
+    }
+
+    /// The row of a saved model, or `nil` for a temporary identifier.
+    var primaryKey: Int64? {
+        if case .permanent(let row) = id.key { return row }
+        return nil
+    }
+
+    /// Whether the identifier is temporary, that is, the model has not been saved yet.
+    var isTemporary: Bool { primaryKey == nil }
+
+    /// Orders identifiers by store, entity and identity.
+    public static func < (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
+        (lhs.storeIdentifier ?? "", lhs.entityName, lhs.id) < (rhs.storeIdentifier ?? "", rhs.entityName, rhs.id)
+    }
+
+    private static let temporaryCounter = Atomic<UInt64>(0)
+
+    /// A new process-unique temporary key.
+    static func nextTemporaryKey() -> UInt64 {
+        temporaryCounter.add(1, ordering: .relaxed).newValue
+    }
+}

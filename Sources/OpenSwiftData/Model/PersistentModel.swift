@@ -1,0 +1,65 @@
+/// An interface that enables OpenSwiftData to manage a Swift class as a stored model.
+///
+/// You don't conform to this protocol yourself: apply the ``Model()`` macro to a class instead.
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
+    /// Creates a model instance from its backing data, without running your initializer.
+    init(backingData: any BackingData<Self>)
+
+    /// The underlying data that the model reads and writes.
+    var persistentBackingData: any BackingData<Self> { get set }
+
+    /// The persisted properties of the model, in declaration order.
+    static var schemaMetadata: [Schema.PropertyMetadata] { get }
+
+    /// The model's uniqueness constraints, from `#Unique`. Generated; not API.
+    static var _osdUniquenessConstraints: [[AnyKeyPath]] { get }
+    /// The model's indexes, from `#Index`. Generated; not API.
+    static var _osdIndexes: [[AnyKeyPath]] { get }
+    /// The state OpenSwiftData keeps for this instance. Generated; not API.
+    var _osdState: _ModelState { get }
+    /// Reads every persisted property from consecutive columns of a row. Generated; not API.
+    func _osdDecodeAll(from row: some _RowReader, startingAt column: Int32) throws
+    /// Reads one persisted property from a column of a row. Generated; not API.
+    func _osdDecode(property index: Int, from row: some _RowReader, at column: Int32) throws
+    /// Writes one persisted property to a statement parameter. Generated; not API.
+    func _osdEncode(property index: Int, to writer: some _RowWriter, at column: Int32) throws
+    /// Forgets the loaded value of one property so that the next read loads it again. Generated; not API.
+    func _osdUnload(property index: Int)
+}
+
+extension PersistentModel {
+    public static var _osdUniquenessConstraints: [[AnyKeyPath]] { [] }
+    public static var _osdIndexes: [[AnyKeyPath]] { [] }
+
+    /// The identifier of the model: stable once the model has been saved.
+    ///
+    /// A model that was inserted but not saved yet has a temporary identifier; saving replaces it
+    /// with a permanent one.
+    public var persistentModelID: PersistentIdentifier { _osdState.persistentModelID(for: Self.self) }
+
+    /// The stable identity of the model, its ``persistentModelID``.
+    public var id: PersistentIdentifier { persistentModelID }
+
+    /// The context that manages the model, or `nil` if it was never inserted or has been deleted and saved.
+    public var modelContext: ModelContext? { _osdState.context }
+
+    /// A Boolean value that indicates whether the model has unsaved changes.
+    public var hasChanges: Bool { _osdState.hasChanges }
+
+    /// A Boolean value that indicates whether the model is marked for deletion.
+    public var isDeleted: Bool { _osdState.isDeleted }
+
+    /// Two models are equal when they are the same instance: a context holds one instance per row.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+
+    /// Hashes the instance's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// Returns the value of the persisted property at the key path.
+    public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value { self[keyPath: key] }
+
+    /// Sets the value of the persisted property at the key path.
+    public func setValue<Value>(forKey key: ReferenceWritableKeyPath<Self, Value>, to newValue: Value) {
+        self[keyPath: key] = newValue
+    }
+}

@@ -1,0 +1,81 @@
+/// A store-neutral expression: what a predicate or a sort means, in terms of an entity's
+/// attributes and encoded values. The store compiles it (SQLite: to SQL); nothing here is SQL.
+indirect enum QueryExpression: Hashable, Sendable {
+    /// An attribute of the fetched entity, by index.
+    case attribute(Int)
+    /// An encoded value.
+    case value(StoredValue)
+    /// A Boolean constant.
+    case boolean(Bool)
+    /// A comparison with the semantics of the operands' Swift type.
+    case compare(ComparisonOperator, QueryExpression, QueryExpression, CompareOptions)
+    case and(QueryExpression, QueryExpression)
+    case or(QueryExpression, QueryExpression)
+    case not(QueryExpression)
+    /// Integer arithmetic.
+    case arithmetic(ArithmeticOperator, QueryExpression, QueryExpression)
+    case negate(QueryExpression)
+    case conditional(QueryExpression, QueryExpression, QueryExpression)
+    /// The first non-NULL operand.
+    case coalesce(QueryExpression, QueryExpression)
+    /// Whether the operand is NULL.
+    case isNull(QueryExpression)
+    /// A Boolean that is false where the operand is NULL.
+    case falseIfNull(QueryExpression)
+    /// A text function with Swift's semantics.
+    case text(TextFunction, [QueryExpression])
+    /// Whether the operand equals one of the values.
+    case inList(QueryExpression, [StoredValue])
+
+    enum ComparisonOperator: Hashable, Sendable {
+        case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
+    }
+
+    /// How a comparison treats NULL, text and floating-point operands.
+    struct CompareOptions: Hashable, Sendable {
+        /// Compares NULLs as values, as Swift's `==` on optionals does (`nil == nil`).
+        var nullSafe = false
+        /// The operands are text: compare them by Swift's canonical-equivalence order.
+        var text = false
+        /// The operands are floating-point: NaN compares unequal to everything, as in Swift.
+        var floating = false
+    }
+
+    enum ArithmeticOperator: Hashable, Sendable {
+        case add, subtract, multiply, divide, remainder
+    }
+
+    enum TextFunction: Hashable, Sendable {
+        /// `a.contains(b)`, by Characters.
+        case contains
+        /// `a.starts(with: b)`, by Characters.
+        case startsWith
+        /// `a.count`, in Characters.
+        case count
+        /// `a.localizedStandardContains(b)`.
+        case localizedStandardContains
+        /// `a.caseInsensitiveCompare(b).rawValue`.
+        case caseInsensitiveCompare
+        /// `a.localizedCompare(b).rawValue`.
+        case localizedCompare
+    }
+}
+
+/// A sort key: an attribute and a direction.
+struct QuerySort: Hashable, Sendable {
+    var attribute: Int
+    var ascending: Bool
+}
+
+/// A fetch in store-neutral terms.
+struct QueryPlan: Sendable {
+    /// The filter, or `nil` for every row. When `isExact` is false it selects a superset of the
+    /// matching rows, and the predicate must be evaluated in Swift on each candidate.
+    var filter: QueryExpression?
+    /// Whether `filter` selects exactly the matching rows.
+    var isExact: Bool
+    /// The sort keys; empty with `sortIsExact == false` means "sort in Swift".
+    var sort: [QuerySort]
+    /// Whether `sort` reproduces the descriptor's order exactly.
+    var sortIsExact: Bool
+}

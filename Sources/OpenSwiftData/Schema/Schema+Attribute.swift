@@ -1,0 +1,170 @@
+/// A property of a schema: an attribute or a relationship.
+public protocol SchemaProperty: AnyObject, Sendable {
+    /// The property's name.
+    var name: String { get }
+    /// The property's name in a previous version of the schema.
+    var originalName: String { get }
+    /// The Swift type of the property's values.
+    var valueType: any Any.Type { get }
+    /// Whether the property can be `nil`.
+    var isOptional: Bool { get }
+    /// Whether the property is an attribute.
+    var isAttribute: Bool { get }
+    /// Whether the property is a relationship.
+    var isRelationship: Bool { get }
+    /// Whether the property is not persisted.
+    var isTransient: Bool { get }
+    /// Whether the property's value is unique among the entity's models.
+    var isUnique: Bool { get }
+}
+
+extension Schema {
+    /// A persisted attribute of an entity, and the options that customize how it is stored.
+    public final class Attribute: SchemaProperty, Hashable, @unchecked Sendable {
+        // @unchecked Sendable: configured while the schema is built, immutable afterwards.
+
+        /// The attribute's name.
+        public internal(set) var name: String
+        /// The attribute's name in a previous version of the schema, or its name if it has none.
+        public var originalName: String { declaredOriginalName ?? name }
+        /// The options that customize how the attribute is stored.
+        public let options: [Option]
+        /// A string that changes the schema's hash for this attribute.
+        public let hashModifier: String?
+        /// The Swift type of the attribute's values.
+        public internal(set) var valueType: any Any.Type = Any.self
+        /// Whether the attribute can be `nil`.
+        public internal(set) var isOptional = false
+        /// The attribute's default value, if it has one.
+        public let defaultValue: Any? = nil
+
+        /// How the store lays the attribute out.
+        var storage: StorageClass = .json
+        private let declaredOriginalName: String?
+
+        /// Creates an attribute with the given options.
+        public init(_ options: Option..., originalName: String? = nil, hashModifier: String? = nil) {
+            self.name = ""
+            self.options = options
+            self.declaredOriginalName = originalName
+            self.hashModifier = hashModifier
+        }
+
+        init(copying other: Attribute?, name: String, valueType: any Any.Type, storage: StorageClass, isOptional: Bool) {
+            self.name = name
+            self.options = other?.options ?? []
+            self.declaredOriginalName = other?.declaredOriginalName
+            self.hashModifier = other?.hashModifier
+            self.valueType = valueType
+            self.storage = storage
+            self.isOptional = isOptional
+        }
+
+        public var isAttribute: Bool { true }
+        public var isRelationship: Bool { false }
+        public var isTransient: Bool { false }
+        /// Whether the attribute has the ``Option/unique`` option.
+        public var isUnique: Bool { options.contains(.unique) }
+        /// Whether the attribute is stored outside the row and loaded on first access.
+        public var isExternal: Bool { options.contains(.externalStorage) }
+
+        /// Two attributes are equal when their names, stored types and options match.
+        public static func == (lhs: Attribute, rhs: Attribute) -> Bool {
+            lhs.name == rhs.name && lhs.storage == rhs.storage && lhs.isOptional == rhs.isOptional
+                && lhs.options == rhs.options && lhs.valueType == rhs.valueType
+        }
+
+        /// Hashes the attribute's name.
+        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    }
+}
+
+extension Schema.Attribute {
+    /// An option that customizes how an attribute is stored.
+    public struct Option: Hashable, Sendable {
+        let name: String
+        let transformerName: String?
+
+        private init(_ name: String, transformerName: String? = nil) {
+            self.name = name
+            self.transformerName = transformerName
+        }
+
+        /// Ensures the property's value is unique across all models of the same type.
+        public static let unique = Option("unique")
+        /// Stores the property's value apart from the row and loads it on first access.
+        public static let externalStorage = Option("externalStorage")
+        /// Stores the property's value in an encrypted form (CloudKit only; accepted and ignored).
+        public static let allowsCloudEncryption = Option("allowsCloudEncryption")
+        /// Preserves the property's value in the persistent history when the model is deleted.
+        public static let preserveValueOnDeletion = Option("preserveValueOnDeletion")
+        /// Tracks changes to the property but does not persist its value.
+        public static let ephemeral = Option("ephemeral")
+        /// Indexes the property's value for Spotlight (Apple platforms only; accepted and ignored).
+        public static let spotlight = Option("spotlight")
+
+        /// Transforms the property's value with a value transformer class.
+        public static func transformable(by transformerType: ValueTransformer.Type) -> Option {
+            Option("transformable", transformerName: String(describing: transformerType))
+        }
+
+        /// Transforms the property's value with the value transformer registered under a name.
+        public static func transformable(by transformerName: String) -> Option {
+            Option("transformable", transformerName: transformerName)
+        }
+    }
+}
+
+extension Schema {
+    /// A relationship between two entities.
+    public final class Relationship: SchemaProperty, Hashable, @unchecked Sendable {
+        // @unchecked Sendable: configured while the schema is built, immutable afterwards.
+
+        /// The rules that determine what happens to related models when a model is deleted.
+        public enum DeleteRule: String, Hashable, Codable, Sendable {
+            /// Deletes related models along with the model.
+            case cascade
+            /// Prevents deleting the model while it has related models.
+            case deny
+            /// Leaves related models as they are.
+            case noAction
+            /// Removes the model from the related models' inverse relationship.
+            case nullify
+        }
+
+        /// An option that customizes a relationship.
+        public struct Option: Hashable, Sendable {
+            let name: String
+            /// Ensures each related model is unique in the relationship.
+            public static let unique = Option(name: "unique")
+        }
+
+        /// The relationship's name.
+        public internal(set) var name: String = ""
+        /// The relationship's name in a previous version of the schema.
+        public var originalName: String { name }
+        /// The type of the related models.
+        public internal(set) var valueType: any Any.Type = Any.self
+        /// Whether the relationship can be `nil`.
+        public internal(set) var isOptional = true
+        /// What happens to related models when a model is deleted.
+        public let deleteRule: DeleteRule
+        public var isAttribute: Bool { false }
+        public var isRelationship: Bool { true }
+        public var isTransient: Bool { false }
+        public var isUnique: Bool { false }
+
+        /// Creates a relationship with a delete rule.
+        public init(deleteRule: DeleteRule = .nullify) {
+            self.deleteRule = deleteRule
+        }
+
+        /// Two relationships are equal when their names and delete rules match.
+        public static func == (lhs: Relationship, rhs: Relationship) -> Bool {
+            lhs.name == rhs.name && lhs.deleteRule == rhs.deleteRule
+        }
+
+        /// Hashes the relationship's name.
+        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    }
+}

@@ -1,0 +1,60 @@
+extension Schema {
+    /// The description of one persisted property of a model class, as ``Model()`` generates it.
+    public struct PropertyMetadata {
+        /// The property's name.
+        public var name: String
+        /// The key path of the property on its model class.
+        public var keypath: AnyKeyPath
+        /// The property's default value, if it has one.
+        public var defaultValue: Any?
+        /// The property's schema description.
+        public var metadata: (any SchemaProperty)?
+
+        /// Creates the metadata of a property.
+        public init(name: String, keypath: AnyKeyPath, defaultValue: Any?, metadata: (any SchemaProperty)?) {
+            self.name = name
+            self.keypath = keypath
+            self.defaultValue = defaultValue
+            self.metadata = metadata
+        }
+
+        /// The metadata of a natively stored property. Called by generated code.
+        public static func _persisted<M: PersistentModel, V: _PersistentScalar>(
+            name: String, keypath: ReferenceWritableKeyPath<M, V>, metadata: Attribute?
+        ) -> PropertyMetadata {
+            let attribute = Attribute(
+                copying: metadata, name: name, valueType: V.self, storage: V._osdStorage,
+                isOptional: V.self is any _OptionalValue.Type)
+            return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
+        }
+
+        /// The metadata of a JSON-stored `Codable` property. Called by generated code.
+        public static func _persisted<M: PersistentModel, V: Codable>(
+            name: String, keypath: ReferenceWritableKeyPath<M, V>, metadata: Attribute?
+        ) -> PropertyMetadata {
+            let attribute = Attribute(
+                copying: metadata, name: name, valueType: V.self, storage: .json,
+                isOptional: V.self is any _OptionalValue.Type)
+            return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
+        }
+    }
+}
+
+#if !canImport(Darwin)
+/// An abstract class that transforms a value into another, as Foundation's on Apple platforms.
+///
+/// Linux's Foundation has no `ValueTransformer`; OpenSwiftData supplies this one so that
+/// `@Attribute(.transformable(by:))` compiles.
+open class ValueTransformer {
+    /// Creates a transformer.
+    public init() {}
+    /// The class of the values the transformer produces.
+    open class func transformedValueClass() -> AnyClass { ValueTransformer.self }
+    /// Whether the transformer can reverse its transformation.
+    open class func allowsReverseTransformation() -> Bool { false }
+    /// Transforms a value.
+    open func transformedValue(_ value: Any?) -> Any? { value }
+    /// Reverses the transformation of a value.
+    open func reverseTransformedValue(_ value: Any?) -> Any? { value }
+}
+#endif

@@ -1,0 +1,90 @@
+/// An object that maps model classes to data in the model store, and helps with the migration of
+/// that data between releases.
+///
+/// A schema is immutable once a ``ModelContainer`` uses it.
+public final class Schema: Hashable, @unchecked Sendable {
+    // @unchecked Sendable: a schema and its entities are built once, before any container shares
+    // them, and never mutated afterwards.
+
+    /// The entities of the schema, one per model class.
+    public private(set) var entities: [Entity]
+    /// The schema's version.
+    public let version: Version
+    /// The entities keyed by name.
+    public private(set) var entitiesByName: [String: Entity]
+
+    /// Creates a schema that maps the given model classes.
+    public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
+        var seen = Set<ObjectIdentifier>()
+        let unique = types.filter { seen.insert(ObjectIdentifier($0)).inserted }
+        self.entities = unique.map { Entity(modelType: $0) }
+        self.version = version
+        self.entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Creates a schema that maps the given model classes.
+    public convenience init(_ types: any PersistentModel.Type..., version: Version = Version(1, 0, 0)) {
+        self.init(types, version: version)
+    }
+
+    /// Creates a schema from the models of a versioned schema.
+    public convenience init(versionedSchema: any VersionedSchema.Type) {
+        self.init(versionedSchema.models, version: versionedSchema.versionIdentifier)
+    }
+
+    /// The name OpenSwiftData gives the entity of a model class: the class's name.
+    public static func entityName<T: PersistentModel>(for type: T.Type) -> String {
+        String(describing: type)
+    }
+
+    /// Returns the entity that describes the given model class.
+    public func entity<T: PersistentModel>(for type: T.Type) -> Entity? {
+        entitiesByName[Schema.entityName(for: type)]
+    }
+
+    /// Two schemas are equal when they describe the same entities at the same version.
+    public static func == (lhs: Schema, rhs: Schema) -> Bool {
+        lhs.version == rhs.version && lhs.entities == rhs.entities
+    }
+
+    /// Hashes the schema's version and entity names.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(version)
+        hasher.combine(entities.map(\.name))
+    }
+}
+
+extension Schema {
+    /// A semantic version of a schema.
+    public struct Version: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+        /// The major version.
+        public var major: Int
+        /// The minor version.
+        public var minor: Int
+        /// The patch version.
+        public var patch: Int
+
+        /// Creates a version from its three components.
+        public init(_ major: Int, _ minor: Int, _ patch: Int) {
+            self.major = major
+            self.minor = minor
+            self.patch = patch
+        }
+
+        /// The version as `major.minor.patch`.
+        public var description: String { "\(major).\(minor).\(patch)" }
+
+        /// Orders versions by major, then minor, then patch.
+        public static func < (lhs: Version, rhs: Version) -> Bool {
+            (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+        }
+    }
+}
+
+/// An interface for describing a specific version of a schema, including the models it contains.
+public protocol VersionedSchema {
+    /// The version of the schema.
+    static var versionIdentifier: Schema.Version { get }
+    /// The models the schema version contains.
+    static var models: [any PersistentModel.Type] { get }
+}

@@ -1,0 +1,90 @@
+import CSQLite
+
+/// One SQLite database connection: the owner of an `sqlite3*` and of its prepared-statement cache.
+///
+/// A connection is used by one thread at a time; ``SQLiteStore`` serializes access to it. It is
+/// opened with `SQLITE_OPEN_NOMUTEX` because that serialization makes SQLite's own locking redundant.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    let path: String
+    private var statementCache: [String: SQLiteStatement] = [:]
+
+    /// Opens (or, when `create` is true, creates) the database at `path`.
+    init(path: String, readOnly: Bool, create: Bool) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: code, message: "\(message) (\(path))", sql: nil)
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5_000)
+        SwiftSemantics.register(on: db)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows.
+    func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: code, message: message, sql: sql)
+        }
+    }
+
+    /// Returns the cached prepared statement for `sql`, preparing it on first use. The statement is
+    /// reset and its bindings cleared.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try SQLiteStatement(connection: self, sql: sql, persistent: true)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Prepares a statement that is used once.
+    func uncachedStatement(_ sql: String) throws -> SQLiteStatement {
+        try SQLiteStatement(connection: self, sql: sql, persistent: false)
+    }
+
+    /// Forgets every cached statement, for example after the schema changed.
+    func clearStatementCache() { statementCache.removeAll() }
+
+    /// The rowid of the last inserted row.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The number of rows the last statement changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether the connection is inside a transaction.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// Throws the connection's current error for a failed call.
+    func check(_ code: Int32, sql: String? = nil) throws {
+        if code != SQLITE_OK && code != SQLITE_ROW && code != SQLITE_DONE {
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: lastErrorMessage, sql: sql)
+        }
+    }
+
+    /// Runs a query returning one integer, or `nil` if it returns no row.
+    func integer(_ sql: String) throws -> Int64? {
+        let statement = try uncachedStatement(sql)
+        return try statement.step() ? statement._int64(0) : nil
+    }
+}

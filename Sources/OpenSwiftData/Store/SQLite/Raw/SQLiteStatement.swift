@@ -1,0 +1,145 @@
+import CSQLite
+
+/// One prepared SQLite statement, the owner of an `sqlite3_stmt*`.
+///
+/// It is the row reader and parameter writer that ``Model()``-generated code uses, so that values
+/// go straight between typed model storage and SQLite's C API. Parameters and columns are 0-based
+/// here; SQLite's parameters are 1-based, and the translation happens in this file only.
+final class SQLiteStatement: _RowReader, _RowWriter {
+    let handle: OpaquePointer
+    let sql: String
+    unowned let connection: SQLiteConnection
+    /// The model and property being decoded, for error messages.
+    var _context: (model: String, property: String)?
+
+    init(connection: SQLiteConnection, sql: String, persistent: Bool) throws {
+        var statement: OpaquePointer?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let code = sqlite3_prepare_v3(connection.handle, sql, -1, flags, &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw SQLiteError(code: sqlite3_extended_errcode(connection.handle), message: connection.lastErrorMessage, sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Resets the statement and clears its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Advances to the next row. Returns `false` when the statement is done.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        let error = SQLiteError(code: sqlite3_extended_errcode(connection.handle), message: connection.lastErrorMessage, sql: sql)
+        sqlite3_reset(handle)
+        throw error
+    }
+
+    /// Runs the statement to completion, ignoring rows.
+    func run() throws {
+        while try step() {}
+    }
+
+    /// Binds captured query values, in order.
+    func bind(_ values: [StoredValue]) throws {
+        for (index, value) in values.enumerated() {
+            try bind(value, Int32(index))
+        }
+    }
+
+    func bind(_ value: StoredValue, _ column: Int32) throws {
+        switch value {
+        case .null: try _bindNull(column)
+        case .integer(let number): try _bind(number, column)
+        case .real(let number): try _bind(number, column)
+        case .text(let text): try _bind(text, column)
+        case .blob(let bytes): try bytes.withUnsafeBytes { try _bind(bytes: $0, column) }
+        }
+    }
+
+    /// The column as a query value.
+    func value(_ column: Int32) -> StoredValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: .integer(_int64(column))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: .text(_string(column))
+        case SQLITE_BLOB: .blob(_withBytes(column) { Array($0) })
+        default: .null
+        }
+    }
+
+    // MARK: _RowReader
+
+    func _isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func _int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func _double(_ column: Int32) -> Double {
+        if sqlite3_column_type(handle, column) == SQLITE_BLOB {
+            // NaN is stored as its bit pattern (SQLite would turn it into NULL).
+            return _withBytes(column) { bytes in
+                guard bytes.count == 8 else { return .nan }
+                return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
+            }
+        }
+        return sqlite3_column_double(handle, column)
+    }
+
+    func _string(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func _withBytes<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let pointer = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
+    }
+
+    // MARK: _RowWriter
+
+    func _bindNull(_ column: Int32) throws {
+        try check(sqlite3_bind_null(handle, column + 1))
+    }
+
+    func _bind(_ value: Int64, _ column: Int32) throws {
+        try check(sqlite3_bind_int64(handle, column + 1, value))
+    }
+
+    func _bind(_ value: Double, _ column: Int32) throws {
+        try check(sqlite3_bind_double(handle, column + 1, value))
+    }
+
+    func _bind(_ value: String, _ column: Int32) throws {
+        var value = value
+        let code = value.withUTF8 { utf8 -> Int32 in
+            guard let base = utf8.baseAddress, utf8.count > 0 else {
+                return sqlite3_bind_text(handle, column + 1, "", 0, osd_sqlite_static())
+            }
+            return sqlite3_bind_text(handle, column + 1, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                     Int32(utf8.count), osd_sqlite_transient())
+        }
+        try check(code)
+    }
+
+    func _bind(bytes: UnsafeRawBufferPointer, _ column: Int32) throws {
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            try check(sqlite3_bind_zeroblob(handle, column + 1, 0))
+            return
+        }
+        try check(sqlite3_bind_blob(handle, column + 1, base, Int32(bytes.count), osd_sqlite_transient()))
+    }
+
+    private func check(_ code: Int32) throws {
+        if code != SQLITE_OK { try connection.check(code, sql: sql) }
+    }
+}
+

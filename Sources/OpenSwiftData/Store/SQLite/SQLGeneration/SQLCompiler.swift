@@ -1,0 +1,93 @@
+/// Compiles a ``QueryExpression`` into SQL text and its bound arguments. Values never enter the
+/// text, so equal query shapes produce equal SQL and share a cached prepared statement.
+struct SQLCompiler {
+    let layout: TableLayout
+    private(set) var arguments: [StoredValue] = []
+
+    init(layout: TableLayout) {
+        self.layout = layout
+    }
+
+    mutating func sql(_ expression: QueryExpression) -> String {
+        switch expression {
+        case .attribute(let index):
+            return layout.columns[index]
+        case .value(let value):
+            arguments.append(value)
+            return "?"
+        case .boolean(let value):
+            return value ? "1" : "0"
+        case .compare(let operation, let lhs, let rhs, let options):
+            return comparison(operation, lhs, rhs, options)
+        case .and(let lhs, let rhs):
+            return "(\(sql(lhs)) AND \(sql(rhs)))"
+        case .or(let lhs, let rhs):
+            return "(\(sql(lhs)) OR \(sql(rhs)))"
+        case .not(let operand):
+            return "(NOT \(sql(operand)))"
+        case .arithmetic(let operation, let lhs, let rhs):
+            let symbol = switch operation {
+            case .add: "+"
+            case .subtract: "-"
+            case .multiply: "*"
+            case .divide: "/"
+            case .remainder: "%"
+            }
+            return "(\(sql(lhs)) \(symbol) \(sql(rhs)))"
+        case .negate(let operand):
+            return "(- \(sql(operand)))"
+        case .conditional(let test, let yes, let no):
+            return "(CASE WHEN \(sql(test)) THEN \(sql(yes)) ELSE \(sql(no)) END)"
+        case .coalesce(let lhs, let rhs):
+            return "COALESCE(\(sql(lhs)), \(sql(rhs)))"
+        case .isNull(let operand):
+            return "(\(sql(operand)) IS NULL)"
+        case .falseIfNull(let operand):
+            return "IFNULL(\(sql(operand)), 0)"
+        case .text(let function, let operands):
+            let name = switch function {
+            case .contains: "osd_contains"
+            case .startsWith: "osd_starts"
+            case .count: "osd_count"
+            case .localizedStandardContains: "osd_lsc"
+            case .caseInsensitiveCompare: "osd_cic"
+            case .localizedCompare: "osd_lc"
+            }
+            return "\(name)(\(operands.map { sql($0) }.joined(separator: ", ")))"
+        case .inList(let operand, let values):
+            let left = sql(operand)
+            arguments.append(contentsOf: values)
+            return "(\(left) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", "))))"
+        }
+    }
+
+    private mutating func comparison(
+        _ operation: QueryExpression.ComparisonOperator, _ lhs: QueryExpression, _ rhs: QueryExpression,
+        _ options: QueryExpression.CompareOptions
+    ) -> String {
+        let symbol = switch operation {
+        case .equal: options.nullSafe ? "IS" : "="
+        case .notEqual: options.nullSafe ? "IS NOT" : "<>"
+        case .less: "<"
+        case .lessOrEqual: "<="
+        case .greater: ">"
+        case .greaterOrEqual: ">="
+        }
+        let collation = options.text ? " COLLATE \(SwiftSemantics.collationName)" : ""
+        let left = sql(lhs)
+        let right = sql(rhs)
+        let plain = "(\(left)\(collation) \(symbol) \(right))"
+        guard options.floating else { return plain }
+        // NaN is stored as a BLOB; Swift says NaN is unequal to everything and unordered.
+        let nanResult = operation == .notEqual ? "1" : "0"
+        let leftAgain = sql(lhs)
+        let rightAgain = sql(rhs)
+        return "(CASE WHEN typeof(\(leftAgain)) = 'blob' OR typeof(\(rightAgain)) = 'blob' THEN \(nanResult) ELSE \(plain) END)"
+    }
+
+    /// `ORDER BY` for sort keys, with the primary key as the final tiebreaker.
+    func orderBy(_ sort: [QuerySort]) -> String {
+        let keys = sort.map { "\(layout.columns[$0.attribute]) \($0.ascending ? "ASC" : "DESC")" }
+        return " ORDER BY " + (keys + [TableLayout.primaryKey]).joined(separator: ", ")
+    }
+}

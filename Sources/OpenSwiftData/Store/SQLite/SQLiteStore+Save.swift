@@ -1,0 +1,95 @@
+/// Everything one save writes.
+struct StoreChanges {
+    /// New models, with their table layouts.
+    var inserts: [(layout: TableLayout, model: any PersistentModel)] = []
+    /// Changed models and the mask of their changed attributes.
+    var updates: [(layout: TableLayout, model: any PersistentModel, mask: UInt64)] = []
+    /// Rows to delete.
+    var deletes: [(layout: TableLayout, primaryKey: Int64)] = []
+    /// Filters whose matching rows to delete, without loading them.
+    var batchDeletes: [(layout: TableLayout, filter: QueryExpression?)] = []
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty }
+}
+
+extension SQLiteStore {
+    /// Writes the changes in one transaction and returns the primary keys of the inserted rows, in
+    /// order. On any error nothing is written.
+    func save(_ changes: StoreChanges) throws -> [Int64] {
+        guard !isReadOnly else {
+            throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only.")
+        }
+        return try withConnection { connection in
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                let keys = try write(changes, on: connection)
+                try connection.execute("COMMIT")
+                return keys
+            } catch {
+                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    private func write(_ changes: StoreChanges, on connection: SQLiteConnection) throws -> [Int64] {
+        for (layout, filter) in changes.batchDeletes {
+            var compiler = SQLCompiler(layout: layout)
+            let whereClause = filter.map { " WHERE " + compiler.sql($0) } ?? ""
+            let statement = try connection.statement("DELETE FROM \(layout.table)\(whereClause)")
+            try statement.bind(compiler.arguments)
+            try statement.run()
+        }
+        var statement: SQLiteStatement?
+        var statementSQL = ""
+        func prepared(_ sql: String) throws -> SQLiteStatement {
+            if sql == statementSQL, let statement {
+                statement.reset()
+                return statement
+            }
+            let fresh = try connection.statement(sql)
+            statement = fresh
+            statementSQL = sql
+            return fresh
+        }
+        for (layout, primaryKey) in changes.deletes {
+            let delete = try prepared(layout.deleteSQL)
+            try delete._bind(primaryKey, 0)
+            try delete.run()
+        }
+        var keys: [Int64] = []
+        keys.reserveCapacity(changes.inserts.count)
+        for (layout, model) in changes.inserts {
+            let insert = try prepared(layout.insertSQL)
+            for index in layout.columns.indices {
+                try encode(model, property: index, layout: layout, to: insert, at: Int32(index))
+            }
+            try insert.run()
+            keys.append(connection.lastInsertedRowID)
+        }
+        for (layout, model, mask) in changes.updates {
+            let update = try prepared(updateSQL(layout, mask: mask))
+            var parameter: Int32 = 0
+            for index in layout.columns.indices where mask & (1 << UInt64(index)) != 0 {
+                try encode(model, property: index, layout: layout, to: update, at: parameter)
+                parameter += 1
+            }
+            try update._bind(model._osdState.primaryKey, parameter)
+            try update.run()
+        }
+        return keys
+    }
+
+    private func encode(_ model: any PersistentModel, property index: Int, layout: TableLayout, to statement: SQLiteStatement, at parameter: Int32) throws {
+        do {
+            try model._osdEncode(property: index, to: statement, at: parameter)
+        } catch let error as SQLiteError {
+            throw error
+        } catch let error as SwiftDataError {
+            throw error
+        } catch {
+            throw SwiftDataError.modelValidationFailure(
+                model: layout.entity.name, property: layout.entity.attributes[index].name, reason: "\(error)")
+        }
+    }
+}

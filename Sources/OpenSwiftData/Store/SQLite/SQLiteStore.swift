@@ -1,0 +1,135 @@
+import CSQLite
+
+/// The embedded SQLite store: one file in WAL mode, one connection serialized by a lock, cached
+/// prepared statements, the schema recorded in the file.
+///
+/// Opening never modifies a file it cannot use: the header and the recorded schema are checked
+/// through a read-only connection first.
+final class SQLiteStore: @unchecked Sendable {
+    // @unchecked Sendable: every use of `connection` and of the caches happens inside `lock`.
+
+    /// The on-disk format this version writes. A store with a larger number is refused.
+    static let formatVersion: Int64 = 1
+
+    let schema: Schema
+    let layouts: [String: TableLayout]
+    let identifier: String
+    let path: String
+    let isReadOnly: Bool
+    private let connection: SQLiteConnection
+    private let lock = NSLock()
+    private var updateSQLCache: [String: [UInt64: String]] = [:]
+
+    /// Opens or creates the store at `url`, or an in-memory store when `url` is `nil`.
+    init(url: URL?, schema: Schema, allowsSave: Bool) throws {
+        self.schema = schema
+        self.layouts = Dictionary(schema.entities.map { ($0.name, TableLayout(entity: $0)) }, uniquingKeysWith: { a, _ in a })
+        let models = StoredSchema(schema)
+        guard let url else {
+            self.path = ":memory:"
+            self.isReadOnly = false
+            self.connection = try SQLiteConnection(path: path, readOnly: false, create: true)
+            self.identifier = UUID().uuidString
+            try SQLiteStore.initialize(connection, layouts: layouts, schema: models, identifier: identifier)
+            return
+        }
+        let path = url.path
+        self.path = path
+        let existing = try StoreFileInspection.inspect(path: path)
+        if let existing {
+            if let recorded = existing.schema {
+                let differences = recorded.differences(from: models)
+                guard differences.isEmpty else {
+                    throw SwiftDataError(.schemaMismatch, reason: "The store at \(path) was written by different models: \(differences.joined(separator: "; ")). The file was not changed; add a migration plan or use a new store.")
+                }
+            }
+            if existing.format > SQLiteStore.formatVersion {
+                throw SwiftDataError(.storeFromNewerVersion, reason: "The store at \(path) has format \(existing.format); this version of OpenSwiftData reads up to \(SQLiteStore.formatVersion). The file was not changed.")
+            }
+        } else {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        let writable = existing == nil || FileManager.default.isWritableFile(atPath: path)
+        guard writable || !allowsSave else {
+            throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only; open it with ModelConfiguration(allowsSave: false) to read it.")
+        }
+        self.isReadOnly = !writable
+        do {
+            self.connection = try SQLiteConnection(path: path, readOnly: !writable, create: existing == nil)
+            if writable {
+                try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
+            }
+            if let existing, existing.schema != nil {
+                self.identifier = existing.identifier ?? UUID().uuidString
+            } else {
+                self.identifier = UUID().uuidString
+                try SQLiteStore.initialize(connection, layouts: layouts, schema: models, identifier: identifier)
+            }
+        } catch let error as SQLiteError {
+            throw error.swiftDataError.adding(context: "Opening \(path)")
+        }
+    }
+
+    /// Creates the tables and records the schema, in one transaction.
+    private static func initialize(_ connection: SQLiteConnection, layouts: [String: TableLayout], schema: StoredSchema, identifier: String) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try connection.execute("CREATE TABLE osd_metadata (key TEXT PRIMARY KEY, value ANY) STRICT")
+            for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
+                for statement in layout.createStatements { try connection.execute(statement) }
+            }
+            let insert = try connection.uncachedStatement("INSERT INTO osd_metadata (key, value) VALUES (?, ?)")
+            for (key, value) in [("format", StoredValue.integer(formatVersion)), ("schema", .text(try schema.json())),
+                                 ("identifier", .text(identifier))] {
+                insert.reset()
+                try insert.bind([.text(key), value])
+                try insert.run()
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` with exclusive use of the connection, turning SQLite errors into public ones.
+    func withConnection<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            return try body(connection)
+        } catch let error as SQLiteError {
+            throw error.swiftDataError
+        }
+    }
+
+    /// The table layout of an entity.
+    func layout(for entityName: String) throws -> TableLayout {
+        guard let layout = layouts[entityName] else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(entityName) is not in the container's schema")
+        }
+        return layout
+    }
+
+    /// The cached `UPDATE` text for the changed-attribute mask of an entity. Call inside `withConnection`.
+    func updateSQL(_ layout: TableLayout, mask: UInt64) -> String {
+        if let sql = updateSQLCache[layout.entity.name]?[mask] { return sql }
+        let sql = layout.updateSQL(mask: mask)
+        updateSQLCache[layout.entity.name, default: [:]][mask] = sql
+        return sql
+    }
+
+    /// Deletes every row of every entity, in one transaction.
+    func eraseAll() throws {
+        try withConnection { connection in
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                for layout in layouts.values { try connection.execute("DELETE FROM \(layout.table)") }
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}

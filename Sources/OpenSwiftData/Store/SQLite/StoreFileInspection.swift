@@ -1,0 +1,50 @@
+import CSQLite
+
+/// What a read-only look at an existing store file found.
+struct StoreFileInspection {
+    var format: Int64
+    var schema: StoredSchema?
+    var identifier: String?
+
+    /// Inspects the file at `path` without modifying it. Returns `nil` if there is no file (or it is
+    /// empty, which SQLite treats as a new database); throws a specific error for a file that is not
+    /// an SQLite database, is corrupt, locked, or not an OpenSwiftData store.
+    static func inspect(path: String) throws -> StoreFileInspection? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+        if (attributes[.size] as? NSNumber)?.intValue == 0 { return nil }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) cannot be read.")
+        }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw SwiftDataError(.storeIsNotSQLite, reason: "The file at \(path) is not an SQLite database. It was not changed.")
+        }
+        do {
+            let connection = try SQLiteConnection(path: path, readOnly: true, create: false)
+            let hasMetadata = try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_metadata'") ?? 0
+            if hasMetadata == 0 {
+                let tables = try connection.integer("SELECT count(*) FROM sqlite_master") ?? 0
+                if tables == 0 { return StoreFileInspection(format: SQLiteStore.formatVersion, schema: nil, identifier: nil) }
+                throw SwiftDataError(.schemaMismatch, reason: "The SQLite database at \(path) is not an OpenSwiftData store. It was not changed.")
+            }
+            var result = StoreFileInspection(format: 0, schema: nil, identifier: nil)
+            let statement = try connection.uncachedStatement("SELECT key, value FROM osd_metadata")
+            while try statement.step() {
+                switch statement._string(0) {
+                case "format": result.format = statement._int64(1)
+                case "identifier": result.identifier = statement._string(1)
+                case "schema":
+                    result.schema = try? JSONDecoder().decode(StoredSchema.self, from: Data(statement._string(1).utf8))
+                default: break
+                }
+            }
+            if result.schema == nil && result.format <= SQLiteStore.formatVersion {
+                throw SwiftDataError(.storeIsCorrupt, reason: "The store at \(path) has no readable schema record. It was not changed.")
+            }
+            return result
+        } catch let error as SQLiteError {
+            throw error.swiftDataError.adding(context: "Opening \(path)")
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// The schema as recorded inside a store file, in the `osd_metadata` table, so that opening the
+/// file with different models is detected before anything is written.
+struct StoredSchema: Codable, Equatable {
+    struct Attribute: Codable, Equatable {
+        var name: String
+        var storage: StorageClass
+        var isOptional: Bool
+    }
+
+    struct Entity: Codable, Equatable {
+        var name: String
+        var attributes: [Attribute]
+        var uniquenessConstraints: [[String]]
+        var indices: [[String]]
+    }
+
+    var entities: [Entity]
+
+    init(_ schema: Schema) {
+        entities = schema.entities.map { entity in
+            Entity(
+                name: entity.name,
+                attributes: entity.attributes.map { Attribute(name: $0.name, storage: $0.storage, isOptional: $0.isOptional) },
+                uniquenessConstraints: entity.uniquenessConstraints,
+                indices: entity.indices)
+        }
+    }
+
+    /// Human-readable differences from `other` (the models), or an empty list when they match.
+    func differences(from models: StoredSchema) -> [String] {
+        var result: [String] = []
+        let stored = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for entity in models.entities {
+            guard let old = stored[entity.name] else {
+                result.append("model \(entity.name) is not in the store")
+                continue
+            }
+            let oldAttributes = Dictionary(old.attributes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            for attribute in entity.attributes {
+                guard let previous = oldAttributes[attribute.name] else {
+                    result.append("\(entity.name).\(attribute.name) is new")
+                    continue
+                }
+                if previous != attribute {
+                    result.append("\(entity.name).\(attribute.name) changed from \(previous.storage)\(previous.isOptional ? "?" : "") to \(attribute.storage)\(attribute.isOptional ? "?" : "")")
+                }
+            }
+            for attribute in old.attributes where !entity.attributes.contains(where: { $0.name == attribute.name }) {
+                result.append("\(entity.name).\(attribute.name) was removed")
+            }
+            if old.uniquenessConstraints != entity.uniquenessConstraints {
+                result.append("\(entity.name)'s uniqueness constraints changed")
+            }
+            if old.indices != entity.indices { result.append("\(entity.name)'s indexes changed") }
+        }
+        return result
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}

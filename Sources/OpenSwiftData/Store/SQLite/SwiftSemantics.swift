@@ -1,0 +1,133 @@
+import CSQLite
+
+/// SQL functions and a collation that give SQLite Swift's string semantics.
+///
+/// Text is stored exactly as the app gave it. Swift compares strings by canonical equivalence and
+/// matches `contains`/`starts(with:)` by Characters; SQLite compares bytes. For ASCII text without
+/// carriage returns the two agree, so every function takes a byte fast path there and builds Swift
+/// strings only for other text:
+/// - collation `OSD`: Swift's `<`/`==` order (used in comparisons and ORDER BY on text columns);
+/// - `osd_contains(a, b)`, `osd_starts(a, b)`: `a.contains(b)`, `a.starts(with: b)`;
+/// - `osd_count(a)`: `a.count` (Characters);
+/// - `osd_lsc(a, b)`: `a.localizedStandardContains(b)`;
+/// - `osd_cic(a, b)`, `osd_lc(a, b)`: `caseInsensitiveCompare`/`localizedCompare` as −1, 0, 1.
+enum SwiftSemantics {
+    static let collationName = "OSD"
+
+    static func register(on db: OpaquePointer) {
+        sqlite3_create_collation_v2(db, collationName, SQLITE_UTF8, nil, compareCallback, nil)
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        sqlite3_create_function_v2(db, "osd_contains", 2, flags, nil, containsCallback, nil, nil, nil)
+        sqlite3_create_function_v2(db, "osd_starts", 2, flags, nil, startsCallback, nil, nil, nil)
+        sqlite3_create_function_v2(db, "osd_count", 1, flags, nil, countCallback, nil, nil, nil)
+        sqlite3_create_function_v2(db, "osd_lsc", 2, flags, nil, localizedStandardContainsCallback, nil, nil, nil)
+        sqlite3_create_function_v2(db, "osd_cic", 2, flags, nil, caseInsensitiveCompareCallback, nil, nil, nil)
+        sqlite3_create_function_v2(db, "osd_lc", 2, flags, nil, localizedCompareCallback, nil, nil, nil)
+    }
+
+    /// Whether byte-wise text operations agree with Swift's Character semantics for these bytes.
+    static func isSimple(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for byte in bytes where byte >= 0x80 || byte == 0x0D { return false }
+        return true
+    }
+
+    /// Whether `haystack` contains `needle` as a byte sequence.
+    static func bytes(_ haystack: UnsafeRawBufferPointer, contain needle: UnsafeRawBufferPointer) -> Bool {
+        let first = needle[0]
+        var start = 0
+        let last = haystack.count - needle.count
+        while start <= last {
+            if haystack[start] == first,
+               memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0 {
+                return true
+            }
+            start += 1
+        }
+        return false
+    }
+
+    static func compare(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Int32 {
+        if isSimple(lhs) && isSimple(rhs) {
+            let common = min(lhs.count, rhs.count)
+            if common > 0 {
+                let result = memcmp(lhs.baseAddress!, rhs.baseAddress!, common)
+                if result != 0 { return result < 0 ? -1 : 1 }
+            }
+            return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
+        }
+        let a = String(decoding: lhs, as: UTF8.self)
+        let b = String(decoding: rhs, as: UTF8.self)
+        return a == b ? 0 : (a < b ? -1 : 1)
+    }
+}
+
+private let compareCallback: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = {
+    _, lhsCount, lhs, rhsCount, rhs in
+    SwiftSemantics.compare(UnsafeRawBufferPointer(start: lhs, count: Int(lhsCount)),
+                           UnsafeRawBufferPointer(start: rhs, count: Int(rhsCount)))
+}
+
+private typealias SQLFunction = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+
+private func textArgument(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> UnsafeRawBufferPointer? {
+    guard let value = arguments?[index], sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+    let text = sqlite3_value_text(value)
+    let count = Int(sqlite3_value_bytes(value))
+    return UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : count)
+}
+
+/// Calls `body` with both text arguments, or returns NULL when either is NULL.
+private func binary(_ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>?,
+                    _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int64) {
+    guard let lhs = textArgument(arguments, 0), let rhs = textArgument(arguments, 1) else {
+        sqlite3_result_null(context)
+        return
+    }
+    sqlite3_result_int64(context, body(lhs, rhs))
+}
+
+private func string(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
+
+private func comparisonValue(_ result: ComparisonResult) -> Int64 { Int64(result.rawValue) }
+
+private let containsCallback: SQLFunction = { context, _, arguments in
+    binary(context, arguments) { lhs, rhs in
+        if rhs.isEmpty { return 1 }
+        if SwiftSemantics.isSimple(lhs) && SwiftSemantics.isSimple(rhs) {
+            guard rhs.count <= lhs.count else { return 0 }
+            return SwiftSemantics.bytes(lhs, contain: rhs) ? 1 : 0
+        }
+        return string(lhs).contains(string(rhs)) ? 1 : 0
+    }
+}
+
+private let startsCallback: SQLFunction = { context, _, arguments in
+    binary(context, arguments) { lhs, rhs in
+        if rhs.isEmpty { return 1 }
+        if SwiftSemantics.isSimple(lhs) && SwiftSemantics.isSimple(rhs) {
+            guard rhs.count <= lhs.count else { return 0 }
+            return memcmp(lhs.baseAddress!, rhs.baseAddress!, rhs.count) == 0 ? 1 : 0
+        }
+        return string(lhs).starts(with: string(rhs)) ? 1 : 0
+    }
+}
+
+private let countCallback: SQLFunction = { context, _, arguments in
+    guard let text = textArgument(arguments, 0) else {
+        sqlite3_result_null(context)
+        return
+    }
+    sqlite3_result_int64(context, Int64(SwiftSemantics.isSimple(text) ? text.count : string(text).count))
+}
+
+private let localizedStandardContainsCallback: SQLFunction = { context, _, arguments in
+    binary(context, arguments) { string($0).localizedStandardContains(string($1)) ? 1 : 0 }
+}
+
+private let caseInsensitiveCompareCallback: SQLFunction = { context, _, arguments in
+    binary(context, arguments) { comparisonValue(string($0).caseInsensitiveCompare(string($1))) }
+}
+
+private let localizedCompareCallback: SQLFunction = { context, _, arguments in
+    binary(context, arguments) { comparisonValue(string($0).localizedCompare(string($1))) }
+}

@@ -1,0 +1,90 @@
+/// An error that OpenSwiftData throws, in the shape of SwiftData's `SwiftDataError`.
+///
+/// Compare an error with one of the static members to learn what went wrong; the error's
+/// ``description`` names the model, property, and (for store errors) the SQLite code and statement.
+///
+/// ```swift
+/// do { try context.save() }
+/// catch let error as SwiftDataError where error == .modelValidationFailure { … }
+/// ```
+public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+    enum Kind: String, Sendable {
+        case loadIssueModelContainer, modelValidationFailure, missingModelContext, unsupportedPredicate
+        case unsupportedSortDescriptor, includePendingChangesWithBatchSize, duplicateConfiguration
+        case configurationSchemaNotFoundInContainerSchema, unknownSchema, backwardMigration
+        case storeIsNotSQLite, storeIsCorrupt, storeIsReadOnly, storeIsBusy, storeFromNewerVersion
+        case schemaMismatch, saveNotAllowed, storeFailure, modelNotFound, uniquenessConflict
+    }
+
+    let kind: Kind
+    /// What went wrong, with the model, property, store path or SQL involved.
+    public let reason: String?
+
+    init(_ kind: Kind, reason: String? = nil) {
+        self.kind = kind
+        self.reason = reason
+    }
+
+    /// The error's kind and details.
+    public var description: String {
+        reason.map { "SwiftDataError.\(kind.rawValue): \($0)" } ?? "SwiftDataError.\(kind.rawValue)"
+    }
+
+    /// Errors are equal when they are of the same kind, whatever their details.
+    public static func == (lhs: SwiftDataError, rhs: SwiftDataError) -> Bool { lhs.kind == rhs.kind }
+
+    /// Hashes the error's kind.
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+
+    /// The container could not load its store.
+    public static let loadIssueModelContainer = SwiftDataError(.loadIssueModelContainer)
+    /// A model's values are invalid for its schema (for example, a value out of range).
+    public static let modelValidationFailure = SwiftDataError(.modelValidationFailure)
+    /// The operation needs a model context that the model does not have.
+    public static let missingModelContext = SwiftDataError(.missingModelContext)
+    /// The predicate cannot be evaluated.
+    public static let unsupportedPredicate = SwiftDataError(.unsupportedPredicate)
+    /// The sort descriptor cannot be applied.
+    public static let unsupportedSortDescriptor = SwiftDataError(.unsupportedSortDescriptor)
+    /// A batched fetch cannot include pending changes.
+    public static let includePendingChangesWithBatchSize = SwiftDataError(.includePendingChangesWithBatchSize)
+    /// Two configurations of a container have the same name.
+    public static let duplicateConfiguration = SwiftDataError(.duplicateConfiguration)
+    /// A configuration names a model its container's schema does not have.
+    public static let configurationSchemaNotFoundInContainerSchema = SwiftDataError(.configurationSchemaNotFoundInContainerSchema)
+    /// The store was written by a schema the container does not know.
+    public static let unknownSchema = SwiftDataError(.unknownSchema)
+    /// A migration would go from a newer schema version to an older one.
+    public static let backwardMigration = SwiftDataError(.backwardMigration)
+
+    /// The store file exists but is not an SQLite database. OpenSwiftData does not modify it.
+    public static let storeIsNotSQLite = SwiftDataError(.storeIsNotSQLite)
+    /// The store file is damaged. OpenSwiftData does not modify it.
+    public static let storeIsCorrupt = SwiftDataError(.storeIsCorrupt)
+    /// The store file or its folder cannot be written.
+    public static let storeIsReadOnly = SwiftDataError(.storeIsReadOnly)
+    /// Another process held the store's write lock for longer than the busy timeout.
+    public static let storeIsBusy = SwiftDataError(.storeIsBusy)
+    /// The store was written by a newer version of OpenSwiftData. It is left untouched.
+    public static let storeFromNewerVersion = SwiftDataError(.storeFromNewerVersion)
+    /// The store's recorded schema differs from the container's models and cannot be migrated
+    /// automatically. The store is left untouched.
+    public static let schemaMismatch = SwiftDataError(.schemaMismatch)
+    /// The container's configuration does not allow saving.
+    public static let saveNotAllowed = SwiftDataError(.saveNotAllowed)
+    /// The store reported an error; the reason carries SQLite's code, message and statement.
+    public static let storeFailure = SwiftDataError(.storeFailure)
+    /// No model exists for the identifier.
+    public static let modelNotFound = SwiftDataError(.modelNotFound)
+    /// Saving would make two rows share a unique key.
+    public static let uniquenessConflict = SwiftDataError(.uniquenessConflict)
+
+    static func modelValidationFailure(model: String, property: String, reason: String) -> SwiftDataError {
+        SwiftDataError(.modelValidationFailure, reason: "\(model).\(property): \(reason)")
+    }
+
+    /// The same error with more context in front of its reason.
+    func adding(context: String) -> SwiftDataError {
+        SwiftDataError(kind, reason: reason.map { "\(context): \($0)" } ?? context)
+    }
+}

@@ -1,0 +1,37 @@
+import SwiftDiagnostics
+
+/// The messages OpenSwiftData's macros report at compile time.
+enum ModelDiagnostic: String, DiagnosticMessage {
+    case notAClass
+    case transientWithoutDefault
+    case letConstant
+    case multipleBindings
+    case missingType
+    case unstorableType
+    case propertyObservers
+    case tooManyProperties
+
+    var message: String {
+        switch self {
+        case .notAClass:
+            "@Model can only be applied to a class; structs, enums and actors cannot be persistent models"
+        case .transientWithoutDefault:
+            "@Transient properties are not stored, so they need a default value (for example '= nil' or '= 0')"
+        case .letConstant:
+            "@Model cannot persist a 'let' constant; declare it with 'var' or mark it @Transient with a default value"
+        case .multipleBindings:
+            "@Model needs one property per declaration; split 'var a, b' into separate lines"
+        case .missingType:
+            "@Model needs an explicit type annotation for this property (for example 'var date: Date = .now')"
+        case .unstorableType:
+            "This property type cannot be stored: use a Codable value type, or mark the property @Transient"
+        case .propertyObservers:
+            "@Model properties cannot have willSet/didSet observers; use a computed property or @Transient"
+        case .tooManyProperties:
+            "@Model supports at most 64 stored properties per class"
+        }
+    }
+
+    var diagnosticID: MessageID { MessageID(domain: "OpenSwiftData", id: rawValue) }
+    var severity: DiagnosticSeverity { .error }
+}

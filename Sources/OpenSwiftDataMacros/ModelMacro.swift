@@ -1,0 +1,167 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Model`: turns a class into a persistent model.
+///
+/// It attaches `@_PersistedProperty(index)` to every stored property, adds the members SwiftData's
+/// macro adds (`_$backingData`, `persistentBackingData`, `schemaMetadata`, `init(backingData:)`,
+/// `_$observationRegistrar`) plus typed row coding for the store, and conforms the class to
+/// `PersistentModel` and `Observable`.
+public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
+            context.diagnose(Diagnostic(node: node, message: ModelDiagnostic.notAClass))
+            return []
+        }
+        let typeName = classDecl.name.trimmedDescription
+        let properties = PropertyScanner.persistedProperties(of: declaration, in: context)
+        if properties.count > 64 {
+            context.diagnose(Diagnostic(node: node, message: ModelDiagnostic.tooManyProperties))
+            return []
+        }
+        return [
+            "private var _$backingData = OpenSwiftData._ModelBacking<\(raw: typeName)>()",
+            """
+            public var persistentBackingData: any OpenSwiftData.BackingData<\(raw: typeName)> {
+                get { _$backingData }
+                set { _$backingData = OpenSwiftData._ModelBacking<\(raw: typeName)>.adopting(newValue) }
+            }
+            """,
+            "public var _osdState: OpenSwiftData._ModelState { _$backingData }",
+            schemaMetadata(typeName: typeName, properties: properties),
+            """
+            public required init(backingData: any OpenSwiftData.BackingData<\(raw: typeName)>) {
+                _$backingData = OpenSwiftData._ModelBacking<\(raw: typeName)>.adopting(backingData)
+            }
+            """,
+            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
+            decodeAll(properties),
+            decodeOne(properties),
+            encodeOne(properties),
+            resetOne(properties),
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard declaration.is(ClassDeclSyntax.self),
+              let variable = member.as(VariableDeclSyntax.self),
+              PropertyScanner.isPersistedCandidate(variable),
+              variable.bindingSpecifier.tokenKind == .keyword(.var),
+              variable.bindings.count == 1,
+              variable.bindings.first?.accessorBlock == nil,
+              let name = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+        else { return [] }
+        let properties = PropertyScanner.persistedProperties(of: declaration, in: nil)
+        guard let index = properties.firstIndex(where: { $0.name == name }) else { return [] }
+        return ["@OpenSwiftData._PersistedProperty(\(raw: index))"]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ClassDeclSyntax.self) else { return [] }
+        let wanted = protocols.map(\.trimmedDescription)
+        var result: [ExtensionDeclSyntax] = []
+        if wanted.isEmpty || wanted.contains(where: { $0.hasSuffix("PersistentModel") }) {
+            result.append(try ExtensionDeclSyntax("extension \(type.trimmed): OpenSwiftData.PersistentModel {}"))
+        }
+        if wanted.isEmpty || wanted.contains(where: { $0.hasSuffix("Observable") }) {
+            result.append(try ExtensionDeclSyntax("extension \(type.trimmed): Observation.Observable {}"))
+        }
+        return result
+    }
+
+    private static func schemaMetadata(typeName: String, properties: [PersistedProperty]) -> DeclSyntax {
+        let entries = properties.map { property in
+            let metadata: String
+            if property.isRelationship {
+                metadata = "nil"
+            } else if let arguments = property.attributeArguments {
+                metadata = "OpenSwiftData.Schema.Attribute(\(arguments))"
+            } else {
+                metadata = "nil"
+            }
+            return "OpenSwiftData.Schema.PropertyMetadata._persisted(name: \"\(property.name)\", "
+                + "keypath: \\\(typeName).\(property.name), metadata: \(metadata))"
+        }
+        return """
+            public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                [\(raw: entries.map { "\n        " + $0 }.joined(separator: ","))
+                ]
+            }
+            """
+    }
+
+    private static func decodeAll(_ properties: [PersistedProperty]) -> DeclSyntax {
+        let lines = properties.enumerated().map { index, property in
+            "    _\(property.name) = try row._read((\(property.type)).self, column + \(index))"
+        }
+        return """
+            public func _osdDecodeAll(from row: some OpenSwiftData._RowReader, startingAt column: Swift.Int32) throws {
+            \(raw: lines.joined(separator: "\n"))
+            }
+            """
+    }
+
+    private static func decodeOne(_ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            "    case \(index): _\(property.name) = try row._read((\(property.type)).self, column)"
+        }
+        return """
+            public func _osdDecode(property index: Swift.Int, from row: some OpenSwiftData._RowReader, at column: Swift.Int32) throws {
+                switch index {
+            \(raw: cases.joined(separator: "\n"))
+                default: break
+                }
+            }
+            """
+    }
+
+    private static func encodeOne(_ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            """
+                case \(index):
+                    guard let value = _\(property.name) else { throw OpenSwiftData._ModelState.unloaded(Self.self, "\(property.name)") }
+                    try writer._write(value, column)
+            """
+        }
+        return """
+            public func _osdEncode(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32) throws {
+                switch index {
+            \(raw: cases.joined(separator: "\n"))
+                default: break
+                }
+            }
+            """
+    }
+
+    private static func resetOne(_ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            "    case \(index): _\(property.name) = nil"
+        }
+        return """
+            public func _osdUnload(property index: Swift.Int) {
+                switch index {
+            \(raw: cases.joined(separator: "\n"))
+                default: break
+                }
+            }
+            """
+    }
+}

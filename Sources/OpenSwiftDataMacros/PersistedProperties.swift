@@ -1,0 +1,153 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+import SwiftDiagnostics
+
+/// A stored property of a model class that the store persists.
+struct PersistedProperty {
+    /// The property's name as written.
+    var name: String
+    /// The property's declared (or inferred) type, as source text.
+    var type: String
+    /// The arguments of the property's `@Attribute(...)`, as source text.
+    var attributeArguments: String?
+    /// Whether the property is a relationship (`@Relationship`).
+    var isRelationship: Bool
+    /// Whether the declared type is an optional.
+    var isOptional: Bool
+}
+
+/// Finds the persisted properties of a model class and reports the ones that cannot be persisted.
+enum PropertyScanner {
+    /// The persisted properties, in declaration order. Reports diagnostics for invalid ones.
+    static func persistedProperties(
+        of declaration: some DeclGroupSyntax,
+        in context: (any MacroExpansionContext)?
+    ) -> [PersistedProperty] {
+        var result: [PersistedProperty] = []
+        for member in declaration.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            if let property = persistedProperty(variable, in: context) { result.append(property) }
+        }
+        return result
+    }
+
+    /// Whether a member variable is stored by the model (as opposed to computed, static or transient).
+    static func isPersistedCandidate(_ variable: VariableDeclSyntax) -> Bool {
+        if variable.modifiers.contains(where: { ["static", "class", "lazy"].contains($0.name.text) }) { return false }
+        if hasAttribute(variable, named: "Transient") { return false }
+        guard variable.bindings.count == 1, let binding = variable.bindings.first else {
+            return variable.bindingSpecifier.tokenKind == .keyword(.var)
+        }
+        if let accessors = binding.accessorBlock {
+            switch accessors.accessors {
+            case .getter: return false
+            case .accessors(let list):
+                let kinds = list.map(\.accessorSpecifier.tokenKind)
+                if kinds.contains(.keyword(.get)) || kinds.contains(.keyword(.set)) { return false }
+            }
+        }
+        return true
+    }
+
+    private static func persistedProperty(
+        _ variable: VariableDeclSyntax,
+        in context: (any MacroExpansionContext)?
+    ) -> PersistedProperty? {
+        if variable.modifiers.contains(where: { ["static", "class", "lazy"].contains($0.name.text) }) { return nil }
+        if hasAttribute(variable, named: "Transient") {
+            if variable.bindings.contains(where: { $0.initializer == nil }) {
+                context?.diagnose(Diagnostic(node: variable, message: ModelDiagnostic.transientWithoutDefault))
+            }
+            return nil
+        }
+        guard isPersistedCandidate(variable) else { return nil }
+        if variable.bindingSpecifier.tokenKind == .keyword(.let) {
+            context?.diagnose(Diagnostic(node: variable.bindingSpecifier, message: ModelDiagnostic.letConstant))
+            return nil
+        }
+        guard variable.bindings.count == 1, let binding = variable.bindings.first,
+              let identifier = binding.pattern.as(IdentifierPatternSyntax.self)
+        else {
+            context?.diagnose(Diagnostic(node: variable, message: ModelDiagnostic.multipleBindings))
+            return nil
+        }
+        if binding.accessorBlock != nil {
+            context?.diagnose(Diagnostic(node: variable, message: ModelDiagnostic.propertyObservers))
+            return nil
+        }
+        let typeSyntax = binding.typeAnnotation?.type
+        guard let type = typeSyntax.map({ $0.trimmedDescription }) ?? inferredType(binding.initializer?.value) else {
+            context?.diagnose(Diagnostic(node: binding, message: ModelDiagnostic.missingType))
+            return nil
+        }
+        if let typeSyntax, !isStorable(typeSyntax) {
+            context?.diagnose(Diagnostic(node: typeSyntax, message: ModelDiagnostic.unstorableType))
+            return nil
+        }
+        return PersistedProperty(
+            name: identifier.identifier.trimmedDescription,
+            type: type,
+            attributeArguments: attributeArguments(variable, named: "Attribute"),
+            isRelationship: hasAttribute(variable, named: "Relationship"),
+            isOptional: typeSyntax.map(isOptionalType) ?? false
+        )
+    }
+
+    /// Whether the declaration carries `@Name` (with or without a module prefix).
+    static func hasAttribute(_ variable: VariableDeclSyntax, named name: String) -> Bool {
+        variable.attributes.contains { element in
+            guard case .attribute(let attribute) = element else { return false }
+            return attributeName(attribute) == name
+        }
+    }
+
+    private static func attributeName(_ attribute: AttributeSyntax) -> String {
+        let text = attribute.attributeName.trimmedDescription
+        return text.split(separator: ".").last.map(String.init) ?? text
+    }
+
+    private static func attributeArguments(_ variable: VariableDeclSyntax, named name: String) -> String? {
+        for element in variable.attributes {
+            guard case .attribute(let attribute) = element, attributeName(attribute) == name else { continue }
+            return attribute.arguments?.trimmedDescription ?? ""
+        }
+        return nil
+    }
+
+    private static func inferredType(_ expression: ExprSyntax?) -> String? {
+        guard let expression else { return nil }
+        if expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
+        if expression.is(FloatLiteralExprSyntax.self) { return "Double" }
+        if expression.is(StringLiteralExprSyntax.self) { return "String" }
+        if expression.is(BooleanLiteralExprSyntax.self) { return "Bool" }
+        if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
+            return inferredType(prefix.expression)
+        }
+        return nil
+    }
+
+    private static func isOptionalType(_ type: TypeSyntax) -> Bool {
+        if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
+        if let identifier = type.as(IdentifierTypeSyntax.self) { return identifier.name.text == "Optional" }
+        return false
+    }
+
+    /// Rejects types no store can hold: functions, tuples, existentials and opaque types.
+    private static func isStorable(_ type: TypeSyntax) -> Bool {
+        if type.is(FunctionTypeSyntax.self) || type.is(TupleTypeSyntax.self) && type.as(TupleTypeSyntax.self)!.elements.count != 1 {
+            return false
+        }
+        if let attributed = type.as(AttributedTypeSyntax.self) { return isStorable(attributed.baseType) }
+        if let some = type.as(SomeOrAnyTypeSyntax.self) { _ = some; return false }
+        if let identifier = type.as(IdentifierTypeSyntax.self), ["Any", "AnyObject"].contains(identifier.name.text) {
+            return false
+        }
+        if let optional = type.as(OptionalTypeSyntax.self) { return isStorable(optional.wrappedType) }
+        if let tuple = type.as(TupleTypeSyntax.self), let only = tuple.elements.first { return isStorable(only.type) }
+        if let array = type.as(ArrayTypeSyntax.self) { return isStorable(array.element) }
+        if let dictionary = type.as(DictionaryTypeSyntax.self) {
+            return isStorable(dictionary.key) && isStorable(dictionary.value)
+        }
+        return true
+    }
+}

@@ -1,0 +1,75 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@_PersistedProperty(index)`: the accessors and typed storage of one persisted property.
+///
+/// The property becomes computed over private optional storage (`nil` means "not loaded yet"). The
+/// init accessor lets the user's own `init` assign it; the getter reports the read to Observation and
+/// loads the value on first access when the row was fetched without it; the setter reports the
+/// mutation and marks the property changed.
+public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        guard let (name, _) = nameAndType(declaration), let index = index(node) else { return [] }
+        return [
+            """
+            @storageRestrictions(initializes: _\(raw: name))
+            init(initialValue) {
+                _\(raw: name) = initialValue
+            }
+            """,
+            """
+            get {
+                _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
+                if _\(raw: name) == nil { _$backingData._fulfill(self, property: \(raw: index)) }
+                return _\(raw: name)!
+            }
+            """,
+            """
+            set {
+                _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
+                    _\(raw: name) = newValue
+                }
+                _$backingData._didChange(self, property: \(raw: index))
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let (name, type) = nameAndType(declaration) else { return [] }
+        return ["private var _\(raw: name): Swift.Optional<\(raw: type)> = nil"]
+    }
+
+    private static func index(_ node: AttributeSyntax) -> Int? {
+        guard case .argumentList(let arguments) = node.arguments, let first = arguments.first else { return nil }
+        return Int(first.expression.trimmedDescription)
+    }
+
+    private static func nameAndType(_ declaration: some DeclSyntaxProtocol) -> (String, String)? {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+              let binding = variable.bindings.first,
+              let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+        else { return nil }
+        if let type = binding.typeAnnotation?.type.trimmedDescription { return (name, type) }
+        guard let value = binding.initializer?.value else { return nil }
+        if value.is(IntegerLiteralExprSyntax.self) { return (name, "Int") }
+        if value.is(FloatLiteralExprSyntax.self) { return (name, "Double") }
+        if value.is(StringLiteralExprSyntax.self) { return (name, "String") }
+        if value.is(BooleanLiteralExprSyntax.self) { return (name, "Bool") }
+        if let prefix = value.as(PrefixOperatorExprSyntax.self), prefix.expression.is(IntegerLiteralExprSyntax.self) {
+            return (name, "Int")
+        }
+        if let prefix = value.as(PrefixOperatorExprSyntax.self), prefix.expression.is(FloatLiteralExprSyntax.self) {
+            return (name, "Double")
+        }
+        return nil
+    }
+}
