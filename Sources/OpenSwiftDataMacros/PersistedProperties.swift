@@ -76,7 +76,7 @@ enum PropertyScanner {
             return nil
         }
         let typeSyntax = binding.typeAnnotation?.type
-        guard let type = typeSyntax.map({ $0.trimmedDescription }) ?? inferredType(binding.initializer?.value) else {
+        guard let type = typeSyntax.map({ $0.trimmedDescription }) ?? inferredType(of: binding.initializer?.value) else {
             context?.diagnose(Diagnostic(node: binding, message: ModelDiagnostic.missingType))
             return nil
         }
@@ -110,18 +110,6 @@ enum PropertyScanner {
         for element in variable.attributes {
             guard case .attribute(let attribute) = element, attributeName(attribute) == name else { continue }
             return attribute.arguments?.trimmedDescription ?? ""
-        }
-        return nil
-    }
-
-    private static func inferredType(_ expression: ExprSyntax?) -> String? {
-        guard let expression else { return nil }
-        if expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
-        if expression.is(FloatLiteralExprSyntax.self) { return "Double" }
-        if expression.is(StringLiteralExprSyntax.self) { return "String" }
-        if expression.is(BooleanLiteralExprSyntax.self) { return "Bool" }
-        if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
-            return inferredType(prefix.expression)
         }
         return nil
     }

@@ -59,17 +59,6 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
               let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
         else { return nil }
         if let type = binding.typeAnnotation?.type.trimmedDescription { return (name, type) }
-        guard let value = binding.initializer?.value else { return nil }
-        if value.is(IntegerLiteralExprSyntax.self) { return (name, "Int") }
-        if value.is(FloatLiteralExprSyntax.self) { return (name, "Double") }
-        if value.is(StringLiteralExprSyntax.self) { return (name, "String") }
-        if value.is(BooleanLiteralExprSyntax.self) { return (name, "Bool") }
-        if let prefix = value.as(PrefixOperatorExprSyntax.self), prefix.expression.is(IntegerLiteralExprSyntax.self) {
-            return (name, "Int")
-        }
-        if let prefix = value.as(PrefixOperatorExprSyntax.self), prefix.expression.is(FloatLiteralExprSyntax.self) {
-            return (name, "Double")
-        }
-        return nil
+        return inferredType(of: binding.initializer?.value).map { (name, $0) }
     }
 }

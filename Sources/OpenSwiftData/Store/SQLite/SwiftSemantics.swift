@@ -6,7 +6,7 @@ import CSQLite
 /// matches `contains`/`starts(with:)` by Characters; SQLite compares bytes. For ASCII text without
 /// carriage returns the two agree, so every function takes a byte fast path there and builds Swift
 /// strings only for other text:
-/// - collation `OSD`: Swift's `<`/`==` order (used in comparisons and ORDER BY on text columns);
+/// - collation `OSD`: Swift's `==` and the scalar order of NFC forms (comparisons and ORDER BY on text);
 /// - `osd_contains(a, b)`, `osd_starts(a, b)`: `a.contains(b)`, `a.starts(with: b)`;
 /// - `osd_count(a)`: `a.count` (Characters);
 /// - `osd_lsc(a, b)`: `a.localizedStandardContains(b)`;
@@ -55,9 +55,12 @@ enum SwiftSemantics {
             }
             return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
         }
-        let a = String(decoding: lhs, as: UTF8.self)
-        let b = String(decoding: rhs, as: UTF8.self)
-        return a == b ? 0 : (a < b ? -1 : 1)
+        // Swift's documented order: canonical equivalence, then Unicode scalar order of the NFC
+        // forms. (String's own `<` is not transitive for some singleton decompositions, such as
+        // U+212A KELVIN SIGN; comparing NFC bytes gives the same answer wherever `<` is consistent.)
+        let a = Array(String(decoding: lhs, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8)
+        let b = Array(String(decoding: rhs, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8)
+        return a == b ? 0 : (a.lexicographicallyPrecedes(b) ? -1 : 1)
     }
 }
 
@@ -88,6 +91,17 @@ private func binary(_ context: OpaquePointer?, _ arguments: UnsafeMutablePointer
 
 private func string(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
 
+/// `Collection.contains(_:)` by Characters, as `#Predicate`'s node evaluates it (a generic context,
+/// so Foundation's NSString-based `StringProtocol.contains` is not chosen).
+private func characters<C: Collection>(of base: C, contain other: C) -> Bool where C.Element: Equatable {
+    base.contains(other)
+}
+
+/// `Sequence.starts(with:)` by Characters, as `#Predicate`'s node evaluates it.
+private func characters<C: Collection>(of base: C, startWith prefix: C) -> Bool where C.Element: Equatable {
+    base.starts(with: prefix)
+}
+
 private func comparisonValue(_ result: ComparisonResult) -> Int64 { Int64(result.rawValue) }
 
 private let containsCallback: SQLFunction = { context, _, arguments in
@@ -97,7 +111,7 @@ private let containsCallback: SQLFunction = { context, _, arguments in
             guard rhs.count <= lhs.count else { return 0 }
             return SwiftSemantics.bytes(lhs, contain: rhs) ? 1 : 0
         }
-        return string(lhs).contains(string(rhs)) ? 1 : 0
+        return characters(of: string(lhs), contain: string(rhs)) ? 1 : 0
     }
 }
 
@@ -108,7 +122,7 @@ private let startsCallback: SQLFunction = { context, _, arguments in
             guard rhs.count <= lhs.count else { return 0 }
             return memcmp(lhs.baseAddress!, rhs.baseAddress!, rhs.count) == 0 ? 1 : 0
         }
-        return string(lhs).starts(with: string(rhs)) ? 1 : 0
+        return characters(of: string(lhs), startWith: string(rhs)) ? 1 : 0
     }
 }
 

@@ -1,0 +1,48 @@
+import SwiftSyntax
+
+/// The type of a property declared without an annotation, inferred from its initial value:
+/// literals (`0`, `1.5`, `""`, `true`), initializer calls (`Date()`, `UUID()`, `Foo.init(…)`) and
+/// static members (`Date.now`). Returns `nil` when the type cannot be read off the syntax.
+func inferredType(of expression: ExprSyntax?) -> String? {
+    guard let expression else { return nil }
+    if expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
+    if expression.is(FloatLiteralExprSyntax.self) { return "Double" }
+    if expression.is(StringLiteralExprSyntax.self) { return "String" }
+    if expression.is(BooleanLiteralExprSyntax.self) { return "Bool" }
+    if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
+        return inferredType(of: prefix.expression)
+    }
+    if let call = expression.as(FunctionCallExprSyntax.self) {
+        if let name = typeName(call.calledExpression) { return name }
+        if let member = call.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "init",
+           let base = member.base, let name = typeName(base) {
+            return name
+        }
+        return nil
+    }
+    if let member = expression.as(MemberAccessExprSyntax.self), let base = member.base, let name = typeName(base),
+       member.declName.baseName.text.first?.isLowercase == true {
+        return name
+    }
+    return nil
+}
+
+/// The text of an expression that names a type (`Date`, `Foundation.Date`, `[String]`).
+private func typeName(_ expression: ExprSyntax) -> String? {
+    if let reference = expression.as(DeclReferenceExprSyntax.self),
+       reference.baseName.text.first?.isUppercase == true {
+        return reference.trimmedDescription
+    }
+    if let member = expression.as(MemberAccessExprSyntax.self), let base = member.base, typeName(base) != nil,
+       member.declName.baseName.text.first?.isUppercase == true {
+        return member.trimmedDescription
+    }
+    if let array = expression.as(ArrayExprSyntax.self), array.elements.count == 1,
+       let element = array.elements.first, let name = typeName(element.expression) {
+        return "[\(name)]"
+    }
+    if let generic = expression.as(GenericSpecializationExprSyntax.self), typeName(generic.expression) != nil {
+        return generic.trimmedDescription
+    }
+    return nil
+}
