@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+
+/// GRDB with idiomatic Codable records.
+struct TripRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "trip"
+    static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.timeIntervalSinceReferenceDate
+    var id: Int64?
+    var name: String
+    var destination: String
+    var startDate: Double
+    var endDate: Double
+    var rating: Int
+    var isFavorite: Bool
+    var budget: Double
+    var notes: String?
+
+    init(_ trip: TripData) {
+        name = trip.name
+        destination = trip.destination
+        startDate = trip.startDate
+        endDate = trip.endDate
+        rating = trip.rating
+        isFavorite = trip.isFavorite
+        budget = trip.budget
+        notes = trip.notes
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+final class GRDBContender: Contender {
+    let queue: DatabaseQueue
+
+    init(path: String, rows: Int) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: sharedPragmas) }
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+        try queue.write { db in try db.execute(sql: sharedSchema) }
+        if rows > 0 { _ = try insert(TripData.generate(count: rows)) }
+    }
+
+    func insert(_ trips: [TripData]) throws -> Int {
+        try queue.write { db in
+            for trip in trips {
+                var record = TripRecord(trip)
+                try record.insert(db)
+            }
+            return trips.count
+        }
+    }
+
+    static let query = TripRecord.filter(Column("isFavorite") == true && Column("rating") >= 3)
+
+    func run(_ workload: Workload, scale: Int) throws -> (seconds: Double, checksum: Int) {
+        switch workload {
+        case .w1:
+            let trips = TripData.generate(count: Workload.insertRows(scale: scale))
+            return try time { try insert(trips) }
+        case .w2:
+            return try time { try queue.read { db in try TripRecord.fetchAll(db).count } }
+        case .w3, .w3b:
+            let repeats = workload == .w3 ? 1_000 : 10_000
+            return try time {
+                try queue.read { db in
+                    var total = 0
+                    for _ in 0..<repeats {
+                        total += try Self.query.order(Column("startDate").desc).limit(100).fetchAll(db).count
+                    }
+                    return total
+                }
+            }
+        case .w4, .w4b:
+            let repeats = workload == .w4 ? 1_000 : 10_000
+            return try time {
+                try queue.read { db in
+                    var total = 0
+                    for _ in 0..<repeats { total += try Self.query.fetchCount(db) }
+                    return total
+                }
+            }
+        case .w5:
+            var records = try queue.read { db in try TripRecord.fetchAll(db) }
+            return try time {
+                try queue.write { db in
+                    for index in records.indices {
+                        records[index].rating = records[index].rating % 5 + 1
+                        try records[index].update(db, columns: ["rating"])
+                    }
+                    return records.count
+                }
+            }
+        case .w6:
+            return try time { try queue.write { db in try TripRecord.filter(Column("rating") == 1).deleteAll(db) } }
+        case .w7:
+            throw BenchError("W7 needs relationships, which OpenSwiftData does not have yet; not run")
+        case .w8:
+            let trips = TripData.generate(count: 2_000)
+            return try time {
+                for trip in trips { _ = try insert([trip]) }
+                return trips.count
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import OpenSwiftData
+
+@Model
+final class Trip {
+    var name: String
+    var destination: String
+    var startDate: Date
+    var endDate: Date
+    var rating: Int
+    var isFavorite: Bool
+    var budget: Double
+    var notes: String?
+
+    init(_ trip: TripData) {
+        name = trip.name
+        destination = trip.destination
+        startDate = Date(timeIntervalSinceReferenceDate: trip.startDate)
+        endDate = Date(timeIntervalSinceReferenceDate: trip.endDate)
+        rating = trip.rating
+        isFavorite = trip.isFavorite
+        budget = trip.budget
+        notes = trip.notes
+    }
+}
+
+/// OpenSwiftData with `@Model` classes and a `ModelContext`.
+final class OpenSwiftDataContender: Contender {
+    let container: ModelContainer
+
+    init(path: String, rows: Int) throws {
+        container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        if rows > 0 { _ = try insert(TripData.generate(count: rows)) }
+    }
+
+    func insert(_ trips: [TripData]) throws -> Int {
+        let context = ModelContext(container)
+        for trip in trips { context.insert(Trip(trip)) }
+        try context.save()
+        return trips.count
+    }
+
+    static func query() -> FetchDescriptor<Trip> {
+        let minimum = 3
+        return FetchDescriptor(predicate: #Predicate { $0.isFavorite && $0.rating >= minimum })
+    }
+
+    func run(_ workload: Workload, scale: Int) throws -> (seconds: Double, checksum: Int) {
+        switch workload {
+        case .w1:
+            let trips = TripData.generate(count: Workload.insertRows(scale: scale))
+            return try time { try insert(trips) }
+        case .w2:
+            return try time { try ModelContext(container).fetch(FetchDescriptor<Trip>()).count }
+        case .w3, .w3b:
+            let repeats = workload == .w3 ? 1_000 : 10_000
+            return try time {
+                let context = ModelContext(container)
+                var descriptor = Self.query()
+                descriptor.sortBy = [SortDescriptor(\.startDate, order: .reverse)]
+                descriptor.fetchLimit = 100
+                var total = 0
+                for _ in 0..<repeats { total += try context.fetch(descriptor).count }
+                return total
+            }
+        case .w4, .w4b:
+            let repeats = workload == .w4 ? 1_000 : 10_000
+            return try time {
+                let context = ModelContext(container)
+                let descriptor = Self.query()
+                var total = 0
+                for _ in 0..<repeats { total += try context.fetchCount(descriptor) }
+                return total
+            }
+        case .w5:
+            let context = ModelContext(container)
+            let trips = try context.fetch(FetchDescriptor<Trip>())
+            return try time {
+                for trip in trips { trip.rating = trip.rating % 5 + 1 }
+                try context.save()
+                return trips.count
+            }
+        case .w6:
+            let count = try ModelContext(container).fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.rating == 1 }))
+            return try time {
+                let context = ModelContext(container)
+                try context.delete(model: Trip.self, where: #Predicate { $0.rating == 1 })
+                try context.save()
+                return count
+            }
+        case .w7:
+            throw BenchError("W7 needs relationships, which OpenSwiftData does not have yet; not run")
+        case .w8:
+            let trips = TripData.generate(count: 2_000)
+            return try time {
+                let context = ModelContext(container)
+                for trip in trips {
+                    context.insert(Trip(trip))
+                    try context.save()
+                }
+                return trips.count
+            }
+        }
+    }
+}
