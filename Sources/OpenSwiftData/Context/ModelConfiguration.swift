@@ -51,6 +51,7 @@ public struct ModelConfiguration: Identifiable, Hashable, Sendable {
     }
 
     /// Creates a configuration for the given model classes.
+    @_disfavoredOverload
     public init(for forTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
         self.init(schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
     }

@@ -105,8 +105,17 @@ extension ModelContext {
             if attributes == nil && layout.loadsAllAttributes {
                 try model._osdDecodeAll(from: row, startingAt: 1)
             } else {
-                for (column, index) in (attributes ?? layout.eagerAttributes).enumerated() {
-                    try model._osdDecode(property: index, from: row, at: Int32(column + 1))
+                // The loaded attributes are in ascending order; every other one is marked unloaded,
+                // so that its first access loads it (an optional's implicit `nil` is not its value).
+                let loaded = attributes ?? layout.eagerAttributes
+                var next = 0
+                for index in 0..<layout.entity.attributes.count {
+                    if next < loaded.count, loaded[next] == index {
+                        try model._osdDecode(property: index, from: row, at: Int32(next + 1))
+                        next += 1
+                    } else {
+                        model._osdUnload(property: index)
+                    }
                 }
             }
         } catch {

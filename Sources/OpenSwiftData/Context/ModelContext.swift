@@ -156,6 +156,10 @@ public final class ModelContext {
 
     private func makeFault<M: PersistentModel>(_ type: M.Type, primaryKey: Int64, entity: Schema.Entity) -> any PersistentModel {
         let model = M(backingData: _ModelBacking<M>(for: M.self))
+        // Defaults and an optional's implicit `nil` were assigned by the initializer; none is the
+        // stored value, so every property starts unloaded and the first read loads the row.
+        for index in entity.attributes.indices { model._osdUnload(property: index) }
+        model._osdState.isFault = true
         register(model, primaryKey: primaryKey, entity: entity)
         return model
     }
@@ -188,7 +192,21 @@ public final class ModelContext {
     func load<M: PersistentModel>(_ model: M, property index: Int) throws {
         let entity = try requireEntity(for: M.self)
         let layout = try container.store.layout(for: entity.name)
-        let found = try container.store.loadAttribute(layout, primaryKey: model._osdState.primaryKey, attribute: index) { row in
+        let state = model._osdState
+        var found = false
+        if state.isFault {
+            // The first read of a fault loads its whole row, except what was set since.
+            try container.store.forEachRow(layout, primaryKeys: [state.primaryKey]) { row in
+                found = true
+                for (column, attribute) in layout.eagerAttributes.enumerated() where state.changedProperties & (1 << UInt64(attribute)) == 0 {
+                    try model._osdDecode(property: attribute, from: row, at: Int32(column + 1))
+                }
+            }
+            state.isFault = false
+            guard found else { throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(state.primaryKey) no longer exists") }
+            if layout.eagerAttributes.contains(index) { return }
+        }
+        found = try container.store.loadAttribute(layout, primaryKey: state.primaryKey, attribute: index) { row in
             try model._osdDecode(property: index, from: row, at: 0)
         }
         if !found {

@@ -19,6 +19,8 @@ public class _ModelState {
     var isInserted = false
     /// Whether the model is marked for deletion.
     var isDeleted = false
+    /// Whether the model was created from an identifier and none of its row is loaded yet.
+    var isFault = false
     /// Whether the context already lists the model among its changed models.
     var isListedAsChanged = false
 

@@ -21,7 +21,7 @@ struct StoreFileInspection {
             throw SwiftDataError(.storeIsNotSQLite, reason: "The file at \(path) is not an SQLite database. It was not changed.")
         }
         do {
-            let connection = try SQLiteConnection(path: path, readOnly: true, create: false)
+            let connection = try SQLiteConnection(path: readOnlyLocation(of: path), readOnly: true, create: false)
             let hasMetadata = try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_metadata'") ?? 0
             if hasMetadata == 0 {
                 let tables = try connection.integer("SELECT count(*) FROM sqlite_master") ?? 0
@@ -46,5 +46,23 @@ struct StoreFileInspection {
         } catch let error as SQLiteError {
             throw error.swiftDataError.adding(context: "Opening \(path)")
         }
+    }
+
+    /// Where to open `path` for inspection without creating files beside it. A read-only connection
+    /// to a WAL database creates `-wal` and `-shm` files; when there is no pending WAL content the
+    /// main file alone is the whole database, so it is opened as immutable and nothing is created.
+    private static func readOnlyLocation(of path: String) -> String {
+        let walSize = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0
+        guard walSize == 0 else { return path }
+        var escaped = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3F"
+            case "#": escaped += "%23"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return "file:\(escaped)?immutable=1"
     }
 }

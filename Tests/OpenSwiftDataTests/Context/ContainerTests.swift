@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import OpenSwiftData
+
+/// ModelContainer and ModelConfiguration forms and options.
+@Suite struct ContainerTests {
+    @Test func variadicAndSchemaFormsOpenTheSameStore() throws {
+        let store = TemporaryStore()
+        let configuration = ModelConfiguration(url: store.url)
+        let first = try ModelContainer(for: Note.self, Item.self, configurations: configuration)
+        let context = ModelContext(first)
+        context.insert(Note(text: "shared"))
+        try context.save()
+        let second = try ModelContainer(for: Schema([Note.self, Item.self]), configurations: [configuration])
+        #expect(try ModelContext(second).fetch(FetchDescriptor<Note>()).map(\.text) == ["shared"])
+        #expect(second.schema.entities.map(\.name).sorted() == ["Item", "Note"])
+        #expect(second.configurations.first?.url == store.url)
+    }
+
+    @Test func inMemoryStoresKeepNothingAfterTheContainerGoes() throws {
+        let configuration = ModelConfiguration(isStoredInMemoryOnly: true)
+        var container: ModelContainer? = try ModelContainer(for: Note.self, configurations: configuration)
+        let context = ModelContext(container!)
+        context.insert(Note(text: "ephemeral"))
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Note>()) == 1)
+        container = try ModelContainer(for: Note.self, configurations: configuration)
+        #expect(try ModelContext(container!).fetchCount(FetchDescriptor<Note>()) == 0)
+    }
+
+    @Test func readOnlyConfigurationsRefuseToSave() throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(Note.self))
+            context.insert(Note(text: "saved"))
+            try context.save()
+        }
+        let before = store.snapshot()
+        let context = ModelContext(try store.container(Note.self, allowsSave: false))
+        #expect(try context.fetch(FetchDescriptor<Note>()).map(\.text) == ["saved"])
+        context.insert(Note(text: "refused"))
+        #expect(throws: SwiftDataError.saveNotAllowed) { try context.save() }
+        #expect(context.hasChanges, "a refused save keeps the pending changes")
+        #expect(store.snapshot()[0] == before[0])
+    }
+
+    @Test func duplicateConfigurationNamesAreRejected() throws {
+        let store = TemporaryStore()
+        let configuration = ModelConfiguration("same", url: store.url)
+        #expect(throws: SwiftDataError.duplicateConfiguration) {
+            try ModelContainer(for: Schema([Note.self]), configurations: [configuration, ModelConfiguration("same", isStoredInMemoryOnly: true)])
+        }
+    }
+
+    @Test func eraseRemovesEveryModelAndKeepsTheStoreUsable() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Note.self, Item.self)
+        let context = ModelContext(container)
+        context.insert(Note(text: "a"))
+        context.insert(makeItem(1))
+        try context.save()
+        try container.erase()
+        let fresh = ModelContext(container)
+        #expect(try fresh.fetchCount(FetchDescriptor<Note>()) == 0)
+        #expect(try fresh.fetchCount(FetchDescriptor<Item>()) == 0)
+        fresh.insert(Note(text: "after"))
+        try fresh.save()
+        #expect(try ModelContext(try store.container(Note.self, Item.self)).fetchCount(FetchDescriptor<Note>()) == 1)
+    }
+
+    @MainActor @Test func theMainContextSavesAutomatically() async throws {
+        let store = TemporaryStore()
+        let container = try store.container(Note.self)
+        #expect(container.mainContext === container.mainContext)
+        #expect(container.mainContext.autosaveEnabled)
+        container.mainContext.insert(Note(text: "autosaved"))
+        for _ in 0..<1_000 where container.mainContext.hasChanges { await Task.yield() }
+        #expect(!container.mainContext.hasChanges)
+        #expect(try ModelContext(try store.container(Note.self)).fetch(FetchDescriptor<Note>()).map(\.text) == ["autosaved"])
+    }
+
+    @Test func newContextsDoNotAutosave() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Note.self))
+        #expect(!context.autosaveEnabled)
+    }
+}

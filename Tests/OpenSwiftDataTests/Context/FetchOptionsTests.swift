@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import OpenSwiftData
+
+/// FetchDescriptor options and the lazy fetch forms.
+@Suite struct FetchOptionsTests {
+    /// A store of 50 items, saved and reopened.
+    private func seeded() throws -> (TemporaryStore, ModelContext) {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self))
+        for index in 0..<50 { context.insert(makeItem(index)) }
+        try context.save()
+        return (store, ModelContext(try store.container(Item.self)))
+    }
+
+    @Test func sortsBySeveralKeysWithOptionalsAndDirections() throws {
+        let (_, context) = try seeded()
+        let descriptor = FetchDescriptor<Item>(sortBy: [
+            SortDescriptor(\.note), SortDescriptor(\.optionalCount, order: .reverse), SortDescriptor(\.name),
+        ])
+        let fetched = try context.fetch(descriptor)
+        let expected = try context.fetch(FetchDescriptor<Item>()).sorted(using: descriptor.sortBy)
+        #expect(fetched.map(\.name) == expected.map(\.name))
+        #expect(fetched.count == 50)
+    }
+
+    @Test func limitAndOffsetPage() throws {
+        let (_, context) = try seeded()
+        var descriptor = FetchDescriptor<Item>(sortBy: [SortDescriptor(\.count)])
+        descriptor.fetchOffset = 10
+        descriptor.fetchLimit = 5
+        #expect(try context.fetch(descriptor).map(\.count) == [10, 11, 12, 13, 14])
+        #expect(try context.fetchCount(descriptor) == 5)
+        descriptor.fetchOffset = 48
+        #expect(try context.fetch(descriptor).map(\.count) == [48, 49])
+    }
+
+    @Test func pendingChangesAreIncludedUnlessExcluded() throws {
+        let (_, context) = try seeded()
+        context.insert(makeItem(1000))
+        let first = try #require(try context.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.count == 0 })).first)
+        first.count = 2000
+        var descriptor = FetchDescriptor<Item>(predicate: #Predicate { $0.count >= 1000 })
+        #expect(Set(try context.fetch(descriptor).map(\.count)) == [1000, 2000])
+        #expect(try context.fetchCount(descriptor) == 2)
+        descriptor.includePendingChanges = false
+        #expect(try context.fetch(descriptor).isEmpty)
+    }
+
+    @Test func batchedFetchLoadsLazilyAndMatchesFetch() throws {
+        let (_, context) = try seeded()
+        let descriptor = FetchDescriptor<Item>(predicate: #Predicate { $0.count % 3 != 0 }, sortBy: [SortDescriptor(\.count)])
+        let batched = try context.fetch(descriptor, batchSize: 7)
+        let all = try context.fetch(descriptor)
+        #expect(batched.count == all.count)
+        #expect(batched.map(\.count) == all.map(\.count))
+        #expect(batched[5] === all[5])
+    }
+
+    @Test func enumerateVisitsEveryMatchInOrder() throws {
+        let (_, context) = try seeded()
+        var visited: [Int] = []
+        try context.enumerate(FetchDescriptor<Item>(predicate: #Predicate { $0.flag }, sortBy: [SortDescriptor(\.count)]), batchSize: 4) {
+            visited.append($0.count)
+        }
+        #expect(visited == Array(stride(from: 0, to: 50, by: 2)))
+    }
+
+    @Test func propertiesToFetchStillGivesCompleteModels() throws {
+        let (_, context) = try seeded()
+        var descriptor = FetchDescriptor<Item>(predicate: #Predicate { $0.count == 7 })
+        descriptor.propertiesToFetch = [\.name]
+        let item = try #require(try context.fetch(descriptor).first)
+        #expect(item.name == "item 7")
+        #expect(item.note == "note 7", "properties left out load on first access")
+        #expect(item.price == Decimal(7) / 100)
+    }
+
+    @Test func fetchingAnEmptyStoreGivesNothing() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self))
+        #expect(try context.fetch(FetchDescriptor<Item>()).isEmpty)
+        #expect(try context.fetchCount(FetchDescriptor<Item>()) == 0)
+        #expect(try context.fetch(FetchDescriptor<Item>(), batchSize: 10).isEmpty)
+    }
+}

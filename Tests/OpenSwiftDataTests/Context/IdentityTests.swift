@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import OpenSwiftData
+
+/// One object per row in a context, and identifiers that work across contexts and reopenings.
+@Suite struct IdentityTests {
+    @Test func aContextHoldsOneObjectPerRow() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self))
+        let item = makeItem(1)
+        context.insert(item)
+        try context.save()
+        let first = try context.fetch(FetchDescriptor<Item>())
+        let second = try context.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.count == 1 }))
+        #expect(first.first === item)
+        #expect(second.first === item)
+    }
+
+    @Test func unsavedChangesSurviveARefetch() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self))
+        context.insert(makeItem(1))
+        try context.save()
+        let item = try #require(try context.fetch(FetchDescriptor<Item>()).first)
+        item.name = "renamed"
+        let again = try #require(try context.fetch(FetchDescriptor<Item>()).first)
+        #expect(again.name == "renamed")
+    }
+
+    @Test func identifiersAreStableAcrossSavesAndUsableInAnotherContext() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Item.self)
+        let context = ModelContext(container)
+        let item = makeItem(5)
+        context.insert(item)
+        try context.save()
+        let id = item.persistentModelID
+        item.count = 50
+        try context.save()
+        #expect(item.persistentModelID == id)
+        #expect(item.id == id)
+
+        let other = ModelContext(container)
+        #expect(other.registeredModel(for: id) as Item? == nil)
+        let resolved = try #require(other.model(for: id) as? Item)
+        #expect(resolved !== item)
+        #expect(resolved.count == 50)
+        #expect(resolved.persistentModelID == id)
+        #expect(other.registeredModel(for: id) as Item? === resolved)
+
+        let reopened = ModelContext(try store.container(Item.self))
+        let afterReopen = try #require(reopened.model(for: id) as? Item)
+        #expect(afterReopen.name == "item 5")
+    }
+
+    @Test func identifiersRoundTripThroughCodable() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self))
+        let item = makeItem(3)
+        context.insert(item)
+        try context.save()
+        let data = try JSONEncoder().encode(item.persistentModelID)
+        let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: data)
+        #expect(decoded == item.persistentModelID)
+        #expect(decoded.hashValue == item.persistentModelID.hashValue)
+        #expect(decoded.entityName == "Item")
+    }
+
+    @Test func fetchIdentifiersMatchesFetch() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self))
+        for index in 0..<20 { context.insert(makeItem(index)) }
+        try context.save()
+        let descriptor = FetchDescriptor<Item>(predicate: #Predicate { $0.flag }, sortBy: [SortDescriptor(\.count, order: .reverse)])
+        #expect(try context.fetchIdentifiers(descriptor) == context.fetch(descriptor).map(\.persistentModelID))
+    }
+
+    @Test func modelsResolvedFromIdentifiersShowStoredValuesNotDefaults() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Note.self, Item.self))
+        let note = Note(text: "dated")
+        note.created = Date(timeIntervalSinceReferenceDate: 12345)
+        let item = makeItem(8)
+        context.insert(note)
+        context.insert(item)
+        try context.save()
+
+        let reopened = ModelContext(try store.container(Note.self, Item.self))
+        let resolvedNote = try #require(reopened.model(for: note.persistentModelID) as? Note)
+        #expect(resolvedNote.created == Date(timeIntervalSinceReferenceDate: 12345), "not the declared default")
+        let resolvedItem = try #require(reopened.model(for: item.persistentModelID) as? Item)
+        resolvedItem.count = 80
+        #expect(resolvedItem.note == "note 8", "not an optional's implicit nil")
+        #expect(resolvedItem.count == 80, "a value set before the row loaded is kept")
+        #expect(resolvedItem.name == "item 8")
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// A value whose encoding fails when asked to, to make a save fail half-way.
+struct Fragile: Codable, Equatable {
+    var fails: Bool
+    struct Refused: Error {}
+    func encode(to encoder: any Encoder) throws {
+        if fails { throw Refused() }
+        var container = encoder.singleValueContainer()
+        try container.encode(fails)
+    }
+    init(fails: Bool) { self.fails = fails }
+    init(from decoder: any Decoder) throws { fails = try decoder.singleValueContainer().decode(Bool.self) }
+}
+
+@Model
+final class Sample {
+    var name: String
+    var payload: Fragile
+    init(name: String, payload: Fragile = Fragile(fails: false)) {
+        self.name = name
+        self.payload = payload
+    }
+}
+
+/// Models of the same entity names with other properties, to provoke a schema mismatch.
+enum OtherShape {
+    @Model
+    final class Note {
+        var text: String
+        var pages: Int
+        init(text: String, pages: Int) {
+            self.text = text
+            self.pages = pages
+        }
+    }
+}
+
+/// Damaged, foreign, locked and mismatched store files, and saves that fail.
+@Suite struct StoreErrorTests {
+    /// A store with one saved note.
+    private func savedStore() throws -> TemporaryStore {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Note.self))
+        context.insert(Note(text: "precious"))
+        try context.save()
+        return store
+    }
+
+    @Test func aFileThatIsNotSQLiteIsRefusedUntouched() throws {
+        let store = TemporaryStore()
+        let text = Data("These are my notes, not a database.\n".utf8)
+        try text.write(to: store.url)
+        #expect(throws: SwiftDataError.storeIsNotSQLite) { try store.container(Note.self) }
+        #expect(try Data(contentsOf: store.url) == text)
+    }
+
+    @Test func aCorruptFileIsRefusedUntouched() throws {
+        let store = try savedStore()
+        var bytes = try Data(contentsOf: store.url)
+        #expect(bytes.count > 1024)
+        for offset in stride(from: 100, to: bytes.count, by: 7) { bytes[offset] = 0xA5 }
+        try bytes.write(to: store.url)
+        try? FileManager.default.removeItem(atPath: store.url.path + "-wal")
+        try? FileManager.default.removeItem(atPath: store.url.path + "-shm")
+        let error = #expect(throws: SwiftDataError.self) { try store.container(Note.self) }
+        #expect(error == .storeIsCorrupt || error == .storeIsNotSQLite)
+        #expect(try Data(contentsOf: store.url) == bytes)
+    }
+
+    @Test func anSQLiteDatabaseOfAnotherProgramIsRefused() throws {
+        let store = TemporaryStore()
+        let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: true)
+        try connection.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+        let before = store.snapshot()
+        #expect(throws: SwiftDataError.schemaMismatch) { try store.container(Note.self) }
+        #expect(store.snapshot() == before)
+    }
+
+    @Test func aStoreFromANewerVersionIsRefusedUntouched() throws {
+        let store = try savedStore()
+        do {
+            let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
+            try connection.execute("UPDATE osd_metadata SET value = 99 WHERE key = 'format'")
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let before = store.snapshot()
+        let error = #expect(throws: SwiftDataError.storeFromNewerVersion) { try store.container(Note.self) }
+        #expect(error?.reason?.contains("99") == true)
+        #expect(store.snapshot() == before)
+    }
+
+    @Test func aSchemaMismatchNamesTheDifferenceAndLeavesTheFileAlone() throws {
+        let store = try savedStore()
+        let before = store.snapshot()
+        let error = #expect(throws: SwiftDataError.schemaMismatch) { try store.container(OtherShape.Note.self) }
+        #expect(error?.reason?.contains("pages") == true)
+        #expect(store.snapshot() == before)
+        let context = ModelContext(try store.container(Note.self))
+        #expect(try context.fetch(FetchDescriptor<Note>()).map(\.text) == ["precious"])
+    }
+
+    @Test(.enabled(if: geteuid() != 0, "root ignores file permissions"))
+    func aReadOnlyFileGivesAReadOnlyError() throws {
+        let store = try savedStore()
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: store.folder.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: store.url.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: store.folder.path) }
+        #expect(throws: SwiftDataError.storeIsReadOnly) {
+            let context = ModelContext(try store.container(Note.self))
+            context.insert(Note(text: "more"))
+            try context.save()
+        }
+    }
+
+    @Test func readOnlyAndBusyResultCodesMapToTheirErrors() {
+        #expect(SQLiteError(code: 8, message: "attempt to write a readonly database", sql: nil).swiftDataError == .storeIsReadOnly)
+        #expect(SQLiteError(code: 5, message: "database is locked", sql: nil).swiftDataError == .storeIsBusy)
+        #expect(SQLiteError(code: 11, message: "database disk image is malformed", sql: nil).swiftDataError == .storeIsCorrupt)
+    }
+
+    @Test func aLockedStoreGivesABusyErrorAndKeepsTheChanges() throws {
+        let store = try savedStore()
+        let context = ModelContext(try store.container(Note.self))
+        let blocker = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
+        try blocker.execute("BEGIN EXCLUSIVE")
+        context.insert(Note(text: "waiting"))
+        #expect(throws: SwiftDataError.storeIsBusy) { try context.save() }
+        #expect(context.hasChanges)
+        try blocker.execute("ROLLBACK")
+        try context.save()
+        #expect(try ModelContext(try store.container(Note.self)).fetchCount(FetchDescriptor<Note>()) == 2)
+    }
+
+    @Test func aFailedSaveRollsBackTheStoreAndKeepsPendingChanges() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Sample.self))
+        let existing = Sample(name: "existing")
+        context.insert(existing)
+        try context.save()
+
+        existing.name = "changed"
+        let good = Sample(name: "good")
+        let bad = Sample(name: "bad", payload: Fragile(fails: true))
+        context.insert(good)
+        context.insert(bad)
+        let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error?.reason?.contains("Sample") == true)
+        #expect(error?.reason?.contains("payload") == true)
+        #expect(context.hasChanges)
+        #expect(context.insertedModelsArray.count == 2)
+        #expect(existing.hasChanges)
+
+        let observer = ModelContext(try store.container(Sample.self))
+        #expect(try observer.fetch(FetchDescriptor<Sample>()).map(\.name) == ["existing"], "nothing of the failed save was written")
+
+        bad.payload = Fragile(fails: false)
+        try context.save()
+        let names = try ModelContext(try store.container(Sample.self)).fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+        #expect(names == ["bad", "changed", "good"])
+    }
+
+    @Test func aUniquenessConflictFailsTheWholeSave() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Person.self))
+        context.insert(Person(email: "a@example.com", givenName: "A", familyName: "One"))
+        try context.save()
+        let twin = Person(email: "b@example.com", givenName: "B", familyName: "Two")
+        let clash = Person(email: "b@example.com", givenName: "C", familyName: "Three")
+        context.insert(twin)
+        context.insert(clash)
+        let error = #expect(throws: SwiftDataError.uniquenessConflict) { try context.save() }
+        #expect(error?.reason?.contains("email") == true)
+        #expect(try ModelContext(try store.container(Person.self)).fetchCount(FetchDescriptor<Person>()) == 1)
+        clash.email = "c@example.com"
+        try context.save()
+        #expect(try ModelContext(try store.container(Person.self)).fetchCount(FetchDescriptor<Person>()) == 3)
+    }
+}
