@@ -51,7 +51,8 @@ let package = Package(
             name: "OpenSwiftDataMacrosTests",
             dependencies: [
                 "OpenSwiftDataMacros",
-                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,195 @@
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// What `@Model` generates for a class, and what it refuses.
+@Suite struct ModelMacroTests {
+    let trip = """
+        @Model
+        final class Trip {
+            #Unique<Trip>([\\.name, \\.startDate])
+            @Attribute(.unique) var name: String
+            var startDate: Date
+            var rating: Int = 3
+            var notes: String?
+            @Attribute(.externalStorage) var photo: Data?
+            @Transient var isSelected = false
+            var duration: TimeInterval { 0 }
+            static var defaultName = "Trip"
+
+            init(name: String, startDate: Date) {
+                self.name = name
+                self.startDate = startDate
+            }
+        }
+        """
+
+    @Test func conformsToPersistentModelAndObservable() {
+        let expansion = Expansion(trip)
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.contains("extension Trip: OpenSwiftData.PersistentModel"))
+        #expect(expansion.contains("extension Trip: Observation.Observable"))
+    }
+
+    @Test func addsTheMembersSwiftDataAdds() {
+        let expansion = Expansion(trip)
+        #expect(expansion.contains("public var persistentBackingData: any OpenSwiftData.BackingData<Trip>"))
+        #expect(expansion.contains("public required init(backingData: any OpenSwiftData.BackingData<Trip>)"))
+        #expect(expansion.contains("static var schemaMetadata"))
+        #expect(expansion.contains("private let _$observationRegistrar = Observation.ObservationRegistrar()"))
+    }
+
+    @Test func persistsStoredPropertiesInDeclarationOrder() {
+        let expansion = Expansion(trip)
+        #expect(expansion.contains("@OpenSwiftData._PersistedProperty(0) var name: String"))
+        #expect(expansion.contains("@OpenSwiftData._PersistedProperty(1) var startDate: Date"))
+        #expect(expansion.contains("_rating = try row._read((Int).self, column + 2)"))
+        #expect(expansion.contains("_notes = try row._read((String?).self, column + 3)"))
+        #expect(expansion.contains("case 4: _photo = nil"))
+        #expect(expansion.contains("@OpenSwiftData._PersistedProperty(4) var photo: Data?"))
+        #expect(!expansion.contains("_PersistedProperty(5)"), "five persisted properties")
+    }
+
+    @Test func leavesTransientComputedAndStaticPropertiesAlone() {
+        let expansion = Expansion(trip)
+        #expect(!expansion.contains("_isSelected"))
+        #expect(!expansion.contains("_duration"))
+        #expect(!expansion.contains("_defaultName"))
+        #expect(expansion.contains("var isSelected = false"))
+    }
+
+    @Test func recordsUniquenessAndExternalStorageInTheSchemaMetadata() {
+        let expansion = Expansion(trip)
+        #expect(expansion.contains("_osdUniquenessConstraints"))
+        #expect(expansion.contains("[\\Trip.name, \\Trip.startDate]") || expansion.contains("[\\.name, \\.startDate]"))
+        #expect(expansion.contains(".externalStorage"))
+    }
+
+    @Test func infersTheTypeOfLiteralDefaults() {
+        let expansion = Expansion("""
+            @Model final class Counter {
+                var count = 0
+                var title = "Untitled"
+                var ratio = 0.5
+                var enabled = true
+                var created = Date()
+                init() {}
+            }
+            """)
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.contains("_count = try row._read((Int).self, column + 0)"))
+        #expect(expansion.contains("_title = try row._read((String).self, column + 1)"))
+        #expect(expansion.contains("_ratio = try row._read((Double).self, column + 2)"))
+        #expect(expansion.contains("_enabled = try row._read((Bool).self, column + 3)"))
+        #expect(expansion.contains("_created = try row._read((Date).self, column + 4)"))
+    }
+
+    @Test func persistedPropertyExpandsToTrackedAccessors() {
+        assertExpansion(
+            """
+            final class Trip {
+                @_PersistedProperty(2)
+                var rating: Int
+            }
+            """,
+            expandedSource: """
+            final class Trip {
+                var rating: Int {
+                    @storageRestrictions(initializes: _rating)
+                    init(initialValue) {
+                        _rating = initialValue
+                    }
+                    get {
+                        _$observationRegistrar.access(self, keyPath: \\.rating)
+                        if _rating == nil {
+                            _$backingData._fulfill(self, property: 2)
+                        }
+                        return _rating!
+                    }
+                    set {
+                        _$observationRegistrar.withMutation(of: self, keyPath: \\.rating) {
+                            _rating = newValue
+                        }
+                        _$backingData._didChange(self, property: 2)
+                    }
+                }
+
+                private var _rating: Swift.Optional<Int> = nil
+            }
+            """)
+    }
+}
+
+/// The compile-time errors of `@Model`.
+@Suite struct ModelDiagnosticsTests {
+    @Test func refusesAStruct() {
+        let expansion = Expansion("@Model struct Trip { var name: String }")
+        #expect(expansion.diagnostics.contains { $0.contains("@Model can only be applied to a class") })
+    }
+
+    @Test func refusesAnEnum() {
+        let expansion = Expansion("@Model enum Kind { case a, b }")
+        #expect(expansion.diagnostics.contains { $0.contains("@Model can only be applied to a class") })
+    }
+
+    @Test func refusesATransientPropertyWithoutADefault() {
+        let expansion = Expansion("""
+            @Model final class Trip {
+                var name: String
+                @Transient var cached: Int
+                init(name: String) { self.name = name }
+            }
+            """)
+        #expect(expansion.diagnostics == [
+            "@Transient properties are not stored, so they need a default value (for example '= nil' or '= 0')",
+        ])
+    }
+
+    @Test func refusesTypesThatCannotBeStored() {
+        let expansion = Expansion("""
+            @Model final class Trip {
+                var name: String
+                var callback: () -> Void
+                var anything: Any
+                init(name: String) { self.name = name }
+            }
+            """)
+        #expect(expansion.diagnostics.filter { $0.contains("cannot be stored") }.count == 2)
+    }
+
+    @Test func refusesLetConstants() {
+        let expansion = Expansion("""
+            @Model final class Trip {
+                let name: String
+                init(name: String) { self.name = name }
+            }
+            """)
+        #expect(expansion.diagnostics.contains { $0.contains("cannot persist a 'let' constant") })
+    }
+
+    @Test func asksForATypeItCannotInfer() {
+        let expansion = Expansion("""
+            @Model final class Trip {
+                var start = makeStart()
+                init() {}
+            }
+            """)
+        #expect(expansion.diagnostics.contains { $0.contains("explicit type annotation") })
+    }
+
+    @Test func acceptsEveryStorableKind() {
+        let expansion = Expansion("""
+            @Model final class Everything {
+                var a: Int
+                var b: [String]
+                var c: Set<UUID>
+                var d: [String: Double]
+                var e: Mood?
+                var f: Address
+                var g: Decimal
+                var h: URL?
+                init() {}
+            }
+            """)
+        #expect(expansion.diagnostics.isEmpty)
+    }
+}
