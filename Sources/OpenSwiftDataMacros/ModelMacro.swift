@@ -21,13 +21,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             return []
         }
         let typeName = classDecl.name.trimmedDescription
+        let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
         let properties = PropertyScanner.persistedProperties(of: declaration, in: context)
         if properties.count > 64 {
             context.diagnose(Diagnostic(node: node, message: ModelDiagnostic.tooManyProperties))
             return []
         }
         return [
-            "private var _$backingData = OpenSwiftData._ModelBacking<\(raw: typeName)>()",
+            // Lazy, so that a model made from backing data does not allocate a second one first.
+            "private lazy var _$backingData = OpenSwiftData._ModelBacking<\(raw: typeName)>()",
             """
             public var persistentBackingData: any OpenSwiftData.BackingData<\(raw: typeName)> {
                 get { _$backingData }
@@ -38,15 +40,27 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             schemaMetadata(typeName: typeName, properties: properties),
             """
             public required init(backingData: any OpenSwiftData.BackingData<\(raw: typeName)>) {
+            \(raw: properties.map { "    _\($0.name) = nil" }.joined(separator: "\n"))
                 _$backingData = OpenSwiftData._ModelBacking<\(raw: typeName)>.adopting(backingData)
             }
             """,
-            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
+            "public static var _osdEntityName: Swift.String { \(literal: typeName) }",
+            encodeAll(properties),
+            // Created on the first read: a model nobody reads has no observers to notify.
+            "private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
+            """
+            private var _$observationRegistrar: Observation.ObservationRegistrar {
+                if let registrar = _$observationRegistrarStorage { return registrar }
+                let registrar = Observation.ObservationRegistrar()
+                _$observationRegistrarStorage = registrar
+                return registrar
+            }
+            """,
             decodeAll(properties),
             decodeOne(properties),
             encodeOne(properties),
             resetOne(properties),
-        ]
+        ] + (isFinal ? [factory(typeName: typeName)] : [])
     }
 
     public static func expansion(
@@ -113,7 +127,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             "    _\(property.name) = try row._read((\(property.type)).self, column + \(index))"
         }
         return """
-            public func _osdDecodeAll(from row: some OpenSwiftData._RowReader, startingAt column: Swift.Int32) throws {
+            public func _osdDecodeAll(from row: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
             \(raw: lines.joined(separator: "\n"))
             }
             """
@@ -124,11 +138,34 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             "    case \(index): _\(property.name) = try row._read((\(property.type)).self, column)"
         }
         return """
-            public func _osdDecode(property index: Swift.Int, from row: some OpenSwiftData._RowReader, at column: Swift.Int32) throws {
+            public func _osdDecode(property index: Swift.Int, from row: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws {
                 switch index {
             \(raw: cases.joined(separator: "\n"))
                 default: break
                 }
+            }
+            """
+    }
+
+    /// For a final class: creates an empty instance without a run-time generic type lookup.
+    private static func factory(typeName: String) -> DeclSyntax {
+        """
+        public static func _osdMake() -> \(raw: typeName) {
+            \(raw: typeName)(backingData: OpenSwiftData._ModelBacking<\(raw: typeName)>())
+        }
+        """
+    }
+
+    private static func encodeAll(_ properties: [PersistedProperty]) -> DeclSyntax {
+        let lines = properties.enumerated().map { index, property in
+            """
+                guard let value\(index) = _\(property.name) else { throw OpenSwiftData._ModelState.unloaded(Self.self, "\(property.name)") }
+                try writer._write(value\(index), column + \(index))
+            """
+        }
+        return """
+            public func _osdEncodeAll(to writer: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
+            \(raw: lines.joined(separator: "\n"))
             }
             """
     }
@@ -142,7 +179,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """
         }
         return """
-            public func _osdEncode(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32) throws {
+            public func _osdEncode(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws {
                 switch index {
             \(raw: cases.joined(separator: "\n"))
                 default: break

@@ -4,7 +4,7 @@ import SwiftSyntaxMacros
 /// `@_PersistedProperty(index)`: the accessors and typed storage of one persisted property.
 ///
 /// The property becomes computed over private optional storage (`nil` means "not loaded yet"). The
-/// init accessor lets the user's own `init` assign it; the getter reports the read to Observation and
+/// init accessor lets the user's own `init` assign it without observation or change tracking; the getter reports the read to Observation and
 /// loads the value on first access when the row was fetched without it; the setter reports the
 /// mutation and marks the property changed.
 public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
@@ -30,7 +30,11 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             set {
-                _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
+                if let registrar = _$observationRegistrarStorage {
+                    registrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
+                        _\(raw: name) = newValue
+                    }
+                } else {
                     _\(raw: name) = newValue
                 }
                 _$backingData._didChange(self, property: \(raw: index))
@@ -45,7 +49,9 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let (name, type) = nameAndType(declaration) else { return [] }
-        return ["private var _\(raw: name): Swift.Optional<\(raw: type)> = nil"]
+        // No initial value (and `Optional` spelled out, which has no implicit `nil`), so that the
+        // user's `init` assigns through the init accessor, without observation or change tracking.
+        return ["private var _\(raw: name): Swift.Optional<\(raw: type)>"]
     }
 
     private static func index(_ node: AttributeSyntax) -> Int? {

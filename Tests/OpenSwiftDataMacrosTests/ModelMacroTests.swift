@@ -35,7 +35,7 @@ import Testing
         #expect(expansion.contains("public var persistentBackingData: any OpenSwiftData.BackingData<Trip>"))
         #expect(expansion.contains("public required init(backingData: any OpenSwiftData.BackingData<Trip>)"))
         #expect(expansion.contains("static var schemaMetadata"))
-        #expect(expansion.contains("private let _$observationRegistrar = Observation.ObservationRegistrar()"))
+        #expect(expansion.contains("private var _$observationRegistrar: Observation.ObservationRegistrar"))
     }
 
     @Test func persistsStoredPropertiesInDeclarationOrder() {
@@ -106,14 +106,18 @@ import Testing
                         return _rating!
                     }
                     set {
-                        _$observationRegistrar.withMutation(of: self, keyPath: \\.rating) {
+                        if let registrar = _$observationRegistrarStorage {
+                            registrar.withMutation(of: self, keyPath: \\.rating) {
+                                _rating = newValue
+                            }
+                        } else {
                             _rating = newValue
                         }
                         _$backingData._didChange(self, property: 2)
                     }
                 }
 
-                private var _rating: Swift.Optional<Int> = nil
+                private var _rating: Swift.Optional<Int>
             }
             """)
     }

@@ -51,7 +51,7 @@ final class BatchLoader<Element: PersistentModel> {
         var loaded: [Int64: Element] = [:]
         do {
             try context.container.store.forEachRow(layout, primaryKeys: Array(keys[range])) { row in
-                if let model: Element = try context.materialize(row, entity: entity, layout: layout, attributes: nil, registered: registered) {
+                if let model = try context.materialize(row, entity: entity, layout: layout, attributes: nil, registered: registered) as? Element {
                     loaded[model._osdState.primaryKey] = model
                 }
             }

@@ -73,22 +73,38 @@ extension ModelContext {
         for model in try self.fetch(descriptor, batchSize: batchSize) { try block(model) }
     }
 
+    /// Loads the rows a store fetch selects as models of type `T`, reusing registered instances.
+    func fetchModels<T: PersistentModel>(entity: Schema.Entity, layout: TableLayout, fetch: StoreFetch, attributes: [Int]? = nil) throws -> [T] {
+        let objects = try fetchObjects(entity: entity, layout: layout, fetch: fetch, attributes: attributes)
+        if entity.modelType == T.self {
+            // Every element is a `T`, and an array of class references has the same representation
+            // whatever the class: the per-row work stays free of generic code.
+            return unsafeBitCast(objects, to: [T].self)
+        }
+        return objects.compactMap { $0 as? T }
+    }
+
     /// Loads the rows a store fetch selects as models, reusing registered instances.
-    func fetchModels<T>(entity: Schema.Entity, layout: TableLayout, fetch: StoreFetch, attributes: [Int]? = nil) throws -> [T] {
+    func fetchModels(entity: Schema.Entity, layout: TableLayout, fetch: StoreFetch, attributes: [Int]? = nil) throws -> [any PersistentModel] {
+        try fetchObjects(entity: entity, layout: layout, fetch: fetch, attributes: attributes).map { $0 as! any PersistentModel }
+    }
+
+    private func fetchObjects(entity: Schema.Entity, layout: TableLayout, fetch: StoreFetch, attributes: [Int]?) throws -> [AnyObject] {
         let registered = registeredModels(of: entity)
-        var results: [T] = []
+        // A result set holds each row once, so a context that has none of these models registered
+        // needs no identity-map lookups.
+        let needsLookup = !registered.models.isEmpty
+        var results: [AnyObject] = []
         try container.store.forEachRow(fetch, attributes: attributes) { row in
-            if let model: T = try materialize(row, entity: entity, layout: layout, attributes: attributes, registered: registered) {
-                results.append(model)
-            }
+            results.append(try materialize(row, entity: entity, layout: layout, attributes: attributes, registered: registered, lookup: needsLookup))
         }
         return results
     }
 
     /// The model for the current row: the registered instance, or a new one decoded from the row.
-    func materialize<T>(_ row: StoreRow, entity: Schema.Entity, layout: TableLayout, attributes: [Int]?, registered: RegisteredModels) throws -> T? {
+    func materialize(_ row: StoreRow, entity: Schema.Entity, layout: TableLayout, attributes: [Int]?, registered: RegisteredModels, lookup: Bool = true) throws -> any PersistentModel {
         let primaryKey = row._int64(0)
-        if let existing = registered.models[primaryKey] { return existing as? T }
+        if lookup, let existing = registered.models[primaryKey] { return existing }
         let model = try Self.decode(entity.modelType, row: row, layout: layout, attributes: attributes)
         let state = model._osdState
         state.context = self
@@ -96,11 +112,11 @@ extension ModelContext {
         state.entityName = entity.name
         state.storeIdentifier = container.store.identifier
         registered.models[primaryKey] = model
-        return model as? T
+        return model
     }
 
     private static func decode<M: PersistentModel>(_ type: M.Type, row: StoreRow, layout: TableLayout, attributes: [Int]?) throws -> M {
-        let model = M(backingData: _ModelBacking<M>(for: M.self))
+        let model = M._osdMake()
         do {
             if attributes == nil && layout.loadsAllAttributes {
                 try model._osdDecodeAll(from: row, startingAt: 1)
@@ -126,7 +142,7 @@ extension ModelContext {
 
     /// Finds the property whose stored value failed to decode, for the error message.
     private static func describeDecodingFailure<M: PersistentModel>(_ type: M.Type, row: StoreRow, layout: TableLayout, attributes: [Int]?, error: any Error) -> SwiftDataError {
-        let probe = M(backingData: _ModelBacking<M>(for: M.self))
+        let probe = M._osdMake()
         for (column, index) in (attributes ?? layout.eagerAttributes).enumerated() {
             do {
                 try probe._osdDecode(property: index, from: row, at: Int32(column + 1))

@@ -55,12 +55,22 @@ extension ModelContext {
         var insertedIDs: [PersistentIdentifier] = []
         var updatedIDs: [PersistentIdentifier] = []
         var deletedIDs: [PersistentIdentifier] = []
+        insertedIDs.reserveCapacity(changes.inserts.count)
+        // Inserted models already know their context, entity and store; they get their primary
+        // key and join the identity map of their entity, looked up once per run of one entity.
+        var registered: (entity: Schema.Entity, models: RegisteredModels)?
         for ((layout, model), key) in zip(changes.inserts, insertedKeys) {
+            if registered?.entity !== layout.entity {
+                let models = registeredModels(of: layout.entity)
+                if registered == nil { models.models.reserveCapacity(models.models.count + changes.inserts.count) }
+                registered = (layout.entity, models)
+            }
             let state = model._osdState
             state.isInserted = false
             state.changedProperties = 0
             state.temporaryKey = 0
-            register(model, primaryKey: key, entity: layout.entity)
+            state.primaryKey = key
+            registered!.models.models[key] = model
             insertedIDs.append(model.persistentModelID)
         }
         for (_, model, _) in changes.updates {

@@ -25,6 +25,8 @@ public final class ModelContext {
     /// Whether this is the container's main context.
     var isMainContext = false
     private var autosaveScheduled = false
+    /// The entity of the model class used last, so that runs of inserts skip the schema lookup.
+    private var lastEntity: Schema.Entity?
 
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {
@@ -58,7 +60,7 @@ public final class ModelContext {
             preconditionFailure("OpenSwiftData: \(T.self) is not in the container's schema; add it to ModelContainer(for:)")
         }
         state.context = self
-        state.entityName = Schema.entityName(for: T.self)
+        state.entityName = T._osdEntityName
         state.storeIdentifier = container.store.identifier
         state.isInserted = true
         inserted.append(model)
@@ -84,7 +86,7 @@ public final class ModelContext {
     /// loading the models. Registered models that match are marked deleted now.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
         let entity = try requireEntity(for: T.self)
-        for case let candidate as T in registry[entity.name]?.models.values.map({ $0 }) ?? [] where !candidate.isDeleted {
+        for case let candidate as T in registry[entity.name]?.models.values ?? [] where !candidate.isDeleted {
             if try predicate.map({ try $0.evaluate(candidate) }) ?? true { delete(candidate) }
         }
         let plan = PredicateTranslator.plan(for: FetchDescriptor(predicate: predicate), entity: entity)
@@ -155,7 +157,7 @@ public final class ModelContext {
     }
 
     private func makeFault<M: PersistentModel>(_ type: M.Type, primaryKey: Int64, entity: Schema.Entity) -> any PersistentModel {
-        let model = M(backingData: _ModelBacking<M>(for: M.self))
+        let model = M._osdMake()
         // Defaults and an optional's implicit `nil` were assigned by the initializer; none is the
         // stored value, so every property starts unloaded and the first read loads the row.
         for index in entity.attributes.indices { model._osdUnload(property: index) }
@@ -215,7 +217,10 @@ public final class ModelContext {
     }
 
     func entity<T: PersistentModel>(for type: T.Type) -> Schema.Entity? {
-        container.schema.entitiesByName[Schema.entityName(for: type)]
+        if let lastEntity, lastEntity.modelType == type { return lastEntity }
+        let entity = container.schema.entitiesByName[Schema.entityName(for: type)]
+        lastEntity = entity
+        return entity
     }
 
     func requireEntity<T: PersistentModel>(for type: T.Type) throws -> Schema.Entity {
@@ -262,5 +267,5 @@ extension ModelContext {
 
 /// The registered models of one entity, by primary key. A class so that a fetch looks it up once.
 final class RegisteredModels {
-    var models: [Int64: any PersistentModel] = [:]
+    var models = PrimaryKeyMap()
 }

@@ -22,8 +22,12 @@ public final class _ModelBacking<Model: PersistentModel>: _ModelState, BackingDa
     public override init() { super.init() }
 
     /// Returns `backingData` when it is OpenSwiftData's own, or fresh backing data otherwise.
+    @inlinable
     public static func adopting(_ backingData: any BackingData<Model>) -> _ModelBacking<Model> {
-        (backingData as? _ModelBacking<Model>) ?? _ModelBacking<Model>()
+        if ObjectIdentifier(type(of: backingData)) == ObjectIdentifier(_ModelBacking<Model>.self) {
+            return unsafeDowncast(backingData, to: _ModelBacking<Model>.self)
+        }
+        return (backingData as? _ModelBacking<Model>) ?? _ModelBacking<Model>()
     }
 
     /// The identifier of the model, or `nil` if it was never inserted into a context.

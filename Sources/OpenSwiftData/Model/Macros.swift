@@ -21,8 +21,9 @@
 @attached(
     member,
     names: named(_$backingData), named(persistentBackingData), named(_osdState), named(schemaMetadata),
-    named(init), named(_$observationRegistrar), named(_osdDecodeAll), named(_osdDecode), named(_osdEncode),
-    named(_osdUnload)
+    named(init), named(_$observationRegistrar), named(_$observationRegistrarStorage), named(_osdDecodeAll), named(_osdDecode), named(_osdEncode),
+    named(_osdUnload), named(_osdEntityName),
+    named(_osdEncodeAll), named(_osdMake)
 )
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)

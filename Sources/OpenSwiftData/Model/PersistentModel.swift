@@ -18,18 +18,26 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// The state OpenSwiftData keeps for this instance. Generated; not API.
     var _osdState: _ModelState { get }
     /// Reads every persisted property from consecutive columns of a row. Generated; not API.
-    func _osdDecodeAll(from row: some _RowReader, startingAt column: Int32) throws
+    func _osdDecodeAll(from row: SQLiteStatement, startingAt column: Int32) throws
     /// Reads one persisted property from a column of a row. Generated; not API.
-    func _osdDecode(property index: Int, from row: some _RowReader, at column: Int32) throws
+    func _osdDecode(property index: Int, from row: SQLiteStatement, at column: Int32) throws
     /// Writes one persisted property to a statement parameter. Generated; not API.
-    func _osdEncode(property index: Int, to writer: some _RowWriter, at column: Int32) throws
+    func _osdEncode(property index: Int, to writer: SQLiteStatement, at column: Int32) throws
     /// Forgets the loaded value of one property so that the next read loads it again. Generated; not API.
     func _osdUnload(property index: Int)
+    /// The entity name of the model class, without a run-time type lookup. Generated; not API.
+    static var _osdEntityName: String { get }
+    /// Writes every stored property, in declaration order, from `column` on. Generated; not API.
+    func _osdEncodeAll(to writer: SQLiteStatement, startingAt column: Int32) throws
+    /// Creates an empty instance for a row to fill. Generated for final classes; not API.
+    static func _osdMake() -> Self
 }
 
 extension PersistentModel {
     public static var _osdUniquenessConstraints: [[AnyKeyPath]] { [] }
     public static var _osdIndexes: [[AnyKeyPath]] { [] }
+    public static var _osdEntityName: String { String(describing: self) }
+    public static func _osdMake() -> Self { Self(backingData: _ModelBacking<Self>()) }
 
     /// The identifier of the model: stable once the model has been saved.
     ///

@@ -3,21 +3,26 @@
 extension _PersistentScalar where Self: FixedWidthInteger {
     /// Signed integers and unsigned integers narrower than 64 bits are plain INTEGERs; `UInt64` and
     /// `UInt` flip the sign bit so that SQL's signed order matches Swift's unsigned order.
+    @inlinable
     public static var _osdStorage: StorageClass {
         Self.isSigned || Self.bitWidth < 64 ? .integer : .unsignedInteger
     }
 
+    @inlinable
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Self {
         let stored = row._int64(column)
         if _osdStorage == .unsignedInteger {
             return Self(truncatingIfNeeded: UInt64(bitPattern: stored) ^ (1 << 63))
         }
-        guard let value = Self(exactly: stored) else {
+        // Compared as Int64, without `init(exactly:)`'s generic `Optional<Self>`.
+        let value = Self(truncatingIfNeeded: stored)
+        guard Int64(truncatingIfNeeded: value) == stored, (value < 0) == (stored < 0) else {
             throw ValueCodingError.outOfRange(context: row._context, value: "\(stored)")
         }
         return value
     }
 
+    @inlinable
     public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
         if Self._osdStorage == .unsignedInteger {
             try writer._bind(Int64(bitPattern: UInt64(truncatingIfNeeded: self) ^ (1 << 63)), column)
@@ -39,15 +44,15 @@ extension UInt32: _PersistentScalar {}
 extension UInt64: _PersistentScalar {}
 
 extension Bool: _PersistentScalar {
-    public static var _osdStorage: StorageClass { .integer }
-    public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Bool { row._int64(column) != 0 }
-    public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws { try writer._bind(Int64(self ? 1 : 0), column) }
+    @inlinable public static var _osdStorage: StorageClass { .integer }
+    @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Bool { row._int64(column) != 0 }
+    @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws { try writer._bind(Int64(self ? 1 : 0), column) }
 }
 
 extension Double: _PersistentScalar {
-    public static var _osdStorage: StorageClass { .real }
-    public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Double { row._double(column) }
-    public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
+    @inlinable public static var _osdStorage: StorageClass { .real }
+    @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Double { row._double(column) }
+    @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
         if isNaN {
             // SQLite turns a bound NaN into NULL; keep the exact bits instead.
             try withUnsafeBytes(of: bitPattern.littleEndian) { try writer._bind(bytes: $0, column) }
@@ -79,17 +84,17 @@ extension Float: _PersistentScalar {
 }
 
 extension String: _PersistentScalar {
-    public static var _osdStorage: StorageClass { .text }
-    public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> String { row._string(column) }
-    public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws { try writer._bind(self, column) }
+    @inlinable public static var _osdStorage: StorageClass { .text }
+    @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> String { row._string(column) }
+    @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws { try writer._bind(self, column) }
 }
 
 extension Date: _PersistentScalar {
-    public static var _osdStorage: StorageClass { .date }
-    public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Date {
+    @inlinable public static var _osdStorage: StorageClass { .date }
+    @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Date {
         Date(timeIntervalSinceReferenceDate: row._double(column))
     }
-    public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
+    @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
         try timeIntervalSinceReferenceDate._osdWrite(to: writer, column)
     }
 }
@@ -149,11 +154,11 @@ extension Decimal: _PersistentScalar {
 }
 
 extension Optional: _PersistentScalar where Wrapped: _PersistentScalar {
-    public static var _osdStorage: StorageClass { Wrapped._osdStorage }
-    public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Wrapped? {
+    @inlinable public static var _osdStorage: StorageClass { Wrapped._osdStorage }
+    @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Wrapped? {
         row._isNull(column) ? nil : try Wrapped._osdRead(from: row, column)
     }
-    public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
+    @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
         if let self { try self._osdWrite(to: writer, column) } else { try writer._bindNull(column) }
     }
 }

@@ -76,11 +76,11 @@ extension Optional: _OptionalValue {
 
 extension _RowReader {
     /// Reads a natively stored value. Called by generated code.
+    @inlinable
     public func _read<T: _PersistentScalar>(_ type: T.Type, _ column: Int32) throws -> T {
-        if _isNull(column), !(T.self is any _OptionalValue.Type) {
-            throw ValueCodingError.unexpectedNull(context: _context)
-        }
-        return try T._osdRead(from: self, column)
+        // Non-optional scalars live in NOT NULL columns of STRICT tables, so SQLite itself rules
+        // out NULL there; `Optional` checks for it in its own `_osdRead`.
+        try T._osdRead(from: self, column)
     }
 
     /// Reads a JSON-stored `Codable` value. Called by generated code.
@@ -104,6 +104,7 @@ extension _RowReader {
 
 extension _RowWriter {
     /// Writes a natively stored value. Called by generated code.
+    @inlinable
     public func _write<T: _PersistentScalar>(_ value: T, _ column: Int32) throws {
         try value._osdWrite(to: self, column)
     }
@@ -143,12 +144,13 @@ enum JSONCoding {
 }
 
 /// Errors reading a stored value back into a property.
+@usableFromInline
 enum ValueCodingError: Error, CustomStringConvertible {
     case unexpectedNull(context: (model: String, property: String)?)
     case outOfRange(context: (model: String, property: String)?, value: String)
     case undecodable(context: (model: String, property: String)?, underlying: String)
 
-    var description: String {
+    @usableFromInline var description: String {
         func place(_ context: (model: String, property: String)?) -> String {
             context.map { "\($0.model).\($0.property)" } ?? "a property"
         }

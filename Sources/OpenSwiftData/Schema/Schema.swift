@@ -34,7 +34,7 @@ public final class Schema: Hashable, @unchecked Sendable {
 
     /// The name OpenSwiftData gives the entity of a model class: the class's name.
     public static func entityName<T: PersistentModel>(for type: T.Type) -> String {
-        String(describing: type)
+        type._osdEntityName
     }
 
     /// Returns the entity that describes the given model class.

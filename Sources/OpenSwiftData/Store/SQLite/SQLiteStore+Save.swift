@@ -61,14 +61,29 @@ extension SQLiteStore {
         keys.reserveCapacity(changes.inserts.count)
         for (layout, model) in changes.inserts {
             let insert = try prepared(layout.insertSQL)
-            for index in layout.columns.indices {
-                try encode(model, property: index, layout: layout, to: insert, at: Int32(index))
+            do {
+                try model._osdEncodeAll(to: insert, startingAt: 0)
+            } catch {
+                // Encode again property by property, to name the one that failed.
+                for index in layout.columns.indices {
+                    try encode(model, property: index, layout: layout, to: insert, at: Int32(index))
+                }
+                throw error
             }
             try insert.run()
             keys.append(connection.lastInsertedRowID)
         }
+        var lastUpdate: (layout: TableLayout, mask: UInt64, statement: SQLiteStatement)?
         for (layout, model, mask) in changes.updates {
-            let update = try prepared(updateSQL(layout, mask: mask))
+            // Runs of updates to the same properties reuse one statement without a cache lookup.
+            let update: SQLiteStatement
+            if let lastUpdate, lastUpdate.layout === layout, lastUpdate.mask == mask {
+                update = lastUpdate.statement
+                update.reset()
+            } else {
+                update = try prepared(updateSQL(layout, mask: mask))
+                lastUpdate = (layout, mask, update)
+            }
             var parameter: Int32 = 0
             for index in layout.columns.indices where mask & (1 << UInt64(index)) != 0 {
                 try encode(model, property: index, layout: layout, to: update, at: parameter)

@@ -3,14 +3,20 @@ import CSQLite
 /// One prepared SQLite statement, the owner of an `sqlite3_stmt*`.
 ///
 /// It is the row reader and parameter writer that ``Model()``-generated code uses, so that values
-/// go straight between typed model storage and SQLite's C API. Parameters and columns are 0-based
-/// here; SQLite's parameters are 1-based, and the translation happens in this file only.
-final class SQLiteStatement: _RowReader, _RowWriter {
+/// go straight between typed model storage and SQLite's C API. Generated code names this concrete
+/// type, so that the compiler specializes every read and write for it; only the underscored
+/// row-coding members are public, and they are not API. Parameters and columns are 0-based here;
+/// SQLite's parameters are 1-based, and the translation happens in this file only.
+public final class SQLiteStatement: _RowReader, _RowWriter {
     let handle: OpaquePointer
     let sql: String
     unowned let connection: SQLiteConnection
     /// The model and property being decoded, for error messages.
-    var _context: (model: String, property: String)?
+    public var _context: (model: String, property: String)?
+    /// Per-parameter copies of bound text (see `_bind(_:_:)`), freed with the statement.
+    private var textBuffers: [UnsafeMutableRawBufferPointer] = []
+    /// Longer text is copied by SQLite instead, so that no statement keeps a large buffer.
+    private static let largestBufferedText = 4_096
 
     init(connection: SQLiteConnection, sql: String, persistent: Bool) throws {
         var statement: OpaquePointer?
@@ -24,7 +30,10 @@ final class SQLiteStatement: _RowReader, _RowWriter {
         self.connection = connection
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        sqlite3_finalize(handle)
+        for buffer in textBuffers { buffer.deallocate() }
+    }
 
     /// Resets the statement and clears its bindings.
     func reset() {
@@ -77,11 +86,11 @@ final class SQLiteStatement: _RowReader, _RowWriter {
 
     // MARK: _RowReader
 
-    func _isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    public func _isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
-    func _int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    public func _int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    func _double(_ column: Int32) -> Double {
+    public func _double(_ column: Int32) -> Double {
         if sqlite3_column_type(handle, column) == SQLITE_BLOB {
             // NaN is stored as its bit pattern (SQLite would turn it into NULL).
             return _withBytes(column) { bytes in
@@ -92,13 +101,13 @@ final class SQLiteStatement: _RowReader, _RowWriter {
         return sqlite3_column_double(handle, column)
     }
 
-    func _string(_ column: Int32) -> String {
+    public func _string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
-    func _withBytes<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    public func _withBytes<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let pointer = sqlite3_column_blob(handle, column)
         let count = Int(sqlite3_column_bytes(handle, column))
         return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
@@ -106,31 +115,53 @@ final class SQLiteStatement: _RowReader, _RowWriter {
 
     // MARK: _RowWriter
 
-    func _bindNull(_ column: Int32) throws {
+    public func _bindNull(_ column: Int32) throws {
         try check(sqlite3_bind_null(handle, column + 1))
     }
 
-    func _bind(_ value: Int64, _ column: Int32) throws {
+    public func _bind(_ value: Int64, _ column: Int32) throws {
         try check(sqlite3_bind_int64(handle, column + 1, value))
     }
 
-    func _bind(_ value: Double, _ column: Int32) throws {
+    public func _bind(_ value: Double, _ column: Int32) throws {
         try check(sqlite3_bind_double(handle, column + 1, value))
     }
 
-    func _bind(_ value: String, _ column: Int32) throws {
+    public func _bind(_ value: String, _ column: Int32) throws {
         var value = value
         let code = value.withUTF8 { utf8 -> Int32 in
             guard let base = utf8.baseAddress, utf8.count > 0 else {
                 return sqlite3_bind_text(handle, column + 1, "", 0, osd_sqlite_static())
             }
-            return sqlite3_bind_text(handle, column + 1, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
-                                     Int32(utf8.count), osd_sqlite_transient())
+            guard let buffer = textBuffer(for: column, count: utf8.count) else {
+                return sqlite3_bind_text(handle, column + 1, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                         Int32(utf8.count), osd_sqlite_transient())
+            }
+            // The parameter keeps pointing into this statement's own buffer until it is bound
+            // again, so SQLite need not copy the text (SQLITE_STATIC).
+            buffer.copyMemory(from: UnsafeRawBufferPointer(utf8))
+            return sqlite3_bind_text(handle, column + 1, buffer.baseAddress!.assumingMemoryBound(to: CChar.self),
+                                     Int32(utf8.count), osd_sqlite_static())
         }
         try check(code)
     }
 
-    func _bind(bytes: UnsafeRawBufferPointer, _ column: Int32) throws {
+    /// The reusable text buffer of one parameter, at least `count` bytes long, or `nil` for text
+    /// too long to keep a copy of.
+    private func textBuffer(for column: Int32, count: Int) -> UnsafeMutableRawBufferPointer? {
+        guard count <= Self.largestBufferedText else { return nil }
+        let index = Int(column)
+        if index >= textBuffers.count {
+            textBuffers.append(contentsOf: repeatElement(UnsafeMutableRawBufferPointer(start: nil, count: 0), count: index + 1 - textBuffers.count))
+        }
+        if textBuffers[index].count < count {
+            textBuffers[index].deallocate()
+            textBuffers[index] = .allocate(byteCount: max(count, 64), alignment: 1)
+        }
+        return textBuffers[index]
+    }
+
+    public func _bind(bytes: UnsafeRawBufferPointer, _ column: Int32) throws {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             try check(sqlite3_bind_zeroblob(handle, column + 1, 0))
             return

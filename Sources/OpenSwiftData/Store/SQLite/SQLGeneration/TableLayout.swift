@@ -4,7 +4,7 @@
 /// with the sign bit flipped; `Double`/`Float` ANY (REAL, NaN as its 8-byte bit pattern); `Date` REAL;
 /// `String`/`URL` TEXT COLLATE OSD (Swift's string order); `Data`, `UUID`, `Decimal` BLOB; other
 /// Codable values TEXT holding JSON. Every table is STRICT and keyed by `_pk INTEGER PRIMARY KEY`.
-struct TableLayout {
+final class TableLayout: Sendable {
     let entity: Schema.Entity
     let table: String
     /// The quoted column name of each attribute, by attribute index.

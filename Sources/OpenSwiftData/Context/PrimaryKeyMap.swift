@@ -1,0 +1,96 @@
+/// The identity map of one entity: registered models by primary key.
+///
+/// An open-addressing hash table with linear probing, specialized for `Int64` keys. Primary keys
+/// are mostly dense ascending integers, so a multiplicative (Fibonacci) hash spreads them well and
+/// costs one multiplication, where `Dictionary` runs SipHash on every lookup. Removal shifts the
+/// following entries back, so there are no tombstones and lookups stay short.
+struct PrimaryKeyMap {
+    private var keys: [Int64] = []
+    private var slots: [(any PersistentModel)?] = []
+    private var shift = 64
+    /// The number of registered models.
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The registered models, in no particular order.
+    var values: [any PersistentModel] { slots.compactMap { $0 } }
+
+    subscript(key: Int64) -> (any PersistentModel)? {
+        get {
+            guard count > 0 else { return nil }
+            var index = slot(for: key)
+            while let model = slots[index] {
+                if keys[index] == key { return model }
+                index = (index + 1) & (slots.count - 1)
+            }
+            return nil
+        }
+        set {
+            if let newValue { insert(newValue, for: key) } else { remove(key) }
+        }
+    }
+
+    /// Makes room for `capacity` models without growing again.
+    mutating func reserveCapacity(_ capacity: Int) {
+        var size = max(slots.count, 16)
+        while capacity * 4 > size * 3 { size *= 2 }
+        if size != slots.count { rehash(size: size) }
+    }
+
+    private func slot(for key: Int64) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+    }
+
+    private mutating func insert(_ model: any PersistentModel, for key: Int64) {
+        if (count + 1) * 4 > slots.count * 3 { reserveCapacity(count + 1) }
+        var index = slot(for: key)
+        while slots[index] != nil {
+            if keys[index] == key {
+                slots[index] = model
+                return
+            }
+            index = (index + 1) & (slots.count - 1)
+        }
+        keys[index] = key
+        slots[index] = model
+        count += 1
+    }
+
+    private mutating func remove(_ key: Int64) {
+        guard count > 0 else { return }
+        let mask = slots.count - 1
+        var index = slot(for: key)
+        while slots[index] != nil, keys[index] != key { index = (index + 1) & mask }
+        guard slots[index] != nil else { return }
+        slots[index] = nil
+        count -= 1
+        // Shift back each following entry whose home slot is at or before the hole.
+        var hole = index
+        var next = (index + 1) & mask
+        while slots[next] != nil {
+            let home = slot(for: keys[next])
+            let distanceToNext = (next - home) & mask
+            let distanceToHole = (hole - home) & mask
+            if distanceToHole < distanceToNext {
+                keys[hole] = keys[next]
+                slots[hole] = slots[next]
+                slots[next] = nil
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+    }
+
+    private mutating func rehash(size: Int) {
+        let oldKeys = keys
+        let oldSlots = slots
+        keys = Array(repeating: 0, count: size)
+        slots = Array(repeating: nil, count: size)
+        shift = 64 - size.trailingZeroBitCount
+        count = 0
+        for (key, model) in zip(oldKeys, oldSlots) {
+            if let model { insert(model, for: key) }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Testing
+@testable import OpenSwiftData
+
+/// The identity map's hash table against `Dictionary`, over random inserts, lookups and removals.
+@Suite struct PrimaryKeyMapTests {
+    @Test(arguments: [1, 2, 3])
+    func behavesLikeADictionary(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        let pool = (0..<64).map { Note(text: "note \($0)") }
+        var map = PrimaryKeyMap()
+        var reference: [Int64: Note] = [:]
+        for step in 0..<20_000 {
+            // Dense keys collide in the table's low bits; sparse ones test the hash.
+            let key = step % 3 == 0 ? Int64.random(in: -1_000_000...1_000_000, using: &generator) : Int64.random(in: 0..<2_000, using: &generator)
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<5:
+                let note = pool[Int.random(in: 0..<pool.count, using: &generator)]
+                map[key] = note
+                reference[key] = note
+            case 5..<8:
+                map[key] = nil
+                reference[key] = nil
+            default:
+                #expect(map[key] as? Note === reference[key])
+            }
+            #expect(map.count == reference.count)
+        }
+        for (key, note) in reference { #expect(map[key] as? Note === note) }
+        #expect(map.values.count == reference.count)
+    }
+
+    @Test func reservingCapacityKeepsEntries() {
+        var map = PrimaryKeyMap()
+        let note = Note(text: "kept")
+        for key in 0..<100 { map[Int64(key)] = note }
+        map.reserveCapacity(100_000)
+        #expect(map.count == 100)
+        #expect((0..<100).allSatisfy { map[Int64($0)] != nil })
+        #expect(map[100] == nil)
+    }
+}
