@@ -10,6 +10,7 @@ enum ModelDiagnostic: String, DiagnosticMessage {
     case unstorableType
     case propertyObservers
     case tooManyProperties
+    case notAnActor
 
     var message: String {
         switch self {
@@ -29,6 +30,8 @@ enum ModelDiagnostic: String, DiagnosticMessage {
             "@Model properties cannot have willSet/didSet observers; use a computed property or @Transient"
         case .tooManyProperties:
             "@Model supports at most 64 stored properties per class"
+        case .notAnActor:
+            "@ModelActor can only be applied to an actor"
         }
     }
 

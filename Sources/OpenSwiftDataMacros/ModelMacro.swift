@@ -189,8 +189,16 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     }
 
     private static func resetOne(_ properties: [PersistedProperty]) -> DeclSyntax {
+        // Observers learn that the value changed (a rollback, or a save in another context).
         let cases = properties.enumerated().map { index, property in
-            "    case \(index): _\(property.name) = nil"
+            """
+                case \(index):
+                    if let registrar = _$observationRegistrarStorage {
+                        registrar.withMutation(of: self, keyPath: \\.\(property.name)) { _\(property.name) = nil }
+                    } else {
+                        _\(property.name) = nil
+                    }
+            """
         }
         return """
             public func _osdUnload(property index: Swift.Int) {

@@ -10,5 +10,6 @@ struct OpenSwiftDataMacrosPlugin: CompilerPlugin {
         MarkerMacro.self,
         UniqueMacro.self,
         IndexMacro.self,
+        ModelActorMacro.self,
     ]
 }

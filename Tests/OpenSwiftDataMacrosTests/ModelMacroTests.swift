@@ -44,7 +44,7 @@ import Testing
         #expect(expansion.contains("@OpenSwiftData._PersistedProperty(1) var startDate: Date"))
         #expect(expansion.contains("_rating = try row._read((Int).self, column + 2)"))
         #expect(expansion.contains("_notes = try row._read((String?).self, column + 3)"))
-        #expect(expansion.contains("case 4: _photo = nil"))
+        #expect(expansion.contains("registrar.withMutation(of: self, keyPath: \\.photo) { _photo = nil }"))
         #expect(expansion.contains("@OpenSwiftData._PersistedProperty(4) var photo: Data?"))
         #expect(!expansion.contains("_PersistedProperty(5)"), "five persisted properties")
     }

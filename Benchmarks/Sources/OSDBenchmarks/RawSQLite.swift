@@ -35,7 +35,7 @@ final class RawSQLite: Contender {
 
     func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
         var text = text
-        text.withUTF8 { sqlite3_bind_text(statement, index, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), Int32($0.count), osd_sqlite_transient()) }
+        _ = text.withUTF8 { sqlite3_bind_text(statement, index, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), Int32($0.count), osd_sqlite_transient()) }
     }
 
     func text(_ statement: OpaquePointer, _ column: Int32) -> String {

@@ -80,7 +80,7 @@ struct Measurement: Codable, Sendable {
 }
 
 /// The settings every contender's connection uses (the same as OpenSwiftData's store).
-let sharedPragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY"
+let sharedPragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY; PRAGMA secure_delete=FAST"
 
 /// The schema of the raw SQLite and GRDB contenders.
 let sharedSchema = """

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An object that manages an app's schema and model storage configuration.
 ///
 /// ```swift
@@ -16,6 +18,10 @@ public final class ModelContainer: Sendable {
     /// Whether contexts may save.
     let allowsSave: Bool
     @MainActor private var lazyMainContext: ModelContext?
+    /// Whether `mainContext` was created, so that other contexts' saves are merged into it.
+    private let hasMainContext = Atomic<Bool>(false)
+    /// The recent saves of the container's contexts.
+    let saveLog = SaveLog()
 
     /// Creates a container for the given model classes and configurations.
     public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
@@ -54,6 +60,7 @@ public final class ModelContainer: Sendable {
         context.isMainContext = true
         context.autosaveEnabled = true
         lazyMainContext = context
+        hasMainContext.store(true, ordering: .releasing)
         return context
     }
 
@@ -66,5 +73,25 @@ public final class ModelContainer: Sendable {
     @available(*, deprecated, renamed: "erase()")
     public func deleteAllData() {
         try? erase()
+    }
+
+    /// The changes of every save in any of the container's contexts, from now on.
+    ///
+    /// ```swift
+    /// for await changes in container.savedChanges() {
+    ///     print("\(changes.insertedIdentifiers.count) inserted")
+    /// }
+    /// ```
+    public func savedChanges() -> AsyncStream<ModelContext.SavedChanges> {
+        saveLog.stream()
+    }
+
+    /// Records a save and, when another context made it, brings the main context up to date soon.
+    func didSave(_ changes: ModelContext.SavedChanges, in context: ModelContext) {
+        saveLog.record(changes, from: ObjectIdentifier(context))
+        guard !context.isMainContext, hasMainContext.load(ordering: .acquiring) else { return }
+        Task { @MainActor in
+            self.lazyMainContext?.mergeChangesFromOtherContexts()
+        }
     }
 }

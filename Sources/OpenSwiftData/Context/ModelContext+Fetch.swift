@@ -5,6 +5,7 @@ extension ModelContext {
     /// is evaluated in Swift, so the results are always those `predicate.evaluate` selects. With
     /// `includePendingChanges` (the default), unsaved inserts, changes and deletions count.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        mergeChangesFromOtherContexts()
         let query = try FetchQuery(descriptor, context: self)
         var results: [T] = try fetchModels(entity: query.entity, layout: query.layout, fetch: query.storeFetch, attributes: query.attributes)
         if query.isResolvedInStore { return results }

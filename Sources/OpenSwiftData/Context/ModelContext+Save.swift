@@ -4,6 +4,7 @@ extension ModelContext {
     /// If the save fails, nothing is written and the context keeps its pending changes, so you can
     /// correct them and save again. Inserted models receive permanent identifiers.
     public func save() throws {
+        mergeChangesFromOtherContexts()
         guard hasChanges else { return }
         guard container.allowsSave else {
             throw SwiftDataError(.saveNotAllowed, reason: "The container's configuration has allowsSave: false")
@@ -11,21 +12,22 @@ extension ModelContext {
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
         let store = container.store
         var changes = StoreChanges()
-        var batchDeleted: [(RegisteredModels, [Int64])] = []
+        var batchDeletedEntities: [Schema.Entity] = []
+        var filteredDeletes: [(Schema.Entity, [Int64])] = []
         for pending in pendingBatchDeletes {
             let layout = try store.layout(for: pending.entity.name)
             if pending.plan.isExact {
                 changes.batchDeletes.append((layout, pending.plan.filter))
-                if let registered = registry[pending.entity.name], !registered.models.isEmpty {
-                    let keys = try store.primaryKeys(StoreFetch(layout: layout, filter: pending.plan.filter))
-                    batchDeleted.append((registered, keys))
-                }
+                batchDeletedEntities.append(pending.entity)
             } else {
+                // The store cannot express the whole predicate: load the candidates and decide in Swift.
                 let candidates: [any PersistentModel] = try fetchModels(entity: pending.entity, layout: layout, fetch: StoreFetch(layout: layout, filter: pending.plan.filter))
+                var keys: [Int64] = []
                 for model in candidates where try pending.filter(model) {
                     changes.deletes.append((layout, model._osdState.primaryKey))
-                    batchDeleted.append((registeredModels(of: pending.entity), [model._osdState.primaryKey]))
+                    keys.append(model._osdState.primaryKey)
                 }
+                filteredDeletes.append((pending.entity, keys))
             }
         }
         for model in deleted {
@@ -46,12 +48,13 @@ extension ModelContext {
         }
 
         let keys = try store.save(changes)
-        didSave(changes: changes, insertedKeys: keys, batchDeleted: batchDeleted)
+        didSave(changes: changes, insertedKeys: keys.inserted,
+                batchDeleted: Array(zip(batchDeletedEntities, keys.batchDeleted)) + filteredDeletes)
     }
 
     /// Updates the context after a successful save: permanent identifiers, cleared change sets,
     /// deleted models out of the identity map, and the `didSave` notification.
-    private func didSave(changes: StoreChanges, insertedKeys: [Int64], batchDeleted: [(RegisteredModels, [Int64])]) {
+    private func didSave(changes: StoreChanges, insertedKeys: [Int64], batchDeleted: [(Schema.Entity, [Int64])]) {
         var insertedIDs: [PersistentIdentifier] = []
         var updatedIDs: [PersistentIdentifier] = []
         var deletedIDs: [PersistentIdentifier] = []
@@ -81,11 +84,17 @@ extension ModelContext {
             model._osdState.isListedAsChanged = false
         }
         for model in deleted { forget(model, into: &deletedIDs) }
-        for (registered, keys) in batchDeleted {
+        var reported = Set(deletedIDs)
+        for (entity, keys) in batchDeleted {
+            let registered = registry[entity.name]
             for key in keys {
-                if let model = registered.models[key] {
+                if let model = registered?.models[key] {
                     model._osdState.isDeleted = true
                     forget(model, into: &deletedIDs)
+                    reported.insert(model.persistentModelID)
+                } else {
+                    let id = PersistentIdentifier(storeIdentifier: container.store.identifier, entityName: entity.name, key: .permanent(key))
+                    if reported.insert(id).inserted { deletedIDs.append(id) }
                 }
             }
         }
@@ -93,6 +102,7 @@ extension ModelContext {
         changed.removeAll()
         deleted.removeAll()
         pendingBatchDeletes.removeAll()
+        container.didSave(SavedChanges(insertedIdentifiers: insertedIDs, updatedIdentifiers: updatedIDs, deletedIdentifiers: deletedIDs), in: self)
         NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
             NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
             NotificationKey.updatedIdentifiers.rawValue: updatedIDs,

@@ -28,9 +28,13 @@ public final class ModelContext {
     /// The entity of the model class used last, so that runs of inserts skip the schema lookup.
     private var lastEntity: Schema.Entity?
 
+    /// The generation of the container's save log this context has merged up to.
+    var seenGeneration: UInt64
+
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {
         self.container = container
+        self.seenGeneration = container.saveLog.latestGeneration
     }
 
     /// Whether the context has unsaved inserts, changes or deletions.
@@ -131,12 +135,16 @@ public final class ModelContext {
         try save()
     }
 
-    /// Processes pending changes. OpenSwiftData applies changes as they happen, so this does nothing.
-    public func processPendingChanges() {}
+    /// Processes pending changes: brings registered models up to date with other contexts' saves.
+    /// OpenSwiftData applies this context's own changes as they happen.
+    public func processPendingChanges() {
+        mergeChangesFromOtherContexts()
+    }
 
     /// Returns the model for an identifier: the registered instance, or one that loads its values
     /// from the store on first access.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        mergeChangesFromOtherContexts()
         if let model = registeredModel(persistentModelID) { return model }
         guard let entity = container.schema.entitiesByName[persistentModelID.entityName],
               let primaryKey = persistentModelID.primaryKey
@@ -144,6 +152,23 @@ public final class ModelContext {
             preconditionFailure("OpenSwiftData: no model of entity \(persistentModelID.entityName) can exist for \(persistentModelID)")
         }
         return makeFault(entity.modelType, primaryKey: primaryKey, entity: entity)
+    }
+
+    /// Returns the model for an identifier if it exists: the registered instance, or one loaded
+    /// from the store; `nil` if the store has no such row.
+    func existingModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
+        mergeChangesFromOtherContexts()
+        if let model = registeredModel(id) { return model._osdState.isDeleted ? nil : model as? T }
+        guard id.storeIdentifier == container.store.identifier, let primaryKey = id.primaryKey,
+              let entity = container.schema.entitiesByName[id.entityName],
+              let layout = try? container.store.layout(for: entity.name)
+        else { return nil }
+        let registered = registeredModels(of: entity)
+        var result: T?
+        try? container.store.forEachRow(layout, primaryKeys: [primaryKey]) { row in
+            result = try materialize(row, entity: entity, layout: layout, attributes: nil, registered: registered) as? T
+        }
+        return result
     }
 
     /// Returns the registered model for an identifier, or `nil` if the context has none.

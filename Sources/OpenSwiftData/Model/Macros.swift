@@ -83,3 +83,13 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
 @freestanding(declaration, names: named(_osdIndexes))
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) =
     #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")
+
+/// Converts a Swift actor into a model actor by generating boilerplate code that fulfills the
+/// requirements of the associated protocol.
+///
+/// The macro adds `modelExecutor`, `modelContainer` and `init(modelContainer:)`, and conforms the
+/// actor to ``ModelActor``. The actor's code then runs on a ``DefaultSerialModelExecutor`` that owns
+/// a ``ModelContext`` of the container.
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelActorMacro")

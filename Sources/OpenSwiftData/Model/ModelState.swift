@@ -53,7 +53,7 @@ public class _ModelState {
     public final func _fulfill<M: PersistentModel>(_ model: M, property index: Int) {
         guard let context, primaryKey != 0 else {
             preconditionFailure(
-                "OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) was read on a model that no context can load it for"
+                "OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) was read after the model's ModelContext was deallocated (or the model was never saved); keep the context alive while you use the models it fetched"
             )
         }
         do {

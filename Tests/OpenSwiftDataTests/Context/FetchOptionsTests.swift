@@ -14,7 +14,8 @@ import OpenSwiftData
     }
 
     @Test func sortsBySeveralKeysWithOptionalsAndDirections() throws {
-        let (_, context) = try seeded()
+        let (store, context) = try seeded()
+        defer { withExtendedLifetime(store) {} }
         let descriptor = FetchDescriptor<Item>(sortBy: [
             SortDescriptor(\.note), SortDescriptor(\.optionalCount, order: .reverse), SortDescriptor(\.name),
         ])
@@ -25,7 +26,8 @@ import OpenSwiftData
     }
 
     @Test func limitAndOffsetPage() throws {
-        let (_, context) = try seeded()
+        let (store, context) = try seeded()
+        defer { withExtendedLifetime(store) {} }
         var descriptor = FetchDescriptor<Item>(sortBy: [SortDescriptor(\.count)])
         descriptor.fetchOffset = 10
         descriptor.fetchLimit = 5
@@ -36,7 +38,8 @@ import OpenSwiftData
     }
 
     @Test func pendingChangesAreIncludedUnlessExcluded() throws {
-        let (_, context) = try seeded()
+        let (store, context) = try seeded()
+        defer { withExtendedLifetime(store) {} }
         context.insert(makeItem(1000))
         let first = try #require(try context.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.count == 0 })).first)
         first.count = 2000
@@ -48,7 +51,8 @@ import OpenSwiftData
     }
 
     @Test func batchedFetchLoadsLazilyAndMatchesFetch() throws {
-        let (_, context) = try seeded()
+        let (store, context) = try seeded()
+        defer { withExtendedLifetime(store) {} }
         let descriptor = FetchDescriptor<Item>(predicate: #Predicate { $0.count % 3 != 0 }, sortBy: [SortDescriptor(\.count)])
         let batched = try context.fetch(descriptor, batchSize: 7)
         let all = try context.fetch(descriptor)
@@ -58,7 +62,8 @@ import OpenSwiftData
     }
 
     @Test func enumerateVisitsEveryMatchInOrder() throws {
-        let (_, context) = try seeded()
+        let (store, context) = try seeded()
+        defer { withExtendedLifetime(store) {} }
         var visited: [Int] = []
         try context.enumerate(FetchDescriptor<Item>(predicate: #Predicate { $0.flag }, sortBy: [SortDescriptor(\.count)]), batchSize: 4) {
             visited.append($0.count)
@@ -67,7 +72,8 @@ import OpenSwiftData
     }
 
     @Test func propertiesToFetchStillGivesCompleteModels() throws {
-        let (_, context) = try seeded()
+        let (store, context) = try seeded()
+        defer { withExtendedLifetime(store) {} }
         var descriptor = FetchDescriptor<Item>(predicate: #Predicate { $0.count == 7 })
         descriptor.propertiesToFetch = [\.name]
         let item = try #require(try context.fetch(descriptor).first)

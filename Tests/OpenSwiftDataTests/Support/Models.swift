@@ -151,3 +151,31 @@ class Note {
         self.text = text
     }
 }
+
+/// A transformer, as SwiftData users declare them for `.transformable(by:)`.
+final class ColorTransformer: ValueTransformer {}
+
+struct Color: Codable, Equatable {
+    var red: Double, green: Double, blue: Double
+}
+
+/// Every `@Attribute` option SwiftData offers, on one model.
+@Model
+final class Gadget {
+    @Attribute(.unique, .spotlight) var serial: String
+    @Attribute(.preserveValueOnDeletion) var owner: String
+    @Attribute(.allowsCloudEncryption) var secret: String
+    @Attribute(.ephemeral) var lastSeen: Date?
+    @Attribute(.transformable(by: ColorTransformer.self)) var color: Color
+    @Attribute(.transformable(by: "ColorTransformer")) var accent: Color?
+    @Attribute(originalName: "title") var name: String
+    @Attribute(.externalStorage, originalName: "image") var photo: Data?
+
+    init(serial: String, owner: String, secret: String, color: Color, name: String) {
+        self.serial = serial
+        self.owner = owner
+        self.secret = secret
+        self.color = color
+        self.name = name
+    }
+}

@@ -31,7 +31,7 @@ extension SQLiteStore {
     func forEachRow(_ fetch: StoreFetch, attributes: [Int]? = nil, _ body: (StoreRow) throws -> Void) throws {
         let (clauses, arguments) = fetch.clauses(ordered: true)
         let prefix = attributes.map { fetch.layout.selectPrefix(attributes: $0) } ?? fetch.layout.selectPrefix
-        try withConnection { connection in
+        try withReader { connection in
             let statement = try connection.statement(prefix + clauses)
             try statement.bind(arguments)
             defer { statement.reset() }
@@ -45,7 +45,7 @@ extension SQLiteStore {
         let sql = fetch.limit == nil && fetch.offset == nil
             ? "SELECT count(*) FROM \(fetch.layout.table)\(clauses)"
             : "SELECT count(*) FROM (SELECT 1 FROM \(fetch.layout.table)\(clauses))"
-        return try withConnection { connection in
+        return try withReader { connection in
             let statement = try connection.statement(sql)
             try statement.bind(arguments)
             defer { statement.reset() }
@@ -56,7 +56,7 @@ extension SQLiteStore {
     /// The primary keys of the matching rows, in order.
     func primaryKeys(_ fetch: StoreFetch) throws -> [Int64] {
         let (clauses, arguments) = fetch.clauses(ordered: true)
-        return try withConnection { connection in
+        return try withReader { connection in
             let statement = try connection.statement("SELECT \(TableLayout.primaryKey) FROM \(fetch.layout.table)\(clauses)")
             try statement.bind(arguments)
             defer { statement.reset() }
@@ -68,7 +68,7 @@ extension SQLiteStore {
 
     /// Reads one attribute of one row. Returns `false` if the row no longer exists.
     func loadAttribute(_ layout: TableLayout, primaryKey: Int64, attribute: Int, _ body: (SQLiteStatement) throws -> Void) throws -> Bool {
-        try withConnection { connection in
+        try withReader { connection in
             let statement = try connection.statement(
                 "SELECT \(layout.columns[attribute]) FROM \(layout.table) WHERE \(TableLayout.primaryKey) = ?")
             try statement._bind(primaryKey, 0)
@@ -81,7 +81,7 @@ extension SQLiteStore {
 
     /// Calls `body` with the row of each primary key that still exists, in the order given.
     func forEachRow(_ layout: TableLayout, primaryKeys: [Int64], _ body: (SQLiteStatement) throws -> Void) throws {
-        try withConnection { connection in
+        try withReader { connection in
             let statement = try connection.statement("\(layout.selectPrefix) WHERE \(TableLayout.primaryKey) = ?")
             for key in primaryKeys {
                 statement.reset()

@@ -13,9 +13,9 @@ struct StoreChanges {
 }
 
 extension SQLiteStore {
-    /// Writes the changes in one transaction and returns the primary keys of the inserted rows, in
-    /// order. On any error nothing is written.
-    func save(_ changes: StoreChanges) throws -> [Int64] {
+    /// Writes the changes in one transaction. Returns the primary keys of the inserted rows, in
+    /// order, and of the rows each batch delete removed. On any error nothing is written.
+    func save(_ changes: StoreChanges) throws -> (inserted: [Int64], batchDeleted: [[Int64]]) {
         guard !isReadOnly else {
             throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only.")
         }
@@ -32,13 +32,18 @@ extension SQLiteStore {
         }
     }
 
-    private func write(_ changes: StoreChanges, on connection: SQLiteConnection) throws -> [Int64] {
+    private func write(_ changes: StoreChanges, on connection: SQLiteConnection) throws -> (inserted: [Int64], batchDeleted: [[Int64]]) {
+        var batchDeleted: [[Int64]] = []
         for (layout, filter) in changes.batchDeletes {
             var compiler = SQLCompiler(layout: layout)
             let whereClause = filter.map { " WHERE " + compiler.sql($0) } ?? ""
-            let statement = try connection.statement("DELETE FROM \(layout.table)\(whereClause)")
+            // RETURNING names the deleted rows from inside the transaction, so no concurrent
+            // insert can slip between a look-up and the delete.
+            let statement = try connection.statement("DELETE FROM \(layout.table)\(whereClause) RETURNING \(TableLayout.primaryKey)")
             try statement.bind(compiler.arguments)
-            try statement.run()
+            var keys: [Int64] = []
+            while try statement.step() { keys.append(statement._int64(0)) }
+            batchDeleted.append(keys)
         }
         var statement: SQLiteStatement?
         var statementSQL = ""
@@ -92,7 +97,7 @@ extension SQLiteStore {
             try update._bind(model._osdState.primaryKey, parameter)
             try update.run()
         }
-        return keys
+        return (keys, batchDeleted)
     }
 
     private func encode(_ model: any PersistentModel, property index: Int, layout: TableLayout, to statement: SQLiteStatement, at parameter: Int32) throws {

@@ -1,12 +1,14 @@
 import CSQLite
 
-/// The embedded SQLite store: one file in WAL mode, one connection serialized by a lock, cached
-/// prepared statements, the schema recorded in the file.
+/// The embedded SQLite store: one file in WAL mode, one writer connection serialized by a lock, a
+/// pool of reader connections that read in parallel, cached prepared statements, the schema
+/// recorded in the file.
 ///
 /// Opening never modifies a file it cannot use: the header and the recorded schema are checked
 /// through a read-only connection first.
 final class SQLiteStore: @unchecked Sendable {
-    // @unchecked Sendable: every use of `connection` and of the caches happens inside `lock`.
+    // @unchecked Sendable: every use of `connection` and of `updateSQLCache` happens inside `lock`;
+    // each reader connection is used by one caller at a time, handed out by `readers`.
 
     /// The on-disk format this version writes. A store with a larger number is refused.
     static let formatVersion: Int64 = 1
@@ -14,7 +16,7 @@ final class SQLiteStore: @unchecked Sendable {
     /// The settings of every writable store connection: WAL, `synchronous=NORMAL` (durable at
     /// checkpoints, never corrupt), foreign keys on, an 8 MB page cache, temporary tables in memory.
     /// The benchmark applies the same settings to its other contenders.
-    static let pragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY"
+    static let pragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY; PRAGMA secure_delete=FAST"
 
     let schema: Schema
     let layouts: [String: TableLayout]
@@ -23,6 +25,9 @@ final class SQLiteStore: @unchecked Sendable {
     let isReadOnly: Bool
     private let connection: SQLiteConnection
     private let lock = NSLock()
+    /// Read-only connections for fetches, or `nil` when reads share the writer connection (an
+    /// in-memory store, or a read-only file).
+    private let readers: ReaderPool?
     private var updateSQLCache: [String: [UInt64: String]] = [:]
 
     /// Opens or creates the store at `url`, or an in-memory store when `url` is `nil`.
@@ -34,6 +39,7 @@ final class SQLiteStore: @unchecked Sendable {
             self.path = ":memory:"
             self.isReadOnly = false
             self.connection = try SQLiteConnection(path: path, readOnly: false, create: true)
+            self.readers = nil
             self.identifier = UUID().uuidString
             try SQLiteStore.initialize(connection, layouts: layouts, schema: models, identifier: identifier)
             return
@@ -61,6 +67,7 @@ final class SQLiteStore: @unchecked Sendable {
         self.isReadOnly = !writable
         do {
             self.connection = try SQLiteConnection(path: path, readOnly: !writable, create: existing == nil)
+            self.readers = writable ? ReaderPool(path: path) : nil
             if writable {
                 try connection.execute(SQLiteStore.pragmas)
             }
@@ -103,6 +110,17 @@ final class SQLiteStore: @unchecked Sendable {
         defer { lock.unlock() }
         do {
             return try body(connection)
+        } catch let error as SQLiteError {
+            throw error.swiftDataError
+        }
+    }
+
+    /// Runs `body` with a connection for reading: a pooled reader, so that reads run in parallel
+    /// with each other and with a save, or the writer connection when the store has no readers.
+    func withReader<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        guard let readers else { return try withConnection(body) }
+        do {
+            return try readers.withConnection(body)
         } catch let error as SQLiteError {
             throw error.swiftDataError
         }

@@ -1,0 +1,44 @@
+extension ModelContext {
+    /// Brings the context's registered models up to date with what other contexts of the container
+    /// saved since the context last looked.
+    ///
+    /// A model another context changed becomes a fault: its properties reload from the store on next
+    /// access (notifying Observation now), except those this context changed and has not saved,
+    /// which keep their local values. A model another context deleted leaves the identity map and
+    /// reports `isDeleted`. The context calls this itself before each fetch, `model(for:)`, save
+    /// and `processPendingChanges()`; the main context also does it soon after any other context
+    /// saves.
+    func mergeChangesFromOtherContexts() {
+        let (entries, latest) = container.saveLog.saves(after: seenGeneration, excluding: ObjectIdentifier(self))
+        guard latest != seenGeneration else { return }
+        seenGeneration = latest
+        guard let entries else {
+            for registered in registry.values {
+                for model in registered.models.values { refresh(model) }
+            }
+            return
+        }
+        for entry in entries {
+            for id in entry.changes.updatedIdentifiers {
+                if let model = registeredModel(id) { refresh(model) }
+            }
+            for id in entry.changes.deletedIdentifiers {
+                guard let model = registeredModel(id) else { continue }
+                let state = model._osdState
+                state.isDeleted = true
+                registry[id.entityName]?.models[state.primaryKey] = nil
+            }
+        }
+    }
+
+    /// Turns a saved model into a fault, keeping the properties changed in this context.
+    private func refresh(_ model: any PersistentModel) {
+        let state = model._osdState
+        guard state.primaryKey != 0, !state.isInserted, let name = state.entityName,
+              let entity = container.schema.entitiesByName[name] else { return }
+        for index in entity.attributes.indices where state.changedProperties & (1 << UInt64(index)) == 0 {
+            model._osdUnload(property: index)
+        }
+        state.isFault = true
+    }
+}

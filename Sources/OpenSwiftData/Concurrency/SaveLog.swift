@@ -1,0 +1,73 @@
+import Foundation
+
+extension ModelContext {
+    /// What one save changed: the identifiers of the inserted, updated and deleted models.
+    public struct SavedChanges: Sendable, Hashable {
+        /// The models the save inserted.
+        public let insertedIdentifiers: [PersistentIdentifier]
+        /// The saved models whose properties the save changed.
+        public let updatedIdentifiers: [PersistentIdentifier]
+        /// The models the save deleted.
+        public let deletedIdentifiers: [PersistentIdentifier]
+    }
+}
+
+/// The recent saves of a container's contexts, so that every context can learn what the others
+/// changed, and the streams of ``ModelContainer/savedChanges()``.
+final class SaveLog: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is only touched while `lock` is held.
+
+    struct Entry {
+        let generation: UInt64
+        let source: ObjectIdentifier
+        let changes: ModelContext.SavedChanges
+    }
+
+    /// How many saves are kept; a context that falls further behind refreshes all its models.
+    static let capacity = 512
+
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+    private var generation: UInt64 = 0
+    private var subscribers: [UInt64: AsyncStream<ModelContext.SavedChanges>.Continuation] = [:]
+    private var nextSubscriber: UInt64 = 0
+
+    /// The generation of the latest save.
+    var latestGeneration: UInt64 { lock.withLock { generation } }
+
+    /// Records a committed save of the context `source` and hands it to the subscribers.
+    func record(_ changes: ModelContext.SavedChanges, from source: ObjectIdentifier) {
+        lock.withLock {
+            generation += 1
+            entries.append(Entry(generation: generation, source: source, changes: changes))
+            if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
+            for continuation in subscribers.values { continuation.yield(changes) }
+        }
+    }
+
+    /// The saves after `generation` by contexts other than `source`, and the latest generation.
+    /// `entries` is `nil` when some of those saves are no longer kept.
+    func saves(after generation: UInt64, excluding source: ObjectIdentifier) -> (entries: [Entry]?, latest: UInt64) {
+        lock.withLock {
+            guard generation < self.generation else { return ([], self.generation) }
+            guard let first = entries.first, first.generation <= generation + 1 else { return (nil, self.generation) }
+            let start = Int(generation + 1 - first.generation)
+            return (entries[start...].filter { $0.source != source }, self.generation)
+        }
+    }
+
+    /// A stream of the saves recorded from now on.
+    func stream() -> AsyncStream<ModelContext.SavedChanges> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ModelContext.SavedChanges.self)
+        let id = lock.withLock {
+            nextSubscriber += 1
+            subscribers[nextSubscriber] = continuation
+            return nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            self.lock.withLock { _ = self.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+}

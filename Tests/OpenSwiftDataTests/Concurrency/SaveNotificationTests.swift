@@ -1,0 +1,160 @@
+import Foundation
+import Observation
+import Testing
+import OpenSwiftData
+
+/// A value the test and a notification or observation callback share.
+private final class Box<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+/// What other contexts learn when one context saves.
+@Suite struct SaveNotificationTests {
+    @Test func didSaveCarriesTheChangedIdentifiers() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self))
+        let kept = makeItem(1), dropped = makeItem(2)
+        context.insert(kept)
+        context.insert(dropped)
+        try context.save()
+
+        let received = Box<[String: [PersistentIdentifier]]>([:])
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { notification in
+            var result: [String: [PersistentIdentifier]] = [:]
+            for key in [ModelContext.NotificationKey.insertedIdentifiers, .updatedIdentifiers, .deletedIdentifiers] {
+                result[key.rawValue] = notification.userInfo?[key.rawValue] as? [PersistentIdentifier] ?? []
+            }
+            received.value = result
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+
+        let added = makeItem(3)
+        context.insert(added)
+        kept.count = 100
+        context.delete(dropped)
+        try context.save()
+        #expect(received.value[ModelContext.NotificationKey.insertedIdentifiers.rawValue] == [added.persistentModelID])
+        #expect(received.value[ModelContext.NotificationKey.updatedIdentifiers.rawValue] == [kept.persistentModelID])
+        #expect(received.value[ModelContext.NotificationKey.deletedIdentifiers.rawValue] == [dropped.persistentModelID])
+    }
+
+    @Test func savedChangesIsAnAsyncSequenceOfEverySave() async throws {
+        let store = TemporaryStore()
+        let container = try store.container(Item.self)
+        let changes = container.savedChanges()
+        let context = ModelContext(container)
+        let item = makeItem(1)
+        context.insert(item)
+        try context.save()
+        item.count = 7
+        try context.save()
+
+        var iterator = changes.makeAsyncIterator()
+        let first = await iterator.next()
+        let second = await iterator.next()
+        #expect(first?.insertedIdentifiers == [item.persistentModelID])
+        #expect(second?.updatedIdentifiers == [item.persistentModelID])
+    }
+
+    @MainActor @Test func theMainContextShowsBackgroundSavesWithoutRefetching() async throws {
+        let store = TemporaryStore()
+        let container = try store.container(Item.self)
+        let main = container.mainContext
+        let item = makeItem(1)
+        main.insert(item)
+        try main.save()
+
+        let id = item.persistentModelID
+        try await Task.detached {
+            let background = ModelContext(container)
+            let copy = try #require(background.model(for: id) as? Item)
+            copy.name = "from the background"
+            try background.save()
+        }.value
+        for _ in 0..<1_000 where item.name != "from the background" { await Task.yield() }
+        #expect(item.name == "from the background")
+    }
+
+    @MainActor @Test func observationFiresWhenAnotherContextChangesARegisteredModel() async throws {
+        let store = TemporaryStore()
+        let container = try store.container(Item.self)
+        let main = container.mainContext
+        let item = makeItem(1)
+        main.insert(item)
+        try main.save()
+
+        let fired = Box(false)
+        withObservationTracking {
+            _ = item.count
+        } onChange: {
+            fired.value = true
+        }
+        let id = item.persistentModelID
+        try await Task.detached {
+            let background = ModelContext(container)
+            let copy = try #require(background.model(for: id) as? Item)
+            copy.count = 999
+            try background.save()
+        }.value
+        for _ in 0..<1_000 where !fired.value { await Task.yield() }
+        #expect(fired.value)
+        #expect(item.count == 999)
+    }
+
+    @Test func unsavedLocalEditsSurviveAMerge() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Item.self)
+        let mine = ModelContext(container)
+        let item = makeItem(1)
+        mine.insert(item)
+        try mine.save()
+
+        item.name = "my unsaved edit"
+        let theirs = ModelContext(container)
+        let copy = try #require(theirs.model(for: item.persistentModelID) as? Item)
+        copy.name = "their name"
+        copy.count = 42
+        try theirs.save()
+
+        mine.processPendingChanges()
+        #expect(item.name == "my unsaved edit")
+        #expect(item.count == 42)
+    }
+
+    @Test func modelsDeletedElsewhereReportIsDeletedAfterAMerge() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Item.self)
+        let mine = ModelContext(container)
+        let item = makeItem(1)
+        mine.insert(item)
+        try mine.save()
+
+        let theirs = ModelContext(container)
+        try theirs.delete(model: Item.self)
+        try theirs.save()
+        #expect(try mine.fetch(FetchDescriptor<Item>()).isEmpty)
+        #expect(item.isDeleted)
+    }
+
+    @Test func sendableTypesCrossIsolation() async throws {
+        let store = TemporaryStore()
+        let container = try store.container(Item.self)
+        func requireSendable<T: Sendable>(_ value: T) -> T { value }
+        let context = ModelContext(container)
+        let item = makeItem(1)
+        context.insert(item)
+        try context.save()
+        let id = requireSendable(item.persistentModelID)
+        let schema = requireSendable(container.schema)
+        let resolved = await Task.detached {
+            ModelContext(requireSendable(container)).model(for: id) is Item && schema.entities.count == 1
+        }.value
+        #expect(resolved)
+    }
+}
