@@ -16,6 +16,7 @@ let modelMacros: [String: MacroSpec] = [
     "Transient": MacroSpec(type: MarkerMacro.self),
     "Unique": MacroSpec(type: UniqueMacro.self),
     "Index": MacroSpec(type: IndexMacro.self),
+    "ModelActor": MacroSpec(type: ModelActorMacro.self, conformances: ["ModelActor"]),
 ]
 
 /// The result of expanding OpenSwiftData's macros in a piece of source.

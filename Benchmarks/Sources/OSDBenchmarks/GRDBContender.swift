@@ -31,11 +31,13 @@ struct TripRecord: Codable, FetchableRecord, MutablePersistableRecord {
 
 final class GRDBContender: Contender {
     let queue: DatabaseQueue
+    let path: String
 
     init(path: String, rows: Int) throws {
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: sharedPragmas) }
         queue = try DatabaseQueue(path: path, configuration: configuration)
+        self.path = path
         try queue.write { db in try db.execute(sql: sharedSchema) }
         if rows > 0 { _ = try insert(TripData.generate(count: rows)) }
     }
@@ -99,6 +101,29 @@ final class GRDBContender: Contender {
             return try time {
                 for trip in trips { _ = try insert([trip]) }
                 return trips.count
+            }
+        case .w9:
+            // GRDB's tool for concurrent reads is a DatabasePool on the same file.
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in try db.execute(sql: sharedPragmas) }
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            return try time {
+                try ReadsWhileWriting.run(
+                    reader: {
+                        for _ in 0..<ReadsWhileWriting.queriesPerReader {
+                            _ = try pool.read { db in try Self.query.order(Column("startDate").desc).limit(100).fetchAll(db) }
+                        }
+                        return ReadsWhileWriting.queriesPerReader
+                    },
+                    writer: {
+                        for trip in TripData.generate(count: ReadsWhileWriting.writes) {
+                            try pool.write { db in
+                                var record = TripRecord(trip)
+                                try record.insert(db)
+                            }
+                        }
+                        return ReadsWhileWriting.writes
+                    })
             }
         }
     }

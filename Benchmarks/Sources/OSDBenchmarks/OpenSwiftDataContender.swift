@@ -102,6 +102,28 @@ final class OpenSwiftDataContender: Contender {
                 }
                 return trips.count
             }
+        case .w9:
+            // One context per thread; the container is shared, as across actors.
+            let container = self.container
+            return try time {
+                try ReadsWhileWriting.run(
+                    reader: {
+                        let context = ModelContext(container)
+                        var descriptor = Self.query()
+                        descriptor.sortBy = [SortDescriptor(\.startDate, order: .reverse)]
+                        descriptor.fetchLimit = 100
+                        for _ in 0..<ReadsWhileWriting.queriesPerReader { _ = try context.fetch(descriptor) }
+                        return ReadsWhileWriting.queriesPerReader
+                    },
+                    writer: {
+                        let context = ModelContext(container)
+                        for trip in TripData.generate(count: ReadsWhileWriting.writes) {
+                            context.insert(Trip(trip))
+                            try context.save()
+                        }
+                        return ReadsWhileWriting.writes
+                    })
+            }
         }
     }
 }

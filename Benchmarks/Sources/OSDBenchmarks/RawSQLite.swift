@@ -4,6 +4,7 @@ import Foundation
 /// Hand-written SQLite C calls: prepared statements, one transaction, no abstraction. The physical limit.
 final class RawSQLite: Contender {
     let db: OpaquePointer
+    let path: String
 
     init(path: String, rows: Int) throws {
         var handle: OpaquePointer?
@@ -11,6 +12,7 @@ final class RawSQLite: Contender {
             throw BenchError("cannot open \(path)")
         }
         db = handle
+        self.path = path
         try exec(sharedPragmas)
         try exec(sharedSchema)
         if rows > 0 { _ = try insert(TripData.generate(count: rows)) }
@@ -95,18 +97,7 @@ final class RawSQLite: Contender {
             }
         case .w3, .w3b:
             let repeats = workload == .w3 ? 1_000 : 10_000
-            return try time {
-                let statement = try prepare("SELECT \(Self.columns) FROM trip WHERE isFavorite AND rating >= ? ORDER BY startDate DESC LIMIT ?")
-                defer { sqlite3_finalize(statement) }
-                var total = 0
-                for _ in 0..<repeats {
-                    sqlite3_reset(statement)
-                    sqlite3_bind_int64(statement, 1, 3)
-                    sqlite3_bind_int64(statement, 2, 100)
-                    total += fetch(statement).count
-                }
-                return total
-            }
+            return try time { try favorites(repeats: repeats) }
         case .w4, .w4b:
             let repeats = workload == .w4 ? 1_000 : 10_000
             return try time {
@@ -160,7 +151,36 @@ final class RawSQLite: Contender {
                 for trip in trips { _ = try insert([trip]) }
                 return trips.count
             }
+        case .w9:
+            // One connection per thread, as SQLite's WAL mode wants for parallel readers.
+            let path = self.path
+            return try time {
+                try ReadsWhileWriting.run(
+                    reader: {
+                        _ = try RawSQLite(path: path, rows: 0).favorites(repeats: ReadsWhileWriting.queriesPerReader)
+                        return ReadsWhileWriting.queriesPerReader
+                    },
+                    writer: {
+                        let writer = try RawSQLite(path: path, rows: 0)
+                        for trip in TripData.generate(count: ReadsWhileWriting.writes) { _ = try writer.insert([trip]) }
+                        return ReadsWhileWriting.writes
+                    })
+            }
         }
+    }
+
+    /// W3's query, `repeats` times; returns the number of rows read.
+    func favorites(repeats: Int) throws -> Int {
+        let statement = try prepare("SELECT \(Self.columns) FROM trip WHERE isFavorite AND rating >= ? ORDER BY startDate DESC LIMIT ?")
+        defer { sqlite3_finalize(statement) }
+        var total = 0
+        for _ in 0..<repeats {
+            sqlite3_reset(statement)
+            sqlite3_bind_int64(statement, 1, 3)
+            sqlite3_bind_int64(statement, 2, 100)
+            total += fetch(statement).count
+        }
+        return total
     }
 }
 

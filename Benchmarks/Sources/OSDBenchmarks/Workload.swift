@@ -3,6 +3,7 @@ import Foundation
 /// A benchmark workload. Each runs in its own process, after an untimed set-up.
 enum Workload: String, CaseIterable, Sendable {
     case w1 = "W1", w2 = "W2", w3 = "W3", w4 = "W4", w3b = "W3b", w4b = "W4b", w5 = "W5", w6 = "W6", w7 = "W7", w8 = "W8"
+    case w9 = "W9"
 
     var summary: String {
         switch self {
@@ -16,6 +17,7 @@ enum Workload: String, CaseIterable, Sendable {
         case .w6: "delete the ~20% with rating == 1 by predicate, save"
         case .w7: "insert 10,000 trips × 10 activities, fetch with activities prefetched, visit all"
         case .w8: "2,000 saves of one new trip each"
+        case .w9: "reads while writing: 4 threads × 2,000 W3b queries while a 5th makes 500 one-row saves (1,000 rows)"
         }
     }
 
@@ -23,7 +25,7 @@ enum Workload: String, CaseIterable, Sendable {
     func seedRows(scale: Int) -> Int {
         switch self {
         case .w1, .w7, .w8: 0
-        case .w3b, .w4b: 1_000
+        case .w3b, .w4b, .w9: 1_000
         default: scale
         }
     }
@@ -82,12 +84,12 @@ struct Measurement: Codable, Sendable {
 /// The settings every contender's connection uses (the same as OpenSwiftData's store).
 let sharedPragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY; PRAGMA secure_delete=FAST"
 
-/// The schema of the raw SQLite and GRDB contenders.
+/// The schema of the raw SQLite and GRDB contenders. Only the trip table: an `activity` table
+/// referencing it would make their deletes (W6) check a foreign key OpenSwiftData's store does not
+/// have until relationships land; W7 will add it for every contender.
 let sharedSchema = """
-    CREATE TABLE trip (id INTEGER PRIMARY KEY, name TEXT NOT NULL, destination TEXT NOT NULL, startDate REAL NOT NULL,
+    CREATE TABLE IF NOT EXISTS trip (id INTEGER PRIMARY KEY, name TEXT NOT NULL, destination TEXT NOT NULL, startDate REAL NOT NULL,
         endDate REAL NOT NULL, rating INTEGER NOT NULL, isFavorite INTEGER NOT NULL, budget REAL NOT NULL, notes TEXT);
-    CREATE TABLE activity (id INTEGER PRIMARY KEY, tripId INTEGER NOT NULL REFERENCES trip(id), name TEXT NOT NULL, cost REAL NOT NULL);
-    CREATE INDEX activity_trip ON activity(tripId);
     """
 
 /// The peak resident memory of this process, from /proc (Linux) in kilobytes.
@@ -112,4 +114,45 @@ protocol Contender {
     init(path: String, rows: Int) throws
     /// Runs the timed part of a workload.
     func run(_ workload: Workload, scale: Int) throws -> (seconds: Double, checksum: Int)
+}
+
+/// W9's shape: how many readers, how many queries each, how many one-row saves the writer makes.
+enum ReadsWhileWriting {
+    static let readers = 4
+    static let queriesPerReader = 2_000
+    static let writes = 500
+
+    /// Runs `writer` on one thread and `reader` on `readers` others, all at once, and returns the
+    /// number of queries and saves done (the checksum) when every thread has finished.
+    static func run(reader: @escaping @Sendable () throws -> Int, writer: @escaping @Sendable () throws -> Int) throws -> Int {
+        let group = DispatchGroup()
+        let results = ThreadResults()
+        for index in 0...readers {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                do { results.add(try (index == 0 ? writer : reader)()) } catch { results.fail(error) }
+            }
+            thread.start()
+        }
+        group.wait()
+        return try results.total()
+    }
+}
+
+/// The results of W9's threads.
+final class ThreadResults: @unchecked Sendable {
+    // @unchecked Sendable: every access holds `lock`.
+    private let lock = NSLock()
+    private var sum = 0
+    private var error: (any Error)?
+
+    func add(_ value: Int) { lock.withLock { sum += value } }
+    func fail(_ error: any Error) { lock.withLock { self.error = error } }
+    func total() throws -> Int {
+        try lock.withLock {
+            if let error { throw error }
+            return sum
+        }
+    }
 }

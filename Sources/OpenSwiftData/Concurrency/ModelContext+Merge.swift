@@ -12,21 +12,38 @@ extension ModelContext {
         let (entries, latest) = container.saveLog.saves(after: seenGeneration, excluding: ObjectIdentifier(self))
         guard latest != seenGeneration else { return }
         seenGeneration = latest
-        guard let entries else {
-            for registered in registry.values {
-                for model in registered.models.values { refresh(model) }
-            }
+        guard let entries, entries.allSatisfy({ $0.updated != nil }) else {
+            refreshAllRegisteredModels()
             return
         }
         for entry in entries {
-            for id in entry.changes.updatedIdentifiers {
+            for id in entry.updated ?? [] {
                 if let model = registeredModel(id) { refresh(model) }
             }
-            for id in entry.changes.deletedIdentifiers {
+            for id in entry.deleted ?? [] {
                 guard let model = registeredModel(id) else { continue }
                 let state = model._osdState
                 state.isDeleted = true
                 registry[id.entityName]?.models[state.primaryKey] = nil
+            }
+        }
+    }
+
+    /// Refreshes every registered model, for saves the log no longer holds in detail. Models whose
+    /// rows are gone report `isDeleted` and leave the identity map.
+    private func refreshAllRegisteredModels() {
+        for (name, registered) in registry {
+            guard let layout = try? container.store.layout(for: name) else { continue }
+            let keys = registered.models.values.map(\._osdState.primaryKey)
+            var existing = Set<Int64>()
+            try? container.store.forEachRow(layout, primaryKeys: keys) { existing.insert($0._int64(0)) }
+            for model in registered.models.values {
+                if existing.contains(model._osdState.primaryKey) {
+                    refresh(model)
+                } else {
+                    model._osdState.isDeleted = true
+                    registered.models[model._osdState.primaryKey] = nil
+                }
             }
         }
     }

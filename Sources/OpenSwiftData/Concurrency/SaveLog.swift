@@ -17,14 +17,19 @@ extension ModelContext {
 final class SaveLog: @unchecked Sendable {
     // @unchecked Sendable: every stored property is only touched while `lock` is held.
 
+    /// What other contexts need of one save to merge it: the updated and deleted identifiers, or
+    /// `nil` for a save too large to keep, after which contexts refresh every registered model.
     struct Entry {
         let generation: UInt64
         let source: ObjectIdentifier
-        let changes: ModelContext.SavedChanges
+        let updated: [PersistentIdentifier]?
+        let deleted: [PersistentIdentifier]?
     }
 
     /// How many saves are kept; a context that falls further behind refreshes all its models.
     static let capacity = 512
+    /// How many identifiers one entry keeps at most, so that the log's memory stays small.
+    static let largestEntry = 10_000
 
     private let lock = NSLock()
     private var entries: [Entry] = []
@@ -39,7 +44,10 @@ final class SaveLog: @unchecked Sendable {
     func record(_ changes: ModelContext.SavedChanges, from source: ObjectIdentifier) {
         lock.withLock {
             generation += 1
-            entries.append(Entry(generation: generation, source: source, changes: changes))
+            let small = changes.updatedIdentifiers.count + changes.deletedIdentifiers.count <= Self.largestEntry
+            entries.append(Entry(generation: generation, source: source,
+                                 updated: small ? changes.updatedIdentifiers : nil,
+                                 deleted: small ? changes.deletedIdentifiers : nil))
             if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
             for continuation in subscribers.values { continuation.yield(changes) }
         }

@@ -83,18 +83,23 @@ extension ModelContext {
             model._osdState.changedProperties = 0
             model._osdState.isListedAsChanged = false
         }
-        for model in deleted { forget(model, into: &deletedIDs) }
-        var reported = Set(deletedIDs)
+        // Rows a batch delete removed are reported once, including those also deleted one by one.
+        var reported: [String: Set<Int64>] = [:]
+        for model in deleted {
+            reported[model._osdState.entityName!, default: []].insert(model._osdState.primaryKey)
+            forget(model, into: &deletedIDs)
+        }
+        let storeIdentifier = container.store.identifier
         for (entity, keys) in batchDeleted {
             let registered = registry[entity.name]
-            for key in keys {
+            let alreadyReported = reported[entity.name] ?? []
+            deletedIDs.reserveCapacity(deletedIDs.count + keys.count)
+            for key in keys where !alreadyReported.contains(key) {
                 if let model = registered?.models[key] {
                     model._osdState.isDeleted = true
                     forget(model, into: &deletedIDs)
-                    reported.insert(model.persistentModelID)
                 } else {
-                    let id = PersistentIdentifier(storeIdentifier: container.store.identifier, entityName: entity.name, key: .permanent(key))
-                    if reported.insert(id).inserted { deletedIDs.append(id) }
+                    deletedIDs.append(PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entity.name, key: .permanent(key)))
                 }
             }
         }

@@ -58,13 +58,8 @@ actor ItemImporter {
     }
 
     @Test func anIdentifierIsResolvedMutatedAndSavedInsideAnActor() async throws {
-        let store = TemporaryStore()
-        let container = try store.container(Item.self)
-        let context = ModelContext(container)
-        let item = makeItem(1)
-        context.insert(item)
-        try context.save()
-        let id = item.persistentModelID
+        let fixture = try SavedItemFixture()
+        let (container, context, item, id) = (fixture.container, fixture.context, fixture.item, fixture.item.persistentModelID)
 
         let importer = ItemImporter(modelContainer: container)
         #expect(try await importer.rename(id, to: "renamed in an actor"))
@@ -76,16 +71,11 @@ actor ItemImporter {
     }
 
     @Test func unknownIdentifiersResolveToNil() async throws {
-        let store = TemporaryStore()
-        let container = try store.container(Item.self)
-        let context = ModelContext(container)
-        let item = makeItem(1)
-        context.insert(item)
-        try context.save()
-        let id = item.persistentModelID
-        context.delete(item)
-        try context.save()
-        #expect(try await ItemImporter(modelContainer: container).rename(id, to: "ghost") == false)
+        let fixture = try SavedItemFixture()
+        let id = fixture.item.persistentModelID
+        fixture.context.delete(fixture.item)
+        try fixture.context.save()
+        #expect(try await ItemImporter(modelContainer: fixture.container).rename(id, to: "ghost") == false)
     }
 
     @Test func fourActorsInsertAndUpdateConcurrently() async throws {

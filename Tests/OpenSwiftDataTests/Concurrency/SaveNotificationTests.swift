@@ -65,18 +65,11 @@ private final class Box<Value>: @unchecked Sendable {
     @MainActor @Test func theMainContextShowsBackgroundSavesWithoutRefetching() async throws {
         let store = TemporaryStore()
         let container = try store.container(Item.self)
-        let main = container.mainContext
         let item = makeItem(1)
-        main.insert(item)
-        try main.save()
+        container.mainContext.insert(item)
+        try container.mainContext.save()
 
-        let id = item.persistentModelID
-        try await Task.detached {
-            let background = ModelContext(container)
-            let copy = try #require(background.model(for: id) as? Item)
-            copy.name = "from the background"
-            try background.save()
-        }.value
+        try await SavedItemFixture.edit(item.persistentModelID, in: container) { $0.name = "from the background" }
         for _ in 0..<1_000 where item.name != "from the background" { await Task.yield() }
         #expect(item.name == "from the background")
     }
@@ -84,10 +77,9 @@ private final class Box<Value>: @unchecked Sendable {
     @MainActor @Test func observationFiresWhenAnotherContextChangesARegisteredModel() async throws {
         let store = TemporaryStore()
         let container = try store.container(Item.self)
-        let main = container.mainContext
         let item = makeItem(1)
-        main.insert(item)
-        try main.save()
+        container.mainContext.insert(item)
+        try container.mainContext.save()
 
         let fired = Box(false)
         withObservationTracking {
@@ -95,13 +87,7 @@ private final class Box<Value>: @unchecked Sendable {
         } onChange: {
             fired.value = true
         }
-        let id = item.persistentModelID
-        try await Task.detached {
-            let background = ModelContext(container)
-            let copy = try #require(background.model(for: id) as? Item)
-            copy.count = 999
-            try background.save()
-        }.value
+        try await SavedItemFixture.edit(item.persistentModelID, in: container) { $0.count = 999 }
         for _ in 0..<1_000 where !fired.value { await Task.yield() }
         #expect(fired.value)
         #expect(item.count == 999)
@@ -156,5 +142,26 @@ private final class Box<Value>: @unchecked Sendable {
             ModelContext(requireSendable(container)).model(for: id) is Item && schema.entities.count == 1
         }.value
         #expect(resolved)
+    }
+
+    @Test func aSaveTooLargeToLogInDetailStillReachesOtherContexts() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Item.self)
+        let seed = ModelContext(container)
+        for index in 0..<10_100 { seed.insert(makeItem(index)) }
+        try seed.save()
+
+        let mine = ModelContext(container)
+        let watched = try mine.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.count < 2 }, sortBy: [SortDescriptor(\.count)]))
+        #expect(watched.map(\.count) == [0, 1])
+
+        let theirs = ModelContext(container)
+        for item in try theirs.fetch(FetchDescriptor<Item>()) { item.name = "bulk \(item.count)" }
+        try theirs.delete(model: Item.self, where: #Predicate { $0.count == 1 })
+        try theirs.save()
+
+        mine.processPendingChanges()
+        #expect(watched[0].name == "bulk 0")
+        #expect(watched[1].isDeleted)
     }
 }

@@ -24,3 +24,30 @@ final class TemporaryStore {
         ["", "-wal", "-shm"].map { try? Data(contentsOf: URL(fileURLWithPath: url.path + $0)) }
     }
 }
+
+/// A store, a context of a container on it, and one saved item, the start of many context tests.
+struct SavedItemFixture {
+    let store = TemporaryStore()
+    let container: ModelContainer
+    let context: ModelContext
+    let item: Item
+
+    init() throws {
+        container = try store.container(Item.self)
+        context = ModelContext(container)
+        item = Item(name: "item 1", note: nil, count: 1, optionalCount: nil, score: 0, optionalScore: nil, flag: false,
+                    date: Date(timeIntervalSinceReferenceDate: 0), price: 0, big: 0, code: UUID(), mood: .calm)
+        context.insert(item)
+        try context.save()
+    }
+
+    /// Changes an item in a context of its own on another thread, and saves there.
+    static func edit(_ id: PersistentIdentifier, in container: ModelContainer, _ edit: @escaping @Sendable (Item) -> Void) async throws {
+        try await Task.detached {
+            let background = ModelContext(container)
+            guard let copy = background.model(for: id) as? Item else { return }
+            edit(copy)
+            try background.save()
+        }.value
+    }
+}
