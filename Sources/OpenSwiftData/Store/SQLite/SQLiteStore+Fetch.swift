@@ -27,7 +27,7 @@ typealias StoreRow = SQLiteStatement
 
 extension SQLiteStore {
     /// Calls `body` with each matching row. Column 0 is the primary key; the layout's eager attributes
-    /// follow in order. `body` runs while the store is locked and must not call back into the store.
+    /// follow in order. `body` runs while a connection is checked out and must not call back into the store.
     func forEachRow(_ fetch: StoreFetch, attributes: [Int]? = nil, _ body: (StoreRow) throws -> Void) throws {
         let (clauses, arguments) = fetch.clauses(ordered: true)
         let prefix = attributes.map { fetch.layout.selectPrefix(attributes: $0) } ?? fetch.layout.selectPrefix
