@@ -164,4 +164,26 @@ private final class Box<Value>: @unchecked Sendable {
         #expect(watched[0].name == "bulk 0")
         #expect(watched[1].isDeleted)
     }
+
+    @Test func batchDeletesReportEveryRowTheyRemove() async throws {
+        let store = TemporaryStore()
+        let container = try store.container(Item.self)
+        let context = ModelContext(container)
+        for index in 0..<30 { context.insert(makeItem(index)) }
+        try context.save()
+        let evenIDs = Set(try context.fetchIdentifiers(FetchDescriptor<Item>(predicate: #Predicate { $0.count % 2 == 0 })))
+        let allIDs = Set(try context.fetchIdentifiers(FetchDescriptor<Item>()))
+
+        var changes = container.savedChanges().makeAsyncIterator()
+        let deleter = ModelContext(container)
+        try deleter.delete(model: Item.self, where: #Predicate { $0.count % 2 == 0 })
+        try deleter.save()
+        try deleter.delete(model: Item.self)
+        try deleter.save()
+        let first = await changes.next()
+        let second = await changes.next()
+        #expect(Set(first?.deletedIdentifiers ?? []) == evenIDs)
+        #expect(Set(second?.deletedIdentifiers ?? []) == allIDs.subtracting(evenIDs))
+        #expect(try context.fetchCount(FetchDescriptor<Item>()) == 0)
+    }
 }
