@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An object that manages an app's schema and model storage configuration.
 ///
 /// ```swift
@@ -19,7 +17,7 @@ public final class ModelContainer: Sendable {
     let allowsSave: Bool
     @MainActor private var lazyMainContext: ModelContext?
     /// Whether `mainContext` was created, so that other contexts' saves are merged into it.
-    private let hasMainContext = Atomic<Bool>(false)
+    private let hasMainContext = LockedValue(false)
     /// The recent saves of the container's contexts.
     let saveLog = SaveLog()
 
@@ -60,7 +58,7 @@ public final class ModelContainer: Sendable {
         context.isMainContext = true
         context.autosaveEnabled = true
         lazyMainContext = context
-        hasMainContext.store(true, ordering: .releasing)
+        hasMainContext.store(true)
         return context
     }
 
@@ -89,7 +87,7 @@ public final class ModelContainer: Sendable {
     /// Records a save and, when another context made it, brings the main context up to date soon.
     func didSave(_ changes: ModelContext.SavedChanges, in context: ModelContext) {
         saveLog.record(changes, from: ObjectIdentifier(context))
-        guard !context.isMainContext, hasMainContext.load(ordering: .acquiring) else { return }
+        guard !context.isMainContext, hasMainContext.load() else { return }
         Task { @MainActor in
             self.lazyMainContext?.mergeChangesFromOtherContexts()
         }

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A type that describes the aggregate identity of an OpenSwiftData model.
 ///
@@ -61,10 +60,13 @@ public struct PersistentIdentifier: Hashable, Identifiable, Codable, Sendable, C
         (lhs.storeIdentifier ?? "", lhs.entityName, lhs.id) < (rhs.storeIdentifier ?? "", rhs.entityName, rhs.id)
     }
 
-    private static let temporaryCounter = Atomic<UInt64>(0)
+    private static let temporaryCounter = LockedValue<UInt64>(0)
 
     /// A new process-unique temporary key.
     static func nextTemporaryKey() -> UInt64 {
-        temporaryCounter.add(1, ordering: .relaxed).newValue
+        temporaryCounter.withValue { counter in
+            counter += 1
+            return counter
+        }
     }
 }

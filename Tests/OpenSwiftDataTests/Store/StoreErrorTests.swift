@@ -102,17 +102,38 @@ enum OtherShape {
         #expect(try context.fetch(FetchDescriptor<Note>()).map(\.text) == ["precious"])
     }
 
-    @Test(.enabled(if: geteuid() != 0, "root ignores file permissions"))
-    func aReadOnlyFileGivesAReadOnlyError() throws {
+    @Test func aReadOnlyFileGivesAReadOnlyError() throws {
         let store = try savedStore()
-        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: store.folder.path)
-        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: store.url.path)
-        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: store.folder.path) }
+        try makeReadOnly(store.url)
+        defer { undoReadOnly(store.url) }
+        let before = try Data(contentsOf: store.url)
         #expect(throws: SwiftDataError.storeIsReadOnly) {
             let context = ModelContext(try store.container(Note.self))
             context.insert(Note(text: "more"))
             try context.save()
         }
+        #expect(try Data(contentsOf: store.url) == before)
+    }
+
+    /// Makes a file unwritable, for root too (which ignores permission bits): `chattr +i`.
+    private func makeReadOnly(_ url: URL) throws {
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: url.path)
+        guard geteuid() == 0 else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["chattr", "+i", url.path]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "chattr +i is needed to make a file read-only for root")
+    }
+
+    private func undoReadOnly(_ url: URL) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["chattr", "-i", url.path]
+        try? process.run()
+        process.waitUntilExit()
+        try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
     }
 
     @Test func readOnlyAndBusyResultCodesMapToTheirErrors() {

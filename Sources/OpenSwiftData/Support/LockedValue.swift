@@ -1,0 +1,22 @@
+import Foundation
+
+/// A value behind a lock, for the few counters and flags shared across threads.
+///
+/// `Synchronization.Atomic` would do, but needs macOS 15 and iOS 18; SwiftData's users target
+/// macOS 14 and iOS 17.
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only read or written while `lock` is held.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    /// Reads the value.
+    func load() -> Value { lock.withLock { value } }
+
+    /// Replaces the value.
+    func store(_ newValue: Value) { lock.withLock { value = newValue } }
+
+    /// Changes the value and returns what `body` returns.
+    func withValue<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
+}
