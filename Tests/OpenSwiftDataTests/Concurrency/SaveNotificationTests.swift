@@ -94,12 +94,8 @@ private final class Box<Value>: @unchecked Sendable {
     }
 
     @Test func unsavedLocalEditsSurviveAMerge() throws {
-        let store = TemporaryStore()
-        let container = try store.container(Item.self)
-        let mine = ModelContext(container)
-        let item = makeItem(1)
-        mine.insert(item)
-        try mine.save()
+        let fixture = try SavedItemFixture()
+        let (container, mine, item) = (fixture.container, fixture.context, fixture.item)
 
         item.name = "my unsaved edit"
         let theirs = ModelContext(container)
@@ -114,12 +110,8 @@ private final class Box<Value>: @unchecked Sendable {
     }
 
     @Test func modelsDeletedElsewhereReportIsDeletedAfterAMerge() throws {
-        let store = TemporaryStore()
-        let container = try store.container(Item.self)
-        let mine = ModelContext(container)
-        let item = makeItem(1)
-        mine.insert(item)
-        try mine.save()
+        let fixture = try SavedItemFixture()
+        let (container, mine, item) = (fixture.container, fixture.context, fixture.item)
 
         let theirs = ModelContext(container)
         try theirs.delete(model: Item.self)
