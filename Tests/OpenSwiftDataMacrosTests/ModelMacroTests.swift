@@ -13,7 +13,7 @@ import Testing
             var notes: String?
             @Attribute(.externalStorage) var photo: Data?
             @Transient var isSelected = false
-            var duration: TimeInterval { 0 }
+            var nights: Int { 0 }
             static var defaultName = "Trip"
 
             init(name: String, startDate: Date) {
@@ -52,7 +52,7 @@ import Testing
     @Test func leavesTransientComputedAndStaticPropertiesAlone() {
         let expansion = Expansion(trip)
         #expect(!expansion.contains("_isSelected"))
-        #expect(!expansion.contains("_duration"))
+        #expect(!expansion.contains("_nights"))
         #expect(!expansion.contains("_defaultName"))
         #expect(expansion.contains("var isSelected = false"))
     }
