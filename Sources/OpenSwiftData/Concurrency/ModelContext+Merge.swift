@@ -49,7 +49,7 @@ extension ModelContext {
     }
 
     /// Turns a saved model into a fault, keeping the properties changed in this context.
-    private func refresh(_ model: any PersistentModel) {
+    func refresh(_ model: any PersistentModel) {
         let state = model._osdState
         guard state.primaryKey != 0, !state.isInserted, let name = state.entityName,
               let entity = container.schema.entitiesByName[name] else { return }

@@ -47,14 +47,14 @@ extension ModelContext {
             changes.updates.append((try layout(of: model), model, model._osdState.changedProperties))
         }
 
-        let keys = try store.save(changes)
-        didSave(changes: changes, insertedKeys: keys.inserted,
-                batchDeleted: Array(zip(batchDeletedEntities, keys.batchDeleted)) + filteredDeletes)
+        let result = try store.save(changes)
+        didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
+                batchDeleted: Array(zip(batchDeletedEntities, result.batchDeleted)) + filteredDeletes)
     }
 
     /// Updates the context after a successful save: permanent identifiers, cleared change sets,
     /// deleted models out of the identity map, and the `didSave` notification.
-    private func didSave(changes: StoreChanges, insertedKeys: [Int64], batchDeleted: [(Schema.Entity, [Int64])]) {
+    private func didSave(changes: StoreChanges, insertedKeys: [Int64], upserted: Set<Int>, batchDeleted: [(Schema.Entity, [Int64])]) {
         var insertedIDs: [PersistentIdentifier] = []
         var updatedIDs: [PersistentIdentifier] = []
         var deletedIDs: [PersistentIdentifier] = []
@@ -62,7 +62,7 @@ extension ModelContext {
         // Inserted models already know their context, entity and store; they get their primary
         // key and join the identity map of their entity, looked up once per run of one entity.
         var registered: (entity: Schema.Entity, models: RegisteredModels)?
-        for ((layout, model), key) in zip(changes.inserts, insertedKeys) {
+        for (position, ((layout, model), key)) in zip(changes.inserts, insertedKeys).enumerated() {
             if registered?.entity !== layout.entity {
                 let models = registeredModels(of: layout.entity)
                 if registered == nil { models.models.reserveCapacity(models.models.count + changes.inserts.count) }
@@ -73,6 +73,14 @@ extension ModelContext {
             state.changedProperties = 0
             state.temporaryKey = 0
             state.primaryKey = key
+            if upserted.contains(position) {
+                // The new model took over an existing row: it becomes that row's object in this
+                // context, and an object registered for the row before reloads the saved values.
+                if let previous = registered!.models.models[key], previous !== model { refresh(previous) }
+                registered!.models.models[key] = model
+                updatedIDs.append(model.persistentModelID)
+                continue
+            }
             registered!.models.models[key] = model
             insertedIDs.append(model.persistentModelID)
         }

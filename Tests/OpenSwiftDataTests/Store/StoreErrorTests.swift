@@ -182,21 +182,4 @@ enum OtherShape {
         let names = try ModelContext(try store.container(Sample.self)).fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.name)])).map(\.name)
         #expect(names == ["bad", "changed", "good"])
     }
-
-    @Test func aUniquenessConflictFailsTheWholeSave() throws {
-        let store = TemporaryStore()
-        let context = ModelContext(try store.container(Person.self))
-        context.insert(Person(email: "a@example.com", givenName: "A", familyName: "One"))
-        try context.save()
-        let twin = Person(email: "b@example.com", givenName: "B", familyName: "Two")
-        let clash = Person(email: "b@example.com", givenName: "C", familyName: "Three")
-        context.insert(twin)
-        context.insert(clash)
-        let error = #expect(throws: SwiftDataError.uniquenessConflict) { try context.save() }
-        #expect(error?.reason?.contains("email") == true)
-        #expect(try ModelContext(try store.container(Person.self)).fetchCount(FetchDescriptor<Person>()) == 1)
-        clash.email = "c@example.com"
-        try context.save()
-        #expect(try ModelContext(try store.container(Person.self)).fetchCount(FetchDescriptor<Person>()) == 3)
-    }
 }

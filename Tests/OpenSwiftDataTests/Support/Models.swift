@@ -179,3 +179,20 @@ final class Gadget {
         self.name = name
     }
 }
+
+/// A model with a compound uniqueness constraint and a second, optional one.
+@Model
+final class Badge {
+    #Unique<Badge>([\.team, \.number], [\.code])
+    var team: String
+    var number: Int
+    var code: String?
+    var holder: String
+
+    init(team: String, number: Int, code: String? = nil, holder: String) {
+        self.team = team
+        self.number = number
+        self.code = code
+        self.holder = holder
+    }
+}

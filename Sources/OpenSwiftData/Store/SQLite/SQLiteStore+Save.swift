@@ -1,3 +1,13 @@
+/// What a save wrote, for the context to bring its models up to date.
+struct StoreSaveResult {
+    /// The primary key of each insert, in order: a new row, or the existing row it updated.
+    var inserted: [Int64]
+    /// The positions of the inserts that updated an existing row (upserts).
+    var upserted: [Int]
+    /// The rows each batch delete removed.
+    var batchDeleted: [[Int64]]
+}
+
 /// Everything one save writes.
 struct StoreChanges {
     /// New models, with their table layouts.
@@ -13,9 +23,11 @@ struct StoreChanges {
 }
 
 extension SQLiteStore {
-    /// Writes the changes in one transaction. Returns the primary keys of the inserted rows, in
-    /// order, and of the rows each batch delete removed. On any error nothing is written.
-    func save(_ changes: StoreChanges) throws -> (inserted: [Int64], batchDeleted: [[Int64]]) {
+    /// Writes the changes in one transaction. On any error nothing is written.
+    ///
+    /// An inserted model whose values of a uniqueness constraint match an existing row updates that
+    /// row instead (an upsert); matching two different rows is a uniqueness conflict.
+    func save(_ changes: StoreChanges) throws -> StoreSaveResult {
         guard !isReadOnly else {
             throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only.")
         }
@@ -32,7 +44,7 @@ extension SQLiteStore {
         }
     }
 
-    private func write(_ changes: StoreChanges, on connection: SQLiteConnection) throws -> (inserted: [Int64], batchDeleted: [[Int64]]) {
+    private func write(_ changes: StoreChanges, on connection: SQLiteConnection) throws -> StoreSaveResult {
         var batchDeleted: [[Int64]] = []
         for (layout, filter) in changes.batchDeletes {
             var compiler = SQLCompiler(layout: layout)
@@ -63,8 +75,20 @@ extension SQLiteStore {
             try delete.run()
         }
         var keys: [Int64] = []
+        var upserted: [Int] = []
         keys.reserveCapacity(changes.inserts.count)
-        for (layout, model) in changes.inserts {
+        for (position, (layout, model)) in changes.inserts.enumerated() {
+            if layout.upsertLookupSQL != nil, let existing = try existingRow(for: model, layout: layout, on: connection) {
+                let update = try connection.statement(layout.fullUpdateSQL)
+                for index in layout.columns.indices {
+                    try encode(model, property: index, layout: layout, to: update, at: Int32(index))
+                }
+                try update._bind(existing, Int32(layout.columns.count))
+                try update.run()
+                keys.append(existing)
+                upserted.append(position)
+                continue
+            }
             let insert = try prepared(layout.insertSQL)
             do {
                 try model._osdEncodeAll(to: insert, startingAt: 0)
@@ -97,7 +121,23 @@ extension SQLiteStore {
             try update._bind(model._osdState.primaryKey, parameter)
             try update.run()
         }
-        return (keys, batchDeleted)
+        return StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
+    }
+
+    /// The row an inserted model's uniqueness-constraint values already name, if any.
+    private func existingRow(for model: any PersistentModel, layout: TableLayout, on connection: SQLiteConnection) throws -> Int64? {
+        guard let sql = layout.upsertLookupSQL else { return nil }
+        let lookup = try connection.statement(sql)
+        defer { lookup.reset() }
+        for (parameter, index) in layout.uniqueKeyAttributes.enumerated() {
+            try encode(model, property: index, layout: layout, to: lookup, at: Int32(parameter))
+        }
+        var rows: Set<Int64> = []
+        while try lookup.step() { rows.insert(lookup._int64(0)) }
+        guard rows.count <= 1 else {
+            throw SwiftDataError(.uniquenessConflict, reason: "A new \(layout.entity.name) matches \(rows.count) different stored rows on its uniqueness constraints \(layout.entity.uniquenessConstraints); it can update only one. Nothing was saved.")
+        }
+        return rows.first
     }
 
     private func encode(_ model: any PersistentModel, property index: Int, layout: TableLayout, to statement: SQLiteStatement, at parameter: Int32) throws {

@@ -15,6 +15,13 @@ final class TableLayout: Sendable {
     let loadsAllAttributes: Bool
     let insertSQL: String
     let selectPrefix: String
+    /// The attributes of the uniqueness constraints, in order, when the entity has any.
+    let uniqueKeyAttributes: [Int]
+    /// `SELECT` of the rows that share any uniqueness constraint's values with the bound ones (the
+    /// attributes of `uniqueKeyAttributes`, in order), or `nil` when the entity has no constraint.
+    let upsertLookupSQL: String?
+    /// `UPDATE` of every attribute of one row, for an insert that becomes an upsert.
+    let fullUpdateSQL: String
 
     static let primaryKey = "\"_pk\""
 
@@ -32,6 +39,15 @@ final class TableLayout: Sendable {
         let columnNames = columns
         let selected = [TableLayout.primaryKey] + eager.map { columnNames[$0] }
         self.selectPrefix = "SELECT \(selected.joined(separator: ", ")) FROM \(table)"
+        let indexByName = Dictionary(entity.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let constraints = entity.uniquenessConstraints.map { $0.compactMap { indexByName[$0] } }.filter { !$0.isEmpty }
+        self.uniqueKeyAttributes = constraints.flatMap { $0 }
+        // `=` as the unique indexes compare: a NULL matches nothing, so a nil key always inserts.
+        let terms = constraints.map { "(" + $0.map { "\(columnNames[$0]) = ?" }.joined(separator: " AND ") + ")" }
+        self.upsertLookupSQL = terms.isEmpty ? nil
+            : "SELECT \(TableLayout.primaryKey) FROM \(table) WHERE \(terms.joined(separator: " OR "))"
+        let assignments = columnNames.map { "\($0) = ?" }.joined(separator: ", ")
+        self.fullUpdateSQL = "UPDATE \(table) SET \(assignments) WHERE \(TableLayout.primaryKey) = ?"
     }
 
     /// `SELECT` of the primary key and the given attributes.
