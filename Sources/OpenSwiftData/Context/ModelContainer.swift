@@ -11,6 +11,9 @@ public final class ModelContainer: Sendable {
     public let schema: Schema
     /// The configurations of the container's stores.
     public let configurations: Set<ModelConfiguration>
+    /// The plan that describes the evolution of the schema, if you gave one.
+    // nonisolated(unsafe): a metatype has no state to race on; `SendableMetatype` needs Swift 6.2.
+    nonisolated(unsafe) public let migrationPlan: (any SchemaMigrationPlan.Type)?
     /// The store the container's contexts read and write.
     let store: SQLiteStore
     /// Whether contexts may save.
@@ -22,17 +25,34 @@ public final class ModelContainer: Sendable {
     let saveLog = SaveLog()
 
     /// Creates a container for the given model classes and configurations.
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(forTypes), configurations: configurations)
+    public convenience init(
+        for forTypes: any PersistentModel.Type...,
+        migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Creates a container for a schema and configurations.
-    public convenience init(for givenSchema: Schema, configurations: ModelConfiguration...) throws {
-        try self.init(for: givenSchema, configurations: configurations)
+    public convenience init(
+        for givenSchema: Schema,
+        migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Creates a container for a schema and an array of configurations.
-    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+    ///
+    /// - Parameter migrationPlan: How the schema evolved. OpenSwiftData does not run migration
+    ///   stages yet: a store whose recorded schema differs from `givenSchema` is refused with
+    ///   ``SwiftDataError/schemaMismatch`` and left untouched, with or without a plan.
+    public init(
+        for givenSchema: Schema,
+        migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: [ModelConfiguration]
+    ) throws {
+        self.migrationPlan = migrationPlan
         let configurations = configurations.isEmpty ? [ModelConfiguration(schema: givenSchema)] : configurations
         if Set(configurations.map(\.name)).count != configurations.count {
             throw SwiftDataError(.duplicateConfiguration, reason: "Two configurations are named \(configurations.map(\.name))")
