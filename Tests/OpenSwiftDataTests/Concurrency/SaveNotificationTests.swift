@@ -70,7 +70,7 @@ private final class Box<Value>: @unchecked Sendable {
         try container.mainContext.save()
 
         try await SavedItemFixture.edit(item.persistentModelID, in: container) { $0.name = "from the background" }
-        for _ in 0..<1_000 where item.name != "from the background" { await Task.yield() }
+        await waitUntil { item.name == "from the background" }
         #expect(item.name == "from the background")
     }
 
@@ -88,7 +88,7 @@ private final class Box<Value>: @unchecked Sendable {
             fired.value = true
         }
         try await SavedItemFixture.edit(item.persistentModelID, in: container) { $0.count = 999 }
-        for _ in 0..<1_000 where !fired.value { await Task.yield() }
+        await waitUntil { fired.value }
         #expect(fired.value)
         #expect(item.count == 999)
     }

@@ -74,7 +74,7 @@ import OpenSwiftData
         #expect(container.mainContext === container.mainContext)
         #expect(container.mainContext.autosaveEnabled)
         container.mainContext.insert(Note(text: "autosaved"))
-        for _ in 0..<1_000 where container.mainContext.hasChanges { await Task.yield() }
+        await waitUntil { !container.mainContext.hasChanges }
         #expect(!container.mainContext.hasChanges)
         #expect(try ModelContext(try store.container(Note.self)).fetch(FetchDescriptor<Note>()).map(\.text) == ["autosaved"])
     }
