@@ -45,6 +45,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
             """,
             "public static var _osdEntityName: Swift.String { \(literal: typeName) }",
+            defaults(typeName: typeName, properties: properties),
             encodeAll(properties),
             // Created on the first read: a model nobody reads has no observers to notify.
             "private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
@@ -142,6 +143,33 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 switch index {
             \(raw: cases.joined(separator: "\n"))
                 default: break
+                }
+            }
+            """
+    }
+
+    /// The declared initial values, for a migration that adds a property: an initializer that runs
+    /// only the property initializers, and a writer of the value of one property.
+    private static func defaults(typeName: String, properties: [PersistedProperty]) -> DeclSyntax {
+        let unset = properties.filter { !$0.hasInitialValue }.map { "    _\($0.name) = nil" }
+        let cases = properties.enumerated().filter { $0.element.hasInitialValue }.map { index, property in
+            """
+                case \(index):
+                    guard let value = model._\(property.name) else { return false }
+                    try writer._write(value, column)
+                    return true
+            """
+        }
+        return """
+            private init(_osdDefaults: Swift.Void) {
+            \(raw: unset.joined(separator: "\n"))
+            }
+
+            public static func _osdWriteDefault(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws -> Swift.Bool {
+                let model = \(raw: typeName)(_osdDefaults: ())
+                switch index {
+            \(raw: cases.joined(separator: "\n"))
+                default: return false
                 }
             }
             """

@@ -14,6 +14,8 @@ struct PersistedProperty {
     var isRelationship: Bool
     /// Whether the declared type is an optional.
     var isOptional: Bool
+    /// Whether the declaration gives an initial value (`var rating = 3`).
+    var hasInitialValue: Bool
 }
 
 /// Finds the persisted properties of a model class and reports the ones that cannot be persisted.
@@ -89,7 +91,8 @@ enum PropertyScanner {
             type: type,
             attributeArguments: attributeArguments(variable, named: "Attribute"),
             isRelationship: hasAttribute(variable, named: "Relationship"),
-            isOptional: typeSyntax.map(isOptionalType) ?? false
+            isOptional: typeSyntax.map(isOptionalType) ?? false,
+            hasInitialValue: binding.initializer != nil
         )
     }
 

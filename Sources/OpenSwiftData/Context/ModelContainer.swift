@@ -44,9 +44,10 @@ public final class ModelContainer: Sendable {
 
     /// Creates a container for a schema and an array of configurations.
     ///
-    /// - Parameter migrationPlan: How the schema evolved. OpenSwiftData does not run migration
-    ///   stages yet: a store whose recorded schema differs from `givenSchema` is refused with
-    ///   ``SwiftDataError/schemaMismatch`` and left untouched, with or without a plan.
+    /// - Parameter migrationPlan: How the schema evolved. A store recorded at one of the plan's
+    ///   versions runs the stages from that version on, all or nothing; without a plan (or after
+    ///   its stages), compatible changes migrate automatically, and a change that needs a custom
+    ///   stage throws ``SwiftDataError/schemaMismatch`` with the file untouched.
     public init(
         for givenSchema: Schema,
         migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
@@ -63,6 +64,9 @@ public final class ModelContainer: Sendable {
             }
         }
         let configuration = configurations[0]
+        if let migrationPlan, !configuration.isStoredInMemoryOnly {
+            try MigrationPlanRunner.run(migrationPlan, storeAt: configuration.url, target: givenSchema)
+        }
         self.schema = givenSchema
         self.configurations = Set(configurations)
         self.allowsSave = configuration.allowsSave

@@ -9,9 +9,8 @@
 /// let container = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: TripsMigrationPlan.self)
 /// ```
 ///
-/// - Important: OpenSwiftData does not run migration stages yet. A container given a plan opens a
-///   store whose recorded schema is the current one, and refuses any other with
-///   ``SwiftDataError/schemaMismatch``, leaving the file untouched.
+/// The container runs the stages from the version recorded in the store to the last one, all or
+/// nothing (see ``SwiftDataError/migrationFailed``), and never again on a store that is current.
 public protocol SchemaMigrationPlan {
     /// The versions of the schema, oldest first.
     static var schemas: [any VersionedSchema.Type] { get }

@@ -31,6 +31,9 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     func _osdEncodeAll(to writer: SQLiteStatement, startingAt column: Int32) throws
     /// Creates an empty instance for a row to fill. Generated for final classes; not API.
     static func _osdMake() -> Self
+    /// Writes the declared initial value of a property, for a migration that adds it; returns
+    /// `false` when the property has none. Generated; not API.
+    static func _osdWriteDefault(property index: Int, to writer: SQLiteStatement, at column: Int32) throws -> Bool
 }
 
 extension PersistentModel {
@@ -38,6 +41,7 @@ extension PersistentModel {
     public static var _osdIndexes: [[AnyKeyPath]] { [] }
     public static var _osdEntityName: String { String(describing: self) }
     public static func _osdMake() -> Self { Self(backingData: _ModelBacking<Self>()) }
+    public static func _osdWriteDefault(property index: Int, to writer: SQLiteStatement, at column: Int32) throws -> Bool { false }
 
     /// The identifier of the model: stable once the model has been saved.
     ///

@@ -14,6 +14,7 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
         case configurationSchemaNotFoundInContainerSchema, unknownSchema, backwardMigration
         case storeIsNotSQLite, storeIsCorrupt, storeIsReadOnly, storeIsBusy, storeFromNewerVersion
         case schemaMismatch, saveNotAllowed, storeFailure, modelNotFound, uniquenessConflict
+        case migrationFailed
     }
 
     let kind: Kind
@@ -68,7 +69,7 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     /// The store was written by a newer version of OpenSwiftData. It is left untouched.
     public static let storeFromNewerVersion = SwiftDataError(.storeFromNewerVersion)
     /// The store's recorded schema differs from the container's models and cannot be migrated
-    /// automatically. The store is left untouched.
+    /// automatically (see `LightweightMigration`). The store is left untouched.
     public static let schemaMismatch = SwiftDataError(.schemaMismatch)
     /// The container's configuration does not allow saving.
     public static let saveNotAllowed = SwiftDataError(.saveNotAllowed)
@@ -78,6 +79,9 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     public static let modelNotFound = SwiftDataError(.modelNotFound)
     /// Saving would make two rows share a unique key.
     public static let uniquenessConflict = SwiftDataError(.uniquenessConflict)
+    /// A stage of a migration plan failed; the store was restored to its state before the
+    /// migration. The reason names the stage and the cause.
+    public static let migrationFailed = SwiftDataError(.migrationFailed)
 
     static func modelValidationFailure(model: String, property: String, reason: String) -> SwiftDataError {
         SwiftDataError(.modelValidationFailure, reason: "\(model).\(property): \(reason)")

@@ -47,15 +47,17 @@ final class SQLiteStore: @unchecked Sendable {
         let path = url.path
         self.path = path
         let existing = try StoreFileInspection.inspect(path: path)
+        var migration: LightweightMigration?
         if let existing {
-            if let recorded = existing.schema {
-                let differences = recorded.differences(from: models)
-                guard differences.isEmpty else {
-                    throw SwiftDataError(.schemaMismatch, reason: "The store at \(path) was written by different models: \(differences.joined(separator: "; ")). The file was not changed; add a migration plan or use a new store.")
-                }
-            }
             if existing.format > SQLiteStore.formatVersion {
                 throw SwiftDataError(.storeFromNewerVersion, reason: "The store at \(path) has format \(existing.format); this version of OpenSwiftData reads up to \(SQLiteStore.formatVersion). The file was not changed.")
+            }
+            if let recorded = existing.schema, !recorded.differences(from: models).isEmpty {
+                // Throws, with the file untouched, when a change needs a custom migration stage.
+                migration = try LightweightMigration(from: recorded, to: layouts, path: path)
+                guard allowsSave, FileManager.default.isWritableFile(atPath: path) else {
+                    throw SwiftDataError(.schemaMismatch, reason: "The store at \(path) was written by different models and needs a migration, but it is opened read-only. The file was not changed.")
+                }
             }
         } else {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -73,6 +75,9 @@ final class SQLiteStore: @unchecked Sendable {
             }
             if let existing, existing.schema != nil {
                 self.identifier = existing.identifier ?? UUID().uuidString
+                if let migration {
+                    try SQLiteStore.migrate(connection, with: migration, to: models)
+                }
             } else {
                 self.identifier = UUID().uuidString
                 try SQLiteStore.initialize(connection, layouts: layouts, schema: models, identifier: identifier)
@@ -97,6 +102,21 @@ final class SQLiteStore: @unchecked Sendable {
                 try insert.bind([.text(key), value])
                 try insert.run()
             }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Applies a lightweight migration and records the new schema, in one transaction.
+    private static func migrate(_ connection: SQLiteConnection, with migration: LightweightMigration, to schema: StoredSchema) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try migration.run(on: connection)
+            let record = try connection.uncachedStatement("UPDATE osd_metadata SET value = ? WHERE key = 'schema'")
+            try record.bind([.text(try schema.json())])
+            try record.run()
             try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")

@@ -57,12 +57,20 @@ final class TableLayout: Sendable {
     }
 
     /// The statements that create the table and its indexes.
-    var createStatements: [String] {
+    var createStatements: [String] { [createTableSQL(named: table)] + indexStatements }
+
+    /// `CREATE TABLE` of the entity's table under the given (quoted) name.
+    func createTableSQL(named name: String) -> String {
         var definitions = ["\(TableLayout.primaryKey) INTEGER PRIMARY KEY"]
         for (index, attribute) in entity.attributes.enumerated() {
             definitions.append("\(columns[index]) \(SQL.columnType(attribute.storage))\(attribute.isOptional ? "" : " NOT NULL")")
         }
-        var statements = ["CREATE TABLE \(table) (\(definitions.joined(separator: ", "))) STRICT"]
+        return "CREATE TABLE \(name) (\(definitions.joined(separator: ", "))) STRICT"
+    }
+
+    /// The statements that create the entity's unique and regular indexes.
+    var indexStatements: [String] {
+        var statements: [String] = []
         for (number, constraint) in entity.uniquenessConstraints.enumerated() {
             let names = constraint.map(SQL.quote).joined(separator: ", ")
             statements.append("CREATE UNIQUE INDEX \(SQL.quote("osd_unique_\(entity.name)_\(number)")) ON \(table) (\(names))")

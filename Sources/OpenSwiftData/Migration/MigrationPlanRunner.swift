@@ -1,0 +1,89 @@
+import Foundation
+
+/// Runs the stages of a ``SchemaMigrationPlan`` on a store file, from the version recorded in the
+/// store to the last, all or nothing.
+///
+/// Before the first stage the store is checkpointed and copied beside itself
+/// (`<store>.osd-migration-backup`); if any stage fails, including an error thrown by `willMigrate`
+/// or `didMigrate`, the copy replaces the store and the error names the stage. The copy is removed
+/// when the migration finishes either way. A store already at the current version runs no stage.
+enum MigrationPlanRunner {
+    static func run(_ plan: any SchemaMigrationPlan.Type, storeAt url: URL, target: Schema) throws {
+        let path = url.path
+        guard let inspection = try StoreFileInspection.inspect(path: path), let recorded = inspection.schema,
+              !recorded.differences(from: StoredSchema(target)).isEmpty
+        else { return }
+        let versions = plan.schemas
+        guard let start = versions.firstIndex(where: { StoredSchema(Schema(versionedSchema: $0)).differences(from: recorded).isEmpty }) else {
+            // Not a version of the plan: the container's own open tries a lightweight migration.
+            return
+        }
+        let backup = URL(fileURLWithPath: path + ".osd-migration-backup")
+        try makeBackup(of: url, at: backup)
+        defer { try? FileManager.default.removeItem(at: backup) }
+        var current: any VersionedSchema.Type = versions[start]
+        do {
+            while let stage = plan.stages.first(where: { ObjectIdentifier($0.fromVersion) == ObjectIdentifier(current) }) {
+                try run(stage, url: url)
+                current = stage.toVersion
+            }
+        } catch {
+            try restore(url, from: backup)
+            throw SwiftDataError(.migrationFailed, reason: "Migrating the store at \(path) from version \(current.versionIdentifier) failed: \(error). The store was restored to its state before the migration.")
+        }
+    }
+
+    private static func run(_ stage: MigrationStage, url: URL) throws {
+        let configuration = ModelConfiguration(url: url)
+        switch stage {
+        case .lightweight(_, let to):
+            _ = try ModelContainer(for: Schema(versionedSchema: to), configurations: configuration)
+        case .custom(let from, let to, let willMigrate, let didMigrate):
+            if let willMigrate {
+                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: from), configurations: configuration))
+                try willMigrate(context)
+                try context.save()
+            }
+            let container = try ModelContainer(for: Schema(versionedSchema: to), configurations: configuration)
+            if let didMigrate {
+                let context = ModelContext(container)
+                try didMigrate(context)
+                try context.save()
+            }
+        }
+    }
+
+    /// Checkpoints the WAL into the store file, then copies the file.
+    private static func makeBackup(of url: URL, at backup: URL) throws {
+        do {
+            let connection = try SQLiteConnection(path: url.path, readOnly: false, create: false)
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        } catch let error as SQLiteError {
+            throw error.swiftDataError.adding(context: "Preparing to migrate \(url.path)")
+        }
+        try? FileManager.default.removeItem(at: backup)
+        try FileManager.default.copyItem(at: url, to: backup)
+    }
+
+    private static func restore(_ url: URL, from backup: URL) throws {
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.copyItem(at: backup, to: url)
+    }
+}
+
+extension MigrationStage {
+    /// The version the stage starts from.
+    var fromVersion: any VersionedSchema.Type {
+        switch self {
+        case .lightweight(let from, _), .custom(let from, _, _, _): from
+        }
+    }
+
+    /// The version the stage ends at.
+    var toVersion: any VersionedSchema.Type {
+        switch self {
+        case .lightweight(_, let to), .custom(_, let to, _, _): to
+        }
+    }
+}

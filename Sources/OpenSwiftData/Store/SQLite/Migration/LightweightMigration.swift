@@ -1,0 +1,104 @@
+/// The changes SQLite can make on its own to bring a store from its recorded schema to the models'
+/// schema, as SwiftData's lightweight migration does: new models, new optional properties or
+/// properties with a declared initial value, removed properties and models, renames declared with
+/// `@Attribute(originalName:)`, new indexes and uniqueness constraints.
+///
+/// Each changed entity's table is rebuilt: a new table with the new layout, filled from the old one
+/// in one `INSERT … SELECT`, then put in the old one's place. Everything runs in the caller's
+/// transaction, so a failure (for example duplicates under a new uniqueness constraint) leaves the
+/// store as it was.
+struct LightweightMigration {
+    /// One step: SQL, and for an `INSERT … SELECT` the declared initial values its parameters take.
+    struct Step {
+        var sql: String
+        var defaults: [(model: any PersistentModel.Type, property: Int)] = []
+    }
+
+    private(set) var steps: [Step] = []
+
+    /// Plans the migration, or throws ``SwiftDataError/schemaMismatch`` naming every change that
+    /// needs a custom migration stage.
+    init(from stored: StoredSchema, to layouts: [String: TableLayout], path: String) throws {
+        let storedEntities = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var problems: [String] = []
+        for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
+            let entity = layout.entity
+            guard let old = storedEntities[entity.name] else {
+                steps += layout.createStatements.map { Step(sql: $0) }
+                continue
+            }
+            let oldAttributes = Dictionary(old.attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            var expressions: [String] = []
+            var defaults: [(model: any PersistentModel.Type, property: Int)] = []
+            var changed = old.attributes.count != entity.attributes.count
+                || old.uniquenessConstraints != entity.uniquenessConstraints || old.indices != entity.indices
+            for (index, attribute) in entity.attributes.enumerated() {
+                let source = oldAttributes[attribute.name] ?? oldAttributes[attribute.originalName]
+                if source?.name != attribute.name { changed = true }
+                if let source {
+                    guard source.storage == attribute.storage else {
+                        problems.append("\(entity.name).\(attribute.name) changed type (stored as \(source.storage), now \(attribute.storage)): migrate it in a custom stage")
+                        continue
+                    }
+                    let column = SQL.quote(source.name)
+                    if source.isOptional && !attribute.isOptional {
+                        changed = true
+                        guard hasDefault(entity, index) else {
+                            problems.append("\(entity.name).\(attribute.name) is no longer optional and has no initial value for the rows where it is nil: declare one, or fill it in a custom stage's willMigrate")
+                            continue
+                        }
+                        expressions.append("coalesce(\(column), ?)")
+                        defaults.append((entity.modelType, index))
+                    } else {
+                        if source.isOptional != attribute.isOptional { changed = true }
+                        expressions.append(column)
+                    }
+                } else if attribute.isOptional {
+                    expressions.append("NULL")
+                } else if hasDefault(entity, index) {
+                    expressions.append("?")
+                    defaults.append((entity.modelType, index))
+                } else {
+                    problems.append("\(entity.name).\(attribute.name) is new, not optional and has no initial value: declare one (var \(attribute.name) = …), make it optional, or fill it in a custom stage")
+                }
+            }
+            guard changed, problems.isEmpty else { continue }
+            let temporary = SQL.quote("osd_migrating_\(entity.name)")
+            let targetColumns = ([TableLayout.primaryKey] + layout.columns).joined(separator: ", ")
+            steps.append(Step(sql: layout.createTableSQL(named: temporary)))
+            steps.append(Step(
+                sql: "INSERT INTO \(temporary) (\(targetColumns)) SELECT \(([TableLayout.primaryKey] + expressions).joined(separator: ", ")) FROM \(SQL.quote(old.name))",
+                defaults: defaults))
+            steps.append(Step(sql: "DROP TABLE \(SQL.quote(old.name))"))
+            steps.append(Step(sql: "ALTER TABLE \(temporary) RENAME TO \(layout.table)"))
+            steps += layout.indexStatements.map { Step(sql: $0) }
+        }
+        for old in stored.entities where layouts[old.name] == nil {
+            steps.append(Step(sql: "DROP TABLE \(SQL.quote(old.name))"))
+        }
+        guard problems.isEmpty else {
+            throw SwiftDataError(.schemaMismatch, reason: "The store at \(path) was written by different models, and these changes need a migration stage: \(problems.joined(separator: "; ")). The file was not changed.")
+        }
+    }
+
+    private func hasDefault(_ entity: Schema.Entity, _ index: Int) -> Bool {
+        guard let probe = try? SQLiteConnection(path: ":memory:", readOnly: false, create: true),
+              let statement = try? probe.uncachedStatement("SELECT ?") else { return false }
+        return (try? entity.modelType._osdWriteDefault(property: index, to: statement, at: 0)) ?? false
+    }
+
+    /// Runs the steps on `connection`, inside the caller's transaction.
+    func run(on connection: SQLiteConnection) throws {
+        for step in steps {
+            guard !step.defaults.isEmpty else {
+                try connection.execute(step.sql)
+                continue
+            }
+            let statement = try connection.uncachedStatement(step.sql)
+            for (parameter, item) in step.defaults.enumerated() {
+                _ = try item.model._osdWriteDefault(property: item.property, to: statement, at: Int32(parameter))
+            }
+            try statement.run()
+        }
+    }
+}

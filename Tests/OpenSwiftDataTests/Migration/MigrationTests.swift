@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import OpenSwiftData
+
+/// Schema evolution on store files: automatic lightweight changes, plans with custom stages, and
+/// failures that leave the store as it was.
+@Suite(.serialized) struct MigrationTests {
+    private func container(_ version: any VersionedSchema.Type, plan: (any SchemaMigrationPlan.Type)? = nil, at store: TemporaryStore) throws -> ModelContainer {
+        try ModelContainer(for: Schema(versionedSchema: version), migrationPlan: plan, configurations: ModelConfiguration(url: store.url))
+    }
+
+    /// A V1 store with three trips, two of them named alike.
+    private func v1Store() throws -> TemporaryStore {
+        let store = TemporaryStore()
+        let context = ModelContext(try container(TripsV1.self, at: store))
+        context.insert(TripsV1.Trip(name: "Paris", destination: "France"))
+        context.insert(TripsV1.Trip(name: "Paris", destination: "Texas"))
+        context.insert(TripsV1.Trip(name: "Kyoto", destination: "Japan"))
+        try context.save()
+        return store
+    }
+
+    @Test func compatibleChangesMigrateWithoutAPlan() throws {
+        let store = try v1Store()
+        let container = try container(TripsV2.self, at: store)
+        let context = ModelContext(container)
+        let trips = try context.fetch(FetchDescriptor<TripsV2.Trip>(sortBy: [SortDescriptor(\.place)]))
+        #expect(trips.map(\.place) == ["France", "Japan", "Texas"], "renamed with originalName")
+        #expect(trips.allSatisfy { $0.notes == nil }, "a new optional property is nil")
+        #expect(trips.allSatisfy { $0.rating == 3 }, "a new property takes its declared initial value")
+        context.insert(TripsV2.Traveler(name: "Ada"))
+        try context.save()
+
+        let reopened = ModelContext(try self.container(TripsV2.self, at: store))
+        #expect(try reopened.fetchCount(FetchDescriptor<TripsV2.Trip>()) == 3)
+        #expect(try reopened.fetch(FetchDescriptor<TripsV2.Traveler>()).map(\.name) == ["Ada"])
+    }
+
+    @Test func aPlanRunsEveryStageFromTheStoredVersionOnce() throws {
+        let store = try v1Store()
+        let before = willMigrateRuns.value
+        do {
+            let context = ModelContext(try container(TripsV3.self, plan: TripsPlan.self, at: store))
+            let trips = try context.fetch(FetchDescriptor<TripsV3.Trip>(sortBy: [SortDescriptor(\.name)]))
+            #expect(trips.map(\.name) == ["Kyoto", "Paris"], "willMigrate removed the duplicate before names became unique")
+            #expect(trips.map(\.summary) == ["Kyoto in Japan", "Paris in France"], "didMigrate filled the new property")
+            #expect(trips.allSatisfy { $0.rating == 3 })
+        }
+        #expect(willMigrateRuns.value == before + 1)
+
+        let again = ModelContext(try container(TripsV3.self, plan: TripsPlan.self, at: store))
+        #expect(try again.fetchCount(FetchDescriptor<TripsV3.Trip>()) == 2)
+        #expect(willMigrateRuns.value == before + 1, "no stage runs on a store that is current")
+        again.insert(TripsV3.Trip(name: "Kyoto", place: "Japan, again"))
+        try again.save()
+        #expect(try again.fetchCount(FetchDescriptor<TripsV3.Trip>()) == 2, "the new constraint holds: the insert updated Kyoto")
+        #expect(!FileManager.default.fileExists(atPath: store.url.path + ".osd-migration-backup"))
+    }
+
+    @Test func aFailingStageRestoresTheStore() throws {
+        let store = try v1Store()
+        let error = #expect(throws: SwiftDataError.migrationFailed) {
+            try container(TripsV3.self, plan: FailingTripsPlan.self, at: store)
+        }
+        #expect(error?.reason?.contains("2.0.0") == true, "the error names the stage's version")
+        #expect(error?.reason?.contains("DidMigrateFailure") == true, "\(String(describing: error?.reason))")
+        #expect(!FileManager.default.fileExists(atPath: store.url.path + ".osd-migration-backup"))
+
+        let context = ModelContext(try container(TripsV1.self, at: store))
+        let trips = try context.fetch(FetchDescriptor<TripsV1.Trip>(sortBy: [SortDescriptor(\.destination)]))
+        #expect(trips.map(\.destination) == ["France", "Japan", "Texas"], "the V1 data is intact and V1 opens it")
+    }
+
+    @Test func anIncompatibleChangeWithoutAPlanIsRefusedUntouched() throws {
+        let store = try v1Store()
+        let before = store.snapshot()
+        let error = #expect(throws: SwiftDataError.schemaMismatch) {
+            try container(TripsV1WithIntDestination.self, at: store)
+        }
+        #expect(error?.reason?.contains("Trip.destination changed type") == true)
+        #expect(store.snapshot() == before)
+    }
+
+    @Test func duplicatesUnderANewUniqueConstraintFailWithoutAStageAndChangeNothing() throws {
+        let store = try v1Store()
+        _ = try container(TripsV2.self, at: store)
+        #expect(throws: SwiftDataError.self) { try container(TripsV3.self, at: store) }
+        let context = ModelContext(try container(TripsV2.self, at: store))
+        #expect(try context.fetchCount(FetchDescriptor<TripsV2.Trip>()) == 3)
+    }
+}
