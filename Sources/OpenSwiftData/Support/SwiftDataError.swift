@@ -68,8 +68,9 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     public static let storeIsBusy = SwiftDataError(.storeIsBusy)
     /// The store was written by a newer version of OpenSwiftData. It is left untouched.
     public static let storeFromNewerVersion = SwiftDataError(.storeFromNewerVersion)
-    /// The store's recorded schema differs from the container's models and cannot be migrated
-    /// automatically (see `LightweightMigration`). The store is left untouched.
+    /// The store's recorded schema differs from the container's models by a change that a
+    /// lightweight migration cannot make (the reason names the model, the property and what to do:
+    /// usually a custom ``MigrationStage``). The store is left untouched.
     public static let schemaMismatch = SwiftDataError(.schemaMismatch)
     /// The container's configuration does not allow saving.
     public static let saveNotAllowed = SwiftDataError(.saveNotAllowed)
