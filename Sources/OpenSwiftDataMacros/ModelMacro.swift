@@ -166,11 +166,13 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
 
             public static func _osdWriteDefault(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws -> Swift.Bool {
-                let model = \(raw: typeName)(_osdDefaults: ())
-                switch index {
-            \(raw: cases.joined(separator: "\n"))
-                default: return false
-                }
+            \(raw: cases.isEmpty ? "    return false" : """
+                    let model = \(typeName)(_osdDefaults: ())
+                    switch index {
+                \(cases.joined(separator: "\n"))
+                    default: return false
+                    }
+                """)
             }
             """
     }

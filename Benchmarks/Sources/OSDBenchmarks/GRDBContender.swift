@@ -102,6 +102,18 @@ final class GRDBContender: Contender {
                 for trip in trips { _ = try insert([trip]) }
                 return trips.count
             }
+        case .w10:
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("v2") { db in
+                try db.alter(table: "trip") { table in
+                    table.rename(column: "destination", to: "place")
+                    table.add(column: "visits", .integer).notNull().defaults(to: 0)
+                }
+            }
+            return try time {
+                try migrator.migrate(queue)
+                return scale
+            }
         case .w9:
             // GRDB's tool for concurrent reads is a DatabasePool on the same file.
             var configuration = Configuration()

@@ -24,11 +24,39 @@ final class Trip {
     }
 }
 
+/// The next version of the trip model, for W10: `destination` renamed, `visits` added.
+enum TripV2 {
+    @Model
+    final class Trip {
+        var name: String
+        @Attribute(originalName: "destination") var place: String
+        var startDate: Date
+        var endDate: Date
+        var rating: Int
+        var isFavorite: Bool
+        var budget: Double
+        var notes: String?
+        var visits: Int = 0
+
+        init(name: String, place: String, startDate: Date, endDate: Date, rating: Int, isFavorite: Bool, budget: Double) {
+            self.name = name
+            self.place = place
+            self.startDate = startDate
+            self.endDate = endDate
+            self.rating = rating
+            self.isFavorite = isFavorite
+            self.budget = budget
+        }
+    }
+}
+
 /// OpenSwiftData with `@Model` classes and a `ModelContext`.
 final class OpenSwiftDataContender: Contender {
     let container: ModelContainer
+    let path: String
 
     init(path: String, rows: Int) throws {
+        self.path = path
         container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
         // The untimed seed goes in chunks, so that the workload's peak memory is its own.
         let seed = TripData.generate(count: rows)
@@ -101,6 +129,13 @@ final class OpenSwiftDataContender: Contender {
                     try context.save()
                 }
                 return trips.count
+            }
+        case .w10:
+            // Opening the store with the new model migrates it (a lightweight migration).
+            let url = URL(fileURLWithPath: path)
+            return try time {
+                let migrated = try ModelContainer(for: TripV2.Trip.self, configurations: ModelConfiguration(url: url))
+                return try ModelContext(migrated).fetchCount(FetchDescriptor<TripV2.Trip>())
             }
         case .w9:
             // One context per thread; the container is shared, as across actors.

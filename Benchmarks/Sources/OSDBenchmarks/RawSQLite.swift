@@ -151,6 +151,14 @@ final class RawSQLite: Contender {
                 for trip in trips { _ = try insert([trip]) }
                 return trips.count
             }
+        case .w10:
+            return try time {
+                try exec("BEGIN IMMEDIATE")
+                try exec("ALTER TABLE trip RENAME COLUMN destination TO place")
+                try exec("ALTER TABLE trip ADD COLUMN visits INTEGER NOT NULL DEFAULT 0")
+                try exec("COMMIT")
+                return scale
+            }
         case .w9:
             // One connection per thread, as SQLite's WAL mode wants for parallel readers.
             let path = self.path

@@ -88,4 +88,21 @@ import OpenSwiftData
         let context = ModelContext(try container(TripsV2.self, at: store))
         #expect(try context.fetchCount(FetchDescriptor<TripsV2.Trip>()) == 3)
     }
+
+    @Test func renamesAndNewColumnsAlterTheTableInPlace() throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(PetsV1.Pet.self))
+            context.insert(PetsV1.Pet(name: "Rex", kind: "dog"))
+            context.insert(PetsV1.Pet(name: "Tom", kind: "cat"))
+            try context.save()
+        }
+        let context = ModelContext(try store.container(PetsV2.Pet.self))
+        let pets = try context.fetch(FetchDescriptor<PetsV2.Pet>(predicate: #Predicate { $0.species == "cat" || $0.species == "dog" }, sortBy: [SortDescriptor(\.name)]))
+        #expect(pets.map(\.species) == ["dog", "cat"])
+        #expect(pets.allSatisfy { $0.age == 1 && $0.weight == 2.5 && $0.nickname == nil && $0.tag == "it's new" })
+        context.insert(PetsV2.Pet(name: "Kiwi", species: "bird"))
+        try context.save()
+        #expect(try ModelContext(try store.container(PetsV2.Pet.self)).fetchCount(FetchDescriptor<PetsV2.Pet>()) == 3)
+    }
 }

@@ -137,3 +137,34 @@ enum FailingTripsPlan: SchemaMigrationPlan {
         ]
     }
 }
+
+/// A model before and after changes that alter its table in place: a rename and added columns.
+enum PetsV1 {
+    @Model
+    final class Pet {
+        #Index<Pet>([\.kind])
+        var name: String
+        var kind: String
+        init(name: String, kind: String) {
+            self.name = name
+            self.kind = kind
+        }
+    }
+}
+
+enum PetsV2 {
+    @Model
+    final class Pet {
+        #Index<Pet>([\.species])
+        var name: String
+        @Attribute(originalName: "kind") var species: String
+        var age: Int = 1
+        var weight: Double = 2.5
+        var nickname: String?
+        var tag: String = "it's new"
+        init(name: String, species: String) {
+            self.name = name
+            self.species = species
+        }
+    }
+}
