@@ -18,12 +18,21 @@ enum MigrationPlanRunner {
             // Not a version of the plan: the container's own open tries a lightweight migration.
             return
         }
+        // The chain of stages from the stored version on; nothing to do (and nothing written) when empty.
+        var chain: [MigrationStage] = []
+        var version: any VersionedSchema.Type = versions[start]
+        while let stage = plan.stages.first(where: { ObjectIdentifier($0.fromVersion) == ObjectIdentifier(version) }),
+              chain.count < plan.stages.count {
+            chain.append(stage)
+            version = stage.toVersion
+        }
+        guard !chain.isEmpty else { return }
         let backup = URL(fileURLWithPath: path + ".osd-migration-backup")
         try makeBackup(of: url, at: backup)
         defer { try? FileManager.default.removeItem(at: backup) }
         var current: any VersionedSchema.Type = versions[start]
         do {
-            while let stage = plan.stages.first(where: { ObjectIdentifier($0.fromVersion) == ObjectIdentifier(current) }) {
+            for stage in chain {
                 try run(stage, url: url)
                 current = stage.toVersion
             }

@@ -105,4 +105,14 @@ import OpenSwiftData
         try context.save()
         #expect(try ModelContext(try store.container(PetsV2.Pet.self)).fetchCount(FetchDescriptor<PetsV2.Pet>()) == 3)
     }
+
+    @Test func aStoreOfANewerSchemaVersionIsRefusedUntouched() throws {
+        let store = try v1Store()
+        _ = try container(TripsV3.self, plan: TripsPlan.self, at: store)
+        let before = store.snapshot()
+        #expect(throws: SwiftDataError.backwardMigration) { try container(TripsV2.self, at: store) }
+        #expect(throws: SwiftDataError.backwardMigration) { try container(TripsV2.self, plan: TripsPlan.self, at: store) }
+        #expect(store.snapshot() == before)
+        #expect(try ModelContext(try container(TripsV3.self, at: store)).fetchCount(FetchDescriptor<TripsV3.Trip>()) == 2)
+    }
 }

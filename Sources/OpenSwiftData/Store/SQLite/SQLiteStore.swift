@@ -53,6 +53,9 @@ final class SQLiteStore: @unchecked Sendable {
                 throw SwiftDataError(.storeFromNewerVersion, reason: "The store at \(path) has format \(existing.format); this version of OpenSwiftData reads up to \(SQLiteStore.formatVersion). The file was not changed.")
             }
             if let recorded = existing.schema, !recorded.differences(from: models).isEmpty {
+                if let stored = recorded.version, let current = models.version, stored > current {
+                    throw SwiftDataError(.backwardMigration, reason: "The store at \(path) was written by version \(stored) of the schema, newer than \(current); migrating it back could lose data, so it was not changed.")
+                }
                 // Throws, with the file untouched, when a change needs a custom migration stage.
                 migration = try LightweightMigration(from: recorded, to: layouts, path: path)
                 guard allowsSave, FileManager.default.isWritableFile(atPath: path) else {

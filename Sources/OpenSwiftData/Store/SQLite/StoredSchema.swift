@@ -15,8 +15,11 @@ struct StoredSchema: Codable, Equatable {
     }
 
     var entities: [Entity]
+    /// The version identifier of the schema that wrote the store (absent in older records).
+    var version: Schema.Version?
 
     init(_ schema: Schema) {
+        version = schema.version
         entities = schema.entities.map { entity in
             Entity(
                 name: entity.name,
