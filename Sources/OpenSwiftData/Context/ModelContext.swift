@@ -230,14 +230,14 @@ public final class ModelContext {
                 }
             }
             state.isFault = false
-            guard found else { throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(state.primaryKey) no longer exists") }
-            if layout.eagerAttributes.contains(index) { return }
         }
-        found = try container.store.loadAttribute(layout, primaryKey: state.primaryKey, attribute: index) { row in
-            try model._osdDecode(property: index, from: row, at: 0)
+        if !found || !layout.eagerAttributes.contains(index) {
+            found = try container.store.loadAttribute(layout, primaryKey: state.primaryKey, attribute: index) { row in
+                try model._osdDecode(property: index, from: row, at: 0)
+            }
         }
-        if !found {
-            throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(model._osdState.primaryKey) no longer exists")
+        guard found else {
+            throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(state.primaryKey) no longer exists")
         }
     }
 

@@ -21,6 +21,8 @@ struct LightweightMigration {
     init(from stored: StoredSchema, to layouts: [String: TableLayout], path: String) throws {
         let storedEntities = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var problems: [String] = []
+        let declared = DeclaredDefaults()
+        func hasDefault(_ entity: Schema.Entity, _ index: Int) -> Bool { declared.value(entity, index) != nil }
         for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
             let entity = layout.entity
             guard let old = storedEntities[entity.name] else {
@@ -63,7 +65,7 @@ struct LightweightMigration {
                 }
             }
             guard changed, problems.isEmpty else { continue }
-            if let alterations = Self.inPlaceSteps(layout, from: old) {
+            if let alterations = Self.inPlaceSteps(layout, from: old, defaults: declared) {
                 steps += alterations
                 continue
             }
@@ -85,20 +87,6 @@ struct LightweightMigration {
         }
     }
 
-    private func hasDefault(_ entity: Schema.Entity, _ index: Int) -> Bool {
-        Self.defaultValue(entity, index) != nil
-    }
-
-    /// The stored form of a property's declared initial value, or `nil` if it has none.
-    private static func defaultValue(_ entity: Schema.Entity, _ index: Int) -> StoredValue? {
-        guard let probe = try? SQLiteConnection(path: ":memory:", readOnly: false, create: true),
-              let statement = try? probe.uncachedStatement("SELECT ?"),
-              (try? entity.modelType._osdWriteDefault(property: index, to: statement, at: 0)) == true,
-              (try? statement.step()) == true
-        else { return nil }
-        return statement.value(0)
-    }
-
     /// A stored value as an SQL literal, for `ADD COLUMN … DEFAULT`; `nil` when it has none.
     private static func literal(_ value: StoredValue) -> String? {
         switch value {
@@ -113,7 +101,7 @@ struct LightweightMigration {
     /// The steps that change a table in place, when every change is a rename, an added column or an
     /// index: `ALTER TABLE` costs the same for ten rows as for a million, where a rebuild copies
     /// them all. `nil` when a change needs the rebuild.
-    private static func inPlaceSteps(_ layout: TableLayout, from old: StoredSchema.Entity) -> [Step]? {
+    private static func inPlaceSteps(_ layout: TableLayout, from old: StoredSchema.Entity, defaults: DeclaredDefaults) -> [Step]? {
         let entity = layout.entity
         let oldAttributes = Dictionary(old.attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var steps: [Step] = []
@@ -128,7 +116,7 @@ struct LightweightMigration {
             } else if attribute.isOptional {
                 steps.append(Step(sql: "ALTER TABLE \(layout.table) ADD COLUMN \(layout.columns[index]) \(SQL.columnType(attribute.storage))"))
             } else {
-                guard let value = defaultValue(entity, index), let literal = literal(value), value != .null else { return nil }
+                guard let value = defaults.value(entity, index), let literal = literal(value), value != .null else { return nil }
                 steps.append(Step(sql: "ALTER TABLE \(layout.table) ADD COLUMN \(layout.columns[index]) \(SQL.columnType(attribute.storage)) NOT NULL DEFAULT \(literal)"))
             }
         }
@@ -159,5 +147,34 @@ struct LightweightMigration {
             }
             try statement.run()
         }
+    }
+}
+
+/// The stored forms of properties' declared initial values, read once each through one in-memory
+/// SQLite statement (the generated writer binds the value, the statement reads it back).
+private final class DeclaredDefaults {
+    private let statement: SQLiteStatement?
+    private var values: [String: StoredValue?] = [:]
+
+    init() {
+        statement = (try? SQLiteConnection(path: ":memory:", readOnly: false, create: true))
+            .flatMap { try? $0.uncachedStatement("SELECT ?") }
+    }
+
+    /// The declared initial value of an entity's attribute, or `nil` if it has none.
+    func value(_ entity: Schema.Entity, _ index: Int) -> StoredValue? {
+        let key = "\(entity.name).\(index)"
+        if let known = values[key] { return known }
+        var result: StoredValue?
+        if let statement {
+            statement.reset()
+            if (try? entity.modelType._osdWriteDefault(property: index, to: statement, at: 0)) == true,
+               (try? statement.step()) == true {
+                result = statement.value(0)
+            }
+            statement.reset()
+        }
+        values[key] = result
+        return result
     }
 }
