@@ -58,6 +58,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
             """,
             decodeAll(properties),
+            relate(properties),
+            setRelated(properties),
+            visitRelated(properties),
             decodeOne(properties),
             encodeOne(properties),
             resetOne(properties),
@@ -106,7 +109,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let entries = properties.map { property in
             let metadata: String
             if property.isRelationship {
-                metadata = "nil"
+                metadata = "OpenSwiftData.Schema.Relationship(\(property.relationshipArguments ?? ""))"
             } else if let arguments = property.attributeArguments {
                 metadata = "OpenSwiftData.Schema.Attribute(\(arguments))"
             } else {
@@ -130,6 +133,80 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         return """
             public func _osdDecodeAll(from row: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
             \(raw: lines.joined(separator: "\n"))
+            }
+            """
+    }
+
+    /// Adds `other` to, or removes it from, one relationship's storage without inverse
+    /// maintenance: the other half of keeping an inverse consistent. Returns the model a to-one
+    /// relationship pointed at before, when `other` replaced it.
+    private static func relate(_ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            """
+                case \(index):
+                    if _\(property.name) == nil { _$backingData._fulfill(self, property: \(index)) }
+                    guard var value = _\(property.name) else { return nil }
+                    let (changed, displaced) = OpenSwiftData._osdRelate(&value, other, adding: adding)
+                    if changed {
+                        if let registrar = _$observationRegistrarStorage {
+                            registrar.withMutation(of: self, keyPath: \\.\(property.name)) { _\(property.name) = value }
+                        } else {
+                            _\(property.name) = value
+                        }
+                        _$backingData._didChange(self, property: \(index))
+                    }
+                    return displaced
+            """
+        }
+        return """
+            public func _osdRelate(property index: Swift.Int, to other: any OpenSwiftData.PersistentModel, adding: Swift.Bool) -> (any OpenSwiftData.PersistentModel)? {
+                switch index {
+            \(raw: cases.joined(separator: "\n"))
+                default: return nil
+                }
+            }
+            """
+    }
+
+    /// Sets a relationship loaded from the store (the models are all of the destination class).
+    private static func setRelated(_ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            """
+                case \(index):
+                    if let value = OpenSwiftData._osdRelatedValue(models, as: (\(property.type)).self) {
+                        if let registrar = _$observationRegistrarStorage {
+                            registrar.withMutation(of: self, keyPath: \\.\(property.name)) { _\(property.name) = value }
+                        } else {
+                            _\(property.name) = value
+                        }
+                    }
+            """
+        }
+        return """
+            public func _osdSetRelated(property index: Swift.Int, to models: [Swift.AnyObject]) {
+                switch index {
+            \(raw: cases.joined(separator: "\n"))
+                default: break
+                }
+            }
+            """
+    }
+
+    /// Calls `body` with each model a relationship holds, loading it first if `loading`.
+    private static func visitRelated(_ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            """
+                case \(index):
+                    if loading, _\(property.name) == nil { _$backingData._fulfill(self, property: \(index)) }
+                    if let value = _\(property.name) { try OpenSwiftData._osdVisit(value, body) }
+            """
+        }
+        return """
+            public func _osdVisitRelated(property index: Swift.Int, loading: Swift.Bool, _ body: (any OpenSwiftData.PersistentModel) throws -> Swift.Void) rethrows {
+                switch index {
+            \(raw: cases.joined(separator: "\n"))
+                default: break
+                }
             }
             """
     }

@@ -12,6 +12,8 @@ struct PersistedProperty {
     var attributeArguments: String?
     /// Whether the property is a relationship (`@Relationship`).
     var isRelationship: Bool
+    /// The arguments of the property's `@Relationship(...)`, as source text.
+    var relationshipArguments: String?
     /// Whether the declared type is an optional.
     var isOptional: Bool
     /// Whether the declaration gives an initial value (`var rating = 3`).
@@ -91,6 +93,7 @@ enum PropertyScanner {
             type: type,
             attributeArguments: attributeArguments(variable, named: "Attribute"),
             isRelationship: hasAttribute(variable, named: "Relationship"),
+            relationshipArguments: attributeArguments(variable, named: "Relationship"),
             isOptional: typeSyntax.map(isOptionalType) ?? false,
             hasInitialValue: binding.initializer != nil
         )

@@ -30,12 +30,13 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             set {
+                let value = OpenSwiftData._osdWillSet(self, \(raw: index), self._\(raw: name), newValue)
                 if let registrar = _$observationRegistrarStorage {
                     registrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
-                        _\(raw: name) = newValue
+                        _\(raw: name) = value
                     }
                 } else {
-                    _\(raw: name) = newValue
+                    _\(raw: name) = value
                 }
                 _$backingData._didChange(self, property: \(raw: index))
             }

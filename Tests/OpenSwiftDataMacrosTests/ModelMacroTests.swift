@@ -106,12 +106,13 @@ import Testing
                         return _rating!
                     }
                     set {
+                        let value = OpenSwiftData._osdWillSet(self, 2, self._rating, newValue)
                         if let registrar = _$observationRegistrarStorage {
                             registrar.withMutation(of: self, keyPath: \\.rating) {
-                                _rating = newValue
+                                _rating = value
                             }
                         } else {
-                            _rating = newValue
+                            _rating = value
                         }
                         _$backingData._didChange(self, property: 2)
                     }

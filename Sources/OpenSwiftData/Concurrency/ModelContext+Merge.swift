@@ -53,7 +53,7 @@ extension ModelContext {
         let state = model._osdState
         guard state.primaryKey != 0, !state.isInserted, let name = state.entityName,
               let entity = container.schema.entitiesByName[name] else { return }
-        for index in entity.attributes.indices where state.changedProperties & (1 << UInt64(index)) == 0 {
+        for index in entity.fields.indices where state.changedProperties & (1 << UInt64(index)) == 0 {
             model._osdUnload(property: index)
         }
         state.isFault = true

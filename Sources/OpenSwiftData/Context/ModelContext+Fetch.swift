@@ -8,6 +8,9 @@ extension ModelContext {
         mergeChangesFromOtherContexts()
         let query = try FetchQuery(descriptor, context: self)
         var results: [T] = try fetchModels(entity: query.entity, layout: query.layout, fetch: query.storeFetch, attributes: query.attributes)
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: results, entity: query.entity, layout: query.layout)
+        }
         if query.isResolvedInStore { return results }
         if query.includesPendingChanges {
             var seen = Set(results.lazy.map { ObjectIdentifier($0) })
@@ -105,7 +108,11 @@ extension ModelContext {
     /// The model for the current row: the registered instance, or a new one decoded from the row.
     func materialize(_ row: StoreRow, entity: Schema.Entity, layout: TableLayout, attributes: [Int]?, registered: RegisteredModels, lookup: Bool = true) throws -> any PersistentModel {
         let primaryKey = row._int64(0)
-        if lookup, let existing = registered.models[primaryKey] { return existing }
+        row.resolver = self
+        if lookup, let existing = registered.models[primaryKey] {
+            if existing._osdState.isFault, attributes == nil { fill(existing, from: row, layout: layout) }
+            return existing
+        }
         let model = try Self.decode(entity.modelType, row: row, layout: layout, attributes: attributes)
         let state = model._osdState
         state.context = self
@@ -121,12 +128,13 @@ extension ModelContext {
         do {
             if attributes == nil && layout.loadsAllAttributes {
                 try model._osdDecodeAll(from: row, startingAt: 1)
+                for property in layout.keylessToOne { model._osdUnload(property: property) }
             } else {
                 // The loaded attributes are in ascending order; every other one is marked unloaded,
                 // so that its first access loads it (an optional's implicit `nil` is not its value).
-                let loaded = attributes ?? layout.eagerAttributes
+                let loaded = attributes ?? layout.selectedProperties
                 var next = 0
-                for index in 0..<layout.entity.attributes.count {
+                for index in 0..<layout.entity.fields.count {
                     if next < loaded.count, loaded[next] == index {
                         try model._osdDecode(property: index, from: row, at: Int32(next + 1))
                         next += 1
@@ -144,11 +152,11 @@ extension ModelContext {
     /// Finds the property whose stored value failed to decode, for the error message.
     private static func describeDecodingFailure<M: PersistentModel>(_ type: M.Type, row: StoreRow, layout: TableLayout, attributes: [Int]?, error: any Error) -> SwiftDataError {
         let probe = M._osdMake()
-        for (column, index) in (attributes ?? layout.eagerAttributes).enumerated() {
+        for (column, index) in (attributes ?? layout.selectedProperties).enumerated() where layout.links[index] == nil {
             do {
                 try probe._osdDecode(property: index, from: row, at: Int32(column + 1))
             } catch {
-                return SwiftDataError(.modelValidationFailure, reason: "Reading \(layout.entity.name).\(layout.entity.attributes[index].name) of row \(row._int64(0)): \(error)")
+                return SwiftDataError(.modelValidationFailure, reason: "Reading \(layout.entity.name).\(layout.entity.fields[index].name) of row \(row._int64(0)): \(error)")
             }
         }
         return SwiftDataError(.modelValidationFailure, reason: "Reading \(layout.entity.name) row \(row._int64(0)): \(error)")
@@ -181,7 +189,7 @@ struct FetchQuery {
         let entity = try context.requireEntity(for: T.self)
         self.entity = entity
         layout = try context.container.store.layout(for: entity.name)
-        plan = PredicateTranslator.plan(for: descriptor, entity: entity)
+        plan = PredicateTranslator.plan(for: descriptor, entity: entity, schema: context.container.schema)
         includesPendingChanges = descriptor.includePendingChanges && FetchQuery.hasPendingChanges(context, entityName: entity.name)
         isResolvedInStore = plan.isExact && plan.sortIsExact && !includesPendingChanges
         var fetch = StoreFetch(layout: layout, filter: plan.filter, sort: plan.sortIsExact ? plan.sort : [])
@@ -193,7 +201,7 @@ struct FetchQuery {
         if descriptor.propertiesToFetch.isEmpty {
             attributes = nil
         } else {
-            let wanted = Set(descriptor.propertiesToFetch.compactMap { entity.attributeIndexByKeyPath[$0] })
+            let wanted = Set(descriptor.propertiesToFetch.compactMap { entity.propertyIndexByKeyPath[$0] })
             attributes = layout.eagerAttributes.filter { wanted.contains($0) }
         }
     }

@@ -9,6 +9,9 @@ extension ModelContext {
         guard container.allowsSave else {
             throw SwiftDataError(.saveNotAllowed, reason: "The container's configuration has allowsSave: false")
         }
+        // Delete rules first: a `.deny` throws before anything changed.
+        try applyDeleteRules()
+        try validateRelationships()
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
         let store = container.store
         var changes = StoreChanges()
@@ -44,12 +47,49 @@ extension ModelContext {
         changes.inserts.reserveCapacity(inserted.count)
         for model in inserted { changes.inserts.append((try layout(of: model), model)) }
         for model in changed where !model._osdState.isDeleted && model._osdState.changedProperties != 0 {
-            changes.updates.append((try layout(of: model), model, model._osdState.changedProperties))
+            let layout = try layout(of: model)
+            changes.updates.append((layout, model, model._osdState.changedProperties))
+            if !layout.links.isEmpty { appendLinkWrites(of: model, layout: layout, mask: model._osdState.changedProperties, to: &changes) }
+        }
+        for (model, layout) in zip(inserted, changes.inserts.map(\.layout)) where !layout.ownedLinkTables.isEmpty {
+            appendLinkWrites(of: model, layout: layout, mask: ~0, to: &changes)
         }
 
         let result = try store.save(changes)
+        let deletedEntities = Set(changes.deletes.map(\.layout.entity.name) + changes.batchDeletes.map(\.layout.entity.name))
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
                 batchDeleted: Array(zip(batchDeletedEntities, result.batchDeleted)) + filteredDeletes)
+        if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
+    }
+
+    /// Adds the link-table rewrites of the changed relationships a model owns a link table for.
+    private func appendLinkWrites(of model: any PersistentModel, layout: TableLayout, mask: UInt64, to changes: inout StoreChanges) {
+        for (property, link) in layout.links where mask & (1 << UInt64(property)) != 0 {
+            guard case .link(let table, true) = link.storage else { continue }
+            var targets: [any PersistentModel] = []
+            model._osdVisitRelated(property: property, loading: false) { targets.append($0) }
+            changes.linkWrites.append((table, model, targets))
+        }
+    }
+
+    /// After a save that deleted rows, unloads the relationships of registered models that still
+    /// hold a deleted model (one-way relationships, `.noAction`, rows deleted by predicate), so
+    /// that they read the store's state, where no reference to a deleted row remains.
+    private func forgetReferences(toDeletedModelsOf entities: Set<String>) {
+        for (name, registered) in registry {
+            guard let entity = container.schema.entitiesByName[name] else { continue }
+            let properties = entity.links.values.filter { entities.contains($0.destinationName) }.map(\.property)
+            guard !properties.isEmpty else { continue }
+            for model in registered.models.values {
+                for property in properties {
+                    var holdsDeleted = false
+                    model._osdVisitRelated(property: property, loading: false) { related in
+                        if related._osdState.isDeleted { holdsDeleted = true }
+                    }
+                    if holdsDeleted { model._osdUnload(property: property) }
+                }
+            }
+        }
     }
 
     /// Updates the context after a successful save: permanent identifiers, cleared change sets,

@@ -53,6 +53,8 @@ public final class ModelContext {
     public var deletedModelsArray: [any PersistentModel] { deleted }
 
     /// Registers a new model with the context; the next save inserts it into the store.
+    ///
+    /// Every new model reachable from `model` through its relationships is inserted too.
     public func insert<T: PersistentModel>(_ model: T) {
         let state = model._osdState
         if let owner = state.context {
@@ -60,6 +62,14 @@ public final class ModelContext {
             if state.isDeleted { undelete(model) }
             return
         }
+        insertOne(model)
+        insertReachable(from: model)
+    }
+
+    /// Registers one new model, without following its relationships.
+    func insertOne<T: PersistentModel>(_ model: T) {
+        let state = model._osdState
+        guard state.context == nil else { return }
         guard entity(for: T.self) != nil else {
             preconditionFailure("OpenSwiftData: \(T.self) is not in the container's schema; add it to ModelContainer(for:)")
         }
@@ -78,6 +88,8 @@ public final class ModelContext {
         if state.isInserted {
             inserted.removeAll { $0 === model }
             state.isInserted = false
+            // Never saved: its delete rules apply now, in memory only.
+            applyDeleteRulesToUnsaved(model)
             state.context = nil
         } else {
             state.isDeleted = true
@@ -93,7 +105,7 @@ public final class ModelContext {
         for case let candidate as T in registry[entity.name]?.models.values ?? [] where !candidate.isDeleted {
             if try predicate.map({ try $0.evaluate(candidate) }) ?? true { delete(candidate) }
         }
-        let plan = PredicateTranslator.plan(for: FetchDescriptor(predicate: predicate), entity: entity)
+        let plan = PredicateTranslator.plan(for: FetchDescriptor(predicate: predicate), entity: entity, schema: container.schema)
         let filter: (any PersistentModel) throws -> Bool = { model in
             guard let predicate, let model = model as? T else { return true }
             return try predicate.evaluate(model)
@@ -181,11 +193,11 @@ public final class ModelContext {
         return inserted.first { $0.persistentModelID == id }
     }
 
-    private func makeFault<M: PersistentModel>(_ type: M.Type, primaryKey: Int64, entity: Schema.Entity) -> any PersistentModel {
+    func makeFault<M: PersistentModel>(_ type: M.Type, primaryKey: Int64, entity: Schema.Entity) -> any PersistentModel {
         let model = M._osdMake()
         // Defaults and an optional's implicit `nil` were assigned by the initializer; none is the
         // stored value, so every property starts unloaded and the first read loads the row.
-        for index in entity.attributes.indices { model._osdUnload(property: index) }
+        for index in entity.fields.indices { model._osdUnload(property: index) }
         model._osdState.isFault = true
         register(model, primaryKey: primaryKey, entity: entity)
         return model
@@ -215,7 +227,8 @@ public final class ModelContext {
         didMutate()
     }
 
-    /// Loads one property of a saved model from the store (a fault or an external-storage value).
+    /// Loads one property of a saved model from the store (a fault, an external-storage value or
+    /// a relationship).
     func load<M: PersistentModel>(_ model: M, property index: Int) throws {
         let entity = try requireEntity(for: M.self)
         let layout = try container.store.layout(for: entity.name)
@@ -225,20 +238,35 @@ public final class ModelContext {
             // The first read of a fault loads its whole row, except what was set since.
             try container.store.forEachRow(layout, primaryKeys: [state.primaryKey]) { row in
                 found = true
-                for (column, attribute) in layout.eagerAttributes.enumerated() where state.changedProperties & (1 << UInt64(attribute)) == 0 {
-                    try model._osdDecode(property: attribute, from: row, at: Int32(column + 1))
-                }
+                fill(model, from: row, layout: layout)
             }
             state.isFault = false
-        }
-        if !found || !layout.eagerAttributes.contains(index) {
-            found = try container.store.loadAttribute(layout, primaryKey: state.primaryKey, attribute: index) { row in
-                try model._osdDecode(property: index, from: row, at: 0)
+            guard found else {
+                throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(state.primaryKey) no longer exists")
             }
+            if layout.eagerAttributes.contains(index) { return }
+        }
+        if let link = layout.links[index] {
+            return try loadRelationship(model, link: link, layout: layout)
+        }
+        found = try container.store.loadAttribute(layout, primaryKey: state.primaryKey, attribute: index) { row in
+            try model._osdDecode(property: index, from: row, at: 0)
         }
         guard found else {
             throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(state.primaryKey) no longer exists")
         }
+    }
+
+    /// Decodes a fault's row into it, except the properties set since it became a fault.
+    func fill(_ model: some PersistentModel, from row: StoreRow, layout: TableLayout) {
+        let state = model._osdState
+        row.resolver = self
+        for (position, property) in layout.selectedProperties.enumerated()
+        where layout.columns[property] != nil && state.changedProperties & (1 << UInt64(property)) == 0 {
+            // A value that fails to decode stays unloaded; reading it reports the error.
+            try? model._osdDecode(property: property, from: row, at: Int32(position + 1))
+        }
+        state.isFault = false
     }
 
     func entity<T: PersistentModel>(for type: T.Type) -> Schema.Entity? {

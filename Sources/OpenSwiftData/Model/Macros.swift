@@ -23,7 +23,8 @@
     names: named(_$backingData), named(persistentBackingData), named(_osdState), named(schemaMetadata),
     named(init), named(_$observationRegistrar), named(_$observationRegistrarStorage), named(_osdDecodeAll), named(_osdDecode), named(_osdEncode),
     named(_osdUnload), named(_osdEntityName),
-    named(_osdEncodeAll), named(_osdMake), named(_osdWriteDefault)
+    named(_osdEncodeAll), named(_osdMake), named(_osdWriteDefault),
+    named(_osdRelate), named(_osdSetRelated), named(_osdVisitRelated)
 )
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)

@@ -25,6 +25,14 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     func _osdEncode(property index: Int, to writer: SQLiteStatement, at column: Int32) throws
     /// Forgets the loaded value of one property so that the next read loads it again. Generated; not API.
     func _osdUnload(property index: Int)
+    /// Adds a model to, or removes it from, one relationship without touching its inverse; returns
+    /// the model a to-one relationship held before `other` replaced it. Generated; not API.
+    func _osdRelate(property index: Int, to other: any PersistentModel, adding: Bool) -> (any PersistentModel)?
+    /// Sets a relationship to models loaded from the store. Generated; not API.
+    func _osdSetRelated(property index: Int, to models: [AnyObject])
+    /// Calls `body` with each model one relationship holds, loading the relationship first when
+    /// `loading` is true. Generated; not API.
+    func _osdVisitRelated(property index: Int, loading: Bool, _ body: (any PersistentModel) throws -> Void) rethrows
     /// The entity name of the model class, without a run-time type lookup. Generated; not API.
     static var _osdEntityName: String { get }
     /// Writes every stored property, in declaration order, from `column` on. Generated; not API.

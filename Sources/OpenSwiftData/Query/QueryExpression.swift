@@ -26,6 +26,42 @@ indirect enum QueryExpression: Hashable, Sendable {
     case text(TextFunction, [QueryExpression])
     /// Whether the operand equals one of the values.
     case inList(QueryExpression, [StoredValue])
+    /// A column of the row of a subquery's scope (scope 0 is the fetched entity), by property
+    /// name; `_pk` is the primary key.
+    case scoped(scope: Int, column: String)
+    /// A query over the models related to a row: a value, whether any exists, or how many.
+    case subquery(Subquery)
+
+    /// The models a relationship relates to an owner, and what to compute over them.
+    struct Subquery: Hashable, Sendable {
+        /// The scope of the related rows, for ``QueryExpression/scoped(scope:column:)``.
+        var scope: Int
+        /// The entity of the related rows.
+        var entity: String
+        var relation: Relation
+        /// An extra condition on the related rows.
+        var filter: QueryExpression?
+        var output: Output
+    }
+
+    /// How the related rows are found from the owner.
+    enum Relation: Hashable, Sendable {
+        /// The row whose primary key is the operand (a to-one relationship's key).
+        case primaryKey(QueryExpression)
+        /// The rows whose foreign-key column holds the operand (a to-many's inverse).
+        case foreignKey(column: String, equals: QueryExpression)
+        /// The rows a link table pairs with the operand.
+        case link(table: String, ownerIsSource: Bool, owner: QueryExpression)
+    }
+
+    enum Output: Hashable, Sendable {
+        /// The value of an expression over the related row (NULL when there is none).
+        case value(QueryExpression)
+        /// Whether any related row exists.
+        case exists
+        /// The number of related rows.
+        case count
+    }
 
     enum ComparisonOperator: Hashable, Sendable {
         case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual

@@ -20,23 +20,30 @@ extension Schema {
 
         /// The model class the entity describes.
         let modelType: any PersistentModel.Type
-        /// The index of each attribute by its key path, for translating predicates and sorts.
-        let attributeIndexByKeyPath: [AnyKeyPath: Int]
+        /// Every persisted property as the store sees it, by declaration index.
+        let fields: [Field]
+        /// The relationships, resolved, by property index.
+        let links: [Int: RelationshipLink]
+        /// The index of each persisted property by its key path, for predicates and sorts.
+        let propertyIndexByKeyPath: [AnyKeyPath: Int]
 
         init(modelType: any PersistentModel.Type) {
             func name<M: PersistentModel>(_ type: M.Type) -> String { Schema.entityName(for: type) }
             self.name = name(modelType)
             self.modelType = modelType
-            let metadata = modelType.schemaMetadata
+            let description = ModelGraph.description(of: modelType)
+            let metadata = description.metadata
+            self.links = description.links
             self.attributes = metadata.compactMap { $0.metadata as? Attribute }
             self.relationships = metadata.compactMap { $0.metadata as? Relationship }
+            self.fields = metadata.map { Field($0.metadata) }
             var indexByKeyPath: [AnyKeyPath: Int] = [:]
             var nameByKeyPath: [AnyKeyPath: String] = [:]
             for (index, property) in metadata.enumerated() {
                 indexByKeyPath[property.keypath] = index
                 nameByKeyPath[property.keypath] = property.name
             }
-            self.attributeIndexByKeyPath = indexByKeyPath
+            self.propertyIndexByKeyPath = indexByKeyPath
             let declaredUnique = modelType._osdUniquenessConstraints.map { $0.compactMap { nameByKeyPath[$0] } }
             let attributeUnique = attributes.filter(\.isUnique).map { [$0.name] }
             self.uniquenessConstraints = (attributeUnique + declaredUnique).filter { !$0.isEmpty }
@@ -59,10 +66,49 @@ extension Schema {
         /// Two entities are equal when they have the same name and the same attributes.
         public static func == (lhs: Entity, rhs: Entity) -> Bool {
             lhs.name == rhs.name && lhs.attributes == rhs.attributes
+                && lhs.relationships == rhs.relationships
                 && lhs.uniquenessConstraints == rhs.uniquenessConstraints && lhs.indices == rhs.indices
         }
 
         /// Hashes the entity's name.
         public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    }
+}
+
+extension Schema.Entity {
+    /// One persisted property as the store sees it: an attribute, or a relationship and its column.
+    struct Field {
+        let name: String
+        /// The name in a previous version of the schema, or `name`.
+        let originalName: String
+        let attribute: Schema.Attribute?
+        let relationship: Schema.Relationship?
+        /// How the property's column stores values, or `nil` when the property has no column in
+        /// the entity's table (a to-many relationship, or the side of a one-to-one without the key).
+        let storage: StorageClass?
+        let isOptional: Bool
+        /// Whether the column is loaded on first access rather than with the row.
+        let isExternal: Bool
+
+        init(_ property: (any SchemaProperty)?) {
+            name = property?.name ?? ""
+            originalName = property?.originalName ?? name
+            attribute = property as? Schema.Attribute
+            relationship = property as? Schema.Relationship
+            if let attribute {
+                storage = attribute.storage
+                isOptional = attribute.isOptional
+                isExternal = attribute.isExternal
+            } else {
+                // Foreign keys are nullable even for a non-optional to-one: a save inserts rows
+                // before it links rows that are new in the same save.
+                storage = relationship?.storage == .foreignKey ? .integer : nil
+                isOptional = true
+                isExternal = false
+            }
+        }
+
+        /// Whether the property has a column in the entity's table.
+        var hasColumn: Bool { storage != nil }
     }
 }

@@ -37,6 +37,44 @@ extension Schema {
                 isOptional: V.self is any _OptionalValue.Type)
             return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
         }
+
+        /// The metadata of an optional to-one relationship. Called by generated code.
+        public static func _persisted<M: PersistentModel, R: PersistentModel>(
+            name: String, keypath: ReferenceWritableKeyPath<M, R?>, metadata: Relationship?
+        ) -> PropertyMetadata {
+            relationship(name, keypath, metadata, R?.self, R.self, toOne: true, optional: true)
+        }
+
+        /// The metadata of a non-optional to-one relationship. Called by generated code.
+        public static func _persisted<M: PersistentModel, R: PersistentModel>(
+            name: String, keypath: ReferenceWritableKeyPath<M, R>, metadata: Relationship?
+        ) -> PropertyMetadata {
+            relationship(name, keypath, metadata, R.self, R.self, toOne: true, optional: false)
+        }
+
+        /// The metadata of a to-many relationship. Called by generated code.
+        public static func _persisted<M: PersistentModel, R: PersistentModel>(
+            name: String, keypath: ReferenceWritableKeyPath<M, [R]>, metadata: Relationship?
+        ) -> PropertyMetadata {
+            relationship(name, keypath, metadata, [R].self, R.self, toOne: false, optional: false)
+        }
+
+        /// The metadata of an optional to-many relationship. Called by generated code.
+        public static func _persisted<M: PersistentModel, R: PersistentModel>(
+            name: String, keypath: ReferenceWritableKeyPath<M, [R]?>, metadata: Relationship?
+        ) -> PropertyMetadata {
+            relationship(name, keypath, metadata, [R]?.self, R.self, toOne: false, optional: true)
+        }
+
+        private static func relationship(
+            _ name: String, _ keypath: AnyKeyPath, _ metadata: Relationship?, _ valueType: Any.Type,
+            _ destination: any PersistentModel.Type, toOne: Bool, optional: Bool
+        ) -> PropertyMetadata {
+            let relationship = Relationship(
+                copying: metadata, name: name, valueType: valueType, destination: destination,
+                isToOne: toOne, isOptional: optional)
+            return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: relationship)
+        }
     }
 }
 

@@ -25,6 +25,14 @@ extension PredicateExpressions.Value: QueryTranslatable {
 
 /// The term for a captured Swift value, encoded the way a property of its type is stored.
 func storedTerm(_ value: Any) throws -> QueryTerm {
+    if let id = value as? PersistentIdentifier {
+        // A temporary identifier names no stored row: key 0 matches nothing.
+        return QueryTerm(expression: .value(.integer(id.primaryKey ?? 0)), storage: .integer, isNullable: false, entityName: id.entityName)
+    }
+    if let model = value as? any PersistentModel {
+        let state = model._osdState
+        return QueryTerm(expression: .value(.integer(state.primaryKey)), storage: .integer, isNullable: false, entityName: state.entityName ?? "")
+    }
     if let result = value as? ComparisonResult {
         return QueryTerm(expression: .value(.integer(Int64(result.rawValue))), storage: .integer, isNullable: false)
     }
@@ -44,8 +52,21 @@ extension PredicateExpressions.NilLiteral: QueryTranslatable {
 extension PredicateExpressions.KeyPath: QueryTranslatable {
     func translate(into translator: inout PredicateTranslator) throws -> Translated {
         switch try translator.translate(root) {
-        case .root:
-            return .term(try translator.attribute(keyPath as AnyKeyPath))
+        case .row(let entity, let scope):
+            return try translator.member(keyPath as AnyKeyPath, of: entity, scope: scope)
+        case .model(let entity, let key):
+            return try translator.member(keyPath as AnyKeyPath, ofModel: entity, key: key)
+        case .collection(let destination, let relation):
+            switch kind {
+            case .collectionCount?:
+                let count = try translator.subquery(over: destination, relation: relation, variable: nil, test: nil, output: .count)
+                return .term(QueryTerm(expression: count, storage: .integer, isNullable: false))
+            case .collectionIsEmpty?:
+                let exists = try translator.subquery(over: destination, relation: relation, variable: nil, test: nil, output: .exists)
+                return .term(QueryTerm(expression: .not(exists), storage: .integer, isNullable: false))
+            default:
+                throw Untranslatable(reason: "\(keyPath) of a to-many relationship has no query form")
+            }
         case .term(let base):
             guard base.storage == .text else { throw Untranslatable(reason: "\(keyPath) on a non-text value") }
             switch kind {
@@ -60,5 +81,26 @@ extension PredicateExpressions.KeyPath: QueryTranslatable {
                 throw Untranslatable(reason: "\(keyPath) has no query form")
             }
         }
+    }
+}
+
+extension PredicateExpressions.SequenceContainsWhere: QueryTranslatable {
+    func translate(into translator: inout PredicateTranslator) throws -> Translated {
+        guard case .collection(let destination, let relation) = try translator.translate(sequence) else {
+            throw Untranslatable(reason: "contains(where:) on a value")
+        }
+        let exists = try translator.subquery(over: destination, relation: relation, variable: variable.key, test: test, output: .exists)
+        return .term(QueryTerm(expression: exists, storage: .integer, isNullable: false))
+    }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: QueryTranslatable {
+    func translate(into translator: inout PredicateTranslator) throws -> Translated {
+        guard case .collection(let destination, let relation) = try translator.translate(sequence) else {
+            throw Untranslatable(reason: "allSatisfy on a value")
+        }
+        // Every model passes when none fails; an empty relationship satisfies it, as in Swift.
+        let failing = try translator.subquery(over: destination, relation: relation, variable: variable.key, test: test, output: .exists, negatedTest: true)
+        return .term(QueryTerm(expression: .not(failing), storage: .integer, isNullable: false))
     }
 }

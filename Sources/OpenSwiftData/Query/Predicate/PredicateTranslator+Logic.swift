@@ -76,6 +76,11 @@ func comparison(
     {
         throw Untranslatable(reason: "comparing \(leftStorage) with \(rightStorage)")
     }
+    if let leftEntity = left.entityName, let rightEntity = right.entityName, leftEntity != rightEntity {
+        // Identities of different entities are never equal.
+        guard operation == .equal || operation == .notEqual else { throw Untranslatable(reason: "ordering identities") }
+        return QueryTerm(expression: .boolean(operation == .notEqual), storage: .integer, isNullable: false)
+    }
     var options = QueryExpression.CompareOptions()
     options.nullSafe = optional
     options.text = storage == .text

@@ -57,6 +57,21 @@ extension PredicateExpressions.NilCoalesce: QueryTranslatable {
 
 extension PredicateExpressions.OptionalFlatMap: QueryTranslatable {
     func translate(into translator: inout PredicateTranslator) throws -> Translated {
+        switch try translator.translate(wrapped) {
+        case .model(let entity, let key):
+            // `$0.trip?.name`: the body reads the related model through subqueries, which give
+            // NULL when there is no related model.
+            let body = try translator.binding(variable.key, to: .model(entity, key: key)) { try $0.translate(transform) }
+            guard case .term(let term) = body else { return body }
+            return .term(QueryTerm(
+                expression: .conditional(.isNull(key), .value(.null), term.expression),
+                storage: term.storage, isNullable: true, entityName: term.entityName))
+        case .collection(let entity, let relation):
+            // An optional to-many relationship: the store keeps nil and empty alike.
+            return try translator.binding(variable.key, to: .collection(entity, relation: relation)) { try $0.translate(transform) }
+        case .row, .term:
+            break
+        }
         let base = try translator.term(wrapped)
         let unwrapped = QueryTerm(expression: base.expression, storage: base.storage, isNullable: false)
         let body = try translator.binding(variable.key, to: .term(unwrapped)) { try $0.term(transform) }
@@ -75,6 +90,18 @@ extension PredicateExpressions.ForcedUnwrap: QueryTranslatable {
 
 extension PredicateExpressions.SequenceContains: QueryTranslatable {
     func translate(into translator: inout PredicateTranslator) throws -> Translated {
+        if !(sequence is any CapturedValueNode), case .collection(let destination, let relation) = try translator.translate(sequence) {
+            // `$0.tags.contains(tag)`: whether a related row is that model.
+            let needle = try translator.term(element)
+            guard needle.entityName == nil || needle.entityName == destination.name else {
+                return .term(QueryTerm(expression: .boolean(false), storage: .integer, isNullable: false))
+            }
+            let scope = translator.newScope()
+            let exists = QueryExpression.subquery(.init(
+                scope: scope, entity: destination.name, relation: relation,
+                filter: .compare(.equal, .scoped(scope: scope, column: "_pk"), needle.expression, .init()), output: .exists))
+            return .term(QueryTerm(expression: exists, storage: .integer, isNullable: false))
+        }
         guard let captured = sequence as? any CapturedValueNode,
               let elements = captured.capturedValue as? any Sequence
         else { throw Untranslatable(reason: "contains on a stored collection") }

@@ -7,8 +7,13 @@
 struct PredicateTranslator {
     /// What a translated node stands for.
     enum Translated {
-        /// The fetched model itself (the predicate's variable).
-        case root
+        /// The row of a model in a scope: the fetched model (scope 0), or a related model a
+        /// subquery ranges over.
+        case row(Schema.Entity, scope: Int)
+        /// A model known by an expression of its primary key (NULL for none): a to-one relationship.
+        case model(Schema.Entity, key: QueryExpression)
+        /// The models of a to-many relationship, found from a scope's row.
+        case collection(Schema.Entity, relation: QueryExpression.Relation)
         /// A value-producing expression.
         case term(QueryTerm)
     }
@@ -20,6 +25,8 @@ struct PredicateTranslator {
         var storage: StorageClass?
         /// Whether the expression can be NULL in the store.
         var isNullable: Bool
+        /// For a primary key (a model's identity), the entity it belongs to.
+        var entityName: String? = nil
     }
 
     /// The node could not be expressed in a query.
@@ -28,30 +35,35 @@ struct PredicateTranslator {
     }
 
     let entity: Schema.Entity
+    /// The schema, to follow relationships to other entities.
+    let schema: Schema?
+    /// The last scope a subquery used.
+    private var lastScope = 0
     private var variables: [PredicateExpressions.VariableID: Translated] = [:]
     private(set) var isExact = true
     /// The polarities of the enclosing Boolean contexts, innermost last.
     private(set) var polarityStack: [Bool] = []
 
-    init(entity: Schema.Entity) {
+    init(entity: Schema.Entity, schema: Schema?) {
         self.entity = entity
+        self.schema = schema
     }
 
     /// The plan for a fetch descriptor's predicate and sort.
-    static func plan<T: PersistentModel>(for descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> QueryPlan {
-        var translator = PredicateTranslator(entity: entity)
+    static func plan<T: PersistentModel>(for descriptor: FetchDescriptor<T>, entity: Schema.Entity, schema: Schema? = nil) -> QueryPlan {
+        var translator = PredicateTranslator(entity: entity, schema: schema)
         var filter: QueryExpression?
         if let predicate = descriptor.predicate {
             let variable: PredicateExpressions.Variable<T> = predicate.variable
-            translator.variables[variable.key] = .root
+            translator.variables[variable.key] = .row(entity, scope: 0)
             filter = translator.boolean(predicate.expression, positive: true)
             if case .boolean(true) = filter { filter = nil }
         }
         var sort: [QuerySort] = []
         var sortIsExact = true
         for descriptor in descriptor.sortBy {
-            guard let keyPath = descriptor.keyPath, let index = entity.attributeIndexByKeyPath[keyPath],
-                  entity.attributes[index].storage != .json
+            guard let keyPath = descriptor.keyPath, let index = entity.propertyIndexByKeyPath[keyPath],
+                  let storage = entity.fields[index].storage, storage != .json, entity.links[index] == nil
             else {
                 sortIsExact = false
                 sort = []
@@ -77,10 +89,23 @@ struct PredicateTranslator {
 
     /// Translates a node that must produce a value.
     mutating func term(_ node: Any) throws -> QueryTerm {
-        guard case .term(let term) = try translate(node) else {
-            throw Untranslatable(reason: "a model used as a value")
+        switch try translate(node) {
+        case .term(let term):
+            return term
+        case .row(let entity, let scope):
+            // A model compared as a value compares by identity: its primary key.
+            return QueryTerm(expression: .scoped(scope: scope, column: "_pk"), storage: .integer, isNullable: false, entityName: entity.name)
+        case .model(let entity, let key):
+            return QueryTerm(expression: key, storage: .integer, isNullable: true, entityName: entity.name)
+        case .collection:
+            throw Untranslatable(reason: "a to-many relationship used as a value")
         }
-        return term
+    }
+
+    /// A new scope for a subquery.
+    mutating func newScope() -> Int {
+        lastScope += 1
+        return lastScope
     }
 
     /// Translates any node.
@@ -105,13 +130,80 @@ struct PredicateTranslator {
         return try body(&self)
     }
 
-    /// The term for an attribute of the fetched entity reached through `keyPath`.
-    func attribute(_ keyPath: AnyKeyPath) throws -> QueryTerm {
-        guard let index = entity.attributeIndexByKeyPath[keyPath] else {
-            throw Untranslatable(reason: "\(keyPath) is not a persisted attribute of \(entity.name)")
+    /// What `keyPath` reaches from the row of a model of `entity` in `scope`: an attribute's
+    /// value, a related model, the models of a to-many relationship, or the model's identifier.
+    mutating func member(_ keyPath: AnyKeyPath, of entity: Schema.Entity, scope: Int) throws -> Translated {
+        let key = QueryExpression.scoped(scope: scope, column: "_pk")
+        guard let index = entity.propertyIndexByKeyPath[keyPath] else {
+            if type(of: keyPath).valueType == PersistentIdentifier.self {
+                return .term(QueryTerm(expression: key, storage: .integer, isNullable: false, entityName: entity.name))
+            }
+            throw Untranslatable(reason: "\(keyPath) is not a persisted property of \(entity.name)")
         }
-        let attribute = entity.attributes[index]
-        return QueryTerm(expression: .attribute(index), storage: attribute.storage, isNullable: attribute.isOptional)
+        let field = entity.fields[index]
+        guard let link = entity.links[index] else {
+            guard let storage = field.storage else { throw Untranslatable(reason: "\(field.name) has no column") }
+            let column: QueryExpression = scope == 0 ? .attribute(index) : .scoped(scope: scope, column: field.name)
+            return .term(QueryTerm(expression: column, storage: storage, isNullable: field.isOptional))
+        }
+        guard let destination = schema?.entitiesByName[link.destinationName] else {
+            throw Untranslatable(reason: "\(link.destinationName) is not in the schema")
+        }
+        switch link.storage {
+        case .foreignKey:
+            let column: QueryExpression = scope == 0 ? .attribute(index) : .scoped(scope: scope, column: field.name)
+            return .model(destination, key: column)
+        case .inverseForeignKey:
+            guard let inverse = link.inverse else { throw Untranslatable(reason: "a relationship without inverse") }
+            let relation = QueryExpression.Relation.foreignKey(column: destination.fields[inverse].name, equals: key)
+            if link.isToMany { return .collection(destination, relation: relation) }
+            let inner = newScope()
+            return .model(destination, key: .subquery(.init(
+                scope: inner, entity: destination.name, relation: relation, filter: nil,
+                output: .value(.scoped(scope: inner, column: "_pk")))))
+        case .link(let table, let ownerIsSource):
+            return .collection(destination, relation: .link(table: table, ownerIsSource: ownerIsSource, owner: key))
+        }
+    }
+
+    /// What `keyPath` reaches from a to-one related model: the same member, read through a
+    /// subquery over the model's row.
+    mutating func member(_ keyPath: AnyKeyPath, ofModel entity: Schema.Entity, key: QueryExpression) throws -> Translated {
+        if entity.propertyIndexByKeyPath[keyPath] == nil, type(of: keyPath).valueType == PersistentIdentifier.self {
+            return .term(QueryTerm(expression: key, storage: .integer, isNullable: true, entityName: entity.name))
+        }
+        let scope = newScope()
+        let inner = try member(keyPath, of: entity, scope: scope)
+        func lifted(_ expression: QueryExpression) -> QueryExpression {
+            .subquery(.init(scope: scope, entity: entity.name, relation: .primaryKey(key), filter: nil, output: .value(expression)))
+        }
+        switch inner {
+        case .term(let term):
+            return .term(QueryTerm(expression: lifted(term.expression), storage: term.storage, isNullable: true, entityName: term.entityName))
+        case .model(let destination, let innerKey):
+            return .model(destination, key: lifted(innerKey))
+        case .row, .collection:
+            throw Untranslatable(reason: "a to-many relationship of a related model")
+        }
+    }
+
+    /// A subquery over the models of a to-many relationship, with `test` (a closure's body, its
+    /// variable bound to each model) as the condition.
+    mutating func subquery(
+        over destination: Schema.Entity, relation: QueryExpression.Relation, variable: PredicateExpressions.VariableID?,
+        test: Any?, output: QueryExpression.Output, negatedTest: Bool = false
+    ) throws -> QueryExpression {
+        let scope = newScope()
+        var filter: QueryExpression?
+        if let test, let variable {
+            // Inside a subquery the test must be exact: a superset there is not a superset outside.
+            filter = try binding(variable, to: .row(destination, scope: scope)) { translator in
+                let term = try translator.term(test)
+                let condition: QueryExpression = term.isNullable ? .falseIfNull(term.expression) : term.expression
+                return negatedTest ? .not(condition) : condition
+            }
+        }
+        return .subquery(.init(scope: scope, entity: destination.name, relation: relation, filter: filter, output: output))
     }
 }
 

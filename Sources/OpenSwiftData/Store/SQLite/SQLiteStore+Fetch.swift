@@ -70,12 +70,22 @@ extension SQLiteStore {
     func loadAttribute(_ layout: TableLayout, primaryKey: Int64, attribute: Int, _ body: (SQLiteStatement) throws -> Void) throws -> Bool {
         try withReader { connection in
             let statement = try connection.statement(
-                "SELECT \(layout.columns[attribute]) FROM \(layout.table) WHERE \(TableLayout.primaryKey) = ?")
+                "SELECT \(layout.column(attribute)) FROM \(layout.table) WHERE \(TableLayout.primaryKey) = ?")
             try statement._bind(primaryKey, 0)
             defer { statement.reset() }
             guard try statement.step() else { return false }
             try body(statement)
             return true
+        }
+    }
+
+    /// Calls `body` with each row of a query the context composed.
+    func forEachRow(sql: String, arguments: [StoredValue], _ body: (StoreRow) throws -> Void) throws {
+        try withReader { connection in
+            let statement = try connection.statement(sql)
+            try statement.bind(arguments)
+            defer { statement.reset() }
+            while try statement.step() { try body(statement) }
         }
     }
 

@@ -18,8 +18,10 @@ struct StoreChanges {
     var deletes: [(layout: TableLayout, primaryKey: Int64)] = []
     /// Filters whose matching rows to delete, without loading them.
     var batchDeletes: [(layout: TableLayout, filter: QueryExpression?)] = []
+    /// Relationships kept in link tables to write anew: the owner's rows are replaced by one per target.
+    var linkWrites: [(table: String, owner: any PersistentModel, targets: [any PersistentModel])] = []
 
-    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty }
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty && linkWrites.isEmpty }
 }
 
 extension SQLiteStore {
@@ -39,6 +41,8 @@ extension SQLiteStore {
                 return keys
             } catch {
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                // New models took their keys as their rows were written; none of those rows exists now.
+                for (_, model) in changes.inserts { model._osdState.primaryKey = 0 }
                 throw error
             }
         }
@@ -55,7 +59,9 @@ extension SQLiteStore {
             let whereClause = " WHERE " + (filter.map { compiler.sql($0) } ?? "\(TableLayout.primaryKey) IS NOT NULL")
             let delete = try connection.statement("DELETE FROM \(layout.table)\(whereClause)")
             try delete.bind(compiler.arguments)
-            batchDeleted.append(try connection.collectingDeletedRowIDs { try delete.run() })
+            let keys = try connection.collectingDeletedRowIDs { try delete.run() }
+            try removeReferences(to: keys, of: layout, on: connection)
+            batchDeleted.append(keys)
         }
         var statement: SQLiteStatement?
         var statementSQL = ""
@@ -73,18 +79,26 @@ extension SQLiteStore {
             let delete = try prepared(layout.deleteSQL)
             try delete._bind(primaryKey, 0)
             try delete.run()
+            try removeReferences(to: [primaryKey], of: layout, on: connection)
         }
+        var deferred: [(layout: TableLayout, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
         var keys: [Int64] = []
         var upserted: [Int] = []
         keys.reserveCapacity(changes.inserts.count)
         for (position, (layout, model)) in changes.inserts.enumerated() {
             if layout.upsertLookupSQL != nil, let existing = try existingRow(for: model, layout: layout, on: connection) {
                 let update = try connection.statement(layout.fullUpdateSQL)
-                for index in layout.columns.indices {
+                update.deferredLinks.removeAll()
+                for index in layout.columnProperties {
                     try encode(model, property: index, layout: layout, to: update, at: Int32(index))
                 }
                 try update._bind(existing, Int32(layout.columns.count))
                 try update.run()
+                if !update.deferredLinks.isEmpty {
+                    deferred.append((layout, model, update.deferredLinks))
+                    update.deferredLinks.removeAll()
+                }
+                model._osdState.primaryKey = existing
                 keys.append(existing)
                 upserted.append(position)
                 continue
@@ -94,13 +108,31 @@ extension SQLiteStore {
                 try model._osdEncodeAll(to: insert, startingAt: 0)
             } catch {
                 // Encode again property by property, to name the one that failed.
-                for index in layout.columns.indices {
+                for index in layout.columnProperties {
                     try encode(model, property: index, layout: layout, to: insert, at: Int32(index))
                 }
                 throw error
             }
             try insert.run()
-            keys.append(connection.lastInsertedRowID)
+            if !insert.deferredLinks.isEmpty {
+                deferred.append((layout, model, insert.deferredLinks))
+                insert.deferredLinks.removeAll()
+            }
+            // The key is the model's now, so that later rows of this save can refer to it.
+            let key = connection.lastInsertedRowID
+            model._osdState.primaryKey = key
+            keys.append(key)
+        }
+        // Rows that referred to models inserted after them get their keys.
+        for (layout, model, links) in deferred {
+            for (parameter, target) in links where layout.columns[Int(parameter)] != nil
+                && target._osdState.primaryKey != 0 && !target._osdState.isDeleted {
+                let link = try connection.statement("UPDATE \(layout.table) SET \(layout.column(Int(parameter))) = ? WHERE \(TableLayout.primaryKey) = ?")
+                try link._bind(target._osdState.primaryKey, 0)
+                try link._bind(model._osdState.primaryKey, 1)
+                try link.run()
+                link.reset()
+            }
         }
         var lastUpdate: (layout: TableLayout, mask: UInt64, statement: SQLiteStatement)?
         for (layout, model, mask) in changes.updates {
@@ -110,18 +142,49 @@ extension SQLiteStore {
                 update = lastUpdate.statement
                 update.reset()
             } else {
-                update = try prepared(updateSQL(layout, mask: mask))
+                guard let sql = updateSQL(layout, mask: mask) else { continue }
+                update = try prepared(sql)
                 lastUpdate = (layout, mask, update)
             }
             var parameter: Int32 = 0
-            for index in layout.columns.indices where mask & (1 << UInt64(index)) != 0 {
+            for index in layout.columnProperties where mask & (1 << UInt64(index)) != 0 {
                 try encode(model, property: index, layout: layout, to: update, at: parameter)
                 parameter += 1
             }
             try update._bind(model._osdState.primaryKey, parameter)
             try update.run()
+            // Every related model already has its key: inserts ran first.
+            update.deferredLinks.removeAll()
+        }
+        for (table, owner, targets) in changes.linkWrites {
+            let clear = try connection.statement("DELETE FROM \(SQL.quote(table)) WHERE owner = ?")
+            try clear._bind(owner._osdState.primaryKey, 0)
+            try clear.run()
+            clear.reset()
+            let add = try connection.statement("INSERT OR IGNORE INTO \(SQL.quote(table)) (owner, target) VALUES (?, ?)")
+            for target in targets where target._osdState.primaryKey != 0 && !target._osdState.isDeleted {
+                try add._bind(owner._osdState.primaryKey, 0)
+                try add._bind(target._osdState.primaryKey, 1)
+                try add.run()
+                add.reset()
+            }
         }
         return StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
+    }
+
+    /// Removes every reference to deleted rows: foreign keys pointing at them become NULL, their
+    /// link-table rows go. (Delete rules already did this for the loaded models; this covers rows
+    /// no context has loaded, and one-way relationships.)
+    private func removeReferences(to keys: [Int64], of layout: TableLayout, on connection: SQLiteConnection) throws {
+        guard let statements = referenceCleanup[layout.entity.name], !keys.isEmpty else { return }
+        for sql in statements {
+            let cleanup = try connection.statement(sql)
+            for key in keys {
+                try cleanup._bind(key, 0)
+                try cleanup.run()
+                cleanup.reset()
+            }
+        }
     }
 
     /// The row an inserted model's uniqueness-constraint values already name, if any.
@@ -149,7 +212,7 @@ extension SQLiteStore {
             throw error
         } catch {
             throw SwiftDataError.modelValidationFailure(
-                model: layout.entity.name, property: layout.entity.attributes[index].name, reason: "\(error)")
+                model: layout.entity.name, property: layout.entity.fields[index].name, reason: "\(error)")
         }
     }
 }

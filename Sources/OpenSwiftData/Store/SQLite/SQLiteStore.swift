@@ -28,12 +28,17 @@ final class SQLiteStore: @unchecked Sendable {
     /// Read-only connections for fetches, or `nil` when reads share the writer connection (an
     /// in-memory store, or a read-only file).
     private let readers: ReaderPool?
-    private var updateSQLCache: [String: [UInt64: String]] = [:]
+    private var updateSQLCache: [String: [UInt64: String?]] = [:]
+    /// For each entity, the statements that remove references to one of its deleted rows (bound
+    /// to its primary key): foreign keys set to NULL, link-table rows deleted.
+    let referenceCleanup: [String: [String]]
 
     /// Opens or creates the store at `url`, or an in-memory store when `url` is `nil`.
     init(url: URL?, schema: Schema, allowsSave: Bool) throws {
         self.schema = schema
-        self.layouts = Dictionary(schema.entities.map { ($0.name, TableLayout(entity: $0)) }, uniquingKeysWith: { a, _ in a })
+        let layouts = Dictionary(schema.entities.map { ($0.name, TableLayout(entity: $0)) }, uniquingKeysWith: { a, _ in a })
+        self.layouts = layouts
+        self.referenceCleanup = SQLiteStore.referenceCleanup(layouts)
         let models = StoredSchema(schema)
         guard let url else {
             self.path = ":memory:"
@@ -157,12 +162,33 @@ final class SQLiteStore: @unchecked Sendable {
         return layout
     }
 
-    /// The cached `UPDATE` text for the changed-attribute mask of an entity. Call inside `withConnection`.
-    func updateSQL(_ layout: TableLayout, mask: UInt64) -> String {
+    /// The cached `UPDATE` text for the changed-property mask of an entity, `nil` when no changed
+    /// property has a column. Call inside `withConnection`.
+    func updateSQL(_ layout: TableLayout, mask: UInt64) -> String? {
         if let sql = updateSQLCache[layout.entity.name]?[mask] { return sql }
         let sql = layout.updateSQL(mask: mask)
         updateSQLCache[layout.entity.name, default: [:]][mask] = sql
         return sql
+    }
+
+    /// The statements that remove every reference to a deleted row of each entity.
+    private static func referenceCleanup(_ layouts: [String: TableLayout]) -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for layout in layouts.values {
+            for (property, link) in layout.links {
+                switch link.storage {
+                case .foreignKey:
+                    result[link.destinationName, default: []].append(
+                        "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) = ?")
+                case .link(let table, true):
+                    result[layout.entity.name, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE owner = ?")
+                    result[link.destinationName, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE target = ?")
+                case .link, .inverseForeignKey:
+                    break
+                }
+            }
+        }
+        return result.mapValues { Array(Set($0)).sorted() }
     }
 
     /// Deletes every row of every entity, in one transaction.
@@ -170,7 +196,10 @@ final class SQLiteStore: @unchecked Sendable {
         try withConnection { connection in
             try connection.execute("BEGIN IMMEDIATE")
             do {
-                for layout in layouts.values { try connection.execute("DELETE FROM \(layout.table)") }
+                for layout in layouts.values {
+                    try connection.execute("DELETE FROM \(layout.table)")
+                    for table in layout.ownedLinkTables { try connection.execute("DELETE FROM \(SQL.quote(table))") }
+                }
                 try connection.execute("COMMIT")
             } catch {
                 try? connection.execute("ROLLBACK")

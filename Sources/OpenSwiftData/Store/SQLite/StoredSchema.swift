@@ -15,6 +15,8 @@ struct StoredSchema: Codable, Equatable {
     }
 
     var entities: [Entity]
+    /// The link tables of many-to-many and one-way to-many relationships (absent in older records).
+    var links: [String]?
     /// The version identifier of the schema that wrote the store (absent in older records).
     var version: Schema.Version?
 
@@ -23,10 +25,13 @@ struct StoredSchema: Codable, Equatable {
         entities = schema.entities.map { entity in
             Entity(
                 name: entity.name,
-                attributes: entity.attributes.map { Attribute(name: $0.name, storage: $0.storage, isOptional: $0.isOptional) },
+                attributes: entity.fields.compactMap { field in
+                    field.storage.map { Attribute(name: field.name, storage: $0, isOptional: field.isOptional) }
+                },
                 uniquenessConstraints: entity.uniquenessConstraints,
                 indices: entity.indices)
         }
+        links = schema.entities.flatMap { TableLayout.ownedLinkTables(of: $0) }.sorted()
     }
 
     /// Human-readable differences from `other` (the models), or an empty list when they match.
@@ -56,6 +61,7 @@ struct StoredSchema: Codable, Equatable {
             }
             if old.indices != entity.indices { result.append("\(entity.name)'s indexes changed") }
         }
+        if (links ?? []) != (models.links ?? []) { result.append("the relationships' link tables changed") }
         return result
     }
 

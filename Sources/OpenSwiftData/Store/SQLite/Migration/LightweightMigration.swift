@@ -32,14 +32,14 @@ struct LightweightMigration {
             let oldAttributes = Dictionary(old.attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             var expressions: [String] = []
             var defaults: [(model: any PersistentModel.Type, property: Int)] = []
-            var changed = old.attributes.count != entity.attributes.count
+            var changed = old.attributes.count != layout.columnProperties.count
                 || old.uniquenessConstraints != entity.uniquenessConstraints || old.indices != entity.indices
-            for (index, attribute) in entity.attributes.enumerated() {
+            for (index, attribute) in layout.storedColumns {
                 let source = oldAttributes[attribute.name] ?? oldAttributes[attribute.originalName]
                 if source?.name != attribute.name { changed = true }
                 if let source {
                     guard source.storage == attribute.storage else {
-                        problems.append("\(entity.name).\(attribute.name) changed type (stored as \(source.storage), now \(attribute.storage)): migrate it in a custom stage")
+                        problems.append("\(entity.name).\(attribute.name) changed type (stored as \(source.storage), now \(attribute.storage!)): migrate it in a custom stage")
                         continue
                     }
                     let column = SQL.quote(source.name)
@@ -70,7 +70,7 @@ struct LightweightMigration {
                 continue
             }
             let temporary = SQL.quote("osd_migrating_\(entity.name)")
-            let targetColumns = ([TableLayout.primaryKey] + layout.columns).joined(separator: ", ")
+            let targetColumns = ([TableLayout.primaryKey] + layout.columnProperties.map { layout.column($0) }).joined(separator: ", ")
             steps.append(Step(sql: layout.createTableSQL(named: temporary)))
             steps.append(Step(
                 sql: "INSERT INTO \(temporary) (\(targetColumns)) SELECT \(([TableLayout.primaryKey] + expressions).joined(separator: ", ")) FROM \(SQL.quote(old.name))",
@@ -81,6 +81,21 @@ struct LightweightMigration {
         }
         for old in stored.entities where layouts[old.name] == nil {
             steps.append(Step(sql: "DROP TABLE \(SQL.quote(old.name))"))
+        }
+        // Link tables of many-to-many and one-way to-many relationships: new ones are created
+        // (with a new entity they already were), removed ones dropped.
+        let storedLinks = Set(stored.links ?? [])
+        var currentLinks = Set<String>()
+        for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
+            for table in layout.ownedLinkTables {
+                currentLinks.insert(table)
+                if !storedLinks.contains(table) && storedEntities[layout.entity.name] != nil {
+                    steps += layout.linkTableStatements(for: table).map { Step(sql: $0) }
+                }
+            }
+        }
+        for table in storedLinks.subtracting(currentLinks).sorted() {
+            steps.append(Step(sql: "DROP TABLE \(SQL.quote(table))"))
         }
         guard problems.isEmpty else {
             throw SwiftDataError(.schemaMismatch, reason: "The store at \(path) was written by different models, and these changes need a migration stage: \(problems.joined(separator: "; ")). The file was not changed.")
@@ -106,23 +121,23 @@ struct LightweightMigration {
         let oldAttributes = Dictionary(old.attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var steps: [Step] = []
         var used: Set<String> = []
-        for (index, attribute) in entity.attributes.enumerated() {
+        for (index, attribute) in layout.storedColumns {
             if let source = oldAttributes[attribute.name] ?? oldAttributes[attribute.originalName] {
                 guard source.storage == attribute.storage, source.isOptional == attribute.isOptional else { return nil }
                 used.insert(source.name)
                 if source.name != attribute.name {
-                    steps.append(Step(sql: "ALTER TABLE \(layout.table) RENAME COLUMN \(SQL.quote(source.name)) TO \(layout.columns[index])"))
+                    steps.append(Step(sql: "ALTER TABLE \(layout.table) RENAME COLUMN \(SQL.quote(source.name)) TO \(layout.column(index))"))
                 }
             } else if attribute.isOptional {
-                steps.append(Step(sql: "ALTER TABLE \(layout.table) ADD COLUMN \(layout.columns[index]) \(SQL.columnType(attribute.storage))"))
+                steps.append(Step(sql: "ALTER TABLE \(layout.table) ADD COLUMN \(layout.column(index)) \(SQL.columnType(attribute.storage!))"))
             } else {
                 guard let value = defaults.value(entity, index), let literal = literal(value), value != .null else { return nil }
-                steps.append(Step(sql: "ALTER TABLE \(layout.table) ADD COLUMN \(layout.columns[index]) \(SQL.columnType(attribute.storage)) NOT NULL DEFAULT \(literal)"))
+                steps.append(Step(sql: "ALTER TABLE \(layout.table) ADD COLUMN \(layout.column(index)) \(SQL.columnType(attribute.storage!)) NOT NULL DEFAULT \(literal)"))
             }
         }
         // A removed column needs the rebuild (dropping it would also drop what its indexes name).
         guard used.count == old.attributes.count else { return nil }
-        if old.uniquenessConstraints != entity.uniquenessConstraints || old.indices != entity.indices {
+        if old.uniquenessConstraints != entity.uniquenessConstraints || old.indices != entity.indices || !layout.links.isEmpty {
             for number in old.uniquenessConstraints.indices {
                 steps.append(Step(sql: "DROP INDEX IF EXISTS \(SQL.quote("osd_unique_\(entity.name)_\(number)"))"))
             }

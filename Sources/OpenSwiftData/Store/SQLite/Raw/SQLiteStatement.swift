@@ -13,6 +13,10 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
     unowned let connection: SQLiteConnection
     /// The model and property being decoded, for error messages.
     public var _context: (model: String, property: String)?
+    /// The context that resolves the keys of to-one relationships into models while a row decodes.
+    unowned(unsafe) var resolver: ModelContext?
+    /// To-one parameters bound to NULL because the related model gets its key later in the save.
+    var deferredLinks: [(parameter: Int32, target: any PersistentModel)] = []
     /// Per-parameter copies of bound text (see `_bind(_:_:)`), freed with the statement.
     private var textBuffers: [UnsafeMutableRawBufferPointer] = []
     /// Longer text is copied by SQLite instead, so that no statement keeps a large buffer.

@@ -11,7 +11,11 @@ struct SQLCompiler {
     mutating func sql(_ expression: QueryExpression) -> String {
         switch expression {
         case .attribute(let index):
-            return layout.columns[index]
+            return "\(layout.table).\(layout.column(index))"
+        case .scoped(let scope, let column):
+            return "\(alias(scope)).\(SQL.quote(column))"
+        case .subquery(let subquery):
+            return self.subquery(subquery)
         case .value(let value):
             arguments.append(value)
             return "?"
@@ -87,7 +91,37 @@ struct SQLCompiler {
 
     /// `ORDER BY` for sort keys, with the primary key as the final tiebreaker.
     func orderBy(_ sort: [QuerySort]) -> String {
-        let keys = sort.map { "\(layout.columns[$0.attribute]) \($0.ascending ? "ASC" : "DESC")" }
-        return " ORDER BY " + (keys + [TableLayout.primaryKey]).joined(separator: ", ")
+        let keys = sort.map { "\(layout.table).\(layout.column($0.attribute)) \($0.ascending ? "ASC" : "DESC")" }
+        return " ORDER BY " + (keys + ["\(layout.table).\(TableLayout.primaryKey)"]).joined(separator: ", ")
+    }
+
+    /// The name a scope's rows go by: the fetched table for scope 0, an alias for subqueries.
+    private func alias(_ scope: Int) -> String {
+        scope == 0 ? layout.table : "s\(scope)"
+    }
+
+    /// A correlated subquery over related rows.
+    private mutating func subquery(_ query: QueryExpression.Subquery) -> String {
+        let alias = alias(query.scope)
+        let output = switch query.output {
+        case .value(let expression): sql(expression)
+        case .exists, .count: query.output == .count ? "count(*)" : "1"
+        }
+        var from = "\(SQL.quote(query.entity)) AS \(alias)"
+        let condition: String
+        switch query.relation {
+        case .primaryKey(let key):
+            condition = "\(alias).\(TableLayout.primaryKey) = \(sql(key))"
+        case .foreignKey(let column, let key):
+            condition = "\(alias).\(SQL.quote(column)) = \(sql(key))"
+        case .link(let table, let ownerIsSource, let owner):
+            let link = "l\(query.scope)"
+            let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
+            from += " JOIN \(SQL.quote(table)) AS \(link) ON \(link).\(other) = \(alias).\(TableLayout.primaryKey)"
+            condition = "\(link).\(own) = \(sql(owner))"
+        }
+        let filter = query.filter.map { " AND \(sql($0))" } ?? ""
+        let select = "SELECT \(output) FROM \(from) WHERE \(condition)\(filter)"
+        return query.output == .exists ? "EXISTS (\(select))" : "(\(select))"
     }
 }

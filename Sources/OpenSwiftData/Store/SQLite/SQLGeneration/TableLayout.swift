@@ -7,68 +7,100 @@
 final class TableLayout: Sendable {
     let entity: Schema.Entity
     let table: String
-    /// The quoted column name of each attribute, by attribute index.
-    let columns: [String]
-    /// The attributes a full fetch loads: every attribute but external-storage ones.
+    /// The quoted column name of each property, by property index; `nil` for a property without a
+    /// column (a to-many relationship, or the keyless side of a one-to-one).
+    let columns: [String?]
+    /// The properties with a column, in order.
+    let columnProperties: [Int]
+    /// The properties a full fetch loads: every property with a column but external-storage ones.
     let eagerAttributes: [Int]
-    /// Whether the eager attributes are all attributes, in order (so `_osdDecodeAll` applies).
+    /// Whether a full fetch selects one column per property, in order (so `_osdDecodeAll` applies):
+    /// no external storage. Columnless properties are selected as `NULL` and decode as unloaded.
     let loadsAllAttributes: Bool
     let insertSQL: String
+    /// The properties a full fetch selects after the primary key, in order: every property (a
+    /// columnless one as `NULL`) or, when some are loaded on first access, the eager ones.
+    let selectedProperties: [Int]
+    /// `SELECT` of the primary key and the selected properties, qualified by the table name.
+    let selectList: String
     let selectPrefix: String
     /// The attributes of the uniqueness constraints, in order, when the entity has any.
     let uniqueKeyAttributes: [Int]
     /// `SELECT` of the rows that share any uniqueness constraint's values with the bound ones (the
     /// attributes of `uniqueKeyAttributes`, in order), or `nil` when the entity has no constraint.
     let upsertLookupSQL: String?
-    /// `UPDATE` of every attribute of one row, for an insert that becomes an upsert.
+    /// `UPDATE` of every column of one row, for an insert that becomes an upsert; parameter `i + 1`
+    /// is property `i`, the last one the primary key.
     let fullUpdateSQL: String
+    /// The relationships, by property index.
+    let links: [Int: RelationshipLink]
+    /// The to-one relationships without a column (the keyless side of a one-to-one): a row
+    /// decodes them as `nil`, so they are marked unloaded after decoding.
+    let keylessToOne: [Int]
 
     static let primaryKey = "\"_pk\""
 
     init(entity: Schema.Entity) {
         self.entity = entity
         self.table = SQL.quote(entity.name)
-        self.columns = entity.attributes.map { SQL.quote($0.name) }
-        let eager = entity.attributes.indices.filter { !entity.attributes[$0].isExternal }
+        self.links = entity.links
+        self.keylessToOne = entity.links.values.filter { !$0.isToMany && $0.storage == .inverseForeignKey }.map(\.property).sorted()
+        let fields = entity.fields
+        let columns = fields.map { $0.hasColumn ? SQL.quote($0.name) : nil }
+        self.columns = columns
+        let columnProperties = fields.indices.filter { fields[$0].hasColumn }
+        self.columnProperties = columnProperties
+        let eager = columnProperties.filter { !fields[$0].isExternal }
         self.eagerAttributes = eager
-        self.loadsAllAttributes = eager.count == entity.attributes.count
-        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        self.insertSQL = columns.isEmpty
+        self.loadsAllAttributes = !fields.contains { $0.isExternal }
+        // Numbered parameters: property `i` is always parameter `i + 1`, so generated code binds
+        // every property at its own index and columnless properties bind nothing.
+        let names = columnProperties.map { columns[$0]! }.joined(separator: ", ")
+        let placeholders = columnProperties.map { "?\($0 + 1)" }.joined(separator: ", ")
+        self.insertSQL = columnProperties.isEmpty
             ? "INSERT INTO \(table) DEFAULT VALUES"
-            : "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
-        let columnNames = columns
-        let selected = [TableLayout.primaryKey] + eager.map { columnNames[$0] }
-        self.selectPrefix = "SELECT \(selected.joined(separator: ", ")) FROM \(table)"
-        let indexByName = Dictionary(entity.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+            : "INSERT INTO \(table) (\(names)) VALUES (\(placeholders))"
+        let selectedProperties = loadsAllAttributes ? Array(fields.indices) : eager
+        self.selectedProperties = selectedProperties
+        let table = self.table
+        let selected = ["\(table).\(TableLayout.primaryKey)"] + selectedProperties.map { columns[$0].map { "\(table).\($0)" } ?? "NULL" }
+        self.selectList = "SELECT \(selected.joined(separator: ", "))"
+        self.selectPrefix = "\(selectList) FROM \(table)"
+        let indexByName = Dictionary(fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         let constraints = entity.uniquenessConstraints.map { $0.compactMap { indexByName[$0] } }.filter { !$0.isEmpty }
         self.uniqueKeyAttributes = constraints.flatMap { $0 }
         // `=` as the unique indexes compare: a NULL matches nothing, so a nil key always inserts.
-        let terms = constraints.map { "(" + $0.map { "\(columnNames[$0]) = ?" }.joined(separator: " AND ") + ")" }
+        let terms = constraints.map { "(" + $0.map { "\(columns[$0] ?? "NULL") = ?" }.joined(separator: " AND ") + ")" }
         self.upsertLookupSQL = terms.isEmpty ? nil
             : "SELECT \(TableLayout.primaryKey) FROM \(table) WHERE \(terms.joined(separator: " OR "))"
-        let assignments = columnNames.map { "\($0) = ?" }.joined(separator: ", ")
-        self.fullUpdateSQL = "UPDATE \(table) SET \(assignments) WHERE \(TableLayout.primaryKey) = ?"
+        let assignments = columnProperties.map { "\(columns[$0]!) = ?\($0 + 1)" }.joined(separator: ", ")
+        self.fullUpdateSQL = "UPDATE \(table) SET \(assignments.isEmpty ? "\(TableLayout.primaryKey) = \(TableLayout.primaryKey)" : assignments) WHERE \(TableLayout.primaryKey) = ?\(fields.count + 1)"
     }
 
-    /// `SELECT` of the primary key and the given attributes.
+    /// The column of a property that has one.
+    func column(_ property: Int) -> String { columns[property] ?? "NULL" }
+
+    /// `SELECT` of the primary key and the given properties (each with a column).
     func selectPrefix(attributes: [Int]) -> String {
-        let selected = [TableLayout.primaryKey] + attributes.map { columns[$0] }
+        let selected = [TableLayout.primaryKey] + attributes.map { column($0) }
         return "SELECT \(selected.joined(separator: ", ")) FROM \(table)"
     }
 
-    /// The statements that create the table and its indexes.
-    var createStatements: [String] { [createTableSQL(named: table)] + indexStatements }
+    /// The statements that create the table, its indexes and the link tables it owns.
+    var createStatements: [String] { [createTableSQL(named: table)] + indexStatements + linkTableStatements }
 
     /// `CREATE TABLE` of the entity's table under the given (quoted) name.
     func createTableSQL(named name: String) -> String {
         var definitions = ["\(TableLayout.primaryKey) INTEGER PRIMARY KEY"]
-        for (index, attribute) in entity.attributes.enumerated() {
-            definitions.append("\(columns[index]) \(SQL.columnType(attribute.storage))\(attribute.isOptional ? "" : " NOT NULL")")
+        for index in columnProperties {
+            let field = entity.fields[index]
+            definitions.append("\(columns[index]!) \(SQL.columnType(field.storage!))\(field.isOptional ? "" : " NOT NULL")")
         }
         return "CREATE TABLE \(name) (\(definitions.joined(separator: ", "))) STRICT"
     }
 
-    /// The statements that create the entity's unique and regular indexes.
+    /// The statements that create the entity's unique and regular indexes, and one index per
+    /// foreign key (deletes and to-many loads look rows up by it).
     var indexStatements: [String] {
         var statements: [String] = []
         for (number, constraint) in entity.uniquenessConstraints.enumerated() {
@@ -79,14 +111,48 @@ final class TableLayout: Sendable {
             let names = index.map(SQL.quote).joined(separator: ", ")
             statements.append("CREATE INDEX \(SQL.quote("osd_index_\(entity.name)_\(number)")) ON \(table) (\(names))")
         }
+        for (property, link) in links.sorted(by: { $0.key < $1.key }) where link.storage == .foreignKey {
+            statements.append("CREATE INDEX IF NOT EXISTS \(SQL.quote("osd_fk_\(entity.name)_\(link.name)")) ON \(table) (\(columns[property]!))")
+        }
         return statements
     }
 
-    /// `UPDATE … SET` for the attributes whose bits are set in `mask`, keyed by primary key.
-    func updateSQL(mask: UInt64) -> String {
-        let assignments = columns.indices.filter { mask & (1 << UInt64($0)) != 0 }.map { "\(columns[$0]) = ?" }
+    /// The link tables whose owner side is this entity.
+    var ownedLinkTables: [String] { TableLayout.ownedLinkTables(of: entity) }
+
+    /// The link tables whose owner side is `entity`.
+    static func ownedLinkTables(of entity: Schema.Entity) -> [String] {
+        entity.links.values.compactMap { link in
+            if case .link(let table, true) = link.storage { return table }
+            return nil
+        }.sorted()
+    }
+
+    /// The statements that create the link tables this entity owns.
+    var linkTableStatements: [String] { ownedLinkTables.flatMap(linkTableStatements(for:)) }
+
+    /// The statements that create one link table: (owner, target) pairs, indexed both ways.
+    func linkTableStatements(for name: String) -> [String] {
+        let table = SQL.quote(name)
+        return [
+            "CREATE TABLE \(table) (owner INTEGER NOT NULL, target INTEGER NOT NULL, PRIMARY KEY (owner, target)) STRICT, WITHOUT ROWID",
+            "CREATE INDEX \(SQL.quote(name + "_target")) ON \(table) (target, owner)",
+        ]
+    }
+
+    /// The properties with a column and their fields, in order.
+    var storedColumns: [(Int, Schema.Entity.Field)] { columnProperties.map { ($0, entity.fields[$0]) } }
+
+    /// `UPDATE … SET` for the columns whose bits are set in `mask`, keyed by primary key; `nil`
+    /// when none of them has a column.
+    func updateSQL(mask: UInt64) -> String? {
+        let assignments = columnProperties.filter { mask & (1 << UInt64($0)) != 0 }.map { "\(columns[$0]!) = ?" }
+        if assignments.isEmpty { return nil }
         return "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(TableLayout.primaryKey) = ?"
     }
+
+    /// The mask of the properties with a column.
+    var columnMask: UInt64 { columnProperties.reduce(0) { $0 | (1 << UInt64($1)) } }
 
     var deleteSQL: String { "DELETE FROM \(table) WHERE \(TableLayout.primaryKey) = ?" }
 }

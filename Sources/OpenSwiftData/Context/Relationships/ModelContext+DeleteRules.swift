@@ -1,0 +1,75 @@
+extension ModelContext {
+    /// Applies the delete rules of the models marked for deletion, before a save writes anything:
+    /// `.deny` first (a related model that stays makes the save throw, with nothing changed), then
+    /// `.cascade` (the related models are deleted too, through chains) and `.nullify` (the deleted
+    /// models leave their related models' inverse relationships). `.noAction` leaves related
+    /// models as they are; the store still never keeps a reference to a deleted row.
+    func applyDeleteRules() throws {
+        guard !deleted.isEmpty else { return }
+        // The cascade closure, found without changing anything.
+        var doomed = Set(deleted.map { ObjectIdentifier($0) })
+        var order = deleted
+        var position = 0
+        while position < order.count {
+            let model = order[position]
+            position += 1
+            guard let entity = entity(of: model) else { continue }
+            for link in entity.links.values where link.deleteRule == .cascade {
+                model._osdVisitRelated(property: link.property, loading: true) { related in
+                    if doomed.insert(ObjectIdentifier(related)).inserted { order.append(related) }
+                }
+            }
+        }
+        for model in order {
+            guard let entity = entity(of: model) else { continue }
+            for link in entity.links.values where link.deleteRule == .deny {
+                var blocking: (any PersistentModel)?
+                model._osdVisitRelated(property: link.property, loading: true) { related in
+                    if blocking == nil, !doomed.contains(ObjectIdentifier(related)) { blocking = related }
+                }
+                if blocking != nil {
+                    throw SwiftDataError(.modelValidationFailure, reason: "\(entity.name).\(link.name) has the delete rule .deny and still holds a \(link.destinationName): delete or unlink the related models first. Nothing was saved; the context keeps its changes.")
+                }
+            }
+        }
+        for model in order.dropFirst(deleted.count) {
+            if model._osdState.isInserted {
+                delete(model)
+            } else if !model._osdState.isDeleted {
+                model._osdState.isDeleted = true
+                deleted.append(model)
+            }
+        }
+        for model in order { nullifyInverses(of: model, keeping: doomed) }
+    }
+
+    /// Applies the delete rules of a model deleted before it was ever saved: in memory only.
+    func applyDeleteRulesToUnsaved(_ model: some PersistentModel) {
+        guard let entity = entity(of: model) else { return }
+        for link in entity.links.values where link.deleteRule == .cascade {
+            var related: [any PersistentModel] = []
+            model._osdVisitRelated(property: link.property, loading: false) { related.append($0) }
+            for target in related where target._osdState.context === self { delete(target) }
+        }
+        nullifyInverses(of: model, keeping: [])
+    }
+
+    /// Removes `model` from the inverse relationships of the models it relates to, except those
+    /// deleted along with it, unless the relationship's rule is `.noAction`.
+    private func nullifyInverses(of model: any PersistentModel, keeping doomed: Set<ObjectIdentifier>) {
+        guard let entity = entity(of: model) else { return }
+        for link in entity.links.values where link.deleteRule != .noAction {
+            guard let inverse = link.inverse else { continue }
+            var related: [any PersistentModel] = []
+            model._osdVisitRelated(property: link.property, loading: true) { related.append($0) }
+            for target in related where !doomed.contains(ObjectIdentifier(target)) {
+                _ = target._osdRelate(property: inverse, to: model, adding: false)
+            }
+        }
+    }
+
+    /// The entity of a model this context manages.
+    func entity(of model: any PersistentModel) -> Schema.Entity? {
+        container.schema.entitiesByName[model._osdState.entityName ?? ""]
+    }
+}

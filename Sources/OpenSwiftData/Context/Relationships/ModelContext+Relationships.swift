@@ -1,0 +1,122 @@
+extension ModelContext {
+    /// The model of a to-one relationship's stored key: the registered instance, or a fault that
+    /// loads its row on first access. Called while a row decodes.
+    func relatedModel<R: PersistentModel>(_ type: R.Type, primaryKey: Int64) throws -> R {
+        let entity = try requireEntity(for: R.self)
+        if let existing = registeredModels(of: entity).models[primaryKey] {
+            return unsafeDowncast(existing, to: R.self)
+        }
+        return unsafeDowncast(makeFault(R.self, primaryKey: primaryKey, entity: entity), to: R.self)
+    }
+
+    /// Loads one relationship of a saved model from the store.
+    func loadRelationship<M: PersistentModel>(_ model: M, link: RelationshipLink, layout: TableLayout) throws {
+        let key = model._osdState.primaryKey
+        switch link.storage {
+        case .foreignKey:
+            let entity = layout.entity
+            let found = try container.store.loadAttribute(layout, primaryKey: key, attribute: link.property) { row in
+                row.resolver = self
+                try model._osdDecode(property: link.property, from: row, at: 0)
+            }
+            guard found else {
+                throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(key) no longer exists")
+            }
+        case .inverseForeignKey, .link:
+            let grouped = try relatedRows(of: link, from: layout, owners: [key])
+            model._osdSetRelated(property: link.property, to: grouped[key] ?? [])
+        }
+    }
+
+    /// The models related to each of `owners` through `link`, grouped by owner, each group in
+    /// primary-key order: one query whatever the number of owners.
+    func relatedRows(of link: RelationshipLink, from layout: TableLayout, owners: [Int64]) throws -> [Int64: [AnyObject]] {
+        guard let destination = container.schema.entitiesByName[link.destinationName] else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(link.destinationName), related to \(layout.entity.name).\(link.name), is not in the container's schema")
+        }
+        let store = container.store
+        let target = try store.layout(for: destination.name)
+        let keys = owners.count == 1 ? "?" : "(SELECT value FROM json_each(?))"
+        let comparison = owners.count == 1 ? "=" : "IN"
+        let argument: StoredValue = owners.count == 1
+            ? .integer(owners[0]) : .text("[" + owners.map(String.init).joined(separator: ",") + "]")
+        let ownerColumn: String
+        var sql: String
+        switch link.storage {
+        case .foreignKey:
+            // The owner's column holds the key: select the destination rows it names.
+            ownerColumn = "o.\(TableLayout.primaryKey)"
+            sql = "\(target.selectList), \(ownerColumn) FROM \(target.table) JOIN \(layout.table) AS o ON o.\(layout.column(link.property)) = \(target.table).\(TableLayout.primaryKey) WHERE \(ownerColumn) \(comparison) \(keys)"
+        case .inverseForeignKey:
+            guard let inverse = link.inverse else { return [:] }
+            ownerColumn = "\(target.table).\(target.column(inverse))"
+            sql = "\(target.selectList), \(ownerColumn) FROM \(target.table) WHERE \(ownerColumn) \(comparison) \(keys)"
+        case .link(let table, let ownerIsSource):
+            let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
+            ownerColumn = "l.\(own)"
+            sql = "\(target.selectList), \(ownerColumn) FROM \(target.table) JOIN \(SQL.quote(table)) AS l ON l.\(other) = \(target.table).\(TableLayout.primaryKey) WHERE \(ownerColumn) \(comparison) \(keys)"
+        }
+        sql += " ORDER BY \(target.table).\(TableLayout.primaryKey)"
+        let registered = registeredModels(of: destination)
+        let ownerIndex = Int32(target.selectedProperties.count + 1)
+        var grouped: [Int64: [AnyObject]] = [:]
+        try store.forEachRow(sql: sql, arguments: [argument]) { row in
+            let model = try materialize(row, entity: destination, layout: target, attributes: nil, registered: registered)
+            grouped[row._int64(ownerIndex), default: []].append(model)
+        }
+        return grouped
+    }
+
+    /// Loads the relationships named by a fetch's `relationshipKeyPathsForPrefetching` for all
+    /// results at once: one query per key path.
+    func prefetch(_ keyPaths: [AnyKeyPath], of models: [any PersistentModel], entity: Schema.Entity, layout: TableLayout) throws {
+        guard !models.isEmpty else { return }
+        for keyPath in keyPaths {
+            guard let property = entity.propertyIndexByKeyPath[keyPath], let link = entity.links[property] else { continue }
+            let bit = UInt64(1) << UInt64(property)
+            let owners = models.filter { !$0._osdState.isInserted && $0._osdState.changedProperties & bit == 0 }
+            let grouped = try relatedRows(of: link, from: layout, owners: owners.map { $0._osdState.primaryKey })
+            for owner in owners {
+                owner._osdSetRelated(property: property, to: grouped[owner._osdState.primaryKey] ?? [])
+            }
+        }
+    }
+
+    /// Inserts the new models reachable from `model` through its loaded relationships.
+    func insertReachable(from model: any PersistentModel) {
+        var pending = [model]
+        while let next = pending.popLast() {
+            guard let entity = container.schema.entitiesByName[next._osdState.entityName ?? ""] else { continue }
+            for property in entity.links.keys {
+                next._osdVisitRelated(property: property, loading: false) { related in
+                    let state = related._osdState
+                    guard state.context == nil, !state.isDeleted, state.primaryKey == 0 else { return }
+                    insertOne(related)
+                    pending.append(related)
+                }
+            }
+        }
+    }
+
+    /// Checks, before a save, that every model the inserted and changed models relate to belongs
+    /// to this context, inserting new ones.
+    func validateRelationships() throws {
+        for model in inserted { insertReachable(from: model) }
+        for model in inserted + changed where !model._osdState.isDeleted {
+            let state = model._osdState
+            guard let entity = container.schema.entitiesByName[state.entityName ?? ""] else { continue }
+            for (property, link) in entity.links where state.isInserted || state.changedProperties & (1 << UInt64(property)) != 0 {
+                try model._osdVisitRelated(property: property, loading: false) { related in
+                    let owner = related._osdState.context
+                    if owner == nil && related._osdState.primaryKey == 0 && !related._osdState.isDeleted {
+                        insert(related)
+                    } else if let owner, owner !== self {
+                        throw SwiftDataError.modelValidationFailure(
+                            model: entity.name, property: link.name,
+                            reason: "it holds a \(link.destinationName) that belongs to another ModelContext; relate models of one context (use model(for: persistentModelID) to get this context's instance)")
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import CSQLite
+
+/// The type-directed half of relationships: generated code calls these functions for every
+/// persisted property, and overload resolution picks the relationship versions for properties
+/// whose type is a model (`R`, `R?`) or an array of models (`[R]`, `[R]?`); for any other type the
+/// generic version does nothing and compiles away. Not API.
+
+// MARK: Row coding
+
+extension SQLiteStatement {
+    /// Reads an optional to-one relationship: the registered model of the stored key, or a fault.
+    public func _read<R: PersistentModel>(_ type: Optional<R>.Type, _ column: Int32) throws -> R? {
+        if _isNull(column) { return nil }
+        guard let resolver else { throw ValueCodingError.unexpectedNull(context: _context) }
+        return try resolver.relatedModel(R.self, primaryKey: _int64(column))
+    }
+
+    /// Reads a non-optional to-one relationship.
+    public func _read<R: PersistentModel>(_ type: R.Type, _ column: Int32) throws -> R {
+        guard let model = try _read(Optional<R>.self, column) else {
+            throw ValueCodingError.unexpectedNull(context: _context)
+        }
+        return model
+    }
+
+    /// A to-many relationship has no column: it stays unloaded until first accessed.
+    public func _read<R: PersistentModel>(_ type: [R].Type, _ column: Int32) throws -> [R]? { nil }
+
+    /// An optional to-many relationship has no column: it stays unloaded until first accessed.
+    public func _read<R: PersistentModel>(_ type: [R]?.Type, _ column: Int32) throws -> [R]?? { nil }
+
+    /// Writes the key of a to-one relationship's model. A model that is new in the same save gets
+    /// its key later: NULL now, and the save links it once every new row has its key.
+    public func _write<R: PersistentModel>(_ value: R?, _ column: Int32) throws {
+        guard let value else { return try _bindNull(column) }
+        let state = value._osdState
+        if state.isDeleted || (state.context == nil && state.primaryKey != 0) {
+            // The related model is being deleted: the store never keeps a key to a missing row.
+            return try _bindNull(column)
+        }
+        // The keyless side of a one-to-one may have no parameter in the statement (the other
+        // side's row holds the key); the save ignores its deferred link.
+        guard column < sqlite3_bind_parameter_count(handle) else { return }
+        if state.primaryKey == 0 {
+            deferredLinks.append((column, value))
+            return try _bindNull(column)
+        }
+        try _bind(state.primaryKey, column)
+    }
+
+    /// Writes the key of a non-optional to-one relationship's model.
+    public func _write<R: PersistentModel>(_ value: R, _ column: Int32) throws {
+        try _write(Optional(value), column)
+    }
+
+    /// A to-many relationship has no column; the save writes it from the other side or a link table.
+    public func _write<R: PersistentModel>(_ value: [R], _ column: Int32) throws {}
+
+    /// An optional to-many relationship has no column.
+    public func _write<R: PersistentModel>(_ value: [R]?, _ column: Int32) throws {}
+}
+
+// MARK: Setters
+
+/// Called by every generated setter before it stores a new value; returns the value to store.
+/// For an attribute, the new value as it is.
+@inlinable @inline(__always)
+public func _osdWillSet<M: PersistentModel, T>(_ model: M, _ property: Int, _ old: @autoclosure () -> T?, _ new: T) -> T { new }
+
+/// Keeps the inverse of an optional to-one relationship consistent.
+public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> R??, _ new: R?) -> R? {
+    RelationshipMaintenance.willSet(model, property: property, old: { old().map { $0.map { [$0] } ?? [] } }, new: new.map { [$0] } ?? [])
+    return new
+}
+
+/// Keeps the inverse of a non-optional to-one relationship consistent.
+public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> R?, _ new: R) -> R {
+    RelationshipMaintenance.willSet(model, property: property, old: { old().map { [$0] } }, new: [new])
+    return new
+}
+
+/// Keeps the inverse of a to-many relationship consistent. A model appears once in a to-many
+/// relationship, as in SwiftData: a repeated one is dropped.
+public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> [R]?, _ new: [R]) -> [R] {
+    let models = RelationshipMaintenance.unique(new)
+    RelationshipMaintenance.willSet(model, property: property, old: { old().map { $0.map { $0 } } }, new: models.map { $0 })
+    return models
+}
+
+/// Keeps the inverse of an optional to-many relationship consistent; a repeated model is dropped.
+public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> [R]??, _ new: [R]?) -> [R]? {
+    let models = new.map { RelationshipMaintenance.unique($0) }
+    RelationshipMaintenance.willSet(model, property: property, old: { old().map { ($0 ?? []).map { $0 } } }, new: (models ?? []).map { $0 })
+    return models
+}
+
+// MARK: Raw relationship edits
+
+/// An attribute is never related.
+@inlinable
+public func _osdRelate<T>(_ value: inout T, _ other: any PersistentModel, adding: Bool) -> (changed: Bool, displaced: (any PersistentModel)?) {
+    (false, nil)
+}
+
+/// Points an optional to-one relationship at `other`, or away from it.
+public func _osdRelate<R: PersistentModel>(_ value: inout R?, _ other: any PersistentModel, adding: Bool) -> (changed: Bool, displaced: (any PersistentModel)?) {
+    guard let other = other as? R else { return (false, nil) }
+    if adding {
+        guard value !== other else { return (false, nil) }
+        let displaced = value
+        value = other
+        return (true, displaced)
+    }
+    guard value === other else { return (false, nil) }
+    value = nil
+    return (true, nil)
+}
+
+/// Points a non-optional to-one relationship at `other`; removing leaves it as it is.
+public func _osdRelate<R: PersistentModel>(_ value: inout R, _ other: any PersistentModel, adding: Bool) -> (changed: Bool, displaced: (any PersistentModel)?) {
+    guard adding, let other = other as? R, value !== other else { return (false, nil) }
+    let displaced = value
+    value = other
+    return (true, displaced)
+}
+
+/// Adds `other` to a to-many relationship once, or removes it.
+public func _osdRelate<R: PersistentModel>(_ value: inout [R], _ other: any PersistentModel, adding: Bool) -> (changed: Bool, displaced: (any PersistentModel)?) {
+    guard let other = other as? R else { return (false, nil) }
+    if adding {
+        if value.contains(where: { $0 === other }) { return (false, nil) }
+        value.append(other)
+        return (true, nil)
+    }
+    guard let position = value.firstIndex(where: { $0 === other }) else { return (false, nil) }
+    value.remove(at: position)
+    return (true, nil)
+}
+
+/// Adds `other` to an optional to-many relationship once, or removes it.
+public func _osdRelate<R: PersistentModel>(_ value: inout [R]?, _ other: any PersistentModel, adding: Bool) -> (changed: Bool, displaced: (any PersistentModel)?) {
+    var models = value ?? []
+    let result = _osdRelate(&models, other, adding: adding)
+    if result.changed { value = models }
+    return result
+}
+
+// MARK: Loading
+
+/// An attribute is never loaded as a relationship.
+@inlinable
+public func _osdRelatedValue<T>(_ models: [AnyObject], as type: T.Type) -> T? { nil }
+
+/// The value of an optional to-one relationship loaded from the store.
+public func _osdRelatedValue<R: PersistentModel>(_ models: [AnyObject], as type: R?.Type) -> R?? {
+    .some(models.first.map { unsafeDowncast($0, to: R.self) })
+}
+
+/// The value of a non-optional to-one relationship loaded from the store.
+public func _osdRelatedValue<R: PersistentModel>(_ models: [AnyObject], as type: R.Type) -> R? {
+    models.first.map { unsafeDowncast($0, to: R.self) }
+}
+
+/// The value of a to-many relationship loaded from the store.
+public func _osdRelatedValue<R: PersistentModel>(_ models: [AnyObject], as type: [R].Type) -> [R]? {
+    // Every element is an `R`, and arrays of class references share one representation.
+    unsafeBitCast(models, to: [R].self)
+}
+
+/// The value of an optional to-many relationship loaded from the store.
+public func _osdRelatedValue<R: PersistentModel>(_ models: [AnyObject], as type: [R]?.Type) -> [R]?? {
+    .some(unsafeBitCast(models, to: [R].self))
+}
+
+// MARK: Visiting
+
+/// An attribute holds no models.
+@inlinable
+public func _osdVisit<T>(_ value: T, _ body: (any PersistentModel) throws -> Void) rethrows {}
+
+/// Visits the model of an optional to-one relationship.
+public func _osdVisit<R: PersistentModel>(_ value: R?, _ body: (any PersistentModel) throws -> Void) rethrows {
+    if let value { try body(value) }
+}
+
+/// Visits the model of a non-optional to-one relationship.
+public func _osdVisit<R: PersistentModel>(_ value: R, _ body: (any PersistentModel) throws -> Void) rethrows {
+    try body(value)
+}
+
+/// Visits the models of a to-many relationship.
+public func _osdVisit<R: PersistentModel>(_ value: [R], _ body: (any PersistentModel) throws -> Void) rethrows {
+    for model in value { try body(model) }
+}
+
+/// Visits the models of an optional to-many relationship.
+public func _osdVisit<R: PersistentModel>(_ value: [R]?, _ body: (any PersistentModel) throws -> Void) rethrows {
+    for model in value ?? [] { try body(model) }
+}

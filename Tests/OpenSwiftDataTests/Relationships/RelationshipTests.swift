@@ -1,0 +1,262 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// Relationships as SwiftData documents them: inverses kept at once in memory and after reopening,
+/// new related models inserted with their root, lazy loading and prefetching, and the order of
+/// to-many relationships read back from the store.
+struct RelationshipTests {
+    let store = TemporaryStore()
+
+    func container() throws -> ModelContainer {
+        try ModelContainer(for: Schema(graphModels), configurations: ModelConfiguration(url: store.url))
+    }
+
+    @Test func settingAToOneUpdatesTheInverseAtOnceAndAfterReopening() throws {
+        let context = ModelContext(try container())
+        let journey = Journey(name: "Alps")
+        context.insert(journey)
+        let hike = Outing(title: "Hike")
+        hike.journey = journey
+        #expect(journey.outings.map(\.title) == ["Hike"])
+        #expect(hike.modelContext === context, "relating a new model to a managed one inserts it")
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        let journeys = try reopened.fetch(FetchDescriptor<Journey>())
+        #expect(journeys.count == 1)
+        #expect(journeys[0].outings.map(\.title) == ["Hike"])
+        #expect(journeys[0].outings[0].journey === journeys[0])
+    }
+
+    @Test func appendingToAToManySetsTheToOneAndNeverDuplicates() throws {
+        let context = ModelContext(try container())
+        let journey = Journey(name: "Coast")
+        context.insert(journey)
+        let swim = Outing(title: "Swim")
+        journey.outings.append(swim)
+        #expect(swim.journey === journey)
+        swim.journey = journey
+        journey.outings.append(swim)
+        #expect(journey.outings.count == 1)
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        let outings = try reopened.fetch(FetchDescriptor<Outing>())
+        #expect(outings.count == 1)
+        #expect(outings[0].journey?.name == "Coast")
+        #expect(outings[0].journey?.outings.count == 1)
+    }
+
+    @Test func movingAChildLeavesItsOldParent() throws {
+        let context = ModelContext(try container())
+        let first = Journey(name: "First")
+        let second = Journey(name: "Second")
+        context.insert(first)
+        context.insert(second)
+        let a = Outing(title: "A", journey: first)
+        let b = Outing(title: "B", journey: first)
+        try context.save()
+
+        a.journey = second
+        second.outings.append(b)
+        #expect(first.outings.isEmpty)
+        #expect(Set(second.outings.map(\.title)) == ["A", "B"])
+        #expect(b.journey === second)
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        let journeys = try reopened.fetch(FetchDescriptor<Journey>(sortBy: [SortDescriptor(\.name)]))
+        #expect(journeys.map(\.name) == ["First", "Second"])
+        #expect(journeys[0].outings.isEmpty)
+        #expect(journeys[1].outings.map(\.title) == ["A", "B"])
+    }
+
+    @Test func removingFromAToManyClearsTheToOne() throws {
+        let context = ModelContext(try container())
+        let journey = Journey(name: "J")
+        context.insert(journey)
+        let outing = Outing(title: "O", journey: journey)
+        try context.save()
+        journey.outings.removeAll()
+        #expect(outing.journey == nil)
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        let outings = try reopened.fetch(FetchDescriptor<Outing>())
+        #expect(outings.count == 1, "removing from a relationship does not delete the model")
+        #expect(outings[0].journey == nil)
+    }
+
+    @Test func oneToOneInverseIsInferredAndExclusive() throws {
+        let context = ModelContext(try container())
+        let first = Journey(name: "First")
+        let second = Journey(name: "Second")
+        let hotel = Lodging(name: "Hotel")
+        context.insert(first)
+        context.insert(second)
+        first.lodging = hotel
+        #expect(hotel.journey === first)
+        second.lodging = hotel
+        #expect(hotel.journey === second)
+        #expect(first.lodging == nil, "a one-to-one target leaves its previous owner")
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        let lodgings = try reopened.fetch(FetchDescriptor<Lodging>())
+        #expect(lodgings.count == 1)
+        #expect(lodgings[0].journey?.name == "Second")
+        #expect(lodgings[0].journey?.lodging === lodgings[0])
+        let journeys = try reopened.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0.name == "First" }))
+        #expect(journeys.first?.lodging == nil)
+    }
+
+    @Test func manyToManyKeepsBothSides() throws {
+        let context = ModelContext(try container())
+        let hike = Outing(title: "Hike")
+        let museum = Outing(title: "Museum")
+        let outdoor = Label(name: "outdoor")
+        let free = Label(name: "free")
+        context.insert(hike)
+        context.insert(museum)
+        hike.labels = [outdoor, free]
+        museum.labels.append(free)
+        free.outings.append(museum)
+        #expect(outdoor.outings.map(\.title) == ["Hike"])
+        #expect(Set(free.outings.map(\.title)) == ["Hike", "Museum"])
+        #expect(free.outings.count == 2, "appending on both sides never duplicates")
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        let labels = try reopened.fetch(FetchDescriptor<Label>(sortBy: [SortDescriptor(\.name)]))
+        #expect(labels.map(\.name) == ["free", "outdoor"])
+        #expect(Set(labels[0].outings.map(\.title)) == ["Hike", "Museum"])
+        #expect(labels[1].outings.map(\.title) == ["Hike"])
+        let hikeAgain = labels[1].outings[0]
+        #expect(Set(hikeAgain.labels.map(\.name)) == ["free", "outdoor"])
+
+        hikeAgain.labels.removeAll { $0.name == "free" }
+        #expect(labels[0].outings.map(\.title) == ["Museum"])
+        try reopened.save()
+        let third = ModelContext(try container())
+        let free3 = try third.fetch(FetchDescriptor<Label>(predicate: #Predicate { $0.name == "free" }))
+        #expect(free3.first?.outings.map(\.title) == ["Museum"])
+    }
+
+    @Test func selfReferentialFollowersMirrorFollowing() throws {
+        let context = ModelContext(try container())
+        let ana = Member(name: "Ana")
+        let bo = Member(name: "Bo")
+        let cy = Member(name: "Cy")
+        context.insert(ana)
+        ana.following.append(bo)
+        ana.following.append(cy)
+        cy.following.append(ana)
+        #expect(bo.followers.map(\.name) == ["Ana"])
+        #expect(ana.followers.map(\.name) == ["Cy"])
+        #expect(bo.modelContext === context && cy.modelContext === context)
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        let members = try reopened.fetch(FetchDescriptor<Member>(sortBy: [SortDescriptor(\.name)]))
+        #expect(members.map(\.name) == ["Ana", "Bo", "Cy"])
+        #expect(members[0].following.map(\.name) == ["Bo", "Cy"])
+        #expect(members[0].followers.map(\.name) == ["Cy"])
+        #expect(members[1].followers.map(\.name) == ["Ana"])
+        #expect(members[2].following.map(\.name) == ["Ana"])
+    }
+
+    @Test func insertingARootInsertsEveryNewModelReachableFromIt() throws {
+        let context = ModelContext(try container())
+        let journey = Journey(name: "Root")
+        let outing = Outing(title: "Child")
+        let label = Label(name: "Grandchild")
+        outing.labels = [label]
+        journey.outings = [outing]
+        journey.lodging = Lodging(name: "Inn")
+        context.insert(journey)
+        #expect(context.insertedModelsArray.count == 4)
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        #expect(try reopened.fetchCount(FetchDescriptor<Outing>()) == 1)
+        #expect(try reopened.fetchCount(FetchDescriptor<Label>()) == 1)
+        #expect(try reopened.fetch(FetchDescriptor<Journey>()).first?.lodging?.name == "Inn")
+        #expect(try reopened.fetch(FetchDescriptor<Label>()).first?.outings.first?.journey?.name == "Root")
+    }
+
+    @Test func aModelAppendedAfterInsertIsSavedToo() throws {
+        let context = ModelContext(try container())
+        let checklist = Checklist(title: "Packing")
+        context.insert(checklist)
+        try context.save()
+        checklist.entries = (checklist.entries ?? []) + [ChecklistEntry(text: "Socks")]
+        checklist.entries?.append(ChecklistEntry(text: "Map"))
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        let lists = try reopened.fetch(FetchDescriptor<Checklist>())
+        #expect(lists.first?.entries?.map(\.text) == ["Socks", "Map"])
+        #expect(lists.first?.entries?.first?.checklist === lists.first)
+    }
+
+    @Test func relatingModelsOfTwoContextsIsAClearError() throws {
+        let container = try container()
+        let first = ModelContext(container)
+        let second = ModelContext(container)
+        let journey = Journey(name: "Mine")
+        first.insert(journey)
+        try first.save()
+        let outing = Outing(title: "Theirs")
+        second.insert(outing)
+        outing.journey = journey
+        #expect {
+            try second.save()
+        } throws: { error in
+            "\(error)".contains("Outing.journey") && "\(error)".contains("another ModelContext")
+        }
+    }
+
+    @Test func toManyOrderReadBackIsTheOrderModelsWereFirstSaved() throws {
+        // SwiftData does not keep the order of to-many relationships; OpenSwiftData returns them
+        // in the order they were first saved (primary-key order), whatever order they were appended.
+        let context = ModelContext(try container())
+        let journey = Journey(name: "Ordered")
+        context.insert(journey)
+        let outings = (0..<5).map { Outing(title: "o\($0)") }
+        for outing in outings { context.insert(outing) }
+        try context.save()
+        journey.outings = outings.reversed()
+        #expect(journey.outings.map(\.title) == ["o4", "o3", "o2", "o1", "o0"], "in memory the array is what was assigned")
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        let again = try reopened.fetch(FetchDescriptor<Journey>())
+        #expect(again.first?.outings.map(\.title) == ["o0", "o1", "o2", "o3", "o4"])
+    }
+
+    @Test func prefetchingLoadsEveryParentsChildren() throws {
+        let context = ModelContext(try container())
+        for number in 0..<20 {
+            let journey = Journey(name: "j\(number)")
+            context.insert(journey)
+            for child in 0..<(number % 4) { _ = Outing(title: "j\(number)-o\(child)", cost: child, journey: journey) }
+        }
+        try context.save()
+
+        let reopened = ModelContext(try container())
+        var descriptor = FetchDescriptor<Journey>(sortBy: [SortDescriptor(\.name)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.outings, \.lodging]
+        let journeys = try reopened.fetch(descriptor)
+        #expect(journeys.count == 20)
+        for journey in journeys {
+            let number = Int(journey.name.dropFirst())!
+            #expect(journey.outings.map(\.title) == (0..<(number % 4)).map { "j\(number)-o\($0)" })
+            #expect(journey.outings.allSatisfy { $0.journey === journey })
+        }
+        var outingsDescriptor = FetchDescriptor<Outing>()
+        outingsDescriptor.relationshipKeyPathsForPrefetching = [\.journey]
+        let outings = try reopened.fetch(outingsDescriptor)
+        #expect(outings.allSatisfy { $0.journey.map { j in j.outings.contains { $0 === $0 } } ?? false })
+    }
+}
