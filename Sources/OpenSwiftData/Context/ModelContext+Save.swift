@@ -9,6 +9,7 @@ extension ModelContext {
         guard container.allowsSave else {
             throw SwiftDataError(.saveNotAllowed, reason: "The container's configuration has allowsSave: false")
         }
+        try loadModelsDeletedByRuleBearingPredicates()
         // Delete rules first: a `.deny` throws before anything changed.
         try applyDeleteRules()
         try validateRelationships()
@@ -60,6 +61,23 @@ extension ModelContext {
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
                 batchDeleted: Array(zip(batchDeletedEntities, result.batchDeleted)) + filteredDeletes)
         if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
+    }
+
+    /// Turns deletions by predicate of models with `.cascade` or `.deny` relationships into
+    /// deletions of the loaded models, so that their rules apply. (Other deletions by predicate run
+    /// in the store alone; the store removes every reference to the deleted rows.)
+    private func loadModelsDeletedByRuleBearingPredicates() throws {
+        var remaining: [(entity: Schema.Entity, filter: (any PersistentModel) throws -> Bool, plan: QueryPlan)] = []
+        for pending in pendingBatchDeletes {
+            guard pending.entity.links.values.contains(where: { $0.deleteRule == .cascade || $0.deleteRule == .deny }) else {
+                remaining.append(pending)
+                continue
+            }
+            let layout = try container.store.layout(for: pending.entity.name)
+            let candidates: [any PersistentModel] = try fetchModels(entity: pending.entity, layout: layout, fetch: StoreFetch(layout: layout, filter: pending.plan.filter))
+            for model in candidates where try pending.filter(model) { delete(model) }
+        }
+        pendingBatchDeletes = remaining
     }
 
     /// Adds the link-table rewrites of the changed relationships a model owns a link table for.

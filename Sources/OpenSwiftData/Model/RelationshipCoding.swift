@@ -32,15 +32,15 @@ extension SQLiteStatement {
     /// Writes the key of a to-one relationship's model. A model that is new in the same save gets
     /// its key later: NULL now, and the save links it once every new row has its key.
     public func _write<R: PersistentModel>(_ value: R?, _ column: Int32) throws {
+        // The keyless side of a one-to-one may have no parameter in the statement (the other
+        // side's row holds the key); the save ignores its deferred link.
+        guard column < sqlite3_bind_parameter_count(handle) else { return }
         guard let value else { return try _bindNull(column) }
         let state = value._osdState
         if state.isDeleted || (state.context == nil && state.primaryKey != 0) {
             // The related model is being deleted: the store never keeps a key to a missing row.
             return try _bindNull(column)
         }
-        // The keyless side of a one-to-one may have no parameter in the statement (the other
-        // side's row holds the key); the save ignores its deferred link.
-        guard column < sqlite3_bind_parameter_count(handle) else { return }
         if state.primaryKey == 0 {
             deferredLinks.append((column, value))
             return try _bindNull(column)

@@ -82,17 +82,26 @@ extension ModelContext {
         }
     }
 
-    /// Inserts the new models reachable from `model` through its loaded relationships.
+    /// Inserts the new models reachable from `model` through its loaded relationships, and makes
+    /// the inverses of the relationships they were initialized with consistent (an initializer's
+    /// assignments bypass the setters that keep inverses).
     func insertReachable(from model: any PersistentModel) {
         var pending = [model]
         while let next = pending.popLast() {
             guard let entity = container.schema.entitiesByName[next._osdState.entityName ?? ""] else { continue }
-            for property in entity.links.keys {
-                next._osdVisitRelated(property: property, loading: false) { related in
-                    let state = related._osdState
-                    guard state.context == nil, !state.isDeleted, state.primaryKey == 0 else { return }
-                    insertOne(related)
-                    pending.append(related)
+            for (property, link) in entity.links {
+                var related: [any PersistentModel] = []
+                next._osdVisitRelated(property: property, loading: false) { related.append($0) }
+                for target in related {
+                    let state = target._osdState
+                    if state.context == nil, !state.isDeleted, state.primaryKey == 0 {
+                        insertOne(target)
+                        pending.append(target)
+                    }
+                    guard let inverse = link.inverse else { continue }
+                    if let displaced = target._osdRelate(property: inverse, to: next, adding: true), displaced !== next {
+                        _ = displaced._osdRelate(property: property, to: target, adding: false)
+                    }
                 }
             }
         }
