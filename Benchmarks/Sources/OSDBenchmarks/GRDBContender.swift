@@ -95,7 +95,7 @@ final class GRDBContender: Contender {
         case .w6:
             return try time { try queue.write { db in try TripRecord.filter(Column("rating") == 1).deleteAll(db) } }
         case .w7:
-            throw BenchError("W7 needs relationships, which OpenSwiftData does not have yet; not run")
+            return try runGraph(scale: scale)
         case .w8:
             let trips = TripData.generate(count: 2_000)
             return try time {

@@ -119,7 +119,7 @@ final class OpenSwiftDataContender: Contender {
                 return count
             }
         case .w7:
-            throw BenchError("W7 needs relationships, which OpenSwiftData does not have yet; not run")
+            return try runGraph(scale: scale)
         case .w8:
             let trips = TripData.generate(count: 2_000)
             return try time {

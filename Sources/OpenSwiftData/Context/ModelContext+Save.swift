@@ -52,7 +52,7 @@ extension ModelContext {
             changes.updates.append((layout, model, model._osdState.changedProperties))
             if !layout.links.isEmpty { appendLinkWrites(of: model, layout: layout, mask: model._osdState.changedProperties, to: &changes) }
         }
-        for (model, layout) in zip(inserted, changes.inserts.map(\.layout)) where !layout.ownedLinkTables.isEmpty {
+        for (layout, model) in changes.inserts where !layout.ownedLinkTables.isEmpty {
             appendLinkWrites(of: model, layout: layout, mask: ~0, to: &changes)
         }
 

@@ -28,6 +28,9 @@ public final class ModelContext {
     /// The entity of the model class used last, so that runs of inserts skip the schema lookup.
     private var lastEntity: Schema.Entity?
 
+    /// The error the next save throws because a relationship was given a model of another context.
+    var crossContextRelationship: (any Error)?
+
     /// The generation of the container's save log this context has merged up to.
     var seenGeneration: UInt64
 
@@ -134,6 +137,7 @@ public final class ModelContext {
         deleted.removeAll()
         changed.removeAll()
         pendingBatchDeletes.removeAll()
+        crossContextRelationship = nil
     }
 
     /// Runs `block`, then saves. If `block` throws, the context's unsaved changes are rolled back.
@@ -271,7 +275,7 @@ public final class ModelContext {
 
     func entity<T: PersistentModel>(for type: T.Type) -> Schema.Entity? {
         if let lastEntity, lastEntity.modelType == type { return lastEntity }
-        let entity = container.schema.entitiesByName[Schema.entityName(for: type)]
+        let entity = container.schema.entitiesByType[ObjectIdentifier(type)]
         lastEntity = entity
         return entity
     }

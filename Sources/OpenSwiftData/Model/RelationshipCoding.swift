@@ -69,29 +69,32 @@ public func _osdWillSet<M: PersistentModel, T>(_ model: M, _ property: Int, _ ol
 
 /// Keeps the inverse of an optional to-one relationship consistent.
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> R??, _ new: R?) -> R? {
-    RelationshipMaintenance.willSet(model, property: property, old: { old().map { $0.map { [$0] } ?? [] } }, new: new.map { [$0] } ?? [])
+    _ = RelationshipMaintenance.willSet(model, property: property, old: { old().map { $0.map { [$0] } ?? [] } }, new: new.map { [$0] } ?? [])
     return new
 }
 
 /// Keeps the inverse of a non-optional to-one relationship consistent.
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> R?, _ new: R) -> R {
-    RelationshipMaintenance.willSet(model, property: property, old: { old().map { [$0] } }, new: [new])
+    _ = RelationshipMaintenance.willSet(model, property: property, old: { old().map { [$0] } }, new: [new])
     return new
 }
 
 /// Keeps the inverse of a to-many relationship consistent. A model appears once in a to-many
 /// relationship, as in SwiftData: a repeated one is dropped.
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> [R]?, _ new: [R]) -> [R] {
-    let models = RelationshipMaintenance.unique(new)
-    RelationshipMaintenance.willSet(model, property: property, old: { old().map { $0.map { $0 } } }, new: models.map { $0 })
-    return models
+    // Arrays of class references share one representation: no element is copied or cast.
+    let stored = RelationshipMaintenance.willSet(
+        model, property: property, old: { old().map { unsafeBitCast($0, to: [AnyObject].self) } },
+        new: unsafeBitCast(new, to: [AnyObject].self))
+    return unsafeBitCast(stored, to: [R].self)
 }
 
 /// Keeps the inverse of an optional to-many relationship consistent; a repeated model is dropped.
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> [R]??, _ new: [R]?) -> [R]? {
-    let models = new.map { RelationshipMaintenance.unique($0) }
-    RelationshipMaintenance.willSet(model, property: property, old: { old().map { ($0 ?? []).map { $0 } } }, new: (models ?? []).map { $0 })
-    return models
+    let stored = RelationshipMaintenance.willSet(
+        model, property: property, old: { old().map { unsafeBitCast($0 ?? [], to: [AnyObject].self) } },
+        new: unsafeBitCast(new ?? [], to: [AnyObject].self))
+    return new == nil && stored.isEmpty ? nil : unsafeBitCast(stored, to: [R].self)
 }
 
 // MARK: Raw relationship edits

@@ -12,6 +12,8 @@ public final class Schema: Hashable, @unchecked Sendable {
     public let version: Version
     /// The entities keyed by name.
     public private(set) var entitiesByName: [String: Entity]
+    /// The entities keyed by model class, for look-ups without hashing a name.
+    private(set) var entitiesByType: [ObjectIdentifier: Entity]
 
     /// Creates a schema that maps the given model classes.
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
@@ -20,6 +22,7 @@ public final class Schema: Hashable, @unchecked Sendable {
         self.entities = unique.map { Entity(modelType: $0) }
         self.version = version
         self.entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.entitiesByType = Dictionary(entities.map { (ObjectIdentifier($0.modelType), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Creates a schema that maps the given model classes.

@@ -70,6 +70,6 @@ extension ModelContext {
 
     /// The entity of a model this context manages.
     func entity(of model: any PersistentModel) -> Schema.Entity? {
-        container.schema.entitiesByName[model._osdState.entityName ?? ""]
+        container.schema.entitiesByType[ObjectIdentifier(type(of: model))]
     }
 }

@@ -88,7 +88,7 @@ extension ModelContext {
     func insertReachable(from model: any PersistentModel) {
         var pending = [model]
         while let next = pending.popLast() {
-            guard let entity = container.schema.entitiesByName[next._osdState.entityName ?? ""] else { continue }
+            guard let entity = entity(of: next), !entity.links.isEmpty else { continue }
             for (property, link) in entity.links {
                 var related: [any PersistentModel] = []
                 next._osdVisitRelated(property: property, loading: false) { related.append($0) }
@@ -97,6 +97,9 @@ extension ModelContext {
                     if state.context == nil, !state.isDeleted, state.primaryKey == 0 {
                         insertOne(target)
                         pending.append(target)
+                    } else if let owner = state.context, owner !== self {
+                        noteCrossContextRelationship(entity: entity, link: link)
+                        continue
                     }
                     guard let inverse = link.inverse else { continue }
                     if let displaced = target._osdRelate(property: inverse, to: next, adding: true), displaced !== next {
@@ -107,25 +110,33 @@ extension ModelContext {
         }
     }
 
-    /// Checks, before a save, that every model the inserted and changed models relate to belongs
-    /// to this context, inserting new ones.
+    /// Remembers that a relationship was given a model of another context; the next save throws.
+    func noteCrossContextRelationship(entity: Schema.Entity, link: RelationshipLink) {
+        guard crossContextRelationship == nil else { return }
+        crossContextRelationship = SwiftDataError.modelValidationFailure(
+            model: entity.name, property: link.name,
+            reason: "it holds a \(link.destinationName) that belongs to another ModelContext; relate models of one context (use model(for: persistentModelID) to get this context's instance)")
+    }
+
+    /// Throws, before a save, if a relationship still holds a model of another context.
     func validateRelationships() throws {
-        for model in inserted { insertReachable(from: model) }
+        guard crossContextRelationship != nil else { return }
         for model in inserted + changed where !model._osdState.isDeleted {
             let state = model._osdState
-            guard let entity = container.schema.entitiesByName[state.entityName ?? ""] else { continue }
+            guard let entity = entity(of: model) else { continue }
             for (property, link) in entity.links where state.isInserted || state.changedProperties & (1 << UInt64(property)) != 0 {
-                try model._osdVisitRelated(property: property, loading: false) { related in
-                    let owner = related._osdState.context
-                    if owner == nil && related._osdState.primaryKey == 0 && !related._osdState.isDeleted {
-                        insert(related)
-                    } else if let owner, owner !== self {
-                        throw SwiftDataError.modelValidationFailure(
-                            model: entity.name, property: link.name,
-                            reason: "it holds a \(link.destinationName) that belongs to another ModelContext; relate models of one context (use model(for: persistentModelID) to get this context's instance)")
-                    }
+                var foreign = false
+                model._osdVisitRelated(property: property, loading: false) { related in
+                    if let owner = related._osdState.context, owner !== self { foreign = true }
+                }
+                if foreign {
+                    crossContextRelationship = nil
+                    noteCrossContextRelationship(entity: entity, link: link)
+                    throw crossContextRelationship!
                 }
             }
         }
+        // The offending model was removed since.
+        crossContextRelationship = nil
     }
 }

@@ -1,64 +1,95 @@
 /// Keeps both sides of a relationship consistent as soon as one side changes, and brings models
 /// that a managed model starts to reference into its context.
+///
+/// The work runs on `[AnyObject]` (every related model is a class instance), so that it is
+/// compiled once, without generic metadata look-ups per element.
 enum RelationshipMaintenance {
-    /// Called by a relationship's setter before it stores `new`. `old` reads the current value, or
-    /// `nil` while the relationship is not loaded.
-    static func willSet<M: PersistentModel>(
-        _ model: M, property: Int, old: () -> [any PersistentModel]?, new: [any PersistentModel]
-    ) {
-        guard let link = ModelGraph.link(M.self, property: property) else { return }
+    /// Called by a relationship's setter before it stores `new`; returns what to store: `new`
+    /// without repeated models (a model appears once in a relationship, as in SwiftData). `old`
+    /// reads the current value, or `nil` while the relationship is not loaded.
+    static func willSet(
+        _ model: any PersistentModel, property: Int, old: () -> [AnyObject]?, new: [AnyObject]
+    ) -> [AnyObject] {
+        guard let link = ModelGraph.link(type(of: model), property: property) else { return new }
         let state = model._osdState
         var previous = old()
         if previous == nil, state.primaryKey != 0, state.context != nil {
             state._fulfill(model, property: property)
             previous = old()
         }
-        adopt(model, related: new)
-        guard let inverse = link.inverse else { return }
         let before = previous ?? []
-        let (removed, added) = difference(from: before, to: new)
+        var stored = new
+        var removed: [AnyObject] = []
+        var added: [AnyObject] = []
+        if new.count == before.count + 1, hasPrefix(new, before) {
+            // The common edit, an append: only the new last model needs a look.
+            if contains(before, new[before.count]) { stored = before } else { added = [new[before.count]] }
+        } else {
+            stored = unique(new)
+            (removed, added) = difference(from: before, to: stored)
+        }
+        adopt(model, added: added, link: link)
+        guard let inverse = link.inverse else { return stored }
         for target in removed {
-            _ = target._osdRelate(property: inverse, to: model, adding: false)
+            _ = (target as! any PersistentModel)._osdRelate(property: inverse, to: model, adding: false)
         }
         for target in added {
-            let displaced = target._osdRelate(property: inverse, to: model, adding: true)
+            let related = target as! any PersistentModel
+            let displaced = related._osdRelate(property: inverse, to: model, adding: true)
             // The target's to-one inverse pointed at another model, whose side still lists it.
             if let displaced, displaced !== model {
-                _ = displaced._osdRelate(property: property, to: target, adding: false)
+                _ = displaced._osdRelate(property: property, to: related, adding: false)
             }
         }
+        return stored
     }
 
-    /// Inserts new related models into the context of `model`, or `model` into theirs.
-    private static func adopt(_ model: some PersistentModel, related: [any PersistentModel]) {
+    /// Inserts newly related models into the context of `model`, or `model` into theirs; notes a
+    /// model of another context for the next save to refuse.
+    private static func adopt(_ model: any PersistentModel, added: [AnyObject], link: RelationshipLink) {
+        guard !added.isEmpty else { return }
+        let targets = added.map { $0 as! any PersistentModel }
         if let context = model._osdState.context {
-            for target in related where target._osdState.context == nil && !target._osdState.isDeleted {
-                context.insert(target)
+            for target in targets {
+                let state = target._osdState
+                if state.context == nil {
+                    if !state.isDeleted { context.insert(target) }
+                } else if state.context !== context, let entity = context.entity(of: model) {
+                    context.noteCrossContextRelationship(entity: entity, link: link)
+                }
             }
-        } else if let context = related.lazy.compactMap({ $0._osdState.context }).first {
+        } else if let context = targets.lazy.compactMap({ $0._osdState.context }).first {
             context.insert(model)
         }
     }
 
+    /// Whether `models` starts with the models of `prefix`, by identity.
+    private static func hasPrefix(_ models: [AnyObject], _ prefix: [AnyObject]) -> Bool {
+        for index in prefix.indices where models[index] !== prefix[index] { return false }
+        return true
+    }
+
+    private static func contains(_ models: [AnyObject], _ model: AnyObject) -> Bool {
+        for candidate in models where candidate === model { return true }
+        return false
+    }
+
     /// The models only in `old` and only in `new`, by identity, in their order.
-    static func difference(
-        from old: [any PersistentModel], to new: [any PersistentModel]
-    ) -> (removed: [any PersistentModel], added: [any PersistentModel]) {
-        // The common edit, an append, compares the shared prefix only.
-        if new.count == old.count + 1, zip(old, new).allSatisfy({ $0 === $1 }) { return ([], [new.last!]) }
+    static func difference(from old: [AnyObject], to new: [AnyObject]) -> (removed: [AnyObject], added: [AnyObject]) {
         if old.isEmpty { return ([], new) }
-        let oldIDs = Set(old.map { ObjectIdentifier($0) })
-        let newIDs = Set(new.map { ObjectIdentifier($0) })
+        if new.isEmpty { return (old, []) }
+        let oldIDs = Set(old.map(ObjectIdentifier.init))
+        let newIDs = Set(new.map(ObjectIdentifier.init))
         return (old.filter { !newIDs.contains(ObjectIdentifier($0)) }, new.filter { !oldIDs.contains(ObjectIdentifier($0)) })
     }
 
     /// The models without repeats, in their order.
-    static func unique<R: AnyObject>(_ models: [R]) -> [R] {
+    static func unique(_ models: [AnyObject]) -> [AnyObject] {
         guard models.count > 1 else { return models }
         if models.count <= 16 {
             // Small arrays: pairwise identity checks beat hashing.
             var hasRepeat = false
-            for index in models.indices.dropFirst() where models[..<index].contains(where: { $0 === models[index] }) {
+            for index in 1..<models.count where contains(Array(models[..<index]), models[index]) {
                 hasRepeat = true
                 break
             }

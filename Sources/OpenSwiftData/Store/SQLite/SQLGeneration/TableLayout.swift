@@ -44,6 +44,7 @@ final class TableLayout: Sendable {
         self.entity = entity
         self.table = SQL.quote(entity.name)
         self.links = entity.links
+        self.ownedLinkTables = TableLayout.ownedLinkTables(of: entity)
         self.keylessToOne = entity.links.values.filter { !$0.isToMany && $0.storage == .inverseForeignKey }.map(\.property).sorted()
         let fields = entity.fields
         let columns = fields.map { $0.hasColumn ? SQL.quote($0.name) : nil }
@@ -118,7 +119,7 @@ final class TableLayout: Sendable {
     }
 
     /// The link tables whose owner side is this entity.
-    var ownedLinkTables: [String] { TableLayout.ownedLinkTables(of: entity) }
+    let ownedLinkTables: [String]
 
     /// The link tables whose owner side is `entity`.
     static func ownedLinkTables(of entity: Schema.Entity) -> [String] {
