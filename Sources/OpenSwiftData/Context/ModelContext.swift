@@ -33,11 +33,16 @@ public final class ModelContext {
 
     /// The generation of the container's save log this context has merged up to.
     var seenGeneration: UInt64
+    /// The entity and identity map that decoding a to-one relationship used last.
+    var lastRelatedEntity: (entity: Schema.Entity, models: RegisteredModels)?
+    /// The reference the context's models hold to it.
+    let reference = ContextReference()
 
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {
         self.container = container
         self.seenGeneration = container.saveLog.latestGeneration
+        reference.context = self
     }
 
     /// Whether the context has unsaved inserts, changes or deletions.

@@ -3,8 +3,14 @@
 /// Not API: generated code calls into it. A model and its state belong to one context and are used
 /// only in that context's isolation domain.
 public class _ModelState {
-    /// The context that manages the model.
-    weak var context: ModelContext?
+    /// The context that manages the model, through the reference its context shares with all its
+    /// models: one weak reference per context rather than one (and a side table) per model.
+    private var contextReference: ContextReference?
+    /// The context that manages the model, or `nil` (none yet, or it was deallocated).
+    var context: ModelContext? {
+        get { contextReference?.context }
+        set { contextReference = newValue?.reference }
+    }
     /// The row of the model in its store, or 0 before the first save.
     var primaryKey: Int64 = 0
     /// A process-unique number that identifies the model before its first save.
@@ -25,6 +31,9 @@ public class _ModelState {
     var isListedAsChanged = false
 
     init() {}
+
+    /// Whether `context` manages the model, without loading the weak reference.
+    final func isManaged(by context: ModelContext) -> Bool { contextReference === context.reference }
 
     /// Whether the model has unsaved changes.
     var hasChanges: Bool { isInserted || isDeleted || changedProperties != 0 }
@@ -67,4 +76,9 @@ public class _ModelState {
     public static func unloaded(_ type: Any.Type, _ property: String) -> any Error {
         SwiftDataError.modelValidationFailure(model: "\(type)", property: property, reason: "the value was never loaded")
     }
+}
+
+/// A weak reference to a context, shared by every model the context manages.
+final class ContextReference {
+    weak var context: ModelContext?
 }

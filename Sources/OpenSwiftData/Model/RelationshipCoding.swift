@@ -69,13 +69,16 @@ public func _osdWillSet<M: PersistentModel, T>(_ model: M, _ property: Int, _ ol
 
 /// Keeps the inverse of an optional to-one relationship consistent.
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> R??, _ new: R?) -> R? {
-    _ = RelationshipMaintenance.willSet(model, property: property, old: { old().map { $0.map { [$0] } ?? [] } }, new: new.map { [$0] } ?? [])
+    _ = RelationshipMaintenance.willSet(
+        model, property: property, old: { old().map { $0.map { [$0] } ?? [] } }, new: new.map { [$0] } ?? [],
+        model: { unsafeDowncast($0, to: R.self) })
     return new
 }
 
 /// Keeps the inverse of a non-optional to-one relationship consistent.
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> R?, _ new: R) -> R {
-    _ = RelationshipMaintenance.willSet(model, property: property, old: { old().map { [$0] } }, new: [new])
+    _ = RelationshipMaintenance.willSet(
+        model, property: property, old: { old().map { [$0] } }, new: [new], model: { unsafeDowncast($0, to: R.self) })
     return new
 }
 
@@ -85,7 +88,7 @@ public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ pr
     // Arrays of class references share one representation: no element is copied or cast.
     let stored = RelationshipMaintenance.willSet(
         model, property: property, old: { old().map { unsafeBitCast($0, to: [AnyObject].self) } },
-        new: unsafeBitCast(new, to: [AnyObject].self))
+        new: unsafeBitCast(new, to: [AnyObject].self), model: { unsafeDowncast($0, to: R.self) })
     return unsafeBitCast(stored, to: [R].self)
 }
 
@@ -93,7 +96,7 @@ public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ pr
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> [R]??, _ new: [R]?) -> [R]? {
     let stored = RelationshipMaintenance.willSet(
         model, property: property, old: { old().map { unsafeBitCast($0 ?? [], to: [AnyObject].self) } },
-        new: unsafeBitCast(new ?? [], to: [AnyObject].self))
+        new: unsafeBitCast(new ?? [], to: [AnyObject].self), model: { unsafeDowncast($0, to: R.self) })
     return new == nil && stored.isEmpty ? nil : unsafeBitCast(stored, to: [R].self)
 }
 

@@ -2,11 +2,19 @@ extension ModelContext {
     /// The model of a to-one relationship's stored key: the registered instance, or a fault that
     /// loads its row on first access. Called while a row decodes.
     func relatedModel<R: PersistentModel>(_ type: R.Type, primaryKey: Int64) throws -> R {
-        let entity = try requireEntity(for: R.self)
-        if let existing = registeredModels(of: entity).models[primaryKey] {
+        // Rows of one fetch relate to models of one entity: its identity map is looked up once.
+        let registered: (entity: Schema.Entity, models: RegisteredModels)
+        if let last = lastRelatedEntity, last.entity.modelType == R.self {
+            registered = last
+        } else {
+            let entity = try requireEntity(for: R.self)
+            registered = (entity, registeredModels(of: entity))
+            lastRelatedEntity = registered
+        }
+        if let existing = registered.models.models[primaryKey] {
             return unsafeDowncast(existing, to: R.self)
         }
-        return unsafeDowncast(makeFault(R.self, primaryKey: primaryKey, entity: entity), to: R.self)
+        return unsafeDowncast(makeFault(R.self, primaryKey: primaryKey, entity: registered.entity), to: R.self)
     }
 
     /// Loads one relationship of a saved model from the store.
@@ -56,14 +64,26 @@ extension ModelContext {
             ownerColumn = "l.\(own)"
             sql = "\(target.selectList), \(ownerColumn) FROM \(target.table) JOIN \(SQL.quote(table)) AS l ON l.\(other) = \(target.table).\(TableLayout.primaryKey) WHERE \(ownerColumn) \(comparison) \(keys)"
         }
-        sql += " ORDER BY \(target.table).\(TableLayout.primaryKey)"
+        // By owner, then primary key: the order of the foreign-key or link index, so SQLite
+        // need not sort; each owner's group comes out in primary-key order.
+        sql += " ORDER BY \(ownerColumn), \(target.table).\(TableLayout.primaryKey)"
         let registered = registeredModels(of: destination)
         let ownerIndex = Int32(target.selectedProperties.count + 1)
         var grouped: [Int64: [AnyObject]] = [:]
+        // Rows come grouped by owner: collect each run, then store it once.
+        var currentOwner: Int64?
+        var current: [AnyObject] = []
         try store.forEachRow(sql: sql, arguments: [argument]) { row in
             let model = try materialize(row, entity: destination, layout: target, attributes: nil, registered: registered)
-            grouped[row._int64(ownerIndex), default: []].append(model)
+            let owner = row._int64(ownerIndex)
+            if owner != currentOwner {
+                if let currentOwner { grouped[currentOwner] = current }
+                currentOwner = owner
+                current = []
+            }
+            current.append(model)
         }
+        if let currentOwner { grouped[currentOwner] = current }
         return grouped
     }
 
@@ -86,6 +106,7 @@ extension ModelContext {
     /// the inverses of the relationships they were initialized with consistent (an initializer's
     /// assignments bypass the setters that keep inverses).
     func insertReachable(from model: any PersistentModel) {
+        guard let first = entity(of: model), !first.links.isEmpty else { return }
         var pending = [model]
         while let next = pending.popLast() {
             guard let entity = entity(of: next), !entity.links.isEmpty else { continue }

@@ -7,8 +7,10 @@ enum RelationshipMaintenance {
     /// Called by a relationship's setter before it stores `new`; returns what to store: `new`
     /// without repeated models (a model appears once in a relationship, as in SwiftData). `old`
     /// reads the current value, or `nil` while the relationship is not loaded.
+    /// `model(_:)` views an element as a model without a dynamic cast.
     static func willSet(
-        _ model: any PersistentModel, property: Int, old: () -> [AnyObject]?, new: [AnyObject]
+        _ model: any PersistentModel, property: Int, old: () -> [AnyObject]?, new: [AnyObject],
+        model asModel: (AnyObject) -> any PersistentModel
     ) -> [AnyObject] {
         guard let link = ModelGraph.link(type(of: model), property: property) else { return new }
         let state = model._osdState
@@ -28,13 +30,13 @@ enum RelationshipMaintenance {
             stored = unique(new)
             (removed, added) = difference(from: before, to: stored)
         }
-        adopt(model, added: added, link: link)
+        adopt(model, added: added, link: link, asModel: asModel)
         guard let inverse = link.inverse else { return stored }
         for target in removed {
-            _ = (target as! any PersistentModel)._osdRelate(property: inverse, to: model, adding: false)
+            _ = asModel(target)._osdRelate(property: inverse, to: model, adding: false)
         }
         for target in added {
-            let related = target as! any PersistentModel
+            let related = asModel(target)
             let displaced = related._osdRelate(property: inverse, to: model, adding: true)
             // The target's to-one inverse pointed at another model, whose side still lists it.
             if let displaced, displaced !== model {
@@ -46,9 +48,9 @@ enum RelationshipMaintenance {
 
     /// Inserts newly related models into the context of `model`, or `model` into theirs; notes a
     /// model of another context for the next save to refuse.
-    private static func adopt(_ model: any PersistentModel, added: [AnyObject], link: RelationshipLink) {
+    private static func adopt(_ model: any PersistentModel, added: [AnyObject], link: RelationshipLink, asModel: (AnyObject) -> any PersistentModel) {
         guard !added.isEmpty else { return }
-        let targets = added.map { $0 as! any PersistentModel }
+        let targets = added.map(asModel)
         if let context = model._osdState.context {
             for target in targets {
                 let state = target._osdState

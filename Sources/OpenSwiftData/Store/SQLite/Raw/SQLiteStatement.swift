@@ -17,8 +17,9 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
     unowned(unsafe) var resolver: ModelContext?
     /// To-one parameters bound to NULL because the related model gets its key later in the save.
     var deferredLinks: [(parameter: Int32, target: any PersistentModel)] = []
-    /// Per-parameter copies of bound text (see `_bind(_:_:)`), freed with the statement.
-    private var textBuffers: [UnsafeMutableRawBufferPointer] = []
+    /// Per-parameter copies of bound text (see `_bind(_:_:)`), freed with the statement. A
+    /// constant pointer, so that reaching a buffer needs no exclusivity check.
+    private let textBuffers: UnsafeMutableBufferPointer<UnsafeMutableRawBufferPointer>
     /// Longer text is copied by SQLite instead, so that no statement keeps a large buffer.
     private static let largestBufferedText = 4_096
 
@@ -32,11 +33,14 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
         self.handle = statement
         self.sql = sql
         self.connection = connection
+        textBuffers = .allocate(capacity: Int(sqlite3_bind_parameter_count(statement)))
+        textBuffers.initialize(repeating: UnsafeMutableRawBufferPointer(start: nil, count: 0))
     }
 
     deinit {
         sqlite3_finalize(handle)
         for buffer in textBuffers { buffer.deallocate() }
+        textBuffers.deallocate()
     }
 
     /// Resets the statement and clears its bindings.
@@ -153,11 +157,8 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
     /// The reusable text buffer of one parameter, at least `count` bytes long, or `nil` for text
     /// too long to keep a copy of.
     private func textBuffer(for column: Int32, count: Int) -> UnsafeMutableRawBufferPointer? {
-        guard count <= Self.largestBufferedText else { return nil }
         let index = Int(column)
-        if index >= textBuffers.count {
-            textBuffers.append(contentsOf: repeatElement(UnsafeMutableRawBufferPointer(start: nil, count: 0), count: index + 1 - textBuffers.count))
-        }
+        guard count <= Self.largestBufferedText, index < textBuffers.count else { return nil }
         if textBuffers[index].count < count {
             textBuffers[index].deallocate()
             textBuffers[index] = .allocate(byteCount: max(count, 64), alignment: 1)
