@@ -84,15 +84,27 @@ struct LightweightMigration {
         }
         // Link tables of many-to-many and one-way to-many relationships: new ones are created
         // (with a new entity they already were), removed ones dropped.
+        // A relationship renamed with `@Relationship(originalName:)` keeps its link table, renamed.
         let storedLinks = Set(stored.links ?? [])
         var currentLinks = Set<String>()
-        for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
-            for table in layout.ownedLinkTables {
+        for layout in layouts.values.sorted(by: { $0.table < $1.table }) where storedEntities[layout.entity.name] != nil {
+            for (property, link) in layout.links.sorted(by: { $0.key < $1.key }) {
+                guard case .link(let table, true) = link.storage else { continue }
                 currentLinks.insert(table)
-                if !storedLinks.contains(table) && storedEntities[layout.entity.name] != nil {
+                guard !storedLinks.contains(table) else { continue }
+                let original = ModelGraph.linkTableName(layout.entity.name, layout.entity.fields[property].originalName)
+                if original != table, storedLinks.contains(original) {
+                    currentLinks.insert(original)
+                    steps.append(Step(sql: "ALTER TABLE \(SQL.quote(original)) RENAME TO \(SQL.quote(table))"))
+                    steps.append(Step(sql: "DROP INDEX IF EXISTS \(SQL.quote(original + "_target"))"))
+                    steps += layout.linkTableStatements(for: table).dropFirst().map { Step(sql: $0) }
+                } else {
                     steps += layout.linkTableStatements(for: table).map { Step(sql: $0) }
                 }
             }
+        }
+        for layout in layouts.values where storedEntities[layout.entity.name] == nil {
+            currentLinks.formUnion(layout.ownedLinkTables)
         }
         for table in storedLinks.subtracting(currentLinks).sorted() {
             steps.append(Step(sql: "DROP TABLE \(SQL.quote(table))"))
@@ -137,6 +149,10 @@ struct LightweightMigration {
         }
         // A removed column needs the rebuild (dropping it would also drop what its indexes name).
         guard used.count == old.attributes.count else { return nil }
+        // A renamed foreign key keeps its column; its index under the old name goes.
+        for (_, field) in layout.storedColumns where field.relationship != nil && field.originalName != field.name {
+            steps.append(Step(sql: "DROP INDEX IF EXISTS \(SQL.quote("osd_fk_\(entity.name)_\(field.originalName)"))"))
+        }
         if old.uniquenessConstraints != entity.uniquenessConstraints || old.indices != entity.indices || !layout.links.isEmpty {
             for number in old.uniquenessConstraints.indices {
                 steps.append(Step(sql: "DROP INDEX IF EXISTS \(SQL.quote("osd_unique_\(entity.name)_\(number)"))"))
