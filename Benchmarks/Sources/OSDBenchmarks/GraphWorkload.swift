@@ -60,7 +60,6 @@ extension RawSQLite {
             }
             return GraphWorkload.checksum(activities: visited, cost: cost)
         }
-        if ProcessInfo.processInfo.environment["OSD_SPLIT"] != nil { FileHandle.standardError.write("insert \(insert.seconds) fetch \(fetch.seconds)\n".data(using: .utf8)!) }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
 
@@ -198,7 +197,6 @@ extension GRDBContender {
             }
             return GraphWorkload.checksum(activities: visited, cost: cost)
         }
-        if ProcessInfo.processInfo.environment["OSD_SPLIT"] != nil { FileHandle.standardError.write("insert \(insert.seconds) fetch \(fetch.seconds)\n".data(using: .utf8)!) }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
 }
@@ -277,7 +275,6 @@ extension OpenSwiftDataContender {
             }
             return GraphWorkload.checksum(activities: visited, cost: cost)
         }
-        if ProcessInfo.processInfo.environment["OSD_SPLIT"] != nil { FileHandle.standardError.write("insert \(insert.seconds) fetch \(fetch.seconds)\n".data(using: .utf8)!) }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
 }
