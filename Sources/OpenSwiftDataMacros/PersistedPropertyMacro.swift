@@ -55,9 +55,10 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         return ["private var _\(raw: name): Swift.Optional<\(raw: type)>"]
     }
 
-    private static func index(_ node: AttributeSyntax) -> Int? {
+    /// The property's index: a literal, or `Superclass._osdPropertyCount + n` in a subclass.
+    private static func index(_ node: AttributeSyntax) -> String? {
         guard case .argumentList(let arguments) = node.arguments, let first = arguments.first else { return nil }
-        return Int(first.expression.trimmedDescription)
+        return first.expression.trimmedDescription
     }
 
     private static func nameAndType(_ declaration: some DeclSyntaxProtocol) -> (String, String)? {

@@ -47,12 +47,18 @@ final class BatchLoader<Element: PersistentModel> {
 
     private func load(_ batch: Int) -> [Element] {
         let range = (batch * batchSize)..<min((batch + 1) * batchSize, keys.count)
-        let registered = context.registeredModels(of: entity)
         var loaded: [Int64: Element] = [:]
         do {
-            try context.container.store.forEachRow(layout, primaryKeys: Array(keys[range])) { row in
-                if let model = try context.materialize(row, entity: entity, layout: layout, attributes: nil, registered: registered) as? Element {
-                    loaded[model._osdState.primaryKey] = model
+            // A model class with subclasses: a key is in one of the hierarchy's tables.
+            for concrete in entity.concreteEntities {
+                let missing = concrete === entity ? Array(keys[range]) : keys[range].filter { loaded[$0] == nil }
+                if missing.isEmpty { break }
+                let layout = concrete === entity ? self.layout : try context.container.store.layout(for: concrete.name)
+                let registered = context.registeredModels(of: concrete)
+                try context.container.store.forEachRow(layout, primaryKeys: missing) { row in
+                    if let model = try context.materialize(row, entity: concrete, layout: layout, attributes: nil, registered: registered) as? Element {
+                        loaded[model._osdState.primaryKey] = model
+                    }
                 }
             }
         } catch {

@@ -11,6 +11,17 @@ extension ModelContext {
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: results, entity: query.entity, layout: query.layout)
         }
+        // A model class with subclasses: their rows are in their own tables, each filtered by
+        // the predicate as far as it translates; order and page are applied below.
+        for subentity in query.entity.descendants {
+            let layout = try container.store.layout(for: subentity.name)
+            let plan = PredicateTranslator.plan(for: descriptor, entity: subentity, schema: container.schema)
+            let models: [T] = try fetchModels(entity: subentity, layout: layout, fetch: StoreFetch(layout: layout, filter: plan.filter), attributes: nil)
+            if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+                try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: models, entity: subentity, layout: layout)
+            }
+            results += models
+        }
         if query.isResolvedInStore { return results }
         if query.includesPendingChanges {
             var seen = Set(results.lazy.map { ObjectIdentifier($0) })
@@ -19,11 +30,15 @@ extension ModelContext {
                 results.append(model)
             }
         }
-        if let predicate = descriptor.predicate, !query.plan.isExact || query.includesPendingChanges {
+        let spansTables = !query.entity.descendants.isEmpty
+        if let predicate = descriptor.predicate, !query.plan.isExact || query.includesPendingChanges || spansTables {
             results = try results.filter { try Self.matches(predicate, $0) }
         }
-        if !descriptor.sortBy.isEmpty, !query.plan.sortIsExact || query.includesPendingChanges {
+        if !descriptor.sortBy.isEmpty, !query.plan.sortIsExact || query.includesPendingChanges || spansTables {
             results.sort(using: descriptor.sortBy)
+        } else if spansTables && descriptor.sortBy.isEmpty && (descriptor.fetchLimit != nil || descriptor.fetchOffset != nil) {
+            // A page over several tables needs one order: the keys, which the hierarchy shares.
+            results.sort { $0._osdState.primaryKey < $1._osdState.primaryKey }
         }
         return Array(results.dropFirst(max(descriptor.fetchOffset ?? 0, 0)).prefix(max(descriptor.fetchLimit ?? .max, 0)))
     }
@@ -191,7 +206,7 @@ struct FetchQuery {
         layout = try context.container.store.layout(for: entity.name)
         plan = PredicateTranslator.plan(for: descriptor, entity: entity, schema: context.container.schema)
         includesPendingChanges = descriptor.includePendingChanges && FetchQuery.hasPendingChanges(context, entityName: entity.name)
-        isResolvedInStore = plan.isExact && plan.sortIsExact && !includesPendingChanges
+        isResolvedInStore = plan.isExact && plan.sortIsExact && !includesPendingChanges && entity.descendants.isEmpty
         var fetch = StoreFetch(layout: layout, filter: plan.filter, sort: plan.sortIsExact ? plan.sort : [])
         if isResolvedInStore {
             fetch.limit = descriptor.fetchLimit
@@ -208,7 +223,11 @@ struct FetchQuery {
 
     static func hasPendingChanges(_ context: ModelContext, entityName: String) -> Bool {
         if !context.pendingBatchDeletes.isEmpty { return true }
-        func matches(_ model: any PersistentModel) -> Bool { model._osdState.entityName == entityName }
+        let subentities = context.container.schema.entitiesByName[entityName]?.descendants ?? []
+        func matches(_ model: any PersistentModel) -> Bool {
+            let name = model._osdState.entityName
+            return name == entityName || (!subentities.isEmpty && subentities.contains { $0.name == name })
+        }
         return context.inserted.contains(where: matches) || context.deleted.contains(where: matches)
             || context.changed.contains { matches($0) && $0._osdState.changedProperties != 0 }
     }

@@ -108,17 +108,22 @@ public final class ModelContext {
 
     /// Removes each model satisfying the predicate from the store during the next save, without
     /// loading the models. Registered models that match are marked deleted now.
+    ///
+    /// With `includeSubclasses` (the default), models of the subclasses of `model` that satisfy the
+    /// predicate are removed too.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
-        let entity = try requireEntity(for: T.self)
-        for case let candidate as T in registry[entity.name]?.models.values ?? [] where !candidate.isDeleted {
-            if try predicate.map({ try $0.evaluate(candidate) }) ?? true { delete(candidate) }
-        }
-        let plan = PredicateTranslator.plan(for: FetchDescriptor(predicate: predicate), entity: entity, schema: container.schema)
+        let base = try requireEntity(for: T.self)
         let filter: (any PersistentModel) throws -> Bool = { model in
             guard let predicate, let model = model as? T else { return true }
             return try predicate.evaluate(model)
         }
-        pendingBatchDeletes.append((entity, filter, plan))
+        for entity in includeSubclasses ? base.concreteEntities : [base] {
+            for case let candidate as T in registry[entity.name]?.models.values ?? [] where !candidate.isDeleted {
+                if try predicate.map({ try $0.evaluate(candidate) }) ?? true { delete(candidate) }
+            }
+            let plan = PredicateTranslator.plan(for: FetchDescriptor(predicate: predicate), entity: entity, schema: container.schema)
+            pendingBatchDeletes.append((entity, filter, plan))
+        }
         didMutate()
     }
 

@@ -24,7 +24,8 @@
     named(init), named(_$observationRegistrar), named(_$observationRegistrarStorage), named(_osdDecodeAll), named(_osdDecode), named(_osdEncode),
     named(_osdUnload), named(_osdEntityName),
     named(_osdEncodeAll), named(_osdMake), named(_osdWriteDefault),
-    named(_osdRelate), named(_osdSetRelated), named(_osdVisitRelated)
+    named(_osdRelate), named(_osdSetRelated), named(_osdVisitRelated), named(_osdSuperentity), named(_osdPropertyCount),
+    named(_OSDRoot)
 )
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)

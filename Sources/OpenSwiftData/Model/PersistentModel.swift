@@ -42,6 +42,8 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// Writes the declared initial value of a property, for a migration that adds it; returns
     /// `false` when the property has none. Generated; not API.
     static func _osdWriteDefault(property index: Int, to writer: SQLiteStatement, at column: Int32) throws -> Bool
+    /// The model class this one inherits from, when it is a subclass of another model. Generated; not API.
+    static var _osdSuperentity: (any PersistentModel.Type)? { get }
 }
 
 extension PersistentModel {
@@ -50,6 +52,7 @@ extension PersistentModel {
     public static var _osdEntityName: String { String(describing: self) }
     public static func _osdMake() -> Self { Self(backingData: _ModelBacking<Self>()) }
     public static func _osdWriteDefault(property index: Int, to writer: SQLiteStatement, at column: Int32) throws -> Bool { false }
+    public static var _osdSuperentity: (any PersistentModel.Type)? { nil }
 
     /// The identifier of the model: stable once the model has been saved.
     ///

@@ -49,7 +49,11 @@ enum ModelGraph {
             let destinationMetadata = destination.schemaMetadata
             let inverseRelationship = inverse.flatMap { destinationMetadata[$0].metadata as? Schema.Relationship }
             relationship.inverseName = inverse.map { destinationMetadata[$0].name }
-            let source = (type._osdEntityName, property.name)
+            // An inherited relationship is named after the class that declares it, so that a
+            // class and its subclasses share one link table.
+            var declaring: any PersistentModel.Type = type
+            while let parent = declaring._osdSuperentity, parent.schemaMetadata.count > index { declaring = parent }
+            let source = (declaring._osdEntityName, property.name)
             let storage: RelationshipLink.Storage
             if relationship.isToOneRelationship {
                 if let inverseRelationship, inverseRelationship.isToOneRelationship,

@@ -14,9 +14,17 @@ extension Schema {
         /// The names of the properties in each index (`#Index`).
         public let indices: [[String]]
         /// The entity this one inherits from, if any.
-        public let superentity: Entity? = nil
-        /// The entities that inherit from this one.
-        public let subentities: Set<Entity> = []
+        public internal(set) weak var superentity: Entity?
+        /// The entities that inherit from this one directly.
+        public internal(set) var subentities: Set<Entity> = []
+        /// The entities that inherit from this one, directly or not, in schema order.
+        internal(set) var descendants: [Entity] = []
+        /// This entity and its descendants: the tables a fetch of this model reads.
+        var concreteEntities: [Entity] { [self] + descendants }
+        /// The topmost entity of this one's hierarchy (itself when it has no superentity).
+        var root: Entity { superentity?.root ?? self }
+        /// Whether the entity is part of a class hierarchy (has a superentity or subentities).
+        var isInHierarchy: Bool { superentity != nil || !subentities.isEmpty }
 
         /// The model class the entity describes.
         let modelType: any PersistentModel.Type

@@ -16,13 +16,31 @@ public final class Schema: Hashable, @unchecked Sendable {
     private(set) var entitiesByType: [ObjectIdentifier: Entity]
 
     /// Creates a schema that maps the given model classes.
+    ///
+    /// The superclasses of subclassed models are included even when not listed.
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
         var seen = Set<ObjectIdentifier>()
-        let unique = types.filter { seen.insert(ObjectIdentifier($0)).inserted }
-        self.entities = unique.map { Entity(modelType: $0) }
+        var ordered: [any PersistentModel.Type] = []
+        for type in types {
+            // Superclasses first, so that every entity's superentity exists before it.
+            var chain: [any PersistentModel.Type] = [type]
+            while let parent = chain.last?._osdSuperentity { chain.append(parent) }
+            for member in chain.reversed() where seen.insert(ObjectIdentifier(member)).inserted { ordered.append(member) }
+        }
+        self.entities = ordered.map { Entity(modelType: $0) }
         self.version = version
         self.entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.entitiesByType = Dictionary(entities.map { (ObjectIdentifier($0.modelType), $0) }, uniquingKeysWith: { first, _ in first })
+        for entity in entities {
+            guard let parent = entity.modelType._osdSuperentity, let superentity = entitiesByType[ObjectIdentifier(parent)] else { continue }
+            entity.superentity = superentity
+            superentity.subentities.insert(entity)
+            var ancestor: Entity? = superentity
+            while let current = ancestor {
+                current.descendants.append(entity)
+                ancestor = current.superentity
+            }
+        }
     }
 
     /// Creates a schema that maps the given model classes.

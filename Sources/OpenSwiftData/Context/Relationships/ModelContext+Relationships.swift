@@ -14,7 +14,26 @@ extension ModelContext {
         if let existing = registered.models.models[primaryKey] {
             return unsafeDowncast(existing, to: R.self)
         }
+        if !registered.entity.descendants.isEmpty {
+            return try polymorphicModel(R.self, primaryKey: primaryKey, base: registered.entity)
+        }
         return unsafeDowncast(makeFault(R.self, primaryKey: primaryKey, entity: registered.entity), to: R.self)
+    }
+
+    /// The model a key names when the relationship's class has subclasses: the key is in the
+    /// table of exactly one class of the hierarchy (the hierarchy shares one key space).
+    private func polymorphicModel<R: PersistentModel>(_ type: R.Type, primaryKey: Int64, base: Schema.Entity) throws -> R {
+        for entity in base.concreteEntities {
+            if let existing = registeredModels(of: entity).models[primaryKey] { return existing as! R }
+        }
+        let store = container.store
+        for entity in base.descendants {
+            let layout = try store.layout(for: entity.name)
+            var found = false
+            try store.forEachRow(sql: "SELECT 1 FROM \(layout.table) WHERE \(TableLayout.primaryKey) = ?", arguments: [.integer(primaryKey)]) { _ in found = true }
+            if found { return makeFault(entity.modelType, primaryKey: primaryKey, entity: entity) as! R }
+        }
+        return unsafeDowncast(makeFault(R.self, primaryKey: primaryKey, entity: base), to: R.self)
     }
 
     /// Loads one relationship of a saved model from the store.
@@ -42,6 +61,21 @@ extension ModelContext {
         guard let destination = container.schema.entitiesByName[link.destinationName] else {
             throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(link.destinationName), related to \(layout.entity.name).\(link.name), is not in the container's schema")
         }
+        guard destination.descendants.isEmpty else {
+            // Related models of a class hierarchy: each class's table, merged in key order.
+            var merged: [Int64: [AnyObject]] = [:]
+            for entity in destination.concreteEntities {
+                for (owner, models) in try relatedRows(of: link, from: layout, owners: owners, destination: entity) {
+                    merged[owner, default: []] += models
+                }
+            }
+            return merged.mapValues { $0.sorted { ($0 as! any PersistentModel)._osdState.primaryKey < ($1 as! any PersistentModel)._osdState.primaryKey } }
+        }
+        return try relatedRows(of: link, from: layout, owners: owners, destination: destination)
+    }
+
+    /// The rows of one destination entity related to each of `owners`.
+    private func relatedRows(of link: RelationshipLink, from layout: TableLayout, owners: [Int64], destination: Schema.Entity) throws -> [Int64: [AnyObject]] {
         let store = container.store
         let target = try store.layout(for: destination.name)
         let keys = owners.count == 1 ? "?" : "(SELECT value FROM json_each(?))"

@@ -104,3 +104,20 @@ extension PredicateExpressions.SequenceAllSatisfy: QueryTranslatable {
         return .term(QueryTerm(expression: .not(failing), storage: .integer, isNullable: false))
     }
 }
+
+extension PredicateExpressions.TypeCheck: QueryTranslatable {
+    func translate(into translator: inout PredicateTranslator) throws -> Translated {
+        // `$0 is Video`: each table holds one model class, so the answer is known per table.
+        guard case .row(let entity, _) = try translator.translate(input),
+              let desired = Desired.self as? any PersistentModel.Type
+        else { throw Untranslatable(reason: "a type check on a value") }
+        var current: Schema.Entity? = entity
+        while let candidate = current {
+            if candidate.modelType == desired {
+                return .term(QueryTerm(expression: .boolean(true), storage: .integer, isNullable: false))
+            }
+            current = candidate.superentity
+        }
+        return .term(QueryTerm(expression: .boolean(false), storage: .integer, isNullable: false))
+    }
+}

@@ -149,6 +149,10 @@ struct PredicateTranslator {
         guard let destination = schema?.entitiesByName[link.destinationName] else {
             throw Untranslatable(reason: "\(link.destinationName) is not in the schema")
         }
+        // Related models of a class hierarchy live in several tables: evaluated in Swift.
+        guard destination.descendants.isEmpty else {
+            throw Untranslatable(reason: "\(link.destinationName) has subclasses")
+        }
         switch link.storage {
         case .foreignKey:
             let column: QueryExpression = scope == 0 ? .attribute(index) : .scoped(scope: scope, column: field.name)

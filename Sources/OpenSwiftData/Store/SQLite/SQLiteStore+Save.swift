@@ -104,6 +104,9 @@ extension SQLiteStore {
                 continue
             }
             let insert = try prepared(layout.insertSQL)
+            if let keys = layout.sharedKeysTable {
+                try insert._bind(try nextSharedKey(keys, on: connection), Int32(layout.columns.count))
+            }
             do {
                 try model._osdEncodeAll(to: insert, startingAt: 0)
             } catch {
@@ -170,6 +173,18 @@ extension SQLiteStore {
             }
         }
         return StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
+    }
+
+    /// A primary key no table of a class hierarchy has used: from an AUTOINCREMENT table, which
+    /// never hands out a key twice, kept empty.
+    private func nextSharedKey(_ table: String, on connection: SQLiteConnection) throws -> Int64 {
+        try connection.statement("INSERT INTO \(table) DEFAULT VALUES").run()
+        let key = connection.lastInsertedRowID
+        let clear = try connection.statement("DELETE FROM \(table) WHERE k = ?")
+        try clear._bind(key, 0)
+        try clear.run()
+        clear.reset()
+        return key
     }
 
     /// Removes every reference to deleted rows: foreign keys pointing at them become NULL, their

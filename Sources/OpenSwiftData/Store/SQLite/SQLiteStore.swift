@@ -174,15 +174,23 @@ final class SQLiteStore: @unchecked Sendable {
     /// The statements that remove every reference to a deleted row of each entity.
     private static func referenceCleanup(_ layouts: [String: TableLayout]) -> [String: [String]] {
         var result: [String: [String]] = [:]
+        func targets(_ link: RelationshipLink) -> [String] {
+            [link.destinationName] + (layouts[link.destinationName]?.entity.descendants.map(\.name) ?? [])
+        }
         for layout in layouts.values {
             for (property, link) in layout.links {
                 switch link.storage {
+                // A reference to a class with subclasses can hold a key of any of their rows.
                 case .foreignKey:
-                    result[link.destinationName, default: []].append(
-                        "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) = ?")
+                    for target in targets(link) {
+                        result[target, default: []].append(
+                            "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) = ?")
+                    }
                 case .link(let table, true):
                     result[layout.entity.name, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE owner = ?")
-                    result[link.destinationName, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE target = ?")
+                    for target in targets(link) {
+                        result[target, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE target = ?")
+                    }
                 case .link, .inverseForeignKey:
                     break
                 }
@@ -199,6 +207,7 @@ final class SQLiteStore: @unchecked Sendable {
                 for layout in layouts.values {
                     try connection.execute("DELETE FROM \(layout.table)")
                     for table in layout.ownedLinkTables { try connection.execute("DELETE FROM \(SQL.quote(table))") }
+                    if let keys = layout.sharedKeysTable { try connection.execute("DELETE FROM \(keys)") }
                 }
                 try connection.execute("COMMIT")
             } catch {

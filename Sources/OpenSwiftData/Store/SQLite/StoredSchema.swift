@@ -31,7 +31,7 @@ struct StoredSchema: Codable, Equatable {
                 uniquenessConstraints: entity.uniquenessConstraints,
                 indices: entity.indices)
         }
-        links = schema.entities.flatMap { TableLayout.ownedLinkTables(of: $0) }.sorted()
+        links = Array(Set(schema.entities.flatMap { TableLayout.ownedLinkTables(of: $0) })).sorted()
     }
 
     /// Human-readable differences from `other` (the models), or an empty list when they match.

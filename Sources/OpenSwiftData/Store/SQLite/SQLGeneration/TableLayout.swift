@@ -34,6 +34,10 @@ final class TableLayout: Sendable {
     let fullUpdateSQL: String
     /// The relationships, by property index.
     let links: [Int: RelationshipLink]
+    /// For an entity of a class hierarchy, the table that hands out primary keys for every table
+    /// of the hierarchy, so that a key names one row among all of them (a relationship to the base
+    /// class holds keys of any of its subclasses' rows). `nil` outside hierarchies.
+    let sharedKeysTable: String?
     /// The to-one relationships without a column (the keyless side of a one-to-one): a row
     /// decodes them as `nil`, so they are marked unloaded after decoding.
     let keylessToOne: [Int]
@@ -56,11 +60,14 @@ final class TableLayout: Sendable {
         self.loadsAllAttributes = !fields.contains { $0.isExternal }
         // Numbered parameters: property `i` is always parameter `i + 1`, so generated code binds
         // every property at its own index and columnless properties bind nothing.
-        let names = columnProperties.map { columns[$0]! }.joined(separator: ", ")
-        let placeholders = columnProperties.map { "?\($0 + 1)" }.joined(separator: ", ")
-        self.insertSQL = columnProperties.isEmpty
+        // In a hierarchy the key comes from the shared keys table, bound after the properties.
+        let sharedKeysTable = entity.isInHierarchy ? SQL.quote("osd_keys_\(entity.root.name)") : nil
+        self.sharedKeysTable = sharedKeysTable
+        let keyColumn = sharedKeysTable == nil ? [] : [(TableLayout.primaryKey, "?\(fields.count + 1)")]
+        let inserted = columnProperties.map { (columns[$0]!, "?\($0 + 1)") } + keyColumn
+        self.insertSQL = inserted.isEmpty
             ? "INSERT INTO \(table) DEFAULT VALUES"
-            : "INSERT INTO \(table) (\(names)) VALUES (\(placeholders))"
+            : "INSERT INTO \(table) (\(inserted.map(\.0).joined(separator: ", "))) VALUES (\(inserted.map(\.1).joined(separator: ", ")))"
         let selectedProperties = loadsAllAttributes ? Array(fields.indices) : eager
         self.selectedProperties = selectedProperties
         let table = self.table
@@ -88,7 +95,10 @@ final class TableLayout: Sendable {
     }
 
     /// The statements that create the table, its indexes and the link tables it owns.
-    var createStatements: [String] { [createTableSQL(named: table)] + indexStatements + linkTableStatements }
+    var createStatements: [String] {
+        let keys = sharedKeysTable.map { ["CREATE TABLE IF NOT EXISTS \($0) (k INTEGER PRIMARY KEY AUTOINCREMENT)"] } ?? []
+        return keys + [createTableSQL(named: table)] + indexStatements + linkTableStatements
+    }
 
     /// `CREATE TABLE` of the entity's table under the given (quoted) name.
     func createTableSQL(named name: String) -> String {
@@ -136,8 +146,8 @@ final class TableLayout: Sendable {
     func linkTableStatements(for name: String) -> [String] {
         let table = SQL.quote(name)
         return [
-            "CREATE TABLE \(table) (owner INTEGER NOT NULL, target INTEGER NOT NULL, PRIMARY KEY (owner, target)) STRICT, WITHOUT ROWID",
-            "CREATE INDEX \(SQL.quote(name + "_target")) ON \(table) (target, owner)",
+            "CREATE TABLE IF NOT EXISTS \(table) (owner INTEGER NOT NULL, target INTEGER NOT NULL, PRIMARY KEY (owner, target)) STRICT, WITHOUT ROWID",
+            "CREATE INDEX IF NOT EXISTS \(SQL.quote(name + "_target")) ON \(table) (target, owner)",
         ]
     }
 

@@ -1,0 +1,221 @@
+import SwiftSyntax
+import SwiftSyntaxBuilder
+
+/// The members `@Model` generates per class, in the form its `ClassShape` needs.
+extension ModelMacro {
+    static func schemaMetadata(_ shape: ClassShape, properties: [PersistedProperty]) -> DeclSyntax {
+        let entries = properties.map { property in
+            let metadata: String
+            if property.isRelationship {
+                metadata = "OpenSwiftData.Schema.Relationship(\(property.relationshipArguments ?? ""))"
+            } else if let arguments = property.attributeArguments {
+                metadata = "OpenSwiftData.Schema.Attribute(\(arguments))"
+            } else {
+                metadata = "nil"
+            }
+            return "OpenSwiftData.Schema.PropertyMetadata._persisted(name: \"\(property.name)\", "
+                + "keypath: \\\(shape.typeName).\(property.name), metadata: \(metadata))"
+        }
+        let own = "[\(entries.map { "\n        " + $0 }.joined(separator: ","))\n    ]"
+        return """
+            public \(raw: shape.typeMemberKeyword) var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                \(raw: shape.isSubclass ? "super.schemaMetadata + " : "")\(raw: own)
+            }
+            """
+    }
+
+    /// A method that switches over the class's own properties (by their index within the class)
+    /// and hands any other index to its superclass, or to `otherwise` in a root class.
+    private static func dispatch(_ shape: ClassShape, signature: String, cases: [String], superCall: String, otherwise: String) -> DeclSyntax {
+        let subject = shape.isSubclass ? "index - \(shape.propertyOffset)" : "index"
+        return """
+            public \(raw: shape.isSubclass ? "override " : "")func \(raw: signature) {
+                switch \(raw: subject) {
+            \(raw: cases.joined(separator: "\n"))
+                default: \(raw: shape.isSubclass ? superCall : otherwise)
+                }
+            }
+            """
+    }
+
+    static func decodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+        let offset = shape.isSubclass ? " + offset" : ""
+        let lines = properties.enumerated().map { index, property in
+            "    _\(property.name) = try row._read((\(property.type)).self, column\(offset) + \(index))"
+        }
+        let prologue = shape.isSubclass
+            ? "    try super._osdDecodeAll(from: row, startingAt: column)\n    let offset = Swift.Int32(\(shape.propertyOffset))\n" : ""
+        return """
+            public \(raw: shape.isSubclass ? "override " : "")func _osdDecodeAll(from row: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
+            \(raw: prologue)\(raw: lines.joined(separator: "\n"))
+            }
+            """
+    }
+
+    static func encodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+        let offset = shape.isSubclass ? " + offset" : ""
+        let lines = properties.enumerated().map { index, property in
+            """
+                guard let value\(index) = _\(property.name) else { throw OpenSwiftData._ModelState.unloaded(Self.self, "\(property.name)") }
+                try writer._write(value\(index), column\(offset) + \(index))
+            """
+        }
+        let prologue = shape.isSubclass
+            ? "    try super._osdEncodeAll(to: writer, startingAt: column)\n    let offset = Swift.Int32(\(shape.propertyOffset))\n" : ""
+        return """
+            public \(raw: shape.isSubclass ? "override " : "")func _osdEncodeAll(to writer: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
+            \(raw: prologue)\(raw: lines.joined(separator: "\n"))
+            }
+            """
+    }
+
+    static func decodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            "    case \(index): _\(property.name) = try row._read((\(property.type)).self, column)"
+        }
+        return dispatch(
+            shape, signature: "_osdDecode(property index: Swift.Int, from row: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws",
+            cases: cases, superCall: "try super._osdDecode(property: index, from: row, at: column)", otherwise: "break")
+    }
+
+    static func encodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            """
+                case \(index):
+                    guard let value = _\(property.name) else { throw OpenSwiftData._ModelState.unloaded(Self.self, "\(property.name)") }
+                    try writer._write(value, column)
+            """
+        }
+        return dispatch(
+            shape, signature: "_osdEncode(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws",
+            cases: cases, superCall: "try super._osdEncode(property: index, to: writer, at: column)", otherwise: "break")
+    }
+
+    static func resetOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+        // Observers learn that the value changed (a rollback, or a save in another context).
+        let cases = properties.enumerated().map { index, property in
+            """
+                case \(index):
+                    if let registrar = _$observationRegistrarStorage {
+                        registrar.withMutation(of: self, keyPath: \\.\(property.name)) { _\(property.name) = nil }
+                    } else {
+                        _\(property.name) = nil
+                    }
+            """
+        }
+        return dispatch(
+            shape, signature: "_osdUnload(property index: Swift.Int)",
+            cases: cases, superCall: "super._osdUnload(property: index)", otherwise: "break")
+    }
+
+    /// Adds `other` to, or removes it from, one relationship's storage without inverse
+    /// maintenance: the other half of keeping an inverse consistent. Returns the model a to-one
+    /// relationship pointed at before, when `other` replaced it.
+    static func relate(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            """
+                case \(index):
+                    if _\(property.name) == nil { _$backingData._fulfill(self, property: \(shape.index(index))) }
+                    guard var value = _\(property.name) else { return nil }
+                    let (changed, displaced) = OpenSwiftData._osdRelate(&value, other, adding: adding)
+                    if changed {
+                        if let registrar = _$observationRegistrarStorage {
+                            registrar.withMutation(of: self, keyPath: \\.\(property.name)) { _\(property.name) = value }
+                        } else {
+                            _\(property.name) = value
+                        }
+                        _$backingData._didChange(self, property: \(shape.index(index)))
+                    }
+                    return displaced
+            """
+        }
+        return dispatch(
+            shape, signature: "_osdRelate(property index: Swift.Int, to other: any OpenSwiftData.PersistentModel, adding: Swift.Bool) -> (any OpenSwiftData.PersistentModel)?",
+            cases: cases, superCall: "return super._osdRelate(property: index, to: other, adding: adding)", otherwise: "return nil")
+    }
+
+    /// Sets a relationship loaded from the store (the models are all of the destination class).
+    static func setRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            """
+                case \(index):
+                    if let value = OpenSwiftData._osdRelatedValue(models, as: (\(property.type)).self) {
+                        if let registrar = _$observationRegistrarStorage {
+                            registrar.withMutation(of: self, keyPath: \\.\(property.name)) { _\(property.name) = value }
+                        } else {
+                            _\(property.name) = value
+                        }
+                    }
+            """
+        }
+        return dispatch(
+            shape, signature: "_osdSetRelated(property index: Swift.Int, to models: [Swift.AnyObject])",
+            cases: cases, superCall: "super._osdSetRelated(property: index, to: models)", otherwise: "break")
+    }
+
+    /// Calls `body` with each model a relationship holds, loading it first if `loading`.
+    static func visitRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            """
+                case \(index):
+                    if loading, _\(property.name) == nil { _$backingData._fulfill(self, property: \(shape.index(index))) }
+                    if let value = _\(property.name) { try OpenSwiftData._osdVisit(value, body) }
+            """
+        }
+        return dispatch(
+            shape, signature: "_osdVisitRelated(property index: Swift.Int, loading: Swift.Bool, _ body: (any OpenSwiftData.PersistentModel) throws -> Swift.Void) rethrows",
+            cases: cases, superCall: "try super._osdVisitRelated(property: index, loading: loading, body)", otherwise: "break")
+    }
+
+    /// The declared initial values, for a migration that adds a property: an initializer that runs
+    /// only the property initializers, and a writer of the value of one property.
+    static func defaults(_ shape: ClassShape, properties: [PersistedProperty]) -> DeclSyntax {
+        let unset = properties.filter { !$0.hasInitialValue }.map { "    _\($0.name) = nil" }
+        let cases = properties.enumerated().filter { $0.element.hasInitialValue }.map { index, property in
+            """
+                case \(index):
+                    guard let value = model._\(property.name) else { return false }
+                    try writer._write(value, column)
+                    return true
+            """
+        }
+        let initializer: String
+        let lookup: String
+        if shape.isSubclass {
+            initializer = "override init(_osdDefaults: Swift.Void) {\n\(unset.joined(separator: "\n"))\n    super.init(_osdDefaults: ())\n}"
+            lookup = """
+                    let local = index - \(shape.propertyOffset)
+                    guard local >= 0 else { return try super._osdWriteDefault(property: index, to: writer, at: column) }
+                """
+        } else {
+            initializer = "\(shape.storageAccess) init(_osdDefaults: Swift.Void) {\n\(unset.joined(separator: "\n"))\n}"
+            lookup = "        let local = index"
+        }
+        let body = cases.isEmpty
+            ? (shape.isSubclass ? lookup + "\n        _ = local\n        return false" : "        return false")
+            : """
+            \(lookup)
+                    let model = \(shape.typeName)(_osdDefaults: ())
+                    switch local {
+                \(cases.joined(separator: "\n"))
+                    default: return false
+                    }
+            """
+        return """
+            \(raw: initializer)
+
+            public \(raw: shape.typeMemberKeyword) func _osdWriteDefault(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws -> Swift.Bool {
+            \(raw: body)
+            }
+            """
+    }
+
+    /// For a final class: creates an empty instance without a run-time generic type lookup.
+    static func factory(typeName: String) -> DeclSyntax {
+        """
+        public static func _osdMake() -> \(raw: typeName) {
+            \(raw: typeName)(backingData: OpenSwiftData._ModelBacking<\(raw: typeName)>())
+        }
+        """
+    }
+}
