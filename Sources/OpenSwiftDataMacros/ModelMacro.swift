@@ -39,6 +39,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """,
                 "public override class var _osdSuperentity: (any OpenSwiftData.PersistentModel.Type)? { \(raw: superclass).self }",
                 "public override class var _osdPropertyCount: Swift.Int { \(raw: superclass)._osdPropertyCount + \(raw: properties.count) }",
+                "public override class var _osdInheritedKeyPaths: [Swift.AnyKeyPath] { \(raw: superclass)._osdKeyPaths\(raw: superclass)(rootedAt: \(raw: typeName).self) }",
             ]
         } else {
             let access = shape.storageAccess
@@ -74,8 +75,20 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                     "public typealias _OSDRoot = \(raw: typeName)",
                     "public class var _osdSuperentity: (any OpenSwiftData.PersistentModel.Type)? { nil }",
                     "public class var _osdPropertyCount: Swift.Int { \(raw: properties.count) }",
+                    "public class var _osdInheritedKeyPaths: [Swift.AnyKeyPath] { [] }",
                 ]
             }
+        }
+        if !shape.isFinal {
+            // Key paths to this class's properties rooted at a subclass (`\Photo.title` is not
+            // `\MediaItem.title` to Swift), so that predicates and sorts on a subclass find them.
+            let own = properties.map { "\\S.\($0.name)" }.joined(separator: ", ")
+            let inherited = shape.superclass.map { "\($0)._osdKeyPaths\($0)(rootedAt: type) + " } ?? ""
+            members.append("""
+                public class func _osdKeyPaths\(raw: typeName)<S: \(raw: typeName)>(rootedAt type: S.Type) -> [Swift.AnyKeyPath] {
+                    \(raw: inherited)[\(raw: own)]
+                }
+                """)
         }
         members += [
             schemaMetadata(shape, properties: properties),

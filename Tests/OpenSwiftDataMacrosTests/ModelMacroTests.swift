@@ -83,6 +83,45 @@ import Testing
         #expect(expansion.contains("_created = try row._read((Date).self, column + 4)"))
     }
 
+    @Test func aSubclassOverridesAndDefersToItsSuperclass() {
+        let expansion = Expansion("""
+            @Model
+            final class Photo: MediaItem {
+                var resolution: Int
+                init(resolution: Int) {
+                    self.resolution = resolution
+                    super.init(title: "")
+                }
+            }
+            """)
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(!expansion.contains("extension Photo: OpenSwiftData.PersistentModel"), "the conformance is inherited")
+        #expect(!expansion.contains("_$backingData = OpenSwiftData._ModelBacking"), "the backing data is inherited")
+        #expect(expansion.contains("public override class var schemaMetadata"))
+        #expect(expansion.contains("super.schemaMetadata + ["))
+        #expect(expansion.contains("public required init(backingData: any OpenSwiftData.BackingData<_OSDRoot>)"))
+        #expect(expansion.contains("super.init(backingData: backingData)"))
+        #expect(expansion.contains("@OpenSwiftData._PersistedProperty(MediaItem._osdPropertyCount + 0)"))
+        #expect(expansion.contains("switch index - MediaItem._osdPropertyCount"))
+        #expect(expansion.contains("try super._osdDecodeAll(from: row, startingAt: column)"))
+        #expect(expansion.contains("public override class var _osdSuperentity: (any OpenSwiftData.PersistentModel.Type)? { MediaItem.self }"))
+    }
+
+    @Test func aNonFinalClassMakesItsMembersOverridable() {
+        let expansion = Expansion("""
+            @Model
+            class MediaItem: Identifiable {
+                var title: String
+                init(title: String) { self.title = title }
+            }
+            """)
+        #expect(expansion.contains("extension MediaItem: OpenSwiftData.PersistentModel"), "Identifiable is a protocol, not a superclass")
+        #expect(expansion.contains("public class var schemaMetadata"))
+        #expect(expansion.contains("public class var _osdPropertyCount: Swift.Int { 1 }"))
+        #expect(expansion.contains("public class func _osdKeyPathsMediaItem<S: MediaItem>(rootedAt type: S.Type)"))
+        #expect(!expansion.contains("private lazy var _$backingData"), "subclasses reach the backing data")
+    }
+
     @Test func persistedPropertyExpandsToTrackedAccessors() {
         assertExpansion(
             """

@@ -216,7 +216,7 @@ struct FetchQuery {
         if descriptor.propertiesToFetch.isEmpty {
             attributes = nil
         } else {
-            let wanted = Set(descriptor.propertiesToFetch.compactMap { entity.propertyIndexByKeyPath[$0] })
+            let wanted = Set(descriptor.propertiesToFetch.compactMap { entity.propertyIndex(for: $0) })
             attributes = layout.eagerAttributes.filter { wanted.contains($0) }
         }
     }

@@ -44,6 +44,9 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     static func _osdWriteDefault(property index: Int, to writer: SQLiteStatement, at column: Int32) throws -> Bool
     /// The model class this one inherits from, when it is a subclass of another model. Generated; not API.
     static var _osdSuperentity: (any PersistentModel.Type)? { get }
+    /// For a subclass, the key paths of its inherited properties rooted at it, in property order.
+    /// Generated; not API.
+    static var _osdInheritedKeyPaths: [AnyKeyPath] { get }
 }
 
 extension PersistentModel {
@@ -53,6 +56,7 @@ extension PersistentModel {
     public static func _osdMake() -> Self { Self(backingData: _ModelBacking<Self>()) }
     public static func _osdWriteDefault(property index: Int, to writer: SQLiteStatement, at column: Int32) throws -> Bool { false }
     public static var _osdSuperentity: (any PersistentModel.Type)? { nil }
+    public static var _osdInheritedKeyPaths: [AnyKeyPath] { [] }
 
     /// The identifier of the model: stable once the model has been saved.
     ///

@@ -97,10 +97,14 @@ indirect enum QueryExpression: Hashable, Sendable {
     }
 }
 
-/// A sort key: an attribute and a direction.
+/// A sort key: an attribute, or an expression such as a related model's attribute, and a direction.
 struct QuerySort: Hashable, Sendable {
     var attribute: Int
     var ascending: Bool
+    /// When set, the value to sort by instead of the attribute.
+    var expression: QueryExpression? = nil
+    /// Whether the values are text, compared by Swift's order.
+    var isText = false
 }
 
 /// A fetch in store-neutral terms.

@@ -51,12 +51,32 @@ extension Schema {
                 indexByKeyPath[property.keypath] = index
                 nameByKeyPath[property.keypath] = property.name
             }
+            // A subclass's inherited properties, by key paths rooted at the subclass too.
+            for (index, keyPath) in modelType._osdInheritedKeyPaths.enumerated() where index < metadata.count {
+                indexByKeyPath[keyPath] = index
+            }
             self.propertyIndexByKeyPath = indexByKeyPath
+            var byAccessor: [String: Int] = [:]
+            for (keyPath, index) in indexByKeyPath {
+                if let components = KeyPathComponents.components(of: keyPath), components.count == 1 {
+                    byAccessor[components[0].accessor] = index
+                }
+            }
+            self.propertyIndexByAccessor = byAccessor
             let declaredUnique = modelType._osdUniquenessConstraints.map { $0.compactMap { nameByKeyPath[$0] } }
             let attributeUnique = attributes.filter(\.isUnique).map { [$0.name] }
             self.uniquenessConstraints = (attributeUnique + declaredUnique).filter { !$0.isEmpty }
             self.indices = modelType._osdIndexes.map { $0.compactMap { nameByKeyPath[$0] } }.filter { !$0.isEmpty }
         }
+
+        /// The index of the property a key path reads, including a key path rooted at a subclass
+        /// (`\Photo.title` as well as the inherited `\MediaItem.title`); `nil` when it is not one property.
+        func propertyIndex(for keyPath: AnyKeyPath) -> Int? {
+            propertyIndexByKeyPath[keyPath]
+        }
+
+        /// The index of each property by the identity of its accessor (see ``KeyPathComponents``).
+        let propertyIndexByAccessor: [String: Int]
 
         /// The attributes keyed by name.
         public var attributesByName: [String: Attribute] {

@@ -109,6 +109,12 @@ struct InheritanceTests {
         #expect(Set(rated.map(\.title)) == ["scan", "city", "forest"])
         let long = try context.fetch(FetchDescriptor<Clip>(predicate: #Predicate { $0.duration > 10 }))
         #expect(long.map(\.title) == ["intro"])
+        // `\Picture.rating` is not `\MediaItem.rating` to Swift, yet both are the stored column.
+        let schema = context.container.schema
+        let plan = PredicateTranslator.plan(
+            for: FetchDescriptor<Picture>(predicate: #Predicate { $0.rating >= 3 }, sortBy: [SortDescriptor(\.title)]),
+            entity: try #require(schema.entity(for: Picture.self)), schema: schema)
+        #expect(plan.isExact && plan.sortIsExact, "inherited properties translate to SQL")
     }
 
     @Test func deletingByPredicateWithAndWithoutSubclasses() throws {

@@ -99,6 +99,22 @@ struct RelationshipPredicateTests {
             return l[0] != r[0] ? l[0] < r[0] : l[1] < r[1]
         })
         #expect(sorted.count == (try context.fetchCount(FetchDescriptor<Outing>(predicate: #Predicate { $0.journey != nil }))))
+        let schema = context.container.schema
+        let plan = PredicateTranslator.plan(
+            for: FetchDescriptor<Outing>(sortBy: [SortDescriptor(\.journey?.name, order: .reverse)]),
+            entity: try #require(schema.entity(for: Outing.self)), schema: schema)
+        #expect(plan.sortIsExact, "the sort runs in SQL")
+        // With a page, so that the store's order alone decides which models come back.
+        var page = FetchDescriptor<Outing>(sortBy: [SortDescriptor(\.journey?.name, order: .reverse), SortDescriptor(\.title)])
+        page.fetchLimit = 25
+        page.fetchOffset = 10
+        let all = try context.fetch(FetchDescriptor<Outing>())
+        let expected = all.sorted { lhs, rhs in
+            let l = lhs.journey?.name, r = rhs.journey?.name
+            if l != r { return (l ?? "") > (r ?? "") || (r == nil && l != nil) }
+            return lhs.title < rhs.title
+        }.dropFirst(10).prefix(25).map(\.title)
+        #expect(try context.fetch(page).map(\.title) == Array(expected))
     }
 
     @Test func pendingRelationshipChangesCount() throws {

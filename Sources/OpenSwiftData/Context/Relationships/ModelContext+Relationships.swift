@@ -126,7 +126,7 @@ extension ModelContext {
     func prefetch(_ keyPaths: [AnyKeyPath], of models: [any PersistentModel], entity: Schema.Entity, layout: TableLayout) throws {
         guard !models.isEmpty else { return }
         for keyPath in keyPaths {
-            guard let property = entity.propertyIndexByKeyPath[keyPath], let link = entity.links[property] else { continue }
+            guard let property = entity.propertyIndex(for: keyPath), let link = entity.links[property] else { continue }
             let bit = UInt64(1) << UInt64(property)
             let owners = models.filter { !$0._osdState.isInserted && $0._osdState.changedProperties & bit == 0 }
             let grouped = try relatedRows(of: link, from: layout, owners: owners.map { $0._osdState.primaryKey })

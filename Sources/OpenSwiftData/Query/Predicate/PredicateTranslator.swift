@@ -62,14 +62,14 @@ struct PredicateTranslator {
         var sort: [QuerySort] = []
         var sortIsExact = true
         for descriptor in descriptor.sortBy {
-            guard let keyPath = descriptor.keyPath, let index = entity.propertyIndexByKeyPath[keyPath],
-                  let storage = entity.fields[index].storage, storage != .json, entity.links[index] == nil
+            guard let keyPath = descriptor.keyPath,
+                  let key = translator.sortKey(keyPath, ascending: descriptor.order == .forward)
             else {
                 sortIsExact = false
                 sort = []
                 break
             }
-            sort.append(QuerySort(attribute: index, ascending: descriptor.order == .forward))
+            sort.append(key)
         }
         return QueryPlan(filter: filter, isExact: translator.isExact, sort: sort, sortIsExact: sortIsExact)
     }
@@ -100,6 +100,27 @@ struct PredicateTranslator {
         case .collection:
             throw Untranslatable(reason: "a to-many relationship used as a value")
         }
+    }
+
+    /// The sort key for a key path: an attribute of the entity, or an attribute of a to-one
+    /// related model (`\.trip?.name`, read through a subquery); `nil` when the store cannot sort by it.
+    mutating func sortKey(_ keyPath: AnyKeyPath, ascending: Bool) -> QuerySort? {
+        func sortable(_ field: Schema.Entity.Field) -> Bool { field.storage != nil && field.storage != .json && field.relationship == nil }
+        if let index = entity.propertyIndex(for: keyPath) {
+            return sortable(entity.fields[index]) ? QuerySort(attribute: index, ascending: ascending) : nil
+        }
+        guard let components = KeyPathComponents.components(of: keyPath), components.count == 2,
+              let first = entity.propertyIndexByAccessor[components[0].accessor],
+              let link = entity.links[first], !link.isToMany, link.storage == .foreignKey,
+              let destination = schema?.entitiesByName[link.destinationName], destination.descendants.isEmpty,
+              let second = destination.propertyIndexByAccessor[components[1].accessor],
+              sortable(destination.fields[second])
+        else { return nil }
+        let scope = newScope()
+        let value = QueryExpression.subquery(.init(
+            scope: scope, entity: destination.name, relation: .primaryKey(.attribute(first)), filter: nil,
+            output: .value(.scoped(scope: scope, column: destination.fields[second].name))))
+        return QuerySort(attribute: first, ascending: ascending, expression: value, isText: destination.fields[second].storage == .text)
     }
 
     /// A new scope for a subquery.
@@ -134,7 +155,7 @@ struct PredicateTranslator {
     /// value, a related model, the models of a to-many relationship, or the model's identifier.
     mutating func member(_ keyPath: AnyKeyPath, of entity: Schema.Entity, scope: Int) throws -> Translated {
         let key = QueryExpression.scoped(scope: scope, column: "_pk")
-        guard let index = entity.propertyIndexByKeyPath[keyPath] else {
+        guard let index = entity.propertyIndex(for: keyPath) else {
             if type(of: keyPath).valueType == PersistentIdentifier.self {
                 return .term(QueryTerm(expression: key, storage: .integer, isNullable: false, entityName: entity.name))
             }
@@ -173,7 +194,7 @@ struct PredicateTranslator {
     /// What `keyPath` reaches from a to-one related model: the same member, read through a
     /// subquery over the model's row.
     mutating func member(_ keyPath: AnyKeyPath, ofModel entity: Schema.Entity, key: QueryExpression) throws -> Translated {
-        if entity.propertyIndexByKeyPath[keyPath] == nil, type(of: keyPath).valueType == PersistentIdentifier.self {
+        if entity.propertyIndex(for: keyPath) == nil, type(of: keyPath).valueType == PersistentIdentifier.self {
             return .term(QueryTerm(expression: key, storage: .integer, isNullable: true, entityName: entity.name))
         }
         let scope = newScope()

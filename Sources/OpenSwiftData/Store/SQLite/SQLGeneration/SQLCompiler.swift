@@ -90,8 +90,12 @@ struct SQLCompiler {
     }
 
     /// `ORDER BY` for sort keys, with the primary key as the final tiebreaker.
-    func orderBy(_ sort: [QuerySort]) -> String {
-        let keys = sort.map { "\(layout.table).\(layout.column($0.attribute)) \($0.ascending ? "ASC" : "DESC")" }
+    mutating func orderBy(_ sort: [QuerySort]) -> String {
+        let keys = sort.map { key in
+            let value = key.expression.map { sql($0) + (key.isText ? " COLLATE \(SwiftSemantics.collationName)" : "") }
+                ?? "\(layout.table).\(layout.column(key.attribute))"
+            return "\(value) \(key.ascending ? "ASC" : "DESC")"
+        }
         return " ORDER BY " + (keys + ["\(layout.table).\(TableLayout.primaryKey)"]).joined(separator: ", ")
     }
 
