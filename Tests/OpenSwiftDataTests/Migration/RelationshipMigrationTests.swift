@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import OpenSwiftData
+@testable import OpenSwiftData
 
 /// Version 1 of a kennel app: two models, no relationships.
 enum KennelV1: VersionedSchema {
@@ -119,5 +119,59 @@ struct RelationshipMigrationTests {
         #expect(pets.count == 2)
         let toys = try context.fetch(FetchDescriptor<KennelV3.Toy>())
         #expect(toys.first?.owners.map(\.name) == ["Ada"])
+    }
+}
+
+/// Version 1 of a gallery: one model class.
+enum GalleryV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Asset.self] }
+
+    @Model
+    class Asset {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+}
+
+/// Version 2 adds a subclass.
+enum GalleryV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Asset.self, Movie.self] }
+
+    @Model
+    class Asset {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+
+    @Model
+    final class Movie: Asset {
+        var minutes: Int
+        init(name: String, minutes: Int) {
+            self.minutes = minutes
+            super.init(name: name)
+        }
+    }
+}
+
+struct InheritanceMigrationTests {
+    @Test func aSubclassAddedLaterGetsKeysNoStoredRowUses() throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: GalleryV1.self), configurations: ModelConfiguration(url: store.url)))
+            for name in ["a", "b", "c"] { context.insert(GalleryV1.Asset(name: name)) }
+            try context.save()
+        }
+        let container = try ModelContainer(for: Schema(versionedSchema: GalleryV2.self), configurations: ModelConfiguration(url: store.url))
+        let context = ModelContext(container)
+        context.insert(GalleryV2.Movie(name: "film", minutes: 90))
+        context.insert(GalleryV2.Asset(name: "d"))
+        try context.save()
+        let reopened = ModelContext(try ModelContainer(for: Schema(versionedSchema: GalleryV2.self), configurations: ModelConfiguration(url: store.url)))
+        let all = try reopened.fetch(FetchDescriptor<GalleryV2.Asset>(sortBy: [SortDescriptor(\.name)]))
+        #expect(all.map(\.name) == ["a", "b", "c", "d", "film"])
+        #expect(Set(all.map(\.persistentModelID.primaryKey)).count == 5, "no key is used twice in the hierarchy")
+        #expect((all.last as? GalleryV2.Movie)?.minutes == 90)
     }
 }

@@ -109,6 +109,18 @@ struct LightweightMigration {
         for table in storedLinks.subtracting(currentLinks).sorted() {
             steps.append(Step(sql: "DROP TABLE \(SQL.quote(table))"))
         }
+        // A class hierarchy's shared keys start after every key its stored tables already use
+        // (a base class that gains subclasses keeps its rows and their keys).
+        var seeded = Set<String>()
+        for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
+            guard let keys = layout.sharedKeysTable, seeded.insert(keys).inserted else { continue }
+            let stored = layout.entity.root.concreteEntities.filter { storedEntities[$0.name] != nil }
+            guard !stored.isEmpty else { continue }
+            let maxima = stored.map { "SELECT max(\(TableLayout.primaryKey)) AS m FROM \(SQL.quote($0.name))" }.joined(separator: " UNION ALL ")
+            steps.append(Step(sql: "CREATE TABLE IF NOT EXISTS \(keys) (k INTEGER PRIMARY KEY AUTOINCREMENT)"))
+            steps.append(Step(sql: "INSERT INTO \(keys) (k) SELECT max(m) FROM (\(maxima)) WHERE (SELECT max(m) FROM (\(maxima))) IS NOT NULL"))
+            steps.append(Step(sql: "DELETE FROM \(keys)"))
+        }
         guard problems.isEmpty else {
             throw SwiftDataError(.schemaMismatch, reason: "The store at \(path) was written by different models, and these changes need a migration stage: \(problems.joined(separator: "; ")). The file was not changed.")
         }
