@@ -26,7 +26,8 @@ final class SaveLog: @unchecked Sendable {
         let deleted: [PersistentIdentifier]?
     }
 
-    /// How many saves are kept; a context that falls further behind refreshes all its models.
+    /// How many saves are kept at least (up to twice as many); a context that falls further behind
+    /// refreshes all its models.
     static let capacity = 512
     /// How many identifiers one entry keeps at most, so that the log's memory stays small.
     static let largestEntry = 10_000
@@ -48,7 +49,8 @@ final class SaveLog: @unchecked Sendable {
             entries.append(Entry(generation: generation, source: source,
                                  updated: small ? changes.updatedIdentifiers : nil,
                                  deleted: small ? changes.deletedIdentifiers : nil))
-            if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
+            // Trimmed in chunks, so that a save moves the kept entries only once per `capacity` saves.
+            if entries.count >= 2 * Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
             for continuation in subscribers.values { continuation.yield(changes) }
         }
     }

@@ -18,7 +18,7 @@ extension Schema {
         /// The entities that inherit from this one directly.
         public internal(set) var subentities: Set<Entity> = []
         /// The entities that inherit from this one, directly or not, in schema order.
-        internal(set) var descendants: [Entity] = []
+        var descendants: [Entity] = []
         /// This entity and its descendants: the tables a fetch of this model reads.
         var concreteEntities: [Entity] { [self] + descendants }
         /// The topmost entity of this one's hierarchy (itself when it has no superentity).

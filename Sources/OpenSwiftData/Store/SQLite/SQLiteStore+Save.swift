@@ -34,10 +34,11 @@ extension SQLiteStore {
             throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only.")
         }
         return try withConnection { connection in
-            try connection.execute("BEGIN IMMEDIATE")
+            // Cached statements: a save of one row should not parse SQL twice.
+            try connection.statement("BEGIN IMMEDIATE").run()
             do {
                 let keys = try write(changes, on: connection)
-                try connection.execute("COMMIT")
+                try connection.statement("COMMIT").run()
                 return keys
             } catch {
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }
