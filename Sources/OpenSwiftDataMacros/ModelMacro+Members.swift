@@ -3,6 +3,18 @@ import SwiftSyntaxBuilder
 
 /// The members `@Model` generates per class, in the form its `ClassShape` needs.
 extension ModelMacro {
+    /// Code that stores `value` in a property's storage, telling Observation if anyone observes
+    /// the object (its registrar exists only once something read a property).
+    static func observedAssignment(_ name: String, _ value: String, indent: String) -> String {
+        """
+        \(indent)if let registrar = _$observationRegistrarStorage {
+        \(indent)    registrar.withMutation(of: self, keyPath: \\.\(name)) { _\(name) = \(value) }
+        \(indent)} else {
+        \(indent)    _\(name) = \(value)
+        \(indent)}
+        """
+    }
+
     static func schemaMetadata(_ shape: ClassShape, properties: [PersistedProperty]) -> DeclSyntax {
         let entries = properties.map { property in
             let metadata: String
@@ -94,14 +106,7 @@ extension ModelMacro {
     static func resetOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         // Observers learn that the value changed (a rollback, or a save in another context).
         let cases = properties.enumerated().map { index, property in
-            """
-                case \(index):
-                    if let registrar = _$observationRegistrarStorage {
-                        registrar.withMutation(of: self, keyPath: \\.\(property.name)) { _\(property.name) = nil }
-                    } else {
-                        _\(property.name) = nil
-                    }
-            """
+            "    case \(index):\n" + observedAssignment(property.name, "nil", indent: "        ")
         }
         return dispatch(
             shape, signature: "_osdUnload(property index: Swift.Int)",
@@ -119,11 +124,7 @@ extension ModelMacro {
                     guard var value = _\(property.name) else { return nil }
                     let (changed, displaced) = OpenSwiftData._osdRelate(&value, other, adding: adding)
                     if changed {
-                        if let registrar = _$observationRegistrarStorage {
-                            registrar.withMutation(of: self, keyPath: \\.\(property.name)) { _\(property.name) = value }
-                        } else {
-                            _\(property.name) = value
-                        }
+            \(observedAssignment(property.name, "value", indent: "            "))
                         _$backingData._didChange(self, property: \(shape.index(index)))
                     }
                     return displaced
@@ -140,11 +141,7 @@ extension ModelMacro {
             """
                 case \(index):
                     if let value = OpenSwiftData._osdRelatedValue(models, as: (\(property.type)).self) {
-                        if let registrar = _$observationRegistrarStorage {
-                            registrar.withMutation(of: self, keyPath: \\.\(property.name)) { _\(property.name) = value }
-                        } else {
-                            _\(property.name) = value
-                        }
+            \(observedAssignment(property.name, "value", indent: "            "))
                     }
             """
         }

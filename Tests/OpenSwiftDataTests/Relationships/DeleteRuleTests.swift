@@ -8,9 +8,7 @@ import Testing
 struct DeleteRuleTests {
     let store = TemporaryStore()
 
-    func container() throws -> ModelContainer {
-        try ModelContainer(for: Schema(graphModels), configurations: ModelConfiguration(url: store.url))
-    }
+    func container() throws -> ModelContainer { try store.graphContainer() }
 
     @Test func cascadeDeletesThroughChains() throws {
         let context = ModelContext(try container())

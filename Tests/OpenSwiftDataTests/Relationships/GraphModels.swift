@@ -132,3 +132,10 @@ var graphModels: [any PersistentModel.Type] { [
     Journey.self, Outing.self, Lodging.self, Label.self, Writer.self, Book.self, Member.self,
     Folder.self, Memo.self, Attachment.self, Checklist.self, ChecklistEntry.self,
 ]}
+
+extension TemporaryStore {
+    /// A container of every graph model on the store file (a "reopen" when called again).
+    func graphContainer() throws -> ModelContainer {
+        try ModelContainer(for: Schema(graphModels), configurations: ModelConfiguration(url: url))
+    }
+}

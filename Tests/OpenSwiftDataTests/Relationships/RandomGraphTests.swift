@@ -8,9 +8,7 @@ import Testing
 struct RandomGraphTests {
     let store = TemporaryStore()
 
-    func container() throws -> ModelContainer {
-        try ModelContainer(for: Schema(graphModels), configurations: ModelConfiguration(url: store.url))
-    }
+    func container() throws -> ModelContainer { try store.graphContainer() }
 
     @Test(arguments: [1 as UInt64, 2, 3, 4, 5])
     func randomEditsKeepStoreAndMemoryEqual(seed: UInt64) throws {

@@ -7,9 +7,7 @@ import Testing
 struct RelationshipPredicateTests {
     let store = TemporaryStore()
 
-    func container() throws -> ModelContainer {
-        try ModelContainer(for: Schema(graphModels), configurations: ModelConfiguration(url: store.url))
-    }
+    func container() throws -> ModelContainer { try store.graphContainer() }
 
     /// 40 journeys (some with lodging), 200 outings (some without a journey), 6 labels, 30 members.
     func seed() throws {
