@@ -17,15 +17,25 @@ public final class Schema: Hashable, @unchecked Sendable {
 
     /// Creates a schema that maps the given model classes.
     ///
-    /// The superclasses of subclassed models are included even when not listed.
+    /// As in SwiftData, the models the given ones relate to are included even when not listed, and
+    /// so are the superclasses of subclassed models.
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
         var seen = Set<ObjectIdentifier>()
         var ordered: [any PersistentModel.Type] = []
-        for type in types {
+        var pending = types
+        var next = 0
+        while next < pending.count {
+            let type = pending[next]
+            next += 1
             // Superclasses first, so that every entity's superentity exists before it.
             var chain: [any PersistentModel.Type] = [type]
             while let parent = chain.last?._osdSuperentity { chain.append(parent) }
-            for member in chain.reversed() where seen.insert(ObjectIdentifier(member)).inserted { ordered.append(member) }
+            for member in chain.reversed() where seen.insert(ObjectIdentifier(member)).inserted {
+                ordered.append(member)
+                for link in ModelGraph.description(of: member).links.values where !seen.contains(ObjectIdentifier(link.destination)) {
+                    pending.append(link.destination)
+                }
+            }
         }
         self.entities = ordered.map { Entity(modelType: $0) }
         self.version = version

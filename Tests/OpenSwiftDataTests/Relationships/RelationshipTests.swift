@@ -258,3 +258,20 @@ struct RelationshipTests {
         #expect(outings.allSatisfy { $0.journey.map { j in j.outings.contains { $0 === $0 } } ?? false })
     }
 }
+
+/// Listing the root model is enough, as in SwiftData: the schema follows its relationships.
+struct SchemaDiscoveryTests {
+    @Test func relatedModelsJoinTheSchema() throws {
+        let store = TemporaryStore()
+        let container = try ModelContainer(for: Journey.self, configurations: ModelConfiguration(url: store.url))
+        let names = Set(container.schema.entities.map(\.name))
+        #expect(names.isSuperset(of: ["Journey", "Outing", "Lodging", "Label"]))
+        let context = ModelContext(container)
+        let journey = Journey(name: "only the root listed")
+        context.insert(journey)
+        journey.outings.append(Outing(title: "found"))
+        try context.save()
+        let reopened = ModelContext(try ModelContainer(for: Journey.self, configurations: ModelConfiguration(url: store.url)))
+        #expect(try reopened.fetch(FetchDescriptor<Outing>()).first?.journey?.name == "only the root listed")
+    }
+}
