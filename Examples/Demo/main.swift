@@ -10,12 +10,26 @@ final class Trip {
     var isFavorite: Bool = false
     var notes: String?
     @Transient var isExpanded = false
+    @Relationship(deleteRule: .cascade, inverse: \Activity.trip)
+    var activities: [Activity] = []
 
     init(name: String, destination: String, startDate: Date, rating: Int = 0) {
         self.name = name
         self.destination = destination
         self.startDate = startDate
         self.rating = rating
+    }
+}
+
+@Model
+final class Activity {
+    var title: String
+    var cost: Double
+    var trip: Trip?
+
+    init(title: String, cost: Double) {
+        self.title = title
+        self.cost = cost
     }
 }
 
@@ -52,17 +66,27 @@ func run() throws {
         try context.save()
         print("Updated \(trips[2].name): rating \(trips[2].rating), notes \(trips[2].notes ?? "-")")
 
+        trips[0].activities.append(Activity(title: "Louvre", cost: 22))
+        trips[0].activities.append(Activity(title: "Seine cruise", cost: 15))
+        trips[1].activities.append(Activity(title: "Promenade", cost: 0))
+        try context.save()
+        let pricey = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { trip in trip.activities.contains { $0.cost > 20 } }))
+        print("Trips with an activity over 20: \(pricey.map(\.name)); the Louvre's trip is \(trips[0].activities[0].trip?.name ?? "-")")
+
         context.delete(trips[1])
         try context.save()
-        print("Deleted one trip; \(try context.fetchCount(FetchDescriptor<Trip>())) remain")
+        print("Deleted one trip and, by its cascade rule, its activities; \(try context.fetchCount(FetchDescriptor<Trip>())) trips and \(try context.fetchCount(FetchDescriptor<Activity>())) activities remain")
     }
 
     let reopened = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
     let context = ModelContext(reopened)
-    let all = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+    var everything = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])
+    everything.relationshipKeyPathsForPrefetching = [\.activities]
+    let all = try context.fetch(everything)
     print("Reopened the store and found:")
     for trip in all {
-        print("  \(trip.name) → \(trip.destination), rating \(trip.rating), favorite \(trip.isFavorite), notes \(trip.notes ?? "-")")
+        let activities = trip.activities.map(\.title).joined(separator: ", ")
+        print("  \(trip.name) → \(trip.destination), rating \(trip.rating), favorite \(trip.isFavorite), notes \(trip.notes ?? "-"), activities: \(activities.isEmpty ? "-" : activities)")
     }
 }
 
