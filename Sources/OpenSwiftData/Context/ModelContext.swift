@@ -43,6 +43,7 @@ public final class ModelContext {
         self.container = container
         self.seenGeneration = container.saveLog.latestGeneration
         reference.context = self
+        reference.container = container
     }
 
     /// Whether the context has unsaved inserts, changes or deletions.
@@ -215,6 +216,14 @@ public final class ModelContext {
         model._osdState.isFault = true
         register(model, primaryKey: primaryKey, entity: entity)
         return model
+    }
+
+    /// Takes in a saved model whose own context was deallocated, so that what it loads from now on
+    /// relates to it: the model joins this context's identity map unless the row already has a model.
+    func adoptOrphan(_ model: some PersistentModel) {
+        guard let entity = entity(of: model), registeredModels(of: entity).models[model._osdState.primaryKey] == nil else { return }
+        // Its state keeps the dead context's reference, which holds this context.
+        registeredModels(of: entity).models[model._osdState.primaryKey] = model
     }
 
     /// Adds a saved model to the identity map.

@@ -8,7 +8,7 @@ public class _ModelState {
     private var contextReference: ContextReference?
     /// The context that manages the model, or `nil` (none yet, or it was deallocated).
     var context: ModelContext? {
-        get { contextReference?.context }
+        get { contextReference?.current }
         set { contextReference = newValue?.reference }
     }
     /// The row of the model in its store, or 0 before the first save.
@@ -32,8 +32,6 @@ public class _ModelState {
 
     init() {}
 
-    /// Whether `context` manages the model, without loading the weak reference.
-    final func isManaged(by context: ModelContext) -> Bool { contextReference === context.reference }
 
     /// Whether the model has unsaved changes.
     var hasChanges: Bool { isInserted || isDeleted || changedProperties != 0 }
@@ -60,6 +58,11 @@ public class _ModelState {
     /// Loads the value of the property at `index` from the store. Called by generated getters when
     /// the row was fetched without that property.
     public final func _fulfill<M: PersistentModel>(_ model: M, property index: Int) {
+        // A model that outlived its context still loads what it has not loaded yet, through a
+        // context of the same container that stands in for the deallocated one.
+        if contextReference?.context == nil, primaryKey != 0, !isDeleted, let standIn = contextReference?.standIn() {
+            standIn.adoptOrphan(model)
+        }
         guard let context, primaryKey != 0 else {
             preconditionFailure(
                 "OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) was read after the model's ModelContext was deallocated (or the model was never saved); keep the context alive while you use the models it fetched"
@@ -81,4 +84,22 @@ public class _ModelState {
 /// A weak reference to a context, shared by every model the context manages.
 final class ContextReference {
     weak var context: ModelContext?
+    /// The container of the context, for a stand-in once the context is gone.
+    weak var container: ModelContainer?
+    /// The context that loads for the models after their own context was deallocated. Held
+    /// strongly: the models it loads refer to it in turn, so it lives as long as they do.
+    private var replacement: ModelContext?
+
+    /// The context, or once it is gone, the stand-in that took its models in.
+    var current: ModelContext? { context ?? replacement }
+
+    /// The context to load through when `context` is gone: created once, then reused, so that
+    /// every model it loads has one identity.
+    func standIn() -> ModelContext? {
+        if let replacement { return replacement }
+        guard let container else { return nil }
+        let standIn = ModelContext(container)
+        replacement = standIn
+        return standIn
+    }
 }

@@ -32,6 +32,8 @@ extension Schema {
         let fields: [Field]
         /// The relationships, resolved, by property index.
         let links: [Int: RelationshipLink]
+        /// The relationships with a `minimumModelCount` above 0 or a `maximumModelCount`, by property index.
+        let relationshipCountLimits: [Int: (minimum: Int, maximum: Int)]
         /// The index of each persisted property by its key path, for predicates and sorts.
         let propertyIndexByKeyPath: [AnyKeyPath: Int]
 
@@ -45,6 +47,14 @@ extension Schema {
             self.attributes = metadata.compactMap { $0.metadata as? Attribute }
             self.relationships = metadata.compactMap { $0.metadata as? Relationship }
             self.fields = metadata.map { Field($0.metadata) }
+            var limits: [Int: (minimum: Int, maximum: Int)] = [:]
+            for (index, property) in metadata.enumerated() {
+                guard let relationship = property.metadata as? Relationship else { continue }
+                let minimum = max(relationship.minimumModelCount ?? 0, 0)
+                let maximum = max(relationship.maximumModelCount ?? 0, 0)
+                if minimum > 0 || maximum > 0 { limits[index] = (minimum, maximum) }
+            }
+            self.relationshipCountLimits = limits
             var indexByKeyPath: [AnyKeyPath: Int] = [:]
             var nameByKeyPath: [AnyKeyPath: String] = [:]
             for (index, property) in metadata.enumerated() {

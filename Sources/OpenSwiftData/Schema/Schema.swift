@@ -14,6 +14,8 @@ public final class Schema: Hashable, @unchecked Sendable {
     public private(set) var entitiesByName: [String: Entity]
     /// The entities keyed by model class, for look-ups without hashing a name.
     private(set) var entitiesByType: [ObjectIdentifier: Entity]
+    /// Whether any relationship limits the number of its models, so that saves check them.
+    let hasRelationshipCountLimits: Bool
 
     /// Creates a schema that maps the given model classes.
     ///
@@ -38,6 +40,7 @@ public final class Schema: Hashable, @unchecked Sendable {
             }
         }
         self.entities = ordered.map { Entity(modelType: $0) }
+        self.hasRelationshipCountLimits = entities.contains { !$0.relationshipCountLimits.isEmpty }
         self.version = version
         self.entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.entitiesByType = Dictionary(entities.map { (ObjectIdentifier($0.modelType), $0) }, uniquingKeysWith: { first, _ in first })

@@ -188,3 +188,23 @@ struct DeleteRuleTests {
         return try connection.integer("SELECT count(*) FROM \"\(table)\"") ?? -1
     }
 }
+
+/// `minimumModelCount` and `maximumModelCount` are checked when a save writes the relationship.
+struct RelationshipCountTests {
+    @Test func aSaveBeyondTheMaximumThrowsAndTheContextStaysUsable() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.graphContainer())
+        let memo = Memo(text: "full")
+        context.insert(memo)
+        memo.attachments = (1...4).map { Attachment(fileName: "\($0)") }
+        #expect {
+            try context.save()
+        } throws: { error in
+            "\(error)".contains("Memo.attachments") && "\(error)".contains("4 models")
+        }
+        memo.attachments.removeLast()
+        try context.save()
+        let reopened = ModelContext(try store.graphContainer())
+        #expect(try reopened.fetch(FetchDescriptor<Memo>()).first?.attachments.count == 3)
+    }
+}

@@ -95,8 +95,8 @@ final class Folder {
 @Model
 final class Memo {
     var text: String
-    /// One-way: `Attachment` has no relationship back.
-    @Relationship(deleteRule: .cascade)
+    /// One-way: `Attachment` has no relationship back; at most three.
+    @Relationship(deleteRule: .cascade, maximumModelCount: 3)
     var attachments: [Attachment] = []
     var pinned: Attachment?
 

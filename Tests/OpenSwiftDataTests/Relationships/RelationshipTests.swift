@@ -275,3 +275,70 @@ struct SchemaDiscoveryTests {
         #expect(try reopened.fetch(FetchDescriptor<Outing>()).first?.journey?.name == "only the root listed")
     }
 }
+
+/// Rollback, merges from another context, and upserts, with relationships.
+struct RelationshipLifecycleTests {
+    let store = TemporaryStore()
+
+    @Test func rollbackRestoresBothSides() throws {
+        let context = ModelContext(try store.graphContainer())
+        let first = Journey(name: "first")
+        let second = Journey(name: "second")
+        context.insert(first)
+        context.insert(second)
+        let outing = Outing(title: "moved", journey: first)
+        context.insert(outing)
+        try context.save()
+
+        outing.journey = second
+        #expect(second.outings.count == 1 && first.outings.isEmpty)
+        context.rollback()
+        #expect(outing.journey === first)
+        #expect(first.outings.map(\.title) == ["moved"])
+        #expect(second.outings.isEmpty)
+        #expect(!context.hasChanges)
+    }
+
+    @Test func anotherContextsRelinkIsMerged() throws {
+        let container = try store.graphContainer()
+        let context = ModelContext(container)
+        let first = Journey(name: "first")
+        let second = Journey(name: "second")
+        context.insert(first)
+        context.insert(second)
+        _ = Outing(title: "o", journey: first)
+        try context.save()
+        #expect(first.outings.count == 1)
+
+        let other = ModelContext(container)
+        let outing = try #require(try other.fetch(FetchDescriptor<Outing>()).first)
+        let target = try #require(try other.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0.name == "second" })).first)
+        outing.journey = target
+        try other.save()
+
+        context.processPendingChanges()
+        #expect(first.outings.isEmpty)
+        #expect(second.outings.map(\.title) == ["o"])
+        #expect(second.outings.first?.journey === second)
+    }
+}
+
+/// A model read from a context that no longer exists still loads what it had not loaded.
+struct OutlivedContextTests {
+    @Test func relationshipsLoadAfterTheirContextIsGone() throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try store.graphContainer())
+            let journey = Journey(name: "kept")
+            context.insert(journey)
+            journey.outings = [Outing(title: "a"), Outing(title: "b")]
+            try context.save()
+        }
+        let container = try store.graphContainer()
+        let journeys = try ModelContext(container).fetch(FetchDescriptor<Journey>())
+        #expect(journeys.first?.modelContext == nil, "the fetching context is gone")
+        #expect(journeys.first?.outings.map(\.title) == ["a", "b"])
+        #expect(journeys.first?.outings.first?.journey === journeys.first)
+        #expect(journeys.first?.modelContext != nil, "a stand-in context of the same container took the model in")
+    }
+}

@@ -173,8 +173,10 @@ extension ModelContext {
             reason: "it holds a \(link.destinationName) that belongs to another ModelContext; relate models of one context (use model(for: persistentModelID) to get this context's instance)")
     }
 
-    /// Throws, before a save, if a relationship still holds a model of another context.
+    /// Throws, before a save, if a relationship holds fewer or more models than its
+    /// `minimumModelCount` or `maximumModelCount` allow, or still holds a model of another context.
     func validateRelationships() throws {
+        if container.schema.hasRelationshipCountLimits { try validateRelationshipCounts() }
         guard crossContextRelationship != nil else { return }
         for model in inserted + changed where !model._osdState.isDeleted {
             let state = model._osdState
@@ -193,5 +195,22 @@ extension ModelContext {
         }
         // The offending model was removed since.
         crossContextRelationship = nil
+    }
+
+    private func validateRelationshipCounts() throws {
+        for model in inserted + changed where !model._osdState.isDeleted {
+            let state = model._osdState
+            guard let entity = entity(of: model) else { continue }
+            for (property, limit) in entity.relationshipCountLimits where state.isInserted || state.changedProperties & (1 << UInt64(property)) != 0 {
+                var count = 0
+                model._osdVisitRelated(property: property, loading: false) { _ in count += 1 }
+                if count < limit.minimum || (limit.maximum > 0 && count > limit.maximum) {
+                    let bounds = limit.maximum > 0 ? "\(limit.minimum) to \(limit.maximum)" : "at least \(limit.minimum)"
+                    throw SwiftDataError.modelValidationFailure(
+                        model: entity.name, property: entity.fields[property].name,
+                        reason: "it holds \(count) models; its minimumModelCount and maximumModelCount allow \(bounds)")
+                }
+            }
+        }
     }
 }
