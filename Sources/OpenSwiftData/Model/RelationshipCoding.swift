@@ -1,5 +1,3 @@
-import CSQLite
-
 /// The type-directed half of relationships: generated code calls these functions for every
 /// persisted property, and overload resolution picks the relationship versions for properties
 /// whose type is a model (`R`, `R?`) or an array of models (`[R]`, `[R]?`); for any other type the
@@ -34,7 +32,7 @@ extension SQLiteStatement {
     public func _write<R: PersistentModel>(_ value: R?, _ column: Int32) throws {
         // The keyless side of a one-to-one may have no parameter in the statement (the other
         // side's row holds the key); the save ignores its deferred link.
-        guard column < sqlite3_bind_parameter_count(handle) else { return }
+        guard hasParameter(column) else { return }
         guard let value else { return try _bindNull(column) }
         let state = value._osdState
         if state.isDeleted || (state.context == nil && state.primaryKey != 0) {

@@ -43,6 +43,9 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
         textBuffers.deallocate()
     }
 
+    /// Whether the statement has a parameter at the (0-based) index.
+    func hasParameter(_ column: Int32) -> Bool { column < sqlite3_bind_parameter_count(handle) }
+
     /// Resets the statement and clears its bindings.
     func reset() {
         sqlite3_reset(handle)
