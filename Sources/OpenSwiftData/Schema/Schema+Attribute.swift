@@ -60,8 +60,11 @@ extension Schema {
             self.isOptional = isOptional
         }
 
+        /// Always `true`.
         public var isAttribute: Bool { true }
+        /// Always `false`: an attribute is not a relationship.
         public var isRelationship: Bool { false }
+        /// Always `false`: transient properties are not part of the schema.
         public var isTransient: Bool { false }
         /// Whether the attribute has the ``Option/unique`` option.
         public var isUnique: Bool { options.contains(.unique) }

@@ -53,9 +53,13 @@ extension Schema {
         public let maximumModelCount: Int?
         /// A string that changes the schema's hash for this relationship.
         public let hashModifier: String?
+        /// Always `false`: a relationship is not an attribute.
         public var isAttribute: Bool { false }
+        /// Always `true`.
         public var isRelationship: Bool { true }
+        /// Always `false`: relationships are persisted.
         public var isTransient: Bool { false }
+        /// Whether the relationship has the ``Option/unique`` option.
         public var isUnique: Bool { options.contains(.unique) }
 
         /// Where the store keeps the relationship.
