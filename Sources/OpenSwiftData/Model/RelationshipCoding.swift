@@ -60,12 +60,16 @@ extension SQLiteStatement {
 
 // MARK: Setters
 
+// The relationship versions are inlinable so that they are specialized in the model's module: a
+// generic function called across the module boundary pays a metadata look-up per call.
+
 /// Called by every generated setter before it stores a new value; returns the value to store.
 /// For an attribute, the new value as it is.
 @inlinable @inline(__always)
 public func _osdWillSet<M: PersistentModel, T>(_ model: M, _ property: Int, _ old: @autoclosure () -> T?, _ new: T) -> T { new }
 
 /// Keeps the inverse of an optional to-one relationship consistent.
+@inlinable
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> R??, _ new: R?) -> R? {
     _ = RelationshipMaintenance.willSet(
         model, property: property, old: { old().map { $0.map { [$0] } ?? [] } }, new: new.map { [$0] } ?? [],
@@ -74,6 +78,7 @@ public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ pr
 }
 
 /// Keeps the inverse of a non-optional to-one relationship consistent.
+@inlinable
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> R?, _ new: R) -> R {
     _ = RelationshipMaintenance.willSet(
         model, property: property, old: { old().map { [$0] } }, new: [new], model: { unsafeDowncast($0, to: R.self) })
@@ -82,15 +87,21 @@ public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ pr
 
 /// Keeps the inverse of a to-many relationship consistent. A model appears once in a to-many
 /// relationship, as in SwiftData: a repeated one is dropped.
+@inlinable
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> [R]?, _ new: [R]) -> [R] {
     // Arrays of class references share one representation: no element is copied or cast.
     let stored = RelationshipMaintenance.willSet(
-        model, property: property, old: { old().map { unsafeBitCast($0, to: [AnyObject].self) } },
+        model, property: property,
+        old: {
+            guard let value = old() else { return nil }
+            return unsafeBitCast(value, to: [AnyObject].self)
+        },
         new: unsafeBitCast(new, to: [AnyObject].self), model: { unsafeDowncast($0, to: R.self) })
     return unsafeBitCast(stored, to: [R].self)
 }
 
 /// Keeps the inverse of an optional to-many relationship consistent; a repeated model is dropped.
+@inlinable
 public func _osdWillSet<M: PersistentModel, R: PersistentModel>(_ model: M, _ property: Int, _ old: @autoclosure () -> [R]??, _ new: [R]?) -> [R]? {
     let stored = RelationshipMaintenance.willSet(
         model, property: property, old: { old().map { unsafeBitCast($0 ?? [], to: [AnyObject].self) } },

@@ -115,8 +115,9 @@ enum ModelGraph {
 }
 
 /// One relationship of a model class, resolved: its inverse and where the store keeps it.
-struct RelationshipLink: @unchecked Sendable {
-    // @unchecked Sendable: a metatype and plain values, immutable.
+final class RelationshipLink: @unchecked Sendable {
+    // @unchecked Sendable: a metatype and plain values, immutable. A class, so that passing one
+    // around (once per relationship set) costs one retain, not one per string inside.
 
     /// Where the store keeps a relationship.
     enum Storage: Hashable, Sendable {
@@ -138,4 +139,19 @@ struct RelationshipLink: @unchecked Sendable {
     let inverseIsToMany: Bool
     let deleteRule: Schema.Relationship.DeleteRule
     let storage: Storage
+
+    init(
+        property: Int, name: String, isToMany: Bool, destination: any PersistentModel.Type, destinationName: String,
+        inverse: Int?, inverseIsToMany: Bool, deleteRule: Schema.Relationship.DeleteRule, storage: Storage
+    ) {
+        self.property = property
+        self.name = name
+        self.isToMany = isToMany
+        self.destination = destination
+        self.destinationName = destinationName
+        self.inverse = inverse
+        self.inverseIsToMany = inverseIsToMany
+        self.deleteRule = deleteRule
+        self.storage = storage
+    }
 }

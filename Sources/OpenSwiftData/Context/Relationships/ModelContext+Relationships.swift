@@ -141,9 +141,9 @@ extension ModelContext {
     /// assignments bypass the setters that keep inverses).
     func insertReachable(from model: any PersistentModel) {
         guard let first = entity(of: model), !first.links.isEmpty else { return }
-        var pending = [model]
-        while let next = pending.popLast() {
-            guard let entity = entity(of: next), !entity.links.isEmpty else { continue }
+        var pending: [(model: any PersistentModel, entity: Schema.Entity?)] = [(model, first)]
+        while let (next, known) = pending.popLast() {
+            guard let entity = known ?? entity(of: next), !entity.links.isEmpty else { continue }
             for (property, link) in entity.links {
                 var related: [any PersistentModel] = []
                 next._osdVisitRelated(property: property, loading: false) { related.append($0) }
@@ -151,7 +151,7 @@ extension ModelContext {
                     let state = target._osdState
                     if state.context == nil, !state.isDeleted, state.primaryKey == 0 {
                         insertOne(target)
-                        pending.append(target)
+                        pending.append((target, nil))
                     } else if let owner = state.context, owner !== self {
                         noteCrossContextRelationship(entity: entity, link: link)
                         continue

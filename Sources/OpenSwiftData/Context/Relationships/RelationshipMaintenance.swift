@@ -3,11 +3,13 @@
 ///
 /// The work runs on `[AnyObject]` (every related model is a class instance), so that it is
 /// compiled once, without generic metadata look-ups per element.
+@usableFromInline
 enum RelationshipMaintenance {
     /// Called by a relationship's setter before it stores `new`; returns what to store: `new`
     /// without repeated models (a model appears once in a relationship, as in SwiftData). `old`
     /// reads the current value, or `nil` while the relationship is not loaded.
     /// `model(_:)` views an element as a model without a dynamic cast.
+    @usableFromInline
     static func willSet(
         _ model: any PersistentModel, property: Int, old: () -> [AnyObject]?, new: [AnyObject],
         model asModel: (AnyObject) -> any PersistentModel
@@ -50,9 +52,9 @@ enum RelationshipMaintenance {
     /// model of another context for the next save to refuse.
     private static func adopt(_ model: any PersistentModel, added: [AnyObject], link: RelationshipLink, asModel: (AnyObject) -> any PersistentModel) {
         guard !added.isEmpty else { return }
-        let targets = added.map(asModel)
         if let context = model._osdState.context {
-            for target in targets {
+            for object in added {
+                let target = asModel(object)
                 let state = target._osdState
                 if state.context == nil {
                     if !state.isDeleted { context.insert(target) }
@@ -60,8 +62,13 @@ enum RelationshipMaintenance {
                     context.noteCrossContextRelationship(entity: entity, link: link)
                 }
             }
-        } else if let context = targets.lazy.compactMap({ $0._osdState.context }).first {
-            context.insert(model)
+        } else {
+            for object in added {
+                if let context = asModel(object)._osdState.context {
+                    context.insert(model)
+                    return
+                }
+            }
         }
     }
 
@@ -86,6 +93,7 @@ enum RelationshipMaintenance {
     }
 
     /// The models without repeats, in their order.
+    @usableFromInline
     static func unique(_ models: [AnyObject]) -> [AnyObject] {
         guard models.count > 1 else { return models }
         if models.count <= 16 {
