@@ -27,8 +27,21 @@ enum GraphWorkload {
         CREATE INDEX activity_voyage ON activity(voyage);
         """
 
-    /// The checksum every contender computes: activities visited plus their whole-number costs.
-    static func checksum(activities: Int, cost: Double) -> Int { activities + Int(cost) }
+    /// Visits every activity of every trip, as an app showing them would, and returns the checksum
+    /// every contender computes: activities visited plus their whole-number costs.
+    static func visit<Voyage, Activity, Activities: Sequence<Activity>>(
+        _ voyages: [Voyage], activities: KeyPath<Voyage, Activities>, cost: KeyPath<Activity, Double>
+    ) -> Int {
+        var visited = 0
+        var total = 0.0
+        for voyage in voyages {
+            for activity in voyage[keyPath: activities] {
+                visited += 1
+                total += activity[keyPath: cost]
+            }
+        }
+        return visited + Int(total)
+    }
 }
 
 // MARK: SQLite C
@@ -50,15 +63,7 @@ extension RawSQLite {
         let reader = try RawSQLite(path: path, rows: 0)
         let fetch = try time {
             let voyages = try reader.fetchGraph()
-            var visited = 0
-            var cost = 0.0
-            for voyage in voyages {
-                for activity in voyage.activities {
-                    visited += 1
-                    cost += activity.cost
-                }
-            }
-            return GraphWorkload.checksum(activities: visited, cost: cost)
+            return GraphWorkload.visit(voyages, activities: \.activities, cost: \.cost)
         }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
@@ -187,15 +192,7 @@ extension GRDBContender {
             let voyages = try queue.read { db in
                 try VoyageRecord.including(all: VoyageRecord.activities.forKey("activities")).asRequest(of: VoyageWithActivities.self).fetchAll(db)
             }
-            var visited = 0
-            var cost = 0.0
-            for voyage in voyages {
-                for activity in voyage.activities {
-                    visited += 1
-                    cost += activity.cost
-                }
-            }
-            return GraphWorkload.checksum(activities: visited, cost: cost)
+            return GraphWorkload.visit(voyages, activities: \.activities, cost: \.cost)
         }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
@@ -265,15 +262,7 @@ extension OpenSwiftDataContender {
             var descriptor = FetchDescriptor<Voyage>()
             descriptor.relationshipKeyPathsForPrefetching = [\.activities]
             let voyages = try context.fetch(descriptor)
-            var visited = 0
-            var cost = 0.0
-            for voyage in voyages {
-                for activity in voyage.activities {
-                    visited += 1
-                    cost += activity.cost
-                }
-            }
-            return GraphWorkload.checksum(activities: visited, cost: cost)
+            return GraphWorkload.visit(voyages, activities: \.activities, cost: \.cost)
         }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
