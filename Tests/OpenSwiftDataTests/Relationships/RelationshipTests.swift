@@ -342,3 +342,31 @@ struct OutlivedContextTests {
         #expect(journeys.first?.modelContext != nil, "a stand-in context of the same container took the model in")
     }
 }
+
+/// Prefetching loads the related models with the fetch; without it they load on first access.
+struct PrefetchTimingTests {
+    @Test func prefetchedModelsAreLoadedByTheFetchItself() throws {
+        let store = TemporaryStore()
+        let container = try store.graphContainer()
+        do {
+            let context = ModelContext(container)
+            for number in 0..<10 {
+                let journey = Journey(name: "j\(number)")
+                context.insert(journey)
+                journey.outings = [Outing(title: "\(number)-a"), Outing(title: "\(number)-b")]
+            }
+            try context.save()
+        }
+        let prefetching = ModelContext(container)
+        var descriptor = FetchDescriptor<Journey>()
+        descriptor.relationshipKeyPathsForPrefetching = [\.outings]
+        let prefetched = try prefetching.fetch(descriptor)
+        let lazy = ModelContext(container)
+        let unprefetched = try lazy.fetch(FetchDescriptor<Journey>())
+
+        // Remove every outing behind the library's back: only what was already loaded survives.
+        try container.store.withConnection { try $0.execute("DELETE FROM \"Outing\"") }
+        #expect(prefetched.allSatisfy { $0.outings.count == 2 }, "loaded by the fetch")
+        #expect(unprefetched.allSatisfy { $0.outings.isEmpty }, "loaded on first access, after the rows were gone")
+    }
+}
