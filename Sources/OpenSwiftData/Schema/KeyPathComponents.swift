@@ -7,10 +7,9 @@
 /// another form, the answer is `nil` and the caller sorts in Swift instead: never a wrong result,
 /// only a slower one.
 enum KeyPathComponents {
-    /// One property a key path reads: its accessor's identity and whether it is read through `?.`.
+    /// One property a key path reads, by the identity of its accessor.
     struct Component: Hashable {
         let accessor: String
-        let isOptionalChained: Bool
     }
 
     /// The properties `keyPath` reads, in order, or `nil` if they cannot be told apart.
@@ -26,8 +25,7 @@ enum KeyPathComponents {
             guard let end = rest[start.upperBound...].firstIndex(of: " ") else { return nil }
             let accessor = String(rest[start.upperBound..<end])
             guard accessor.hasPrefix("0x") else { return nil }
-            let before = rest[..<start.lowerBound]
-            components.append(Component(accessor: accessor, isOptionalChained: before.hasSuffix("?.")))
+            components.append(Component(accessor: accessor))
             guard let close = rest[end...].firstIndex(of: ">") else { return nil }
             rest = rest[rest.index(after: close)...]
         }

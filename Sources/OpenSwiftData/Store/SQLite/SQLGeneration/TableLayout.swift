@@ -162,9 +162,6 @@ final class TableLayout: Sendable {
         return "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(TableLayout.primaryKey) = ?"
     }
 
-    /// The mask of the properties with a column.
-    var columnMask: UInt64 { columnProperties.reduce(0) { $0 | (1 << UInt64($1)) } }
-
     var deleteSQL: String { "DELETE FROM \(table) WHERE \(TableLayout.primaryKey) = ?" }
 }
 
