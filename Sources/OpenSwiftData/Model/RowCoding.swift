@@ -98,7 +98,7 @@ extension _RowReader {
     }
 
     /// Rejects types that cannot be stored, with a clear compile-time message.
-    @available(*, unavailable, message: "OpenSwiftData stores Codable values and standard scalars; make the type Codable or mark the property @Transient (relationships arrive with @Relationship support)")
+    @available(*, unavailable, message: "OpenSwiftData stores Codable values and standard scalars; make the type Codable, make it a @Model class to relate to it, or mark the property @Transient")
     public func _read<T>(_ type: T.Type, _ column: Int32) throws -> T { fatalError() }
 }
 
