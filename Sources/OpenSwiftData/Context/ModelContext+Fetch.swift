@@ -84,7 +84,7 @@ extension ModelContext {
         block: (T) throws -> Void
     ) throws {
         var descriptor = fetch
-        if descriptor.includePendingChanges && FetchQuery.hasPendingChanges(self, entityName: Schema.entityName(for: T.self)) {
+        if descriptor.includePendingChanges, let entity = entity(for: T.self), FetchQuery.hasPendingChanges(self, entity: entity) {
             for model in try self.fetch(descriptor) { try block(model) }
             return
         }
@@ -205,7 +205,7 @@ struct FetchQuery {
         self.entity = entity
         layout = try context.container.store.layout(for: entity.name)
         plan = PredicateTranslator.plan(for: descriptor, entity: entity, schema: context.container.schema)
-        includesPendingChanges = descriptor.includePendingChanges && FetchQuery.hasPendingChanges(context, entityName: entity.name)
+        includesPendingChanges = descriptor.includePendingChanges && FetchQuery.hasPendingChanges(context, entity: entity)
         isResolvedInStore = plan.isExact && plan.sortIsExact && !includesPendingChanges && entity.descendants.isEmpty
         var fetch = StoreFetch(layout: layout, filter: plan.filter, sort: plan.sortIsExact ? plan.sort : [])
         if isResolvedInStore {
@@ -221,9 +221,10 @@ struct FetchQuery {
         }
     }
 
-    static func hasPendingChanges(_ context: ModelContext, entityName: String) -> Bool {
+    static func hasPendingChanges(_ context: ModelContext, entity: Schema.Entity) -> Bool {
         if !context.pendingBatchDeletes.isEmpty { return true }
-        let subentities = context.container.schema.entitiesByName[entityName]?.descendants ?? []
+        let entityName = entity.name
+        let subentities = entity.descendants
         func matches(_ model: any PersistentModel) -> Bool {
             let name = model._osdState.entityName
             return name == entityName || (!subentities.isEmpty && subentities.contains { $0.name == name })
