@@ -5,8 +5,9 @@ import OpenSwiftData
 
 // W7: an object graph. Insert `trips` trips with 10 activities each in one transaction, then,
 // from a fresh start, fetch every trip with its activities prefetched (one query per
-// relationship) and visit every activity. Each contender uses its own store file with a
-// `voyage` table and an `activity` table whose `voyage` column references it, indexed.
+// relationship) and visit every activity. Each contender uses its own store file; the C and GRDB
+// contenders add to the trip table of the other workloads an `activity` table whose `trip` column
+// references it, indexed.
 
 /// W7's shape.
 enum GraphWorkload {
@@ -18,24 +19,22 @@ enum GraphWorkload {
     static func activityName(_ trip: Int, _ index: Int) -> String { "Activity \(trip)-\(index)" }
     static func activityCost(_ trip: Int, _ index: Int) -> Double { Double((trip * 10 + index) % 500) / 2 }
 
-    /// The schema of the raw and GRDB contenders.
+    /// The activity table of the raw and GRDB contenders, next to their shared trip table.
     static let schema = """
-        CREATE TABLE voyage (id INTEGER PRIMARY KEY, name TEXT NOT NULL, destination TEXT NOT NULL, startDate REAL NOT NULL,
-            endDate REAL NOT NULL, rating INTEGER NOT NULL, isFavorite INTEGER NOT NULL, budget REAL NOT NULL, notes TEXT);
         CREATE TABLE activity (id INTEGER PRIMARY KEY, name TEXT NOT NULL, cost REAL NOT NULL,
-            voyage INTEGER REFERENCES voyage(id) ON DELETE CASCADE);
-        CREATE INDEX activity_voyage ON activity(voyage);
+            trip INTEGER REFERENCES trip(id) ON DELETE CASCADE);
+        CREATE INDEX activity_trip ON activity(trip);
         """
 
     /// Visits every activity of every trip, as an app showing them would, and returns the checksum
     /// every contender computes: activities visited plus their whole-number costs.
-    static func visit<Voyage, Activity, Activities: Sequence<Activity>>(
-        _ voyages: [Voyage], activities: KeyPath<Voyage, Activities>, cost: KeyPath<Activity, Double>
+    static func visit<Trip, Child, Children: Sequence<Child>>(
+        _ trips: [Trip], activities: KeyPath<Trip, Children>, cost: KeyPath<Child, Double>
     ) -> Int {
         var visited = 0
         var total = 0.0
-        for voyage in voyages {
-            for activity in voyage[keyPath: activities] {
+        for trip in trips {
+            for activity in trip[keyPath: activities] {
                 visited += 1
                 total += activity[keyPath: cost]
             }
@@ -48,7 +47,7 @@ enum GraphWorkload {
 
 extension RawSQLite {
     /// A trip and its activities as an app holds them.
-    struct VoyageData {
+    struct TripWithActivitiesData {
         var id: Int64
         var trip: TripData
         var activities: [(name: String, cost: Double)] = []
@@ -62,31 +61,24 @@ extension RawSQLite {
         let insert = try time { try writer.insertGraph(trips) }
         let reader = try RawSQLite(path: path, rows: 0)
         let fetch = try time {
-            let voyages = try reader.fetchGraph()
-            return GraphWorkload.visit(voyages, activities: \.activities, cost: \.cost)
+            let loaded = try reader.fetchGraph()
+            return GraphWorkload.visit(loaded, activities: \.activities, cost: \.cost)
         }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
 
     private func insertGraph(_ trips: [TripData]) throws -> Int {
-        let voyage = try prepare("INSERT INTO voyage (name, destination, startDate, endDate, rating, isFavorite, budget, notes) VALUES (?,?,?,?,?,?,?,?)")
-        let activity = try prepare("INSERT INTO activity (name, cost, voyage) VALUES (?,?,?)")
+        let tripInsert = try prepare(Self.insertSQL)
+        let activity = try prepare("INSERT INTO activity (name, cost, trip) VALUES (?,?,?)")
         defer {
-            sqlite3_finalize(voyage)
+            sqlite3_finalize(tripInsert)
             sqlite3_finalize(activity)
         }
         try exec("BEGIN IMMEDIATE")
         for (number, trip) in trips.enumerated() {
-            sqlite3_reset(voyage)
-            bindText(voyage, 1, trip.name)
-            bindText(voyage, 2, trip.destination)
-            sqlite3_bind_double(voyage, 3, trip.startDate)
-            sqlite3_bind_double(voyage, 4, trip.endDate)
-            sqlite3_bind_int64(voyage, 5, Int64(trip.rating))
-            sqlite3_bind_int64(voyage, 6, trip.isFavorite ? 1 : 0)
-            sqlite3_bind_double(voyage, 7, trip.budget)
-            if let notes = trip.notes { bindText(voyage, 8, notes) } else { sqlite3_bind_null(voyage, 8) }
-            guard sqlite3_step(voyage) == SQLITE_DONE else { throw BenchError(String(cString: sqlite3_errmsg(db))) }
+            sqlite3_reset(tripInsert)
+            bind(trip, to: tripInsert)
+            guard sqlite3_step(tripInsert) == SQLITE_DONE else { throw BenchError(String(cString: sqlite3_errmsg(db))) }
             let id = sqlite3_last_insert_rowid(db)
             for index in 0..<GraphWorkload.activitiesPerTrip {
                 sqlite3_reset(activity)
@@ -101,19 +93,19 @@ extension RawSQLite {
     }
 
     /// Every trip, then every activity in one query, grouped under its trip.
-    private func fetchGraph() throws -> [VoyageData] {
-        let voyages = try prepare("SELECT \(Self.columns) FROM voyage")
-        let activities = try prepare("SELECT name, cost, voyage FROM activity WHERE voyage IN (SELECT id FROM voyage) ORDER BY voyage, id")
+    private func fetchGraph() throws -> [TripWithActivitiesData] {
+        let tripSelect = try prepare("SELECT \(Self.columns) FROM trip")
+        let activities = try prepare("SELECT name, cost, trip FROM activity WHERE trip IN (SELECT id FROM trip) ORDER BY trip, id")
         defer {
-            sqlite3_finalize(voyages)
+            sqlite3_finalize(tripSelect)
             sqlite3_finalize(activities)
         }
         var ids: [Int64] = []
-        while sqlite3_step(voyages) == SQLITE_ROW { ids.append(sqlite3_column_int64(voyages, 0)) }
-        sqlite3_reset(voyages)
-        var result = zip(ids, fetch(voyages)).map { VoyageData(id: $0, trip: $1) }
+        while sqlite3_step(tripSelect) == SQLITE_ROW { ids.append(sqlite3_column_int64(tripSelect, 0)) }
+        sqlite3_reset(tripSelect)
+        var result = zip(ids, fetch(tripSelect)).map { TripWithActivitiesData(id: $0, trip: $1) }
         var position: [Int64: Int] = [:]
-        for (index, voyage) in result.enumerated() { position[voyage.id] = index }
+        for (index, trip) in result.enumerated() { position[trip.id] = index }
         while sqlite3_step(activities) == SQLITE_ROW {
             guard let index = position[sqlite3_column_int64(activities, 2)] else { continue }
             result[index].activities.append((text(activities, 0), sqlite3_column_double(activities, 1)))
@@ -124,31 +116,9 @@ extension RawSQLite {
 
 // MARK: GRDB
 
-struct VoyageRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "voyage"
-    static let activities = hasMany(ActivityRecord.self, using: ForeignKey(["voyage"]))
-    var id: Int64?
-    var name: String
-    var destination: String
-    var startDate: Double
-    var endDate: Double
-    var rating: Int
-    var isFavorite: Bool
-    var budget: Double
-    var notes: String?
-
-    init(_ trip: TripData) {
-        name = trip.name
-        destination = trip.destination
-        startDate = trip.startDate
-        endDate = trip.endDate
-        rating = trip.rating
-        isFavorite = trip.isFavorite
-        budget = trip.budget
-        notes = trip.notes
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+extension TripRecord {
+    /// A trip's activities, for W7.
+    static let activities = hasMany(ActivityRecord.self, using: ForeignKey(["trip"]))
 }
 
 struct ActivityRecord: Codable, FetchableRecord, MutablePersistableRecord {
@@ -156,14 +126,14 @@ struct ActivityRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var id: Int64?
     var name: String
     var cost: Double
-    var voyage: Int64
+    var trip: Int64
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
 /// A trip with its activities, as GRDB's `including(all:)` decodes it.
-struct VoyageWithActivities: Decodable, FetchableRecord {
-    var voyage: VoyageRecord
+struct TripWithActivities: Decodable, FetchableRecord {
+    var trip: TripRecord
     var activities: [ActivityRecord]
 }
 
@@ -172,16 +142,16 @@ extension GRDBContender {
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: sharedPragmas) }
         let queue = try DatabaseQueue(path: path + "-w7", configuration: configuration)
-        try queue.write { db in try db.execute(sql: GraphWorkload.schema) }
+        try queue.write { db in try db.execute(sql: sharedSchema + GraphWorkload.schema) }
         let trips = TripData.generate(count: GraphWorkload.trips(scale: scale))
         let insert = try time {
             try queue.write { db in
                 for (number, trip) in trips.enumerated() {
-                    var voyage = VoyageRecord(trip)
-                    try voyage.insert(db)
+                    var record = TripRecord(trip)
+                    try record.insert(db)
                     for index in 0..<GraphWorkload.activitiesPerTrip {
                         var activity = ActivityRecord(
-                            name: GraphWorkload.activityName(number, index), cost: GraphWorkload.activityCost(number, index), voyage: voyage.id!)
+                            name: GraphWorkload.activityName(number, index), cost: GraphWorkload.activityCost(number, index), trip: record.id!)
                         try activity.insert(db)
                     }
                 }
@@ -189,10 +159,10 @@ extension GRDBContender {
             }
         }
         let fetch = try time {
-            let voyages = try queue.read { db in
-                try VoyageRecord.including(all: VoyageRecord.activities.forKey("activities")).asRequest(of: VoyageWithActivities.self).fetchAll(db)
+            let loaded = try queue.read { db in
+                try TripRecord.including(all: TripRecord.activities.forKey("activities")).asRequest(of: TripWithActivities.self).fetchAll(db)
             }
-            return GraphWorkload.visit(voyages, activities: \.activities, cost: \.cost)
+            return GraphWorkload.visit(loaded, activities: \.activities, cost: \.cost)
         }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
@@ -200,6 +170,8 @@ extension GRDBContender {
 
 // MARK: OpenSwiftData
 
+/// W7's trip: the fields of `Trip` plus its activities. A class of its own, so that the trip of
+/// W1–W6 has no relationship (W6 deletes in SQL alone, as the other contenders do).
 @Model
 final class Voyage {
     var name: String

@@ -48,24 +48,32 @@ final class RawSQLite: Contender {
 
     func insert(_ trips: [TripData]) throws -> Int {
         if insertStatement == nil {
-            insertStatement = try prepare("INSERT INTO trip (name, destination, startDate, endDate, rating, isFavorite, budget, notes) VALUES (?,?,?,?,?,?,?,?)")
+            insertStatement = try prepare(Self.insertSQL)
         }
         let statement = insertStatement!
         try exec("BEGIN IMMEDIATE")
         for trip in trips {
             sqlite3_reset(statement)
-            bindText(statement, 1, trip.name)
-            bindText(statement, 2, trip.destination)
-            sqlite3_bind_double(statement, 3, trip.startDate)
-            sqlite3_bind_double(statement, 4, trip.endDate)
-            sqlite3_bind_int64(statement, 5, Int64(trip.rating))
-            sqlite3_bind_int64(statement, 6, trip.isFavorite ? 1 : 0)
-            sqlite3_bind_double(statement, 7, trip.budget)
-            if let notes = trip.notes { bindText(statement, 8, notes) } else { sqlite3_bind_null(statement, 8) }
+            bind(trip, to: statement)
             guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError(String(cString: sqlite3_errmsg(db))) }
         }
         try exec("COMMIT")
         return trips.count
+    }
+
+    /// The `INSERT` of a trip row.
+    static let insertSQL = "INSERT INTO trip (name, destination, startDate, endDate, rating, isFavorite, budget, notes) VALUES (?,?,?,?,?,?,?,?)"
+
+    /// Binds a trip's values to parameters 1–8 of an `INSERT` of `insertSQL`'s shape.
+    func bind(_ trip: TripData, to statement: OpaquePointer) {
+        bindText(statement, 1, trip.name)
+        bindText(statement, 2, trip.destination)
+        sqlite3_bind_double(statement, 3, trip.startDate)
+        sqlite3_bind_double(statement, 4, trip.endDate)
+        sqlite3_bind_int64(statement, 5, Int64(trip.rating))
+        sqlite3_bind_int64(statement, 6, trip.isFavorite ? 1 : 0)
+        sqlite3_bind_double(statement, 7, trip.budget)
+        if let notes = trip.notes { bindText(statement, 8, notes) } else { sqlite3_bind_null(statement, 8) }
     }
 
     /// Reads rows into `TripData` values, as an app would hold them.

@@ -16,7 +16,8 @@ extension ModelContext {
         for subentity in query.entity.descendants {
             let layout = try container.store.layout(for: subentity.name)
             let plan = PredicateTranslator.plan(for: descriptor, entity: subentity, schema: container.schema)
-            let models: [T] = try fetchModels(entity: subentity, layout: layout, fetch: StoreFetch(layout: layout, filter: plan.filter), attributes: nil)
+            // Inherited properties keep their indices in a subclass, so `propertiesToFetch` applies.
+            let models: [T] = try fetchModels(entity: subentity, layout: layout, fetch: StoreFetch(layout: layout, filter: plan.filter), attributes: query.attributes)
             if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
                 try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: models, entity: subentity, layout: layout)
             }

@@ -10,13 +10,10 @@ enum ModelGraph {
         let metadata: [Schema.PropertyMetadata]
         /// The relationships, by property index.
         let links: [Int: RelationshipLink]
-        /// The property indices of the relationships, in declaration order.
-        let relationshipIndices: [Int]
 
         init(metadata: [Schema.PropertyMetadata], links: [Int: RelationshipLink]) {
             self.metadata = metadata
             self.links = links
-            self.relationshipIndices = links.keys.sorted()
         }
     }
 
