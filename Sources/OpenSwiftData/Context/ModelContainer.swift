@@ -81,6 +81,8 @@ public final class ModelContainer: Sendable {
         let context = ModelContext(self)
         context.isMainContext = true
         context.autosaveEnabled = true
+        // The container holds its main context: the context's models must not hold it back.
+        context.reference.setContainer(self, strongly: false)
         lazyMainContext = context
         hasMainContext.store(true)
         return context

@@ -43,7 +43,7 @@ public final class ModelContext {
         self.container = container
         self.seenGeneration = container.saveLog.latestGeneration
         reference.context = self
-        reference.container = container
+        reference.setContainer(container, strongly: true)
     }
 
     /// Whether the context has unsaved inserts, changes or deletions.

@@ -93,6 +93,11 @@ struct InheritanceTests {
         var page = FetchDescriptor<MediaItem>(sortBy: [SortDescriptor(\.rating, order: .reverse), SortDescriptor(\.title)])
         page.fetchLimit = 3
         #expect(try context.fetch(page).map(\.title) == ["forest", "scan", "city"])
+        var titlesOnly = FetchDescriptor<MediaItem>(sortBy: [SortDescriptor(\.title)])
+        titlesOnly.propertiesToFetch = [\.title]
+        let partial = try ModelContext(try container()).fetch(titlesOnly)
+        #expect(partial.map(\.title) == ["beach", "city", "forest", "intro", "note", "outro", "scan"])
+        #expect((partial.first as? Picture)?.resolution == 1_000, "the rest loads on first access")
         let batched = try context.fetch(FetchDescriptor<MediaItem>(), batchSize: 2)
         #expect(batched.count == 7)
         #expect(batched.filter { $0 is Clip }.count == 2)
