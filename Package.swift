@@ -59,3 +59,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+#if !canImport(Darwin)
+// Where Apple's SwiftData does not exist, a `SwiftData` product re-exports OpenSwiftData, so that
+// unchanged SwiftData code (`import SwiftData`, `SwiftData.ModelContainer`) builds. On Apple
+// platforms the name stays Apple's.
+package.products.append(.library(name: "SwiftData", targets: ["SwiftData"]))
+package.targets += [
+    .target(name: "SwiftData", dependencies: ["OpenSwiftData"], swiftSettings: swiftSettings),
+    .testTarget(name: "SwiftDataModuleTests", dependencies: ["SwiftData"], swiftSettings: swiftSettings),
+]
+#endif

@@ -20,7 +20,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             context.diagnose(Diagnostic(node: node, message: ModelDiagnostic.notAClass))
             return []
         }
-        let shape = ClassShape(classDecl)
+        let shape = ClassShape(classDecl, conformingTo: protocols)
         let typeName = shape.typeName
         let properties = PropertyScanner.persistedProperties(of: declaration, in: context)
         if properties.count > 64 {
@@ -70,11 +70,11 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
                 """,
             ]
+            members.append("public \(raw: shape.typeMemberKeyword) var _osdPropertyCount: Swift.Int { \(raw: properties.count) }")
             if !shape.isFinal {
                 members += [
                     "public typealias _OSDRoot = \(raw: typeName)",
                     "public class var _osdSuperentity: (any OpenSwiftData.PersistentModel.Type)? { nil }",
-                    "public class var _osdPropertyCount: Swift.Int { \(raw: properties.count) }",
                     "public class var _osdInheritedKeyPaths: [Swift.AnyKeyPath] { [] }",
                 ]
             }
@@ -125,7 +125,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         guard let index = properties.firstIndex(where: { $0.name == name }),
               let classDecl = declaration.as(ClassDeclSyntax.self)
         else { return [] }
-        return ["@OpenSwiftData._PersistedProperty(\(raw: ClassShape(classDecl).index(index)))"]
+        let indexExpression = ClassShape.propertyIndex(index, of: properties.count, in: classDecl)
+        return ["@OpenSwiftData._PersistedProperty(\(raw: indexExpression))"]
     }
 
     public static func expansion(
@@ -135,16 +136,17 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        guard let classDecl = declaration.as(ClassDeclSyntax.self) else { return [] }
-        // A subclass inherits its superclass's conformances.
-        if ClassShape(classDecl).isSubclass { return [] }
+        guard declaration.is(ClassDeclSyntax.self) else { return [] }
+        // The compiler lists only the conformances the class lacks: none for a subclass of a model,
+        // which inherits them, and not `PersistentModel` when a protocol the class adopts refines it.
         let wanted = protocols.map(\.trimmedDescription)
         var result: [ExtensionDeclSyntax] = []
-        if wanted.isEmpty || wanted.contains(where: { $0.hasSuffix("PersistentModel") }) {
-            result.append(try ExtensionDeclSyntax("extension \(type.trimmed): OpenSwiftData.PersistentModel {}"))
-        }
-        if wanted.isEmpty || wanted.contains(where: { $0.hasSuffix("Observable") }) {
-            result.append(try ExtensionDeclSyntax("extension \(type.trimmed): Observation.Observable {}"))
+        for (suffix, conformance) in [
+            ("PersistentModel", "OpenSwiftData.PersistentModel"),
+            ("Observable", "Observation.Observable"),
+            (ClassShape.rootMarker, "OpenSwiftData.\(ClassShape.rootMarker)"),
+        ] where wanted.contains(where: { $0.hasSuffix(suffix) }) {
+            result.append(try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: conformance) {}"))
         }
         return result
     }

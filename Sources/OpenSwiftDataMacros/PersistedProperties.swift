@@ -59,7 +59,8 @@ enum PropertyScanner {
     ) -> PersistedProperty? {
         if variable.modifiers.contains(where: { ["static", "class", "lazy"].contains($0.name.text) }) { return nil }
         if hasAttribute(variable, named: "Transient") {
-            if variable.bindings.contains(where: { $0.initializer == nil }) {
+            // A computed property is not stored either way; a stored one needs a value after a fetch.
+            if variable.bindings.contains(where: { $0.initializer == nil && !isComputed($0) }) {
                 context?.diagnose(Diagnostic(node: variable, message: ModelDiagnostic.transientWithoutDefault))
             }
             return nil
@@ -80,7 +81,7 @@ enum PropertyScanner {
             return nil
         }
         let typeSyntax = binding.typeAnnotation?.type
-        guard let type = typeSyntax.map({ $0.trimmedDescription }) ?? inferredType(of: binding.initializer?.value) else {
+        guard let type = typeSyntax.map(storedTypeText) ?? inferredType(of: binding.initializer?.value) else {
             context?.diagnose(Diagnostic(node: binding, message: ModelDiagnostic.missingType))
             return nil
         }
@@ -97,6 +98,15 @@ enum PropertyScanner {
             isOptional: typeSyntax.map(isOptionalType) ?? false,
             hasInitialValue: binding.initializer != nil
         )
+    }
+
+    /// Whether a binding has a getter: a computed property, which holds no value of its own.
+    private static func isComputed(_ binding: PatternBindingSyntax) -> Bool {
+        guard let accessors = binding.accessorBlock else { return false }
+        switch accessors.accessors {
+        case .getter: return true
+        case .accessors(let list): return list.contains { $0.accessorSpecifier.tokenKind == .keyword(.get) }
+        }
     }
 
     /// Whether the declaration carries `@Name` (with or without a module prefix).

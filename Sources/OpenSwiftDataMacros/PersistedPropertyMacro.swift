@@ -66,7 +66,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
               let binding = variable.bindings.first,
               let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
         else { return nil }
-        if let type = binding.typeAnnotation?.type.trimmedDescription { return (name, type) }
+        if let type = binding.typeAnnotation?.type { return (name, storedTypeText(type)) }
         return inferredType(of: binding.initializer?.value).map { (name, $0) }
     }
 }

@@ -46,3 +46,13 @@ private func typeName(_ expression: ExprSyntax) -> String? {
     }
     return nil
 }
+
+/// The text of a property's type as its storage and row coding spell it: an implicitly unwrapped
+/// optional (`String!`) is the optional it stands for (`String?`), since `String!` cannot be nested
+/// in another type.
+func storedTypeText(_ type: TypeSyntax) -> String {
+    if let unwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+        return "\(unwrapped.wrappedType.trimmedDescription)?"
+    }
+    return type.trimmedDescription
+}

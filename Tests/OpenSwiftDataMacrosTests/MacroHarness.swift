@@ -7,9 +7,13 @@ import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 import OpenSwiftDataMacros
 
-/// The macros of OpenSwiftData, by the names the library declares them with.
-let modelMacros: [String: MacroSpec] = [
-    "Model": MacroSpec(type: ModelMacro.self, conformances: ["PersistentModel", "Observable"]),
+/// The macros of OpenSwiftData, by the names the library declares them with, for a root model class.
+let modelMacros = macros(modelConformances: ["PersistentModel", "Observable", "_PersistentModelRoot"])
+
+/// The macros, with the conformances the compiler tells `@Model` the class still lacks: all of
+/// them for a root class, none for a subclass of a model (it inherits them).
+func macros(modelConformances: [String]) -> [String: MacroSpec] { [
+    "Model": MacroSpec(type: ModelMacro.self, conformances: modelConformances.map { TypeSyntax(stringLiteral: $0) }),
     "_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self),
     "Attribute": MacroSpec(type: MarkerMacro.self),
     "Relationship": MacroSpec(type: MarkerMacro.self),
@@ -17,18 +21,20 @@ let modelMacros: [String: MacroSpec] = [
     "Unique": MacroSpec(type: UniqueMacro.self),
     "Index": MacroSpec(type: IndexMacro.self),
     "ModelActor": MacroSpec(type: ModelActorMacro.self, conformances: ["ModelActor"]),
-]
+] }
 
 /// The result of expanding OpenSwiftData's macros in a piece of source.
 struct Expansion {
     var source: String
     var diagnostics: [String]
 
-    /// Expands every macro in `source`, recursively.
-    init(_ source: String) {
+    /// Expands every macro in `source`, recursively; `ofSubclass` expands `@Model` as the compiler
+    /// does for a class whose superclass is a model.
+    init(_ source: String, ofSubclass: Bool = false) {
+        let specs = ofSubclass ? macros(modelConformances: []) : modelMacros
         let file = Parser.parse(source: source)
         let context = BasicMacroExpansionContext(sourceFiles: [file: .init(moduleName: "App", fullFilePath: "App.swift")])
-        self.source = file.expand(macroSpecs: modelMacros, contextGenerator: { _ in context }).description
+        self.source = file.expand(macroSpecs: specs, contextGenerator: { _ in context }).description
         diagnostics = context.diagnostics.map(\.message)
     }
 

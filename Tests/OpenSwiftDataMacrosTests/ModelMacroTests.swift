@@ -93,7 +93,7 @@ import Testing
                     super.init(title: "")
                 }
             }
-            """)
+            """, ofSubclass: true)
         #expect(expansion.diagnostics.isEmpty)
         #expect(!expansion.contains("extension Photo: OpenSwiftData.PersistentModel"), "the conformance is inherited")
         #expect(!expansion.contains("_$backingData = OpenSwiftData._ModelBacking"), "the backing data is inherited")
@@ -101,7 +101,7 @@ import Testing
         #expect(expansion.contains("super.schemaMetadata + ["))
         #expect(expansion.contains("public required init(backingData: any OpenSwiftData.BackingData<_OSDRoot>)"))
         #expect(expansion.contains("super.init(backingData: backingData)"))
-        #expect(expansion.contains("@OpenSwiftData._PersistedProperty(MediaItem._osdPropertyCount + 0)"))
+        #expect(expansion.contains("@OpenSwiftData._PersistedProperty(Photo._osdPropertyCount - 1 + 0)"))
         #expect(expansion.contains("switch index - MediaItem._osdPropertyCount"))
         #expect(expansion.contains("try super._osdDecodeAll(from: row, startingAt: column)"))
         #expect(expansion.contains("public override class var _osdSuperentity: (any OpenSwiftData.PersistentModel.Type)? { MediaItem.self }"))

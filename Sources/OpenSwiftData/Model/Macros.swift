@@ -20,6 +20,7 @@
 /// conforms the class to ``PersistentModel`` and `Observable`.
 @attached(
     member,
+    conformances: PersistentModel, Observable, _PersistentModelRoot,
     names: named(_$backingData), named(persistentBackingData), named(_osdState), named(schemaMetadata),
     named(init), named(_$observationRegistrar), named(_$observationRegistrarStorage), named(_osdDecodeAll), named(_osdDecode), named(_osdEncode),
     named(_osdUnload), named(_osdEntityName),
@@ -28,7 +29,7 @@
     named(_OSDRoot), named(_osdInheritedKeyPaths), prefixed(_osdKeyPaths)
 )
 @attached(memberAttribute)
-@attached(extension, conformances: PersistentModel, Observable)
+@attached(extension, conformances: PersistentModel, Observable, _PersistentModelRoot)
 public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")
 
 /// Generates the accessors and storage of one persisted property. `@Model` attaches it; don't write it.

@@ -49,6 +49,10 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     static var _osdInheritedKeyPaths: [AnyKeyPath] { get }
 }
 
+/// Marks the root class of a hierarchy of model classes, so that `@Model` can tell a model
+/// superclass from a protocol listed first. `@Model` adds the conformance; not API.
+public protocol _PersistentModelRoot: AnyObject {}
+
 extension PersistentModel {
     public static var _osdUniquenessConstraints: [[AnyKeyPath]] { [] }
     public static var _osdIndexes: [[AnyKeyPath]] { [] }

@@ -1,0 +1,280 @@
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// Model shapes from real apps that `@Model` must accept, expanded exactly.
+@Suite struct ModelShapeExpansionTests {
+    /// A protocol first in the inheritance clause: the class is a root model (the compiler lists
+    /// `_PersistentModelRoot` among the conformances it lacks), and its property indices are
+    /// expressions that hold whichever the first type turns out to be.
+    @Test func aProtocolListedFirstExpandsAsARootModel() {
+        assertExpansion(
+            """
+            @Model
+            final class Note: TastingNote {
+                var rating: Int
+                init(rating: Int) { self.rating = rating }
+            }
+            """,
+            expandedSource: """
+            final class Note: TastingNote {
+                @OpenSwiftData._PersistedProperty(Note._osdPropertyCount - 1 + 0)
+                var rating: Int
+                init(rating: Int) { self.rating = rating }
+
+                private lazy var _$backingData = OpenSwiftData._ModelBacking<Note>()
+
+                public var persistentBackingData: any OpenSwiftData.BackingData<Note> {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = OpenSwiftData._ModelBacking<Note>.adopting(newValue)
+                    }
+                }
+
+                public var _osdState: OpenSwiftData._ModelState {
+                    _$backingData
+                }
+
+                public required init(backingData: any OpenSwiftData.BackingData<Note>) {
+                    _rating = nil
+                    _$backingData = OpenSwiftData._ModelBacking<Note>.adopting(backingData)
+                }
+
+                private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                private var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
+
+                public static var _osdPropertyCount: Swift.Int {
+                    1
+                }
+
+                public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                    [
+                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "rating", keypath: \\Note.rating, metadata: nil)
+                    ]
+                }
+
+                public static var _osdEntityName: Swift.String {
+                    "Note"
+                }
+
+                private init(_osdDefaults: Swift.Void) {
+                    _rating = nil
+                }
+
+                public static func _osdWriteDefault(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws -> Swift.Bool {
+                        return false
+                }
+
+                public func _osdEncodeAll(to writer: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
+                    guard let value0 = _rating else {
+                        throw OpenSwiftData._ModelState.unloaded(Self.self, "rating")
+                    }
+                    try writer._write(value0, column + 0)
+                }
+
+                public func _osdDecodeAll(from row: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
+                    _rating = try row._read((Int).self, column + 0)
+                }
+
+                public func _osdRelate(property index: Swift.Int, to other: any OpenSwiftData.PersistentModel, adding: Swift.Bool) -> (any OpenSwiftData.PersistentModel)? {
+                    switch index {
+                    case 0:
+                        if _rating == nil {
+                            _$backingData._fulfill(self, property: 0)
+                        }
+                        guard var value = _rating else {
+                            return nil
+                        }
+                        let (changed, displaced) = OpenSwiftData._osdRelate(&value, other, adding: adding)
+                        if changed {
+                            if let registrar = _$observationRegistrarStorage {
+                                registrar.withMutation(of: self, keyPath: \\.rating) {
+                                    _rating = value
+                                }
+                            } else {
+                                _rating = value
+                            }
+                            _$backingData._didChange(self, property: 0)
+                        }
+                        return displaced
+                    default:
+                        return nil
+                    }
+                }
+
+                public func _osdSetRelated(property index: Swift.Int, to models: [Swift.AnyObject]) {
+                    switch index {
+                    case 0:
+                        if let value = OpenSwiftData._osdRelatedValue(models, as: (Int).self) {
+                            if let registrar = _$observationRegistrarStorage {
+                                registrar.withMutation(of: self, keyPath: \\.rating) {
+                                    _rating = value
+                                }
+                            } else {
+                                _rating = value
+                            }
+                        }
+                    default:
+                        break
+                    }
+                }
+
+                public func _osdVisitRelated(property index: Swift.Int, loading: Swift.Bool, _ body: (any OpenSwiftData.PersistentModel) throws -> Swift.Void) rethrows {
+                    switch index {
+                    case 0:
+                        if loading, _rating == nil {
+                            _$backingData._fulfill(self, property: 0)
+                        }
+                        if let value = _rating {
+                            try OpenSwiftData._osdVisit(value, body)
+                        }
+                    default:
+                        break
+                    }
+                }
+
+                public func _osdDecode(property index: Swift.Int, from row: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws {
+                    switch index {
+                    case 0:
+                        _rating = try row._read((Int).self, column)
+                    default:
+                        break
+                    }
+                }
+
+                public func _osdEncode(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws {
+                    switch index {
+                    case 0:
+                        guard let value = _rating else {
+                            throw OpenSwiftData._ModelState.unloaded(Self.self, "rating")
+                        }
+                        try writer._write(value, column)
+                    default:
+                        break
+                    }
+                }
+
+                public func _osdUnload(property index: Swift.Int) {
+                    switch index {
+                    case 0:
+                        if let registrar = _$observationRegistrarStorage {
+                            registrar.withMutation(of: self, keyPath: \\.rating) {
+                                _rating = nil
+                            }
+                        } else {
+                            _rating = nil
+                        }
+                    default:
+                        break
+                    }
+                }
+
+                public static func _osdMake() -> Note {
+                    Note(backingData: OpenSwiftData._ModelBacking<Note>())
+                }
+            }
+
+            extension Note: OpenSwiftData.PersistentModel {
+            }
+
+            extension Note: Observation.Observable {
+            }
+
+            extension Note: OpenSwiftData._PersistentModelRoot {
+            }
+            """)
+    }
+
+    /// The same declaration, when the first type is a model superclass: overrides, no conformances.
+    @Test func theSameShapeExpandsAsASubclassWhenTheTypeCheckerSaysSo() {
+        let expansion = Expansion("""
+            @Model
+            final class Note: TastingNote {
+                var rating: Int
+                init(rating: Int) { self.rating = rating }
+            }
+            """, ofSubclass: true)
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.contains("@OpenSwiftData._PersistedProperty(Note._osdPropertyCount - 1 + 0)"))
+        #expect(expansion.contains("public override class var _osdPropertyCount: Swift.Int { TastingNote._osdPropertyCount + 1 }"))
+        #expect(expansion.contains("super.init(backingData: backingData)"))
+        #expect(!expansion.contains("extension Note:"))
+    }
+
+    /// `@Transient` on a computed property is accepted and left as written.
+    @Test func aTransientComputedPropertyIsLeftAlone() {
+        let expansion = Expansion("""
+            @Model final class Stock {
+                var isAvailable: Bool = true
+                @Transient var isNotAvailable: Bool { isAvailable == false }
+                @Transient var label: String {
+                    get { isAvailable ? "in stock" : "sold out" }
+                }
+                init() {}
+            }
+            """)
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.contains("var isNotAvailable: Bool { isAvailable == false }"))
+        #expect(!expansion.contains("_isNotAvailable"))
+        #expect(!expansion.contains("_label"))
+        #expect(expansion.contains("_persisted(name: \"isAvailable\", keypath: \\Stock.isAvailable, metadata: nil) ]"))
+    }
+
+    /// An implicitly unwrapped optional is stored as the optional it stands for.
+    @Test func anImplicitlyUnwrappedOptionalIsStoredAsAnOptional() {
+        assertExpansion(
+            """
+            final class Setting {
+                @_PersistedProperty(0)
+                var key: String!
+            }
+            """,
+            expandedSource: """
+            final class Setting {
+                var key: String! {
+                    @storageRestrictions(initializes: _key)
+                    init(initialValue) {
+                        _key = initialValue
+                    }
+                    get {
+                        _$observationRegistrar.access(self, keyPath: \\.key)
+                        if _key == nil {
+                            _$backingData._fulfill(self, property: 0)
+                        }
+                        return _key!
+                    }
+                    set {
+                        let value = OpenSwiftData._osdWillSet(self, 0, self._key, newValue)
+                        if let registrar = _$observationRegistrarStorage {
+                            registrar.withMutation(of: self, keyPath: \\.key) {
+                                _key = value
+                            }
+                        } else {
+                            _key = value
+                        }
+                        _$backingData._didChange(self, property: 0)
+                    }
+                }
+
+                private var _key: Swift.Optional<String?>
+            }
+            """)
+        let expansion = Expansion("""
+            @Model final class Setting {
+                var key: String!
+                init() {}
+            }
+            """)
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.contains("_key = try row._read((String?).self, column + 0)"))
+    }
+}
