@@ -6,6 +6,7 @@ extension ModelContext {
     /// `includePendingChanges` (the default), unsaved inserts, changes and deletions count.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         mergeChangesFromOtherContexts()
+        if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
         var results: [T] = try fetchModels(entity: query.entity, layout: query.layout, fetch: query.storeFetch, attributes: query.attributes)
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
@@ -46,6 +47,7 @@ extension ModelContext {
 
     /// Returns the number of models that match the fetch descriptor.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
         if query.isResolvedInStore { return try container.store.count(query.storeFetch) }
         return try fetch(descriptor).count
@@ -53,6 +55,7 @@ extension ModelContext {
 
     /// Returns the identifiers of the models that match the fetch descriptor.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
         if query.isResolvedInStore {
             let store = container.store

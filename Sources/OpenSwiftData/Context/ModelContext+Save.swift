@@ -172,6 +172,7 @@ extension ModelContext {
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
+        propagatedDeletions = 0
         pendingBatchDeletes.removeAll()
         container.didSave(SavedChanges(insertedIdentifiers: insertedIDs, updatedIdentifiers: updatedIDs, deletedIdentifiers: deletedIDs), in: self)
         NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
@@ -181,10 +182,16 @@ extension ModelContext {
         ])
     }
 
+    /// Takes a deleted model out of the context once the store no longer has its row. As in
+    /// SwiftData, the model then holds no relationships: optional to-one relationships read `nil`
+    /// and to-many relationships read empty (its attributes keep their last values).
     private func forget(_ model: any PersistentModel, into deletedIDs: inout [PersistentIdentifier]) {
         let state = model._osdState
         deletedIDs.append(model.persistentModelID)
         registry[state.entityName!]?.models[state.primaryKey] = nil
+        if let entity = entity(of: model) {
+            for property in entity.links.keys { model._osdSetRelated(property: property, to: []) }
+        }
         state.context = nil
     }
 }

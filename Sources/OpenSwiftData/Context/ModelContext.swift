@@ -6,8 +6,12 @@
 public final class ModelContext {
     /// The container the context belongs to.
     public let container: ModelContainer
-    /// Whether the context saves its changes automatically. `true` for the container's
-    /// ``ModelContainer/mainContext``, `false` for contexts you create.
+    /// A Boolean value that indicates whether the context saves pending changes automatically.
+    ///
+    /// As in SwiftData, the default is `false`, and the container's ``ModelContainer/mainContext``
+    /// sets it to `true`. When it is `true`, a context created on the main actor saves soon after
+    /// each change, on the main actor; a context of another actor (a `@ModelActor`'s, say) has no
+    /// run loop to save on, so save it yourself.
     public var autosaveEnabled = false
     /// The undo manager of the context. OpenSwiftData does not register undo actions yet.
     public var undoManager: UndoManager?
@@ -25,6 +29,10 @@ public final class ModelContext {
     /// Whether this is the container's main context.
     var isMainContext = false
     private var autosaveScheduled = false
+    /// Whether the context was created on the main actor, where its autosaves run.
+    private let isOnMainActor: Bool
+    /// How many of `deleted` have had their `.cascade` rules applied.
+    var propagatedDeletions = 0
     /// The entity of the model class used last, so that runs of inserts skip the schema lookup.
     private var lastEntity: Schema.Entity?
 
@@ -39,8 +47,15 @@ public final class ModelContext {
     let reference = ContextReference()
 
     /// Creates a context for a container.
-    public init(_ container: ModelContainer) {
+    ///
+    /// - Parameters:
+    ///   - container: The container whose stores the context reads and writes.
+    ///   - isolation: The actor the context is created on; leave it to its default, the caller's.
+    ///     A context created on the main actor can autosave there when you turn on
+    ///     ``autosaveEnabled``.
+    public init(_ container: ModelContainer, isolation: (any Actor)? = #isolation) {
         self.container = container
+        self.isOnMainActor = isolation.map { $0 === MainActor.shared } ?? false
         self.seenGeneration = container.saveLog.latestGeneration
         reference.context = self
         reference.setContainer(container, strongly: true)
@@ -146,6 +161,7 @@ public final class ModelContext {
         }
         inserted.removeAll()
         deleted.removeAll()
+        propagatedDeletions = 0
         changed.removeAll()
         pendingBatchDeletes.removeAll()
         crossContextRelationship = nil
@@ -162,9 +178,10 @@ public final class ModelContext {
         try save()
     }
 
-    /// Processes pending changes: brings registered models up to date with other contexts' saves.
-    /// OpenSwiftData applies this context's own changes as they happen.
+    /// Processes pending changes: applies the `.cascade` rules of pending deletions and brings
+    /// registered models up to date with other contexts' saves.
     public func processPendingChanges() {
+        propagatePendingDeletions()
         mergeChangesFromOtherContexts()
     }
 
@@ -311,15 +328,23 @@ public final class ModelContext {
         deleted.removeAll { $0 === model }
     }
 
-    /// Schedules an autosave of the main context after a change.
+    /// Schedules an autosave on the main actor after a change, when autosave is on.
     private func didMutate() {
-        guard isMainContext, autosaveEnabled, !autosaveScheduled else { return }
+        guard autosaveEnabled, !autosaveScheduled, isMainContext || isOnMainActor else { return }
         autosaveScheduled = true
-        let container = self.container
+        // The context belongs to the main actor (it was created there and is not `Sendable`), so
+        // the main actor's task below may use it.
+        nonisolated(unsafe) weak let context = self
         Task { @MainActor in
-            let context = container.mainContext
+            guard let context else { return }
             context.autosaveScheduled = false
-            if context.autosaveEnabled && context.hasChanges { try? context.save() }
+            guard context.autosaveEnabled, context.hasChanges else { return }
+            do {
+                try context.save()
+            } catch {
+                // An autosave has no caller to throw to. Nothing is lost: a failed save keeps the
+                // changes pending, and the next explicit `save()` throws the error to its caller.
+            }
         }
     }
 }

@@ -81,8 +81,11 @@ enum ModelGraph {
         "osd_link_\(entity)_\(property)"
     }
 
-    /// The inverse of a relationship: the one it declares, the one that declares it, or the only
-    /// relationship back to the source when the source has only one relationship to the destination.
+    /// The inverse of a relationship: the one it declares, the one that declares it, or, inferred
+    /// as SwiftData infers it, the only relationship back to the source when the source has only
+    /// one relationship to the destination, one side is to-one and every to-one side is optional.
+    /// SwiftData infers no many-to-many relationship (two arrays without `inverse:` are two
+    /// one-way relationships), nor one whose to-one side is not optional.
     private static func inverseIndex(
         of index: Int, in type: any PersistentModel.Type, metadata: [Schema.PropertyMetadata],
         destination: any PersistentModel.Type
@@ -106,7 +109,13 @@ enum ModelGraph {
             pointsBack(destinationMetadata[candidate], to: type)
                 && (destinationMetadata[candidate].metadata as? Schema.Relationship)?.inverseKeyPath == nil
         }
-        guard ownToDestination.count == 1, candidates.count == 1 else { return nil }
+        guard ownToDestination.count == 1, candidates.count == 1,
+              let other = destinationMetadata[candidates[0]].metadata as? Schema.Relationship
+        else { return nil }
+        let sides = [relationship, other]
+        guard sides.contains(where: \.isToOneRelationship),
+              !sides.contains(where: { $0.isToOneRelationship && !$0.isOptional })
+        else { return nil }
         return candidates[0]
     }
 }

@@ -44,7 +44,7 @@ enum KennelV2: VersionedSchema {
     @Model
     final class Toy {
         var name: String
-        var owners: [Owner] = []
+        @Relationship(inverse: \Owner.toys) var owners: [Owner] = []
         init(name: String) { self.name = name }
     }
 }
@@ -72,7 +72,7 @@ enum KennelV3: VersionedSchema {
     @Model
     final class Toy {
         var name: String
-        var owners: [Owner] = []
+        @Relationship(inverse: \Owner.playthings) var owners: [Owner] = []
         init(name: String) { self.name = name }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import OpenSwiftData
 
 // Object graphs as SwiftData users write them: one-to-many with a declared inverse and cascade,
-// one-to-one and many-to-many with inferred inverses, self-referential relationships, a one-way
+// one-to-one with an inferred inverse, many-to-many with a declared one, self-referential, a one-way
 // to-many, `.deny`, and CloudKit-shaped optional to-many arrays.
 
 @Model
@@ -44,7 +44,8 @@ final class Lodging {
 @Model
 final class Label {
     var name: String
-    var outings: [Outing] = []
+    // Many-to-many: SwiftData infers no inverse between two arrays, so it is declared.
+    @Relationship(inverse: \Outing.labels) var outings: [Outing] = []
 
     init(name: String) { self.name = name }
 }

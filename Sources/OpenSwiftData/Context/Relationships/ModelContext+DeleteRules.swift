@@ -43,6 +43,27 @@ extension ModelContext {
         for model in order { nullifyInverses(of: model, keeping: doomed) }
     }
 
+    /// Applies the `.cascade` rules of the deletions made since the last call: the related models
+    /// are marked deleted too, through chains, so that a fetch that includes pending changes no
+    /// longer returns them, as in SwiftData. Called before such fetches and by
+    /// ``processPendingChanges()``; `.deny` and `.nullify` still apply at save, where a `.deny`
+    /// throws before anything changes.
+    func propagatePendingDeletions() {
+        while propagatedDeletions < deleted.count {
+            let model = deleted[propagatedDeletions]
+            propagatedDeletions += 1
+            guard let entity = entity(of: model) else { continue }
+            for link in entity.links.values where link.deleteRule == .cascade {
+                var related: [any PersistentModel] = []
+                model._osdVisitRelated(property: link.property, loading: true) { related.append($0) }
+                // A saved model joins `deleted` (and is visited in turn); an unsaved one leaves the context.
+                for target in related where target._osdState.context === self && !target._osdState.isDeleted {
+                    delete(target)
+                }
+            }
+        }
+    }
+
     /// Applies the delete rules of a model deleted before it was ever saved: in memory only.
     func applyDeleteRulesToUnsaved(_ model: some PersistentModel) {
         guard let entity = entity(of: model) else { return }

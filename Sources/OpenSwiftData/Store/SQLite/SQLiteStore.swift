@@ -62,7 +62,15 @@ final class SQLiteStore: @unchecked Sendable {
                     throw SwiftDataError(.backwardMigration, reason: "The store at \(path) was written by version \(stored) of the schema, newer than \(current); migrating it back could lose data, so it was not changed.")
                 }
                 // Throws, with the file untouched, when a change needs a custom migration stage.
-                migration = try LightweightMigration(from: recorded, to: layouts, path: path)
+                do {
+                    let probe = try StoreFileInspection.readOnlyConnection(path: path)
+                    migration = try LightweightMigration(from: recorded, to: layouts, path: path) { table, column in
+                        let condition = column.map { " WHERE \(SQL.quote($0)) IS NULL" } ?? ""
+                        return try probe.integer("SELECT count(*) FROM \(SQL.quote(table))\(condition)") ?? 0
+                    }
+                } catch let error as SQLiteError {
+                    throw error.swiftDataError.adding(context: "Planning the migration of \(path)")
+                }
                 guard allowsSave, FileManager.default.isWritableFile(atPath: path) else {
                     throw SwiftDataError(.schemaMismatch, reason: "The store at \(path) was written by different models and needs a migration, but it is opened read-only. The file was not changed.")
                 }

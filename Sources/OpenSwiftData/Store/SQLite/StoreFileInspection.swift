@@ -21,7 +21,7 @@ struct StoreFileInspection {
             throw SwiftDataError(.storeIsNotSQLite, reason: "The file at \(path) is not an SQLite database. It was not changed.")
         }
         do {
-            let connection = try SQLiteConnection(path: readOnlyLocation(of: path), readOnly: true, create: false)
+            let connection = try readOnlyConnection(path: path)
             let hasMetadata = try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_metadata'") ?? 0
             if hasMetadata == 0 {
                 let tables = try connection.integer("SELECT count(*) FROM sqlite_master") ?? 0
@@ -46,6 +46,11 @@ struct StoreFileInspection {
         } catch let error as SQLiteError {
             throw error.swiftDataError.adding(context: "Opening \(path)")
         }
+    }
+
+    /// A connection that reads the store at `path` and creates no file beside it.
+    static func readOnlyConnection(path: String) throws -> SQLiteConnection {
+        try SQLiteConnection(path: readOnlyLocation(of: path), readOnly: true, create: false)
     }
 
     /// Where to open `path` for inspection without creating files beside it. A read-only connection

@@ -18,7 +18,16 @@ struct LightweightMigration {
 
     /// Plans the migration, or throws ``SwiftDataError/schemaMismatch`` naming every change that
     /// needs a custom migration stage.
-    init(from stored: StoredSchema, to layouts: [String: TableLayout], path: String) throws {
+    ///
+    /// A required property without an initial value is decided from the data: a new one is fine
+    /// when its table holds no row, and one that was optional when no row holds `nil` (a custom
+    /// stage's `willMigrate` may have deleted the rows or filled them). `rowsLacking(table, column)`
+    /// counts the rows that would have no value: those whose `column` is NULL, or all rows when
+    /// `column` is `nil`.
+    init(
+        from stored: StoredSchema, to layouts: [String: TableLayout], path: String,
+        rowsLacking: (_ table: String, _ column: String?) throws -> Int64
+    ) throws {
         let storedEntities = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var problems: [String] = []
         let declared = DeclaredDefaults()
@@ -46,7 +55,12 @@ struct LightweightMigration {
                     if source.isOptional && !attribute.isOptional {
                         changed = true
                         guard hasDefault(entity, index) else {
-                            problems.append("\(entity.name).\(attribute.name) is no longer optional and has no initial value for the rows where it is nil: declare one, or fill it in a custom stage's willMigrate")
+                            let lacking = try rowsLacking(old.name, source.name)
+                            if lacking == 0 {
+                                expressions.append(column)
+                                continue
+                            }
+                            problems.append("\(entity.name).\(attribute.name) is no longer optional, has no initial value, and \(lacking) row(s) hold nil: declare an initial value, or fill those rows in a custom stage's willMigrate")
                             continue
                         }
                         expressions.append("coalesce(\(column), ?)")
@@ -61,7 +75,13 @@ struct LightweightMigration {
                     expressions.append("?")
                     defaults.append((entity.modelType, index))
                 } else {
-                    problems.append("\(entity.name).\(attribute.name) is new, not optional and has no initial value: declare one (var \(attribute.name) = …), make it optional, or fill it in a custom stage")
+                    let lacking = try rowsLacking(old.name, nil)
+                    if lacking == 0 {
+                        // No row needs a value: the column is only ever filled by new saves.
+                        expressions.append("NULL")
+                        continue
+                    }
+                    problems.append("\(entity.name).\(attribute.name) is new, not optional and has no initial value, and \(lacking) row(s) would have none: declare one (var \(attribute.name) = …), make it optional, or delete those rows in a custom stage's willMigrate")
                 }
             }
             guard changed, problems.isEmpty else { continue }
