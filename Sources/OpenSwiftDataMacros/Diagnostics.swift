@@ -19,7 +19,7 @@ enum ModelDiagnostic: String, DiagnosticMessage {
         case .transientWithoutDefault:
             "@Transient properties are not stored, so they need a default value (for example '= nil' or '= 0')"
         case .letConstant:
-            "@Model cannot persist a 'let' constant; declare it with 'var' or mark it @Transient with a default value"
+            "@Model stores properties through accessors, which a 'let' cannot have; declare it 'private(set) var' (read-only outside the class, stored the same way)"
         case .multipleBindings:
             "@Model needs one property per declaration; split 'var a, b' into separate lines"
         case .missingType:

@@ -28,6 +28,16 @@ extension ModelContext {
         if query.includesPendingChanges {
             var seen = Set(results.lazy.map { ObjectIdentifier($0) })
             results.removeAll { $0._osdState.isDeleted }
+            if !pendingBatchDeletes.isEmpty {
+                // Rows a pending deletion by predicate will remove at the save.
+                results = try results.filter { model in
+                    let removed = try pendingBatchDeletes.contains { pending in
+                        guard pending.entity.name == model._osdState.entityName else { return false }
+                        return try pending.filter(model)
+                    }
+                    return !removed
+                }
+            }
             for case let model as T in changed + inserted where !model._osdState.isDeleted && seen.insert(ObjectIdentifier(model)).inserted {
                 results.append(model)
             }

@@ -164,5 +164,12 @@ import Testing
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Note>()) == 3)
         try context.save()
         #expect(try ModelContext(container).fetch(FetchDescriptor<Note>()).map(\.text) == ["keep"])
+
+        // A context that never loaded the rows leaves them out of its fetches too.
+        let fresh = ModelContext(container)
+        try fresh.delete(model: Note.self, where: #Predicate { $0.text == "keep" })
+        #expect(try fresh.fetch(FetchDescriptor<Note>()).isEmpty)
+        #expect(try fresh.fetchCount(FetchDescriptor<Note>()) == 0)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Note>()) == 1)
     }
 }
