@@ -83,10 +83,10 @@ extension ModelContext {
     /// Adds the link-table rewrites of the changed relationships a model owns a link table for.
     private func appendLinkWrites(of model: any PersistentModel, layout: TableLayout, mask: UInt64, to changes: inout StoreChanges) {
         for (property, link) in layout.links where mask & (1 << UInt64(property)) != 0 {
-            guard case .link(let table, true) = link.storage else { continue }
+            guard case .link(let name, true) = link.storage else { continue }
             var targets: [any PersistentModel] = []
             model._osdVisitRelated(property: property, loading: false) { targets.append($0) }
-            changes.linkWrites.append((table, model, targets))
+            changes.linkWrites.append((name, model, targets))
         }
     }
 

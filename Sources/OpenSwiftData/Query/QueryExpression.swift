@@ -26,15 +26,18 @@ indirect enum QueryExpression: Hashable, Sendable {
     case text(TextFunction, [QueryExpression])
     /// Whether the operand equals one of the values.
     case inList(QueryExpression, [StoredValue])
-    /// A column of the row of a subquery's scope (scope 0 is the fetched entity), by property
-    /// name; `_pk` is the primary key.
-    case scoped(scope: Int, column: String)
+    /// A persisted property of the row of a subquery's scope (scope 0 is the fetched entity), by
+    /// name.
+    case scoped(scope: Int, property: String)
+    /// The key of the row of a scope: what identifies it in the store, and what to-one
+    /// relationships hold.
+    case key(scope: Int)
     /// A query over the models related to a row: a value, whether any exists, or how many.
     case subquery(Subquery)
 
     /// The models a relationship relates to an owner, and what to compute over them.
     struct Subquery: Hashable, Sendable {
-        /// The scope of the related rows, for ``QueryExpression/scoped(scope:column:)``.
+        /// The scope of the related rows, for ``QueryExpression/scoped(scope:property:)``.
         var scope: Int
         /// The entity of the related rows.
         var entity: String
@@ -48,10 +51,10 @@ indirect enum QueryExpression: Hashable, Sendable {
     enum Relation: Hashable, Sendable {
         /// The row whose primary key is the operand (a to-one relationship's key).
         case primaryKey(QueryExpression)
-        /// The rows whose foreign-key column holds the operand (a to-many's inverse).
-        case foreignKey(column: String, equals: QueryExpression)
-        /// The rows a link table pairs with the operand.
-        case link(table: String, ownerIsSource: Bool, owner: QueryExpression)
+        /// The rows whose to-one relationship `property` refers to the operand (a to-many's inverse).
+        case inverse(property: String, equals: QueryExpression)
+        /// The rows a many-to-many or one-way to-many relationship pairs with the operand.
+        case link(LinkName, ownerIsSource: Bool, owner: QueryExpression)
     }
 
     enum Output: Hashable, Sendable {

@@ -62,9 +62,9 @@ enum ModelGraph {
             } else if let inverseRelationship, inverseRelationship.isToOneRelationship {
                 storage = .inverseForeignKey
             } else if let inverseRelationship, (destination._osdEntityName, inverseRelationship.name) < source {
-                storage = .link(table: linkTableName(destination._osdEntityName, inverseRelationship.name), ownerIsSource: false)
+                storage = .link(LinkName(entity: destination._osdEntityName, property: inverseRelationship.name), ownerIsSource: false)
             } else {
-                storage = .link(table: linkTableName(source.0, source.1), ownerIsSource: true)
+                storage = .link(LinkName(entity: source.0, property: source.1), ownerIsSource: true)
             }
             relationship.storage = storage
             links[index] = RelationshipLink(
@@ -74,11 +74,6 @@ enum ModelGraph {
                 deleteRule: relationship.deleteRule, storage: storage)
         }
         return Description(metadata: metadata, links: links)
-    }
-
-    /// The name of the table that holds a many-to-many or one-way to-many relationship.
-    static func linkTableName(_ entity: String, _ property: String) -> String {
-        "osd_link_\(entity)_\(property)"
     }
 
     /// The inverse of a relationship: the one it declares, the one that declares it, or, inferred
@@ -131,8 +126,9 @@ final class RelationshipLink: @unchecked Sendable {
         case foreignKey
         /// The inverse's foreign-key column, in the destination's table, points at the source.
         case inverseForeignKey
-        /// A table of (owner, target) pairs; `ownerIsSource` tells which side this one is.
-        case link(table: String, ownerIsSource: Bool)
+        /// (owner, target) pairs kept apart from both rows, under the name of the relationship
+        /// that owns them; `ownerIsSource` tells which side this one is.
+        case link(LinkName, ownerIsSource: Bool)
     }
 
     let property: Int
@@ -160,4 +156,14 @@ final class RelationshipLink: @unchecked Sendable {
         self.deleteRule = deleteRule
         self.storage = storage
     }
+}
+
+/// Names the (owner, target) pairs of a many-to-many or one-way to-many relationship: the entity
+/// and property of the relationship that owns them. How a store keeps them (SQLite: a table) is
+/// the store's business.
+struct LinkName: Hashable, Sendable {
+    /// The entity that declares the owning relationship.
+    var entity: String
+    /// The owning relationship's property name.
+    var property: String
 }

@@ -26,12 +26,8 @@ extension ModelContext {
         for entity in base.concreteEntities {
             if let existing = registeredModels(of: entity).models[primaryKey] { return existing as! R }
         }
-        let store = container.store
-        for entity in base.descendants {
-            let layout = try store.layout(for: entity.name)
-            var found = false
-            try store.forEachRow(sql: "SELECT 1 FROM \(layout.table) WHERE \(TableLayout.primaryKey) = ?", arguments: [.integer(primaryKey)]) { _ in found = true }
-            if found { return makeFault(entity.modelType, primaryKey: primaryKey, entity: entity) as! R }
+        for entity in base.descendants where try container.store.rowExists(of: entity, key: primaryKey) {
+            return makeFault(entity.modelType, primaryKey: primaryKey, entity: entity) as! R
         }
         return unsafeDowncast(makeFault(R.self, primaryKey: primaryKey, entity: base), to: R.self)
     }
@@ -78,38 +74,13 @@ extension ModelContext {
     private func relatedRows(of link: RelationshipLink, from layout: TableLayout, owners: [Int64], destination: Schema.Entity) throws -> [Int64: [AnyObject]] {
         let store = container.store
         let target = try store.layout(for: destination.name)
-        let keys = owners.count == 1 ? "?" : "(SELECT value FROM json_each(?))"
-        let comparison = owners.count == 1 ? "=" : "IN"
-        let argument: StoredValue = owners.count == 1
-            ? .integer(owners[0]) : .text("[" + owners.map(String.init).joined(separator: ",") + "]")
-        let ownerColumn: String
-        var sql: String
-        switch link.storage {
-        case .foreignKey:
-            // The owner's column holds the key: select the destination rows it names.
-            ownerColumn = "o.\(TableLayout.primaryKey)"
-            sql = "\(target.selectList), \(ownerColumn) FROM \(target.table) JOIN \(layout.table) AS o ON o.\(layout.column(link.property)) = \(target.table).\(TableLayout.primaryKey) WHERE \(ownerColumn) \(comparison) \(keys)"
-        case .inverseForeignKey:
-            guard let inverse = link.inverse else { return [:] }
-            ownerColumn = "\(target.table).\(target.column(inverse))"
-            sql = "\(target.selectList), \(ownerColumn) FROM \(target.table) WHERE \(ownerColumn) \(comparison) \(keys)"
-        case .link(let table, let ownerIsSource):
-            let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
-            ownerColumn = "l.\(own)"
-            sql = "\(target.selectList), \(ownerColumn) FROM \(target.table) JOIN \(SQL.quote(table)) AS l ON l.\(other) = \(target.table).\(TableLayout.primaryKey) WHERE \(ownerColumn) \(comparison) \(keys)"
-        }
-        // By owner, then primary key: the order of the foreign-key or link index, so SQLite
-        // need not sort; each owner's group comes out in primary-key order.
-        sql += " ORDER BY \(ownerColumn), \(target.table).\(TableLayout.primaryKey)"
         let registered = registeredModels(of: destination)
-        let ownerIndex = Int32(target.selectedProperties.count + 1)
         var grouped: [Int64: [AnyObject]] = [:]
-        // Rows come grouped by owner: collect each run, then store it once.
+        // Rows come grouped by owner, each group in key order: collect each run, then store it once.
         var currentOwner: Int64?
         var current: [AnyObject] = []
-        try store.forEachRow(sql: sql, arguments: [argument]) { row in
+        try store.forEachRelatedRow(of: link, from: layout.entity, owners: owners, destination: destination) { row, owner in
             let model = try materialize(row, entity: destination, layout: target, attributes: nil, registered: registered)
-            let owner = row._int64(ownerIndex)
             if owner != currentOwner {
                 if let currentOwner { grouped[currentOwner] = current }
                 currentOwner = owner

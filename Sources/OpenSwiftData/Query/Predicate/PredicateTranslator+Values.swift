@@ -99,7 +99,7 @@ extension PredicateExpressions.SequenceContains: QueryTranslatable {
             let scope = translator.newScope()
             let exists = QueryExpression.subquery(.init(
                 scope: scope, entity: destination.name, relation: relation,
-                filter: .compare(.equal, .scoped(scope: scope, column: "_pk"), needle.expression, .init()), output: .exists))
+                filter: .compare(.equal, .key(scope: scope), needle.expression, .init()), output: .exists))
             return .term(QueryTerm(expression: exists, storage: .integer, isNullable: false))
         }
         guard let captured = sequence as? any CapturedValueNode,

@@ -94,7 +94,7 @@ struct PredicateTranslator {
             return term
         case .row(let entity, let scope):
             // A model compared as a value compares by identity: its primary key.
-            return QueryTerm(expression: .scoped(scope: scope, column: "_pk"), storage: .integer, isNullable: false, entityName: entity.name)
+            return QueryTerm(expression: .key(scope: scope), storage: .integer, isNullable: false, entityName: entity.name)
         case .model(let entity, let key):
             return QueryTerm(expression: key, storage: .integer, isNullable: true, entityName: entity.name)
         case .collection:
@@ -119,7 +119,7 @@ struct PredicateTranslator {
         let scope = newScope()
         let value = QueryExpression.subquery(.init(
             scope: scope, entity: destination.name, relation: .primaryKey(.attribute(first)), filter: nil,
-            output: .value(.scoped(scope: scope, column: destination.fields[second].name))))
+            output: .value(.scoped(scope: scope, property: destination.fields[second].name))))
         return QuerySort(attribute: first, ascending: ascending, expression: value, isText: destination.fields[second].storage == .text)
     }
 
@@ -154,7 +154,7 @@ struct PredicateTranslator {
     /// What `keyPath` reaches from the row of a model of `entity` in `scope`: an attribute's
     /// value, a related model, the models of a to-many relationship, or the model's identifier.
     mutating func member(_ keyPath: AnyKeyPath, of entity: Schema.Entity, scope: Int) throws -> Translated {
-        let key = QueryExpression.scoped(scope: scope, column: "_pk")
+        let key = QueryExpression.key(scope: scope)
         guard let index = entity.propertyIndex(for: keyPath) else {
             if type(of: keyPath).valueType == PersistentIdentifier.self {
                 return .term(QueryTerm(expression: key, storage: .integer, isNullable: false, entityName: entity.name))
@@ -164,7 +164,7 @@ struct PredicateTranslator {
         let field = entity.fields[index]
         guard let link = entity.links[index] else {
             guard let storage = field.storage else { throw Untranslatable(reason: "\(field.name) has no column") }
-            let column: QueryExpression = scope == 0 ? .attribute(index) : .scoped(scope: scope, column: field.name)
+            let column: QueryExpression = scope == 0 ? .attribute(index) : .scoped(scope: scope, property: field.name)
             return .term(QueryTerm(expression: column, storage: storage, isNullable: field.isOptional))
         }
         guard let destination = schema?.entitiesByName[link.destinationName] else {
@@ -176,18 +176,18 @@ struct PredicateTranslator {
         }
         switch link.storage {
         case .foreignKey:
-            let column: QueryExpression = scope == 0 ? .attribute(index) : .scoped(scope: scope, column: field.name)
+            let column: QueryExpression = scope == 0 ? .attribute(index) : .scoped(scope: scope, property: field.name)
             return .model(destination, key: column)
         case .inverseForeignKey:
             guard let inverse = link.inverse else { throw Untranslatable(reason: "a relationship without inverse") }
-            let relation = QueryExpression.Relation.foreignKey(column: destination.fields[inverse].name, equals: key)
+            let relation = QueryExpression.Relation.inverse(property: destination.fields[inverse].name, equals: key)
             if link.isToMany { return .collection(destination, relation: relation) }
             let inner = newScope()
             return .model(destination, key: .subquery(.init(
                 scope: inner, entity: destination.name, relation: relation, filter: nil,
-                output: .value(.scoped(scope: inner, column: "_pk")))))
-        case .link(let table, let ownerIsSource):
-            return .collection(destination, relation: .link(table: table, ownerIsSource: ownerIsSource, owner: key))
+                output: .value(.key(scope: inner)))))
+        case .link(let name, let ownerIsSource):
+            return .collection(destination, relation: .link(name, ownerIsSource: ownerIsSource, owner: key))
         }
     }
 

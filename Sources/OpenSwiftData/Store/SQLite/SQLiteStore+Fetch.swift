@@ -79,13 +79,55 @@ extension SQLiteStore {
         }
     }
 
-    /// Calls `body` with each row of a query the context composed.
-    func forEachRow(sql: String, arguments: [StoredValue], _ body: (StoreRow) throws -> Void) throws {
+    /// Whether the entity's table has a row with this key.
+    func rowExists(of entity: Schema.Entity, key: Int64) throws -> Bool {
+        let layout = try layout(for: entity.name)
+        return try withReader { connection in
+            let statement = try connection.statement("SELECT 1 FROM \(layout.table) WHERE \(TableLayout.primaryKey) = ?")
+            try statement._bind(key, 0)
+            defer { statement.reset() }
+            return try statement.step()
+        }
+    }
+
+    /// Calls `body` with each row of `destination` that `link` relates to one of `owners`, and the
+    /// owner's key: grouped by owner, each group in key order, in one query whatever the number
+    /// of owners. The row's columns are those of a fetch of `destination`.
+    func forEachRelatedRow(
+        of link: RelationshipLink, from source: Schema.Entity, owners: [Int64], destination: Schema.Entity,
+        _ body: (StoreRow, _ owner: Int64) throws -> Void
+    ) throws {
+        let layout = try self.layout(for: source.name)
+        let target = try self.layout(for: destination.name)
+        let keys = owners.count == 1 ? "?" : "(SELECT value FROM json_each(?))"
+        let comparison = owners.count == 1 ? "=" : "IN"
+        let argument: StoredValue = owners.count == 1
+            ? .integer(owners[0]) : .text("[" + owners.map(String.init).joined(separator: ",") + "]")
+        let ownerColumn: String
+        var sql: String
+        switch link.storage {
+        case .foreignKey:
+            // The owner's column holds the key: select the destination rows it names.
+            ownerColumn = "o.\(TableLayout.primaryKey)"
+            sql = "\(target.selectList), \(ownerColumn) FROM \(target.table) JOIN \(layout.table) AS o ON o.\(layout.column(link.property)) = \(target.table).\(TableLayout.primaryKey) WHERE \(ownerColumn) \(comparison) \(keys)"
+        case .inverseForeignKey:
+            guard let inverse = link.inverse else { return }
+            ownerColumn = "\(target.table).\(target.column(inverse))"
+            sql = "\(target.selectList), \(ownerColumn) FROM \(target.table) WHERE \(ownerColumn) \(comparison) \(keys)"
+        case .link(let name, let ownerIsSource):
+            let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
+            ownerColumn = "l.\(own)"
+            sql = "\(target.selectList), \(ownerColumn) FROM \(target.table) JOIN \(SQL.quote(name.table)) AS l ON l.\(other) = \(target.table).\(TableLayout.primaryKey) WHERE \(ownerColumn) \(comparison) \(keys)"
+        }
+        // By owner, then primary key: the order of the foreign-key or link index, so SQLite
+        // need not sort; each owner's group comes out in primary-key order.
+        sql += " ORDER BY \(ownerColumn), \(target.table).\(TableLayout.primaryKey)"
+        let ownerIndex = Int32(target.selectedProperties.count + 1)
         try withReader { connection in
             let statement = try connection.statement(sql)
-            try statement.bind(arguments)
+            try statement.bind([argument])
             defer { statement.reset() }
-            while try statement.step() { try body(statement) }
+            while try statement.step() { try body(statement, statement._int64(ownerIndex)) }
         }
     }
 

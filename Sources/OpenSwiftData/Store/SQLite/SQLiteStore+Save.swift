@@ -18,8 +18,9 @@ struct StoreChanges {
     var deletes: [(layout: TableLayout, primaryKey: Int64)] = []
     /// Filters whose matching rows to delete, without loading them.
     var batchDeletes: [(layout: TableLayout, filter: QueryExpression?)] = []
-    /// Relationships kept in link tables to write anew: the owner's rows are replaced by one per target.
-    var linkWrites: [(table: String, owner: any PersistentModel, targets: [any PersistentModel])] = []
+    /// Many-to-many and one-way to-many relationships to write anew: the owner's pairs are
+    /// replaced by one per target.
+    var linkWrites: [(link: LinkName, owner: any PersistentModel, targets: [any PersistentModel])] = []
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty && linkWrites.isEmpty }
 }
@@ -160,7 +161,8 @@ extension SQLiteStore {
             // Every related model already has its key: inserts ran first.
             update.deferredLinks.removeAll()
         }
-        for (table, owner, targets) in changes.linkWrites {
+        for (link, owner, targets) in changes.linkWrites {
+            let table = link.table
             let clear = try connection.statement("DELETE FROM \(SQL.quote(table)) WHERE owner = ?")
             try clear._bind(owner._osdState.primaryKey, 0)
             try clear.run()

@@ -141,11 +141,18 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive use of the connection, turning SQLite errors into public ones.
+    ///
+    /// A call made inside another call's `body` on the same thread (a to-one relationship resolved
+    /// while a fetch reads its rows) runs on the connection already in use: it takes no lock a
+    /// second time and checks out no second reader, so it can neither deadlock nor drain the pool.
     func withConnection<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        if let inUse = ConnectionInUse.current, inUse.store === self { return try body(inUse.connection) }
         lock.lock()
         defer { lock.unlock() }
         do {
-            return try body(connection)
+            return try ConnectionInUse.$current.withValue(ConnectionInUse(store: self, connection: connection)) {
+                try body(connection)
+            }
         } catch let error as SQLiteError {
             throw error.swiftDataError
         }
@@ -153,10 +160,16 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Runs `body` with a connection for reading: a pooled reader, so that reads run in parallel
     /// with each other and with a save, or the writer connection when the store has no readers.
+    /// Inside another call's `body`, the connection already in use.
     func withReader<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        if let inUse = ConnectionInUse.current, inUse.store === self { return try body(inUse.connection) }
         guard let readers else { return try withConnection(body) }
         do {
-            return try readers.withConnection(body)
+            return try readers.withConnection { connection in
+                try ConnectionInUse.$current.withValue(ConnectionInUse(store: self, connection: connection)) {
+                    try body(connection)
+                }
+            }
         } catch let error as SQLiteError {
             throw error.swiftDataError
         }
@@ -194,7 +207,8 @@ final class SQLiteStore: @unchecked Sendable {
                         result[target, default: []].append(
                             "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) = ?")
                     }
-                case .link(let table, true):
+                case .link(let name, true):
+                    let table = name.table
                     result[layout.entity.name, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE owner = ?")
                     for target in targets(link) {
                         result[target, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE target = ?")

@@ -109,10 +109,11 @@ struct LightweightMigration {
         var currentLinks = Set<String>()
         for layout in layouts.values.sorted(by: { $0.table < $1.table }) where storedEntities[layout.entity.name] != nil {
             for (property, link) in layout.links.sorted(by: { $0.key < $1.key }) {
-                guard case .link(let table, true) = link.storage else { continue }
+                guard case .link(let name, true) = link.storage else { continue }
+                let table = name.table
                 currentLinks.insert(table)
                 guard !storedLinks.contains(table) else { continue }
-                let original = ModelGraph.linkTableName(layout.entity.name, layout.entity.fields[property].originalName)
+                let original = LinkName(entity: layout.entity.name, property: layout.entity.fields[property].originalName).table
                 if original != table, storedLinks.contains(original) {
                     currentLinks.insert(original)
                     steps.append(Step(sql: "ALTER TABLE \(SQL.quote(original)) RENAME TO \(SQL.quote(table))"))

@@ -45,9 +45,11 @@ final class SQLiteConnection {
     }
 
     /// Returns the cached prepared statement for `sql`, preparing it on first use. The statement is
-    /// reset and its bindings cleared.
+    /// reset and its bindings cleared. While the cached statement is still stepping through rows (a
+    /// nested call on the same connection runs the same query), a fresh one is prepared instead.
     func statement(_ sql: String) throws -> SQLiteStatement {
         if let statement = statementCache[sql] {
+            if statement.isBusy { return try uncachedStatement(sql) }
             statement.reset()
             return statement
         }

@@ -46,6 +46,9 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
     /// Whether the statement has a parameter at the (0-based) index.
     func hasParameter(_ column: Int32) -> Bool { column < sqlite3_bind_parameter_count(handle) }
 
+    /// Whether the statement has started stepping through rows and not been reset since.
+    var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
+
     /// Resets the statement and clears its bindings.
     func reset() {
         sqlite3_reset(handle)

@@ -12,8 +12,10 @@ struct SQLCompiler {
         switch expression {
         case .attribute(let index):
             return "\(layout.table).\(layout.column(index))"
-        case .scoped(let scope, let column):
-            return "\(alias(scope)).\(SQL.quote(column))"
+        case .scoped(let scope, let property):
+            return "\(alias(scope)).\(SQL.quote(property))"
+        case .key(let scope):
+            return "\(alias(scope)).\(TableLayout.primaryKey)"
         case .subquery(let subquery):
             return self.subquery(subquery)
         case .value(let value):
@@ -116,9 +118,10 @@ struct SQLCompiler {
         switch query.relation {
         case .primaryKey(let key):
             condition = "\(alias).\(TableLayout.primaryKey) = \(sql(key))"
-        case .foreignKey(let column, let key):
-            condition = "\(alias).\(SQL.quote(column)) = \(sql(key))"
-        case .link(let table, let ownerIsSource, let owner):
+        case .inverse(let property, let key):
+            condition = "\(alias).\(SQL.quote(property)) = \(sql(key))"
+        case .link(let name, let ownerIsSource, let owner):
+            let table = name.table
             let link = "l\(query.scope)"
             let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
             from += " JOIN \(SQL.quote(table)) AS \(link) ON \(link).\(other) = \(alias).\(TableLayout.primaryKey)"

@@ -134,7 +134,7 @@ final class TableLayout: Sendable {
     /// The link tables whose owner side is `entity`.
     static func ownedLinkTables(of entity: Schema.Entity) -> [String] {
         entity.links.values.compactMap { link in
-            if case .link(let table, true) = link.storage { return table }
+            if case .link(let name, true) = link.storage { return name.table }
             return nil
         }.sorted()
     }
@@ -183,4 +183,9 @@ enum SQL {
         case .json: "TEXT"
         }
     }
+}
+
+extension LinkName {
+    /// The table that holds the pairs.
+    var table: String { "osd_link_\(entity)_\(property)" }
 }

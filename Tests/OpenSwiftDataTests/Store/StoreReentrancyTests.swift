@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// A one-way to-one relationship to a class with subclasses: resolving it while a fetch reads its
+/// rows asks the store which subclass's table holds the key.
+@Model
+final class Spotlight {
+    var label: String
+    var item: MediaItem?
+    init(label: String, item: MediaItem?) { self.label = label; self.item = item }
+}
+
+/// Store calls made while another call is reading rows, on every kind of store.
+@Suite struct StoreReentrancyTests {
+    enum Kind: String, CaseIterable { case file, inMemory, readOnly }
+
+    static var models: [any PersistentModel.Type] { [Spotlight.self, Picture.self, Clip.self, Album.self] }
+
+    /// Fills a container with spotlights on plain items, pictures and clips.
+    func seed(_ container: ModelContainer) throws {
+        let context = ModelContext(container)
+        for number in 0..<30 {
+            let item: MediaItem = switch number % 3 {
+            case 0: MediaItem(title: "note \(number)")
+            case 1: Picture(title: "picture \(number)", resolution: number)
+            default: Clip(title: "clip \(number)", duration: Double(number))
+            }
+            context.insert(Spotlight(label: "\(number)", item: item))
+        }
+        try context.save()
+    }
+
+    func container(_ kind: Kind, store: TemporaryStore) throws -> ModelContainer {
+        switch kind {
+        case .inMemory:
+            let container = try ModelContainer(for: Schema(Self.models), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            try seed(container)
+            return container
+        case .file:
+            let container = try ModelContainer(for: Schema(Self.models), configurations: ModelConfiguration(url: store.url))
+            try seed(container)
+            return container
+        case .readOnly:
+            try seed(try ModelContainer(for: Schema(Self.models), configurations: ModelConfiguration(url: store.url)))
+            return try ModelContainer(for: Schema(Self.models), configurations: ModelConfiguration(url: store.url, allowsSave: false))
+        }
+    }
+
+    /// Checks that every spotlight resolved to an item of the right class.
+    static func check(_ spotlights: [Spotlight]) {
+        #expect(spotlights.count == 30)
+        for spotlight in spotlights {
+            guard let number = Int(spotlight.label), let item = spotlight.item else {
+                Issue.record("spotlight \(spotlight.label) lost its item")
+                continue
+            }
+            switch number % 3 {
+            case 0: #expect(type(of: item) == MediaItem.self && item.title == "note \(number)")
+            case 1: #expect((item as? Picture)?.resolution == number)
+            default: #expect((item as? Clip)?.duration == Double(number))
+            }
+        }
+    }
+
+    /// A fetch whose rows resolve relationships to a class hierarchy completes, on every kind of store.
+    @Test(arguments: Kind.allCases)
+    func resolvingAHierarchyWhileFetchingCompletes(_ kind: Kind) throws {
+        let store = TemporaryStore()
+        let container = try container(kind, store: store)
+        let context = ModelContext(container)
+        Self.check(try context.fetch(FetchDescriptor<Spotlight>(sortBy: [SortDescriptor(\.label)])))
+    }
+
+    /// Many such fetches at once, more than the store has reader connections, all complete.
+    @Test(arguments: Kind.allCases)
+    func concurrentFetchesDoNotDrainTheReaders(_ kind: Kind) async throws {
+        let store = TemporaryStore()
+        let container = try container(kind, store: store)
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<12 {
+                group.addTask {
+                    let spotlights = try ModelContext(container).fetch(FetchDescriptor<Spotlight>())
+                    Self.check(spotlights)
+                    return spotlights.count
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(counts == Array(repeating: 30, count: 12))
+    }
+}
