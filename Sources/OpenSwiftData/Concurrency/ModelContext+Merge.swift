@@ -33,10 +33,10 @@ extension ModelContext {
     /// rows are gone report `isDeleted` and leave the identity map.
     private func refreshAllRegisteredModels() {
         for (name, registered) in registry {
-            guard let layout = try? container.store.layout(for: name) else { continue }
+            guard let entity = container.schema.entitiesByName[name] else { continue }
             let keys = registered.models.values.map(\._osdState.primaryKey)
             var existing = Set<Int64>()
-            try? container.store.forEachRow(layout, primaryKeys: keys) { existing.insert($0._int64(0)) }
+            try? container.store.forEachRow(of: entity, primaryKeys: keys) { existing.insert($0._int64(0)) }
             for model in registered.models.values {
                 if existing.contains(model._osdState.primaryKey) {
                     refresh(model)

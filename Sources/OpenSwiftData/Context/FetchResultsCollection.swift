@@ -5,8 +5,8 @@
 public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
     private let loader: BatchLoader<Element>
 
-    init(keys: [Int64], batchSize: Int, context: ModelContext, entity: Schema.Entity, layout: TableLayout) {
-        loader = BatchLoader(keys: keys, batchSize: batchSize, context: context, entity: entity, layout: layout)
+    init(keys: [Int64], batchSize: Int, context: ModelContext, shape: RowShape) {
+        loader = BatchLoader(keys: keys, batchSize: batchSize, context: context, shape: shape)
     }
 
     /// The position of the first model.
@@ -25,16 +25,15 @@ final class BatchLoader<Element: PersistentModel> {
     let keys: [Int64]
     let batchSize: Int
     let context: ModelContext
-    let entity: Schema.Entity
-    let layout: TableLayout
+    let shape: RowShape
+    var entity: Schema.Entity { shape.entity }
     private var batches: [Int: [Element]] = [:]
 
-    init(keys: [Int64], batchSize: Int, context: ModelContext, entity: Schema.Entity, layout: TableLayout) {
+    init(keys: [Int64], batchSize: Int, context: ModelContext, shape: RowShape) {
         self.keys = keys
         self.batchSize = batchSize
         self.context = context
-        self.entity = entity
-        self.layout = layout
+        self.shape = shape
     }
 
     func model(at position: Int) -> Element {
@@ -53,10 +52,10 @@ final class BatchLoader<Element: PersistentModel> {
             for concrete in entity.concreteEntities {
                 let missing = concrete === entity ? Array(keys[range]) : keys[range].filter { loaded[$0] == nil }
                 if missing.isEmpty { break }
-                let layout = concrete === entity ? self.layout : try context.container.store.layout(for: concrete.name)
+                let shape = concrete === entity ? self.shape : try context.container.store.rowShape(of: concrete)
                 let registered = context.registeredModels(of: concrete)
-                try context.container.store.forEachRow(layout, primaryKeys: missing) { row in
-                    if let model = try context.materialize(row, entity: concrete, layout: layout, attributes: nil, registered: registered) as? Element {
+                try context.container.store.forEachRow(of: concrete, primaryKeys: missing) { row in
+                    if let model = try context.materialize(row, shape: shape, attributes: nil, registered: registered) as? Element {
                         loaded[model._osdState.primaryKey] = model
                     }
                 }

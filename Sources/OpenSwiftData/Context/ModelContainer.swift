@@ -15,7 +15,7 @@ public final class ModelContainer: Sendable {
     // nonisolated(unsafe): a metatype has no state to race on; `SendableMetatype` needs Swift 6.2.
     nonisolated(unsafe) public let migrationPlan: (any SchemaMigrationPlan.Type)?
     /// The store the container's contexts read and write.
-    let store: SQLiteStore
+    let store: any StoreBackend
     /// Whether contexts may save.
     let allowsSave: Bool
     @MainActor private var lazyMainContext: ModelContext?
@@ -70,9 +70,7 @@ public final class ModelContainer: Sendable {
         self.schema = givenSchema
         self.configurations = Set(configurations)
         self.allowsSave = configuration.allowsSave
-        self.store = try SQLiteStore(
-            url: configuration.isStoredInMemoryOnly ? nil : configuration.url,
-            schema: givenSchema, allowsSave: configuration.allowsSave)
+        self.store = try configuration.makeStore(schema: givenSchema)
     }
 
     /// The main-actor context of the container. It saves automatically soon after a change.

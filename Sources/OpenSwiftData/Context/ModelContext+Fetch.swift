@@ -8,19 +8,19 @@ extension ModelContext {
         mergeChangesFromOtherContexts()
         if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
-        var results: [T] = try fetchModels(entity: query.entity, layout: query.layout, fetch: query.storeFetch, attributes: query.attributes)
+        var results: [T] = try fetchModels(query.shape, fetch: query.storeFetch, attributes: query.attributes)
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
-            try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: results, entity: query.entity, layout: query.layout)
+            try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: results, shape: query.shape)
         }
         // A model class with subclasses: their rows are in their own tables, each filtered by
         // the predicate as far as it translates; order and page are applied below.
         for subentity in query.entity.descendants {
-            let layout = try container.store.layout(for: subentity.name)
+            let shape = try container.store.rowShape(of: subentity)
             let plan = PredicateTranslator.plan(for: descriptor, entity: subentity, schema: container.schema)
             // Inherited properties keep their indices in a subclass, so `propertiesToFetch` applies.
-            let models: [T] = try fetchModels(entity: subentity, layout: layout, fetch: StoreFetch(layout: layout, filter: plan.filter), attributes: query.attributes)
+            let models: [T] = try fetchModels(shape, fetch: StoreFetch(entity: subentity, filter: plan.filter), attributes: query.attributes)
             if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
-                try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: models, entity: subentity, layout: layout)
+                try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: models, shape: shape)
             }
             results += models
         }
@@ -89,7 +89,7 @@ extension ModelContext {
         } else {
             keys = try fetch(descriptor).map { $0._osdState.primaryKey }
         }
-        return FetchResultsCollection(keys: keys, batchSize: max(batchSize, 1), context: self, entity: query.entity, layout: query.layout)
+        return FetchResultsCollection(keys: keys, batchSize: max(batchSize, 1), context: self, shape: query.shape)
     }
 
     /// Runs a closure for each model that matches the fetch descriptor, loading the models in batches.
@@ -107,9 +107,9 @@ extension ModelContext {
     }
 
     /// Loads the rows a store fetch selects as models of type `T`, reusing registered instances.
-    func fetchModels<T: PersistentModel>(entity: Schema.Entity, layout: TableLayout, fetch: StoreFetch, attributes: [Int]? = nil) throws -> [T] {
-        let objects = try fetchObjects(entity: entity, layout: layout, fetch: fetch, attributes: attributes)
-        if entity.modelType == T.self {
+    func fetchModels<T: PersistentModel>(_ shape: RowShape, fetch: StoreFetch, attributes: [Int]? = nil) throws -> [T] {
+        let objects = try fetchObjects(shape, fetch: fetch, attributes: attributes)
+        if shape.entity.modelType == T.self {
             // Every element is a `T`, and an array of class references has the same representation
             // whatever the class: the per-row work stays free of generic code.
             return unsafeBitCast(objects, to: [T].self)
@@ -118,31 +118,33 @@ extension ModelContext {
     }
 
     /// Loads the rows a store fetch selects as models, reusing registered instances.
-    func fetchModels(entity: Schema.Entity, layout: TableLayout, fetch: StoreFetch, attributes: [Int]? = nil) throws -> [any PersistentModel] {
-        try fetchObjects(entity: entity, layout: layout, fetch: fetch, attributes: attributes).map { $0 as! any PersistentModel }
+    func fetchModels(_ shape: RowShape, fetch: StoreFetch, attributes: [Int]? = nil) throws -> [any PersistentModel] {
+        // Every object a fetch materializes is a model, so none is dropped.
+        try fetchObjects(shape, fetch: fetch, attributes: attributes).compactMap { $0 as? any PersistentModel }
     }
 
-    private func fetchObjects(entity: Schema.Entity, layout: TableLayout, fetch: StoreFetch, attributes: [Int]?) throws -> [AnyObject] {
-        let registered = registeredModels(of: entity)
+    private func fetchObjects(_ shape: RowShape, fetch: StoreFetch, attributes: [Int]?) throws -> [AnyObject] {
+        let registered = registeredModels(of: shape.entity)
         // A result set holds each row once, so a context that has none of these models registered
         // needs no identity-map lookups.
         let needsLookup = !registered.models.isEmpty
         var results: [AnyObject] = []
         try container.store.forEachRow(fetch, attributes: attributes) { row in
-            results.append(try materialize(row, entity: entity, layout: layout, attributes: attributes, registered: registered, lookup: needsLookup))
+            results.append(try materialize(row, shape: shape, attributes: attributes, registered: registered, lookup: needsLookup))
         }
         return results
     }
 
     /// The model for the current row: the registered instance, or a new one decoded from the row.
-    func materialize(_ row: StoreRow, entity: Schema.Entity, layout: TableLayout, attributes: [Int]?, registered: RegisteredModels, lookup: Bool = true) throws -> any PersistentModel {
+    func materialize(_ row: StoreRow, shape: RowShape, attributes: [Int]?, registered: RegisteredModels, lookup: Bool = true) throws -> any PersistentModel {
         let primaryKey = row._int64(0)
         row.resolver = self
         if lookup, let existing = registered.models[primaryKey] {
-            if existing._osdState.isFault, attributes == nil { fill(existing, from: row, layout: layout) }
+            if existing._osdState.isFault, attributes == nil { fill(existing, from: row, shape: shape) }
             return existing
         }
-        let model = try Self.decode(entity.modelType, row: row, layout: layout, attributes: attributes)
+        let entity = shape.entity
+        let model = try Self.decode(entity.modelType, row: row, shape: shape, attributes: attributes)
         let state = model._osdState
         state.context = self
         state.primaryKey = primaryKey
@@ -152,18 +154,18 @@ extension ModelContext {
         return model
     }
 
-    private static func decode<M: PersistentModel>(_ type: M.Type, row: StoreRow, layout: TableLayout, attributes: [Int]?) throws -> M {
+    private static func decode<M: PersistentModel>(_ type: M.Type, row: StoreRow, shape: RowShape, attributes: [Int]?) throws -> M {
         let model = M._osdMake()
         do {
-            if attributes == nil && layout.loadsAllAttributes {
+            if attributes == nil && shape.loadsAllAttributes {
                 try model._osdDecodeAll(from: row, startingAt: 1)
-                for property in layout.keylessToOne { model._osdUnload(property: property) }
+                for property in shape.keylessToOne { model._osdUnload(property: property) }
             } else {
                 // The loaded attributes are in ascending order; every other one is marked unloaded,
                 // so that its first access loads it (an optional's implicit `nil` is not its value).
-                let loaded = attributes ?? layout.selectedProperties
+                let loaded = attributes ?? shape.selectedProperties
                 var next = 0
-                for index in 0..<layout.entity.fields.count {
+                for index in 0..<shape.entity.fields.count {
                     if next < loaded.count, loaded[next] == index {
                         try model._osdDecode(property: index, from: row, at: Int32(next + 1))
                         next += 1
@@ -173,22 +175,23 @@ extension ModelContext {
                 }
             }
         } catch {
-            throw describeDecodingFailure(M.self, row: row, layout: layout, attributes: attributes, error: error)
+            throw describeDecodingFailure(M.self, row: row, shape: shape, attributes: attributes, error: error)
         }
         return model
     }
 
     /// Finds the property whose stored value failed to decode, for the error message.
-    private static func describeDecodingFailure<M: PersistentModel>(_ type: M.Type, row: StoreRow, layout: TableLayout, attributes: [Int]?, error: any Error) -> SwiftDataError {
+    private static func describeDecodingFailure<M: PersistentModel>(_ type: M.Type, row: StoreRow, shape: RowShape, attributes: [Int]?, error: any Error) -> SwiftDataError {
         let probe = M._osdMake()
-        for (column, index) in (attributes ?? layout.selectedProperties).enumerated() where layout.links[index] == nil {
+        let entity = shape.entity
+        for (column, index) in (attributes ?? shape.selectedProperties).enumerated() where shape.links[index] == nil {
             do {
                 try probe._osdDecode(property: index, from: row, at: Int32(column + 1))
             } catch {
-                return SwiftDataError(.modelValidationFailure, reason: "Reading \(layout.entity.name).\(layout.entity.fields[index].name) of row \(row._int64(0)): \(error)")
+                return SwiftDataError(.modelValidationFailure, reason: "Reading \(entity.name).\(entity.fields[index].name) of row \(row._int64(0)): \(error)")
             }
         }
-        return SwiftDataError(.modelValidationFailure, reason: "Reading \(layout.entity.name) row \(row._int64(0)): \(error)")
+        return SwiftDataError(.modelValidationFailure, reason: "Reading \(entity.name) row \(row._int64(0)): \(error)")
     }
 
     /// Evaluates a predicate in Swift. A force-unwrapped `nil` excludes the model, as in the store.
@@ -204,7 +207,7 @@ extension ModelContext {
 /// A fetch descriptor resolved against a context: its entity, plan and store fetch.
 struct FetchQuery {
     let entity: Schema.Entity
-    let layout: TableLayout
+    let shape: RowShape
     let plan: QueryPlan
     let storeFetch: StoreFetch
     /// The attributes to load, or `nil` for the layout's eager attributes.
@@ -217,11 +220,11 @@ struct FetchQuery {
     init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, context: ModelContext) throws {
         let entity = try context.requireEntity(for: T.self)
         self.entity = entity
-        layout = try context.container.store.layout(for: entity.name)
+        shape = try context.container.store.rowShape(of: entity)
         plan = PredicateTranslator.plan(for: descriptor, entity: entity, schema: context.container.schema)
         includesPendingChanges = descriptor.includePendingChanges && FetchQuery.hasPendingChanges(context, entity: entity)
         isResolvedInStore = plan.isExact && plan.sortIsExact && !includesPendingChanges && entity.descendants.isEmpty
-        var fetch = StoreFetch(layout: layout, filter: plan.filter, sort: plan.sortIsExact ? plan.sort : [])
+        var fetch = StoreFetch(entity: entity, filter: plan.filter, sort: plan.sortIsExact ? plan.sort : [])
         if isResolvedInStore {
             fetch.limit = descriptor.fetchLimit
             fetch.offset = descriptor.fetchOffset
@@ -231,7 +234,7 @@ struct FetchQuery {
             attributes = nil
         } else {
             let wanted = Set(descriptor.propertiesToFetch.compactMap { entity.propertyIndex(for: $0) })
-            attributes = layout.eagerAttributes.filter { wanted.contains($0) }
+            attributes = shape.eagerAttributes.filter { wanted.contains($0) }
         }
     }
 

@@ -19,45 +19,50 @@ extension ModelContext {
         var batchDeletedEntities: [Schema.Entity] = []
         var filteredDeletes: [(Schema.Entity, [Int64])] = []
         for pending in pendingBatchDeletes {
-            let layout = try store.layout(for: pending.entity.name)
             if pending.plan.isExact {
-                changes.batchDeletes.append((layout, pending.plan.filter))
+                changes.batchDeletes.append((pending.entity, pending.plan.filter))
                 batchDeletedEntities.append(pending.entity)
             } else {
                 // The store cannot express the whole predicate: load the candidates and decide in Swift.
-                let candidates: [any PersistentModel] = try fetchModels(entity: pending.entity, layout: layout, fetch: StoreFetch(layout: layout, filter: pending.plan.filter))
+                let shape = try store.rowShape(of: pending.entity)
+                let candidates: [any PersistentModel] = try fetchModels(shape, fetch: StoreFetch(entity: pending.entity, filter: pending.plan.filter))
                 var keys: [Int64] = []
                 for model in candidates where try pending.filter(model) {
-                    changes.deletes.append((layout, model._osdState.primaryKey))
+                    changes.deletes.append((pending.entity, model._osdState.primaryKey))
                     keys.append(model._osdState.primaryKey)
                 }
                 filteredDeletes.append((pending.entity, keys))
             }
         }
-        for model in deleted {
-            changes.deletes.append((try store.layout(for: model._osdState.entityName!), model._osdState.primaryKey))
-        }
-        var lastLayout: TableLayout?
-        func layout(of model: any PersistentModel) throws -> TableLayout {
+        // Runs of models of one entity look their row shape up once.
+        var lastShape: RowShape?
+        func shape(of model: any PersistentModel) throws -> RowShape {
             let name = model._osdState.entityName!
-            if let lastLayout, lastLayout.entity.name == name { return lastLayout }
-            let layout = try store.layout(for: name)
-            lastLayout = layout
-            return layout
+            if let lastShape, lastShape.entity.name == name { return lastShape }
+            guard let entity = container.schema.entitiesByName[name] else {
+                throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(name) is not in the container's schema")
+            }
+            let shape = try store.rowShape(of: entity)
+            lastShape = shape
+            return shape
+        }
+        for model in deleted {
+            changes.deletes.append((try shape(of: model).entity, model._osdState.primaryKey))
         }
         changes.inserts.reserveCapacity(inserted.count)
-        for model in inserted { changes.inserts.append((try layout(of: model), model)) }
-        for model in changed where !model._osdState.isDeleted && model._osdState.changedProperties != 0 {
-            let layout = try layout(of: model)
-            changes.updates.append((layout, model, model._osdState.changedProperties))
-            if !layout.links.isEmpty { appendLinkWrites(of: model, layout: layout, mask: model._osdState.changedProperties, to: &changes) }
+        for model in inserted {
+            let shape = try shape(of: model)
+            changes.inserts.append((shape.entity, model))
+            if shape.ownsLinks { appendLinkWrites(of: model, shape: shape, mask: ~0, to: &changes) }
         }
-        for (layout, model) in changes.inserts where !layout.ownedLinkTables.isEmpty {
-            appendLinkWrites(of: model, layout: layout, mask: ~0, to: &changes)
+        for model in changed where !model._osdState.isDeleted && model._osdState.changedProperties != 0 {
+            let shape = try shape(of: model)
+            changes.updates.append((shape.entity, model, model._osdState.changedProperties))
+            if shape.ownsLinks { appendLinkWrites(of: model, shape: shape, mask: model._osdState.changedProperties, to: &changes) }
         }
 
         let result = try store.save(changes)
-        let deletedEntities = Set(changes.deletes.map(\.layout.entity.name) + changes.batchDeletes.map(\.layout.entity.name))
+        let deletedEntities = Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name))
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
                 batchDeleted: Array(zip(batchDeletedEntities, result.batchDeleted)) + filteredDeletes)
         if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
@@ -73,16 +78,16 @@ extension ModelContext {
                 remaining.append(pending)
                 continue
             }
-            let layout = try container.store.layout(for: pending.entity.name)
-            let candidates: [any PersistentModel] = try fetchModels(entity: pending.entity, layout: layout, fetch: StoreFetch(layout: layout, filter: pending.plan.filter))
+            let shape = try container.store.rowShape(of: pending.entity)
+            let candidates: [any PersistentModel] = try fetchModels(shape, fetch: StoreFetch(entity: pending.entity, filter: pending.plan.filter))
             for model in candidates where try pending.filter(model) { delete(model) }
         }
         pendingBatchDeletes = remaining
     }
 
     /// Adds the link-table rewrites of the changed relationships a model owns a link table for.
-    private func appendLinkWrites(of model: any PersistentModel, layout: TableLayout, mask: UInt64, to changes: inout StoreChanges) {
-        for (property, link) in layout.links where mask & (1 << UInt64(property)) != 0 {
+    private func appendLinkWrites(of model: any PersistentModel, shape: RowShape, mask: UInt64, to changes: inout StoreChanges) {
+        for (property, link) in shape.links where mask & (1 << UInt64(property)) != 0 {
             guard case .link(let name, true) = link.storage else { continue }
             var targets: [any PersistentModel] = []
             model._osdVisitRelated(property: property, loading: false) { targets.append($0) }
@@ -120,11 +125,11 @@ extension ModelContext {
         // Inserted models already know their context, entity and store; they get their primary
         // key and join the identity map of their entity, looked up once per run of one entity.
         var registered: (entity: Schema.Entity, models: RegisteredModels)?
-        for (position, ((layout, model), key)) in zip(changes.inserts, insertedKeys).enumerated() {
-            if registered?.entity !== layout.entity {
-                let models = registeredModels(of: layout.entity)
+        for (position, ((entity, model), key)) in zip(changes.inserts, insertedKeys).enumerated() {
+            if registered?.entity !== entity {
+                let models = registeredModels(of: entity)
                 if registered == nil { models.models.reserveCapacity(models.models.count + changes.inserts.count) }
-                registered = (layout.entity, models)
+                registered = (entity, models)
             }
             let state = model._osdState
             state.isInserted = false

@@ -205,12 +205,12 @@ public final class ModelContext {
         if let model = registeredModel(id) { return model._osdState.isDeleted ? nil : model as? T }
         guard id.storeIdentifier == container.store.identifier, let primaryKey = id.primaryKey,
               let entity = container.schema.entitiesByName[id.entityName],
-              let layout = try? container.store.layout(for: entity.name)
+              let shape = try? container.store.rowShape(of: entity)
         else { return nil }
         let registered = registeredModels(of: entity)
         var result: T?
-        try? container.store.forEachRow(layout, primaryKeys: [primaryKey]) { row in
-            result = try materialize(row, entity: entity, layout: layout, attributes: nil, registered: registered) as? T
+        try? container.store.forEachRow(of: entity, primaryKeys: [primaryKey]) { row in
+            result = try materialize(row, shape: shape, attributes: nil, registered: registered) as? T
         }
         return result
     }
@@ -271,25 +271,25 @@ public final class ModelContext {
     /// a relationship).
     func load<M: PersistentModel>(_ model: M, property index: Int) throws {
         let entity = try requireEntity(for: M.self)
-        let layout = try container.store.layout(for: entity.name)
+        let shape = try container.store.rowShape(of: entity)
         let state = model._osdState
         var found = false
         if state.isFault {
             // The first read of a fault loads its whole row, except what was set since.
-            try container.store.forEachRow(layout, primaryKeys: [state.primaryKey]) { row in
+            try container.store.forEachRow(of: entity, primaryKeys: [state.primaryKey]) { row in
                 found = true
-                fill(model, from: row, layout: layout)
+                fill(model, from: row, shape: shape)
             }
             state.isFault = false
             guard found else {
                 throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(state.primaryKey) no longer exists")
             }
-            if layout.eagerAttributes.contains(index) { return }
+            if shape.eagerAttributes.contains(index) { return }
         }
-        if let link = layout.links[index] {
-            return try loadRelationship(model, link: link, layout: layout)
+        if let link = shape.links[index] {
+            return try loadRelationship(model, link: link, shape: shape)
         }
-        found = try container.store.loadAttribute(layout, primaryKey: state.primaryKey, attribute: index) { row in
+        found = try container.store.loadAttribute(of: entity, primaryKey: state.primaryKey, attribute: index) { row in
             try model._osdDecode(property: index, from: row, at: 0)
         }
         guard found else {
@@ -298,11 +298,12 @@ public final class ModelContext {
     }
 
     /// Decodes a fault's row into it, except the properties set since it became a fault.
-    func fill(_ model: some PersistentModel, from row: StoreRow, layout: TableLayout) {
+    func fill(_ model: some PersistentModel, from row: StoreRow, shape: RowShape) {
         let state = model._osdState
         row.resolver = self
-        for (position, property) in layout.selectedProperties.enumerated()
-        where layout.columns[property] != nil && state.changedProperties & (1 << UInt64(property)) == 0 {
+        let fields = shape.entity.fields
+        for (position, property) in shape.selectedProperties.enumerated()
+        where fields[property].hasColumn && state.changedProperties & (1 << UInt64(property)) == 0 {
             // A value that fails to decode stays unloaded; reading it reports the error.
             try? model._osdDecode(property: property, from: row, at: Int32(position + 1))
         }

@@ -28,7 +28,7 @@ enum MigrationPlanRunner {
         }
         guard !chain.isEmpty else { return }
         let backup = URL(fileURLWithPath: path + ".osd-migration-backup")
-        try makeBackup(of: url, at: backup)
+        try StoreFileBackup.make(of: url, at: backup)
         defer { try? FileManager.default.removeItem(at: backup) }
         var current: any VersionedSchema.Type = versions[start]
         do {
@@ -37,7 +37,7 @@ enum MigrationPlanRunner {
                 current = stage.toVersion
             }
         } catch {
-            try restore(url, from: backup)
+            try StoreFileBackup.restore(url, from: backup)
             throw SwiftDataError(.migrationFailed, reason: "Migrating the store at \(path) from version \(current.versionIdentifier) failed: \(error). The store was restored to its state before the migration.")
         }
     }
@@ -60,24 +60,6 @@ enum MigrationPlanRunner {
                 try context.save()
             }
         }
-    }
-
-    /// Checkpoints the WAL into the store file, then copies the file.
-    private static func makeBackup(of url: URL, at backup: URL) throws {
-        do {
-            let connection = try SQLiteConnection(path: url.path, readOnly: false, create: false)
-            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        } catch let error as SQLiteError {
-            throw error.swiftDataError.adding(context: "Preparing to migrate \(url.path)")
-        }
-        try? FileManager.default.removeItem(at: backup)
-        try FileManager.default.copyItem(at: url, to: backup)
-    }
-
-    private static func restore(_ url: URL, from backup: URL) throws {
-        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-        try? FileManager.default.removeItem(at: url)
-        try FileManager.default.copyItem(at: backup, to: url)
     }
 }
 

@@ -146,7 +146,7 @@ struct RandomGraphTests {
             "SELECT count(*) FROM osd_link_Member_followers WHERE owner NOT IN (SELECT _pk FROM Member) OR target NOT IN (SELECT _pk FROM Member)",
         ]
         for sql in orphans {
-            let count = try container.store.withReader { try $0.integer(sql) }
+            let count = try container.sqliteStore().withReader { try $0.integer(sql) }
             #expect(count == 0, "\(sql)")
         }
     }

@@ -365,7 +365,7 @@ struct PrefetchTimingTests {
         let unprefetched = try lazy.fetch(FetchDescriptor<Journey>())
 
         // Remove every outing behind the library's back: only what was already loaded survives.
-        try container.store.withConnection { try $0.execute("DELETE FROM \"Outing\"") }
+        try container.sqliteStore().withConnection { try $0.execute("DELETE FROM \"Outing\"") }
         #expect(prefetched.allSatisfy { $0.outings.count == 2 }, "loaded by the fetch")
         #expect(unprefetched.allSatisfy { $0.outings.isEmpty }, "loaded on first access, after the rows were gone")
     }

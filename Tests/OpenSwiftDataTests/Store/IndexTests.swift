@@ -8,11 +8,12 @@ struct IndexTests {
     /// SQLite's plan for the statement a fetch runs.
     private func queryPlan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, in container: ModelContainer) throws -> String {
         let entity = try #require(container.schema.entity(for: T.self))
-        let layout = try container.store.layout(for: entity.name)
+        let store = try container.sqliteStore()
+        let layout = try store.layout(for: entity.name)
         let plan = PredicateTranslator.plan(for: descriptor, entity: entity, schema: container.schema)
         #expect(plan.isExact)
-        let (clauses, arguments) = StoreFetch(layout: layout, filter: plan.filter, sort: plan.sort).clauses(ordered: true)
-        return try container.store.withReader { connection in
+        let (clauses, arguments) = store.clauses(StoreFetch(entity: entity, filter: plan.filter, sort: plan.sort), layout: layout, ordered: true)
+        return try store.withReader { connection in
             let statement = try connection.statement("EXPLAIN QUERY PLAN " + layout.selectPrefix + clauses)
             try statement.bind(arguments)
             defer { statement.reset() }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import OpenSwiftData
 
 /// A store file in a fresh temporary folder, removed when the value is deinitialized.
@@ -59,5 +60,12 @@ func waitUntil(_ condition: @MainActor () -> Bool) async {
     for _ in 0..<500 where !condition() {
         await Task.yield()
         try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+}
+
+extension ModelContainer {
+    /// The container's SQLite store, for tests that look at the SQL it runs.
+    func sqliteStore() throws -> SQLiteStore {
+        try #require(store as? SQLiteStore)
     }
 }

@@ -33,12 +33,12 @@ extension ModelContext {
     }
 
     /// Loads one relationship of a saved model from the store.
-    func loadRelationship<M: PersistentModel>(_ model: M, link: RelationshipLink, layout: TableLayout) throws {
+    func loadRelationship<M: PersistentModel>(_ model: M, link: RelationshipLink, shape: RowShape) throws {
         let key = model._osdState.primaryKey
         switch link.storage {
         case .foreignKey:
-            let entity = layout.entity
-            let found = try container.store.loadAttribute(layout, primaryKey: key, attribute: link.property) { row in
+            let entity = shape.entity
+            let found = try container.store.loadAttribute(of: entity, primaryKey: key, attribute: link.property) { row in
                 row.resolver = self
                 try model._osdDecode(property: link.property, from: row, at: 0)
             }
@@ -46,41 +46,41 @@ extension ModelContext {
                 throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(key) no longer exists")
             }
         case .inverseForeignKey, .link:
-            let grouped = try relatedRows(of: link, from: layout, owners: [key])
+            let grouped = try relatedRows(of: link, from: shape.entity, owners: [key])
             model._osdSetRelated(property: link.property, to: grouped[key] ?? [])
         }
     }
 
     /// The models related to each of `owners` through `link`, grouped by owner, each group in
     /// primary-key order: one query whatever the number of owners.
-    func relatedRows(of link: RelationshipLink, from layout: TableLayout, owners: [Int64]) throws -> [Int64: [AnyObject]] {
+    func relatedRows(of link: RelationshipLink, from source: Schema.Entity, owners: [Int64]) throws -> [Int64: [AnyObject]] {
         guard let destination = container.schema.entitiesByName[link.destinationName] else {
-            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(link.destinationName), related to \(layout.entity.name).\(link.name), is not in the container's schema")
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(link.destinationName), related to \(source.name).\(link.name), is not in the container's schema")
         }
         guard destination.descendants.isEmpty else {
             // Related models of a class hierarchy: each class's table, merged in key order.
             var merged: [Int64: [AnyObject]] = [:]
             for entity in destination.concreteEntities {
-                for (owner, models) in try relatedRows(of: link, from: layout, owners: owners, destination: entity) {
+                for (owner, models) in try relatedRows(of: link, from: source, owners: owners, destination: entity) {
                     merged[owner, default: []] += models
                 }
             }
             return merged.mapValues { $0.sorted { ($0 as! any PersistentModel)._osdState.primaryKey < ($1 as! any PersistentModel)._osdState.primaryKey } }
         }
-        return try relatedRows(of: link, from: layout, owners: owners, destination: destination)
+        return try relatedRows(of: link, from: source, owners: owners, destination: destination)
     }
 
     /// The rows of one destination entity related to each of `owners`.
-    private func relatedRows(of link: RelationshipLink, from layout: TableLayout, owners: [Int64], destination: Schema.Entity) throws -> [Int64: [AnyObject]] {
+    private func relatedRows(of link: RelationshipLink, from source: Schema.Entity, owners: [Int64], destination: Schema.Entity) throws -> [Int64: [AnyObject]] {
         let store = container.store
-        let target = try store.layout(for: destination.name)
+        let target = try store.rowShape(of: destination)
         let registered = registeredModels(of: destination)
         var grouped: [Int64: [AnyObject]] = [:]
         // Rows come grouped by owner, each group in key order: collect each run, then store it once.
         var currentOwner: Int64?
         var current: [AnyObject] = []
-        try store.forEachRelatedRow(of: link, from: layout.entity, owners: owners, destination: destination) { row, owner in
-            let model = try materialize(row, entity: destination, layout: target, attributes: nil, registered: registered)
+        try store.forEachRelatedRow(of: link, from: source, owners: owners, destination: destination) { row, owner in
+            let model = try materialize(row, shape: target, attributes: nil, registered: registered)
             if owner != currentOwner {
                 if let currentOwner { grouped[currentOwner] = current }
                 currentOwner = owner
@@ -94,13 +94,14 @@ extension ModelContext {
 
     /// Loads the relationships named by a fetch's `relationshipKeyPathsForPrefetching` for all
     /// results at once: one query per key path.
-    func prefetch(_ keyPaths: [AnyKeyPath], of models: [any PersistentModel], entity: Schema.Entity, layout: TableLayout) throws {
+    func prefetch(_ keyPaths: [AnyKeyPath], of models: [any PersistentModel], shape: RowShape) throws {
+        let entity = shape.entity
         guard !models.isEmpty else { return }
         for keyPath in keyPaths {
             guard let property = entity.propertyIndex(for: keyPath), let link = entity.links[property] else { continue }
             let bit = UInt64(1) << UInt64(property)
             let owners = models.filter { !$0._osdState.isInserted && $0._osdState.changedProperties & bit == 0 }
-            let grouped = try relatedRows(of: link, from: layout, owners: owners.map { $0._osdState.primaryKey })
+            let grouped = try relatedRows(of: link, from: entity, owners: owners.map { $0._osdState.primaryKey })
             for owner in owners {
                 owner._osdSetRelated(property: property, to: grouped[owner._osdState.primaryKey] ?? [])
             }

@@ -1,36 +1,33 @@
-/// A fetch in store terms: the entity's table, a filter, an order and a page.
-struct StoreFetch {
-    let layout: TableLayout
-    var filter: QueryExpression?
-    var sort: [QuerySort] = []
-    var limit: Int?
-    var offset: Int?
-
-    /// The WHERE, ORDER BY and LIMIT clauses and their arguments.
-    func clauses(ordered: Bool) -> (sql: String, arguments: [StoredValue]) {
-        var compiler = SQLCompiler(layout: layout)
-        var sql = ""
-        if let filter { sql += " WHERE " + compiler.sql(filter) }
-        if ordered && !sort.isEmpty { sql += compiler.orderBy(sort) }
-        var arguments = compiler.arguments
-        if limit != nil || offset != nil {
-            sql += " LIMIT ? OFFSET ?"
-            arguments.append(.integer(Int64(limit ?? -1)))
-            arguments.append(.integer(Int64(offset ?? 0)))
-        }
-        return (sql, arguments)
-    }
-}
-
 /// One row of a store's result, read column by column.
 typealias StoreRow = SQLiteStatement
 
 extension SQLiteStore {
-    /// Calls `body` with each matching row. Column 0 is the primary key; the layout's eager attributes
-    /// follow in order. `body` runs while a connection is checked out and must not call back into the store.
-    func forEachRow(_ fetch: StoreFetch, attributes: [Int]? = nil, _ body: (StoreRow) throws -> Void) throws {
-        let (clauses, arguments) = fetch.clauses(ordered: true)
-        let prefix = attributes.map { fetch.layout.selectPrefix(attributes: $0) } ?? fetch.layout.selectPrefix
+    /// The WHERE, ORDER BY and LIMIT clauses of a fetch, and their arguments.
+    func clauses(_ fetch: StoreFetch, layout: TableLayout, ordered: Bool) -> (sql: String, arguments: [StoredValue]) {
+        var compiler = SQLCompiler(layout: layout)
+        var sql = ""
+        if let filter = fetch.filter { sql += " WHERE " + compiler.sql(filter) }
+        if ordered && !fetch.sort.isEmpty { sql += compiler.orderBy(fetch.sort) }
+        var arguments = compiler.arguments
+        if fetch.limit != nil || fetch.offset != nil {
+            sql += " LIMIT ? OFFSET ?"
+            arguments.append(.integer(Int64(fetch.limit ?? -1)))
+            arguments.append(.integer(Int64(fetch.offset ?? 0)))
+        }
+        return (sql, arguments)
+    }
+
+    func rowShape(of entity: Schema.Entity) throws -> RowShape {
+        try layout(for: entity.name).shape
+    }
+
+    /// Calls `body` with each matching row. Column 0 is the primary key; the layout's selected
+    /// properties (or `attributes`) follow in order. A store call `body` makes runs on the same
+    /// connection.
+    func forEachRow(_ fetch: StoreFetch, attributes: [Int]?, _ body: (StoreRow) throws -> Void) throws {
+        let layout = try layout(for: fetch.entity.name)
+        let (clauses, arguments) = clauses(fetch, layout: layout, ordered: true)
+        let prefix = attributes.map { layout.selectPrefix(attributes: $0) } ?? layout.selectPrefix
         try withReader { connection in
             let statement = try connection.statement(prefix + clauses)
             try statement.bind(arguments)
@@ -41,10 +38,11 @@ extension SQLiteStore {
 
     /// The number of matching rows.
     func count(_ fetch: StoreFetch) throws -> Int {
-        let (clauses, arguments) = fetch.clauses(ordered: false)
+        let layout = try layout(for: fetch.entity.name)
+        let (clauses, arguments) = clauses(fetch, layout: layout, ordered: false)
         let sql = fetch.limit == nil && fetch.offset == nil
-            ? "SELECT count(*) FROM \(fetch.layout.table)\(clauses)"
-            : "SELECT count(*) FROM (SELECT 1 FROM \(fetch.layout.table)\(clauses))"
+            ? "SELECT count(*) FROM \(layout.table)\(clauses)"
+            : "SELECT count(*) FROM (SELECT 1 FROM \(layout.table)\(clauses))"
         return try withReader { connection in
             let statement = try connection.statement(sql)
             try statement.bind(arguments)
@@ -55,9 +53,10 @@ extension SQLiteStore {
 
     /// The primary keys of the matching rows, in order.
     func primaryKeys(_ fetch: StoreFetch) throws -> [Int64] {
-        let (clauses, arguments) = fetch.clauses(ordered: true)
+        let layout = try layout(for: fetch.entity.name)
+        let (clauses, arguments) = clauses(fetch, layout: layout, ordered: true)
         return try withReader { connection in
-            let statement = try connection.statement("SELECT \(TableLayout.primaryKey) FROM \(fetch.layout.table)\(clauses)")
+            let statement = try connection.statement("SELECT \(TableLayout.primaryKey) FROM \(layout.table)\(clauses)")
             try statement.bind(arguments)
             defer { statement.reset() }
             var keys: [Int64] = []
@@ -67,8 +66,9 @@ extension SQLiteStore {
     }
 
     /// Reads one attribute of one row. Returns `false` if the row no longer exists.
-    func loadAttribute(_ layout: TableLayout, primaryKey: Int64, attribute: Int, _ body: (SQLiteStatement) throws -> Void) throws -> Bool {
-        try withReader { connection in
+    func loadAttribute(of entity: Schema.Entity, primaryKey: Int64, attribute: Int, _ body: (StoreRow) throws -> Void) throws -> Bool {
+        let layout = try layout(for: entity.name)
+        return try withReader { connection in
             let statement = try connection.statement(
                 "SELECT \(layout.column(attribute)) FROM \(layout.table) WHERE \(TableLayout.primaryKey) = ?")
             try statement._bind(primaryKey, 0)
@@ -132,7 +132,8 @@ extension SQLiteStore {
     }
 
     /// Calls `body` with the row of each primary key that still exists, in the order given.
-    func forEachRow(_ layout: TableLayout, primaryKeys: [Int64], _ body: (SQLiteStatement) throws -> Void) throws {
+    func forEachRow(of entity: Schema.Entity, primaryKeys: [Int64], _ body: (StoreRow) throws -> Void) throws {
+        let layout = try layout(for: entity.name)
         try withReader { connection in
             let statement = try connection.statement("\(layout.selectPrefix) WHERE \(TableLayout.primaryKey) = ?")
             for key in primaryKeys {

@@ -1,30 +1,3 @@
-/// What a save wrote, for the context to bring its models up to date.
-struct StoreSaveResult {
-    /// The primary key of each insert, in order: a new row, or the existing row it updated.
-    var inserted: [Int64]
-    /// The positions of the inserts that updated an existing row (upserts).
-    var upserted: [Int]
-    /// The rows each batch delete removed.
-    var batchDeleted: [[Int64]]
-}
-
-/// Everything one save writes.
-struct StoreChanges {
-    /// New models, with their table layouts.
-    var inserts: [(layout: TableLayout, model: any PersistentModel)] = []
-    /// Changed models and the mask of their changed attributes.
-    var updates: [(layout: TableLayout, model: any PersistentModel, mask: UInt64)] = []
-    /// Rows to delete.
-    var deletes: [(layout: TableLayout, primaryKey: Int64)] = []
-    /// Filters whose matching rows to delete, without loading them.
-    var batchDeletes: [(layout: TableLayout, filter: QueryExpression?)] = []
-    /// Many-to-many and one-way to-many relationships to write anew: the owner's pairs are
-    /// replaced by one per target.
-    var linkWrites: [(link: LinkName, owner: any PersistentModel, targets: [any PersistentModel])] = []
-
-    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty && linkWrites.isEmpty }
-}
-
 extension SQLiteStore {
     /// Writes the changes in one transaction. On any error nothing is written.
     ///
@@ -51,8 +24,17 @@ extension SQLiteStore {
     }
 
     private func write(_ changes: StoreChanges, on connection: SQLiteConnection) throws -> StoreSaveResult {
+        // Runs of changes to one entity look its layout up once.
+        var lastLayout: TableLayout?
+        func layout(_ entity: Schema.Entity) throws -> TableLayout {
+            if let lastLayout, lastLayout.entity === entity { return lastLayout }
+            let found = try self.layout(for: entity.name)
+            lastLayout = found
+            return found
+        }
         var batchDeleted: [[Int64]] = []
-        for (layout, filter) in changes.batchDeletes {
+        for (entity, filter) in changes.batchDeletes {
+            let layout = try layout(entity)
             var compiler = SQLCompiler(layout: layout)
             // Always a WHERE clause: without one SQLite truncates the table, bypassing the hook
             // that names the deleted rows. The hook reports them in the delete's own pass (a
@@ -77,7 +59,8 @@ extension SQLiteStore {
             statementSQL = sql
             return fresh
         }
-        for (layout, primaryKey) in changes.deletes {
+        for (entity, primaryKey) in changes.deletes {
+            let layout = try layout(entity)
             let delete = try prepared(layout.deleteSQL)
             try delete._bind(primaryKey, 0)
             try delete.run()
@@ -87,7 +70,8 @@ extension SQLiteStore {
         var keys: [Int64] = []
         var upserted: [Int] = []
         keys.reserveCapacity(changes.inserts.count)
-        for (position, (layout, model)) in changes.inserts.enumerated() {
+        for (position, (entity, model)) in changes.inserts.enumerated() {
+            let layout = try layout(entity)
             if layout.upsertLookupSQL != nil, let existing = try existingRow(for: model, layout: layout, on: connection) {
                 let update = try connection.statement(layout.fullUpdateSQL)
                 update.deferredLinks.removeAll()
@@ -140,7 +124,8 @@ extension SQLiteStore {
             }
         }
         var lastUpdate: (layout: TableLayout, mask: UInt64, statement: SQLiteStatement)?
-        for (layout, model, mask) in changes.updates {
+        for (entity, model, mask) in changes.updates {
+            let layout = try layout(entity)
             // Runs of updates to the same properties reuse one statement without a cache lookup.
             let update: SQLiteStatement
             if let lastUpdate, lastUpdate.layout === layout, lastUpdate.mask == mask {

@@ -6,21 +6,22 @@
 /// Codable values TEXT holding JSON. Every table is STRICT and keyed by `_pk INTEGER PRIMARY KEY`.
 final class TableLayout: Sendable {
     let entity: Schema.Entity
+    /// What the entity's rows hold, the same for every store.
+    let shape: RowShape
     let table: String
     /// The quoted column name of each property, by property index; `nil` for a property without a
     /// column (a to-many relationship, or the keyless side of a one-to-one).
     let columns: [String?]
     /// The properties with a column, in order.
-    let columnProperties: [Int]
+    var columnProperties: [Int] { shape.storedProperties }
     /// The properties a full fetch loads: every property with a column but external-storage ones.
-    let eagerAttributes: [Int]
-    /// Whether a full fetch selects one column per property, in order (so `_osdDecodeAll` applies):
-    /// no external storage. Columnless properties are selected as `NULL` and decode as unloaded.
-    let loadsAllAttributes: Bool
+    var eagerAttributes: [Int] { shape.eagerAttributes }
+    /// Whether a full fetch selects one column per property, in order: columnless properties are
+    /// selected as `NULL`.
+    var loadsAllAttributes: Bool { shape.loadsAllAttributes }
     let insertSQL: String
-    /// The properties a full fetch selects after the primary key, in order: every property (a
-    /// columnless one as `NULL`) or, when some are loaded on first access, the eager ones.
-    let selectedProperties: [Int]
+    /// The properties a full fetch selects after the primary key, in order.
+    var selectedProperties: [Int] { shape.selectedProperties }
     /// `SELECT` of the primary key and the selected properties, qualified by the table name.
     let selectList: String
     let selectPrefix: String
@@ -38,26 +39,19 @@ final class TableLayout: Sendable {
     /// of the hierarchy, so that a key names one row among all of them (a relationship to the base
     /// class holds keys of any of its subclasses' rows). `nil` outside hierarchies.
     let sharedKeysTable: String?
-    /// The to-one relationships without a column (the keyless side of a one-to-one): a row
-    /// decodes them as `nil`, so they are marked unloaded after decoding.
-    let keylessToOne: [Int]
-
     static let primaryKey = "\"_pk\""
 
     init(entity: Schema.Entity) {
         self.entity = entity
+        let shape = RowShape(entity: entity)
+        self.shape = shape
         self.table = SQL.quote(entity.name)
         self.links = entity.links
         self.ownedLinkTables = TableLayout.ownedLinkTables(of: entity)
-        self.keylessToOne = entity.links.values.filter { !$0.isToMany && $0.storage == .inverseForeignKey }.map(\.property).sorted()
         let fields = entity.fields
         let columns = fields.map { $0.hasColumn ? SQL.quote($0.name) : nil }
         self.columns = columns
-        let columnProperties = fields.indices.filter { fields[$0].hasColumn }
-        self.columnProperties = columnProperties
-        let eager = columnProperties.filter { !fields[$0].isExternal }
-        self.eagerAttributes = eager
-        self.loadsAllAttributes = !fields.contains { $0.isExternal }
+        let columnProperties = shape.storedProperties
         // Numbered parameters: property `i` is always parameter `i + 1`, so generated code binds
         // every property at its own index and columnless properties bind nothing.
         // In a hierarchy the key comes from the shared keys table, bound after the properties.
@@ -68,8 +62,7 @@ final class TableLayout: Sendable {
         self.insertSQL = inserted.isEmpty
             ? "INSERT INTO \(table) DEFAULT VALUES"
             : "INSERT INTO \(table) (\(inserted.map(\.0).joined(separator: ", "))) VALUES (\(inserted.map(\.1).joined(separator: ", ")))"
-        let selectedProperties = loadsAllAttributes ? Array(fields.indices) : eager
-        self.selectedProperties = selectedProperties
+        let selectedProperties = shape.selectedProperties
         let table = self.table
         let selected = ["\(table).\(TableLayout.primaryKey)"] + selectedProperties.map { columns[$0].map { "\(table).\($0)" } ?? "NULL" }
         self.selectList = "SELECT \(selected.joined(separator: ", "))"

@@ -1,0 +1,44 @@
+/// What a row read from a store holds for one entity: its key first, then the values of the
+/// entity's selected properties in order. Every store reads rows in this shape, so the context
+/// decodes them the same way whatever the store.
+///
+/// A property has a value in the row when it is an attribute or the key-holding side of a to-one
+/// relationship; to-many relationships, and the keyless side of a one-to-one, are loaded apart.
+/// External-storage attributes are left out of full fetches and loaded on first access.
+final class RowShape: Sendable {
+    let entity: Schema.Entity
+    /// The relationships, by property index.
+    let links: [Int: RelationshipLink]
+    /// The properties with a value of their own in the row, in order.
+    let storedProperties: [Int]
+    /// The properties a full fetch loads: every stored property but external-storage ones.
+    let eagerAttributes: [Int]
+    /// Whether a full fetch selects every property in order (so `_osdDecodeAll` applies): the
+    /// entity has no external storage. Properties without a stored value read as NULL and decode
+    /// as unloaded.
+    let loadsAllAttributes: Bool
+    /// The properties a full fetch selects after the key, in order: every property or, when some
+    /// are loaded on first access, the eager ones.
+    let selectedProperties: [Int]
+    /// Whether the entity owns the pairs of a many-to-many or one-way to-many relationship, which
+    /// a save writes apart from its rows.
+    let ownsLinks: Bool
+    /// The to-one relationships without a stored value (the keyless side of a one-to-one): a row
+    /// decodes them as `nil`, so they are marked unloaded after decoding.
+    let keylessToOne: [Int]
+
+    init(entity: Schema.Entity) {
+        self.entity = entity
+        self.links = entity.links
+        let fields = entity.fields
+        let stored = fields.indices.filter { fields[$0].hasColumn }
+        self.storedProperties = stored
+        let eager = stored.filter { !fields[$0].isExternal }
+        self.eagerAttributes = eager
+        let loadsAll = !fields.contains { $0.isExternal }
+        self.loadsAllAttributes = loadsAll
+        self.selectedProperties = loadsAll ? Array(fields.indices) : eager
+        self.ownsLinks = entity.links.values.contains { if case .link(_, true) = $0.storage { true } else { false } }
+        self.keylessToOne = entity.links.values.filter { !$0.isToMany && $0.storage == .inverseForeignKey }.map(\.property).sorted()
+    }
+}

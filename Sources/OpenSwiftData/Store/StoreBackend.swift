@@ -1,0 +1,46 @@
+/// The seam between the SwiftData API and a store: what a ``ModelContainer`` and its contexts ask
+/// of the store that keeps one configuration's models.
+///
+/// It speaks the schema's terms (``Schema/Entity``, property indices, the store-neutral
+/// ``QueryExpression``), opaque 64-bit keys, rows in the ``RowShape`` of their entity, and change
+/// sets; how the rows are laid out (tables, columns, link tables) is the store's own business.
+/// ``SQLiteStore`` is the first conformer.
+///
+/// Rules every store keeps:
+/// - Stores never mutate models, except to hand an inserted model its key during a save, and
+///   never call up into a context.
+/// - A call made while rows are being read (a relationship resolved mid-fetch) is served without
+///   taking a lock or a connection the reading call already holds.
+/// - `save` writes all of a change set or nothing.
+protocol StoreBackend: AnyObject, Sendable {
+    /// The identifier of the store, recorded in the identifiers of its models.
+    var identifier: String { get }
+    /// Whether the store can only be read.
+    var isReadOnly: Bool { get }
+    /// The shape of an entity's rows, or an error when the store does not hold the entity.
+    func rowShape(of entity: Schema.Entity) throws -> RowShape
+    /// Calls `body` with each row the fetch selects, in its order: the key, then `attributes` in
+    /// order, or the shape's selected properties when `attributes` is `nil`.
+    func forEachRow(_ fetch: StoreFetch, attributes: [Int]?, _ body: (StoreRow) throws -> Void) throws
+    /// The number of rows the fetch selects.
+    func count(_ fetch: StoreFetch) throws -> Int
+    /// The keys of the rows the fetch selects, in its order.
+    func primaryKeys(_ fetch: StoreFetch) throws -> [Int64]
+    /// Calls `body` with the full row of each key that still exists, in the order given.
+    func forEachRow(of entity: Schema.Entity, primaryKeys: [Int64], _ body: (StoreRow) throws -> Void) throws
+    /// Reads one property of one row: `body` gets a row whose column 0 is the property. Returns
+    /// `false` when the row no longer exists.
+    func loadAttribute(of entity: Schema.Entity, primaryKey: Int64, attribute: Int, _ body: (StoreRow) throws -> Void) throws -> Bool
+    /// Whether the entity has a row with this key.
+    func rowExists(of entity: Schema.Entity, key: Int64) throws -> Bool
+    /// Calls `body` with each full row of `destination` that `link` relates to one of `owners`,
+    /// and the owner's key: grouped by owner, each group in key order.
+    func forEachRelatedRow(
+        of link: RelationshipLink, from source: Schema.Entity, owners: [Int64], destination: Schema.Entity,
+        _ body: (StoreRow, _ owner: Int64) throws -> Void
+    ) throws
+    /// Writes a change set in one transaction, and returns the keys it assigned.
+    func save(_ changes: StoreChanges) throws -> StoreSaveResult
+    /// Deletes every row of every entity, in one transaction.
+    func eraseAll() throws
+}

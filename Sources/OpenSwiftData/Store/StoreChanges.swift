@@ -1,0 +1,26 @@
+/// What a save wrote, for the context to bring its models up to date.
+struct StoreSaveResult {
+    /// The primary key of each insert, in order: a new row, or the existing row it updated.
+    var inserted: [Int64]
+    /// The positions of the inserts that updated an existing row (upserts).
+    var upserted: [Int]
+    /// The rows each batch delete removed.
+    var batchDeleted: [[Int64]]
+}
+
+/// Everything one save writes.
+struct StoreChanges {
+    /// New models, with their entities.
+    var inserts: [(entity: Schema.Entity, model: any PersistentModel)] = []
+    /// Changed models and the mask of their changed attributes.
+    var updates: [(entity: Schema.Entity, model: any PersistentModel, mask: UInt64)] = []
+    /// Rows to delete.
+    var deletes: [(entity: Schema.Entity, primaryKey: Int64)] = []
+    /// Filters whose matching rows to delete, without loading them.
+    var batchDeletes: [(entity: Schema.Entity, filter: QueryExpression?)] = []
+    /// Many-to-many and one-way to-many relationships to write anew: the owner's pairs are
+    /// replaced by one per target.
+    var linkWrites: [(link: LinkName, owner: any PersistentModel, targets: [any PersistentModel])] = []
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty && linkWrites.isEmpty }
+}
