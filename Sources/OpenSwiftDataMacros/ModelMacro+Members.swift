@@ -53,12 +53,12 @@ extension ModelMacro {
     static func decodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let offset = shape.isSubclass ? " + offset" : ""
         let lines = properties.enumerated().map { index, property in
-            "    _\(property.name) = try row._read((\(property.type)).self, column\(offset) + \(index))"
+            "    _\(property.name) = try row._read((\(property.type)).self, column\(offset) + \(index), context)"
         }
         let prologue = shape.isSubclass
-            ? "    try super._osdDecodeAll(from: row, startingAt: column)\n    let offset = Swift.Int32(\(shape.propertyOffset))\n" : ""
+            ? "    try super._osdDecodeAll(from: row, startingAt: column, resolving: context)\n    let offset = Swift.Int32(\(shape.propertyOffset))\n" : ""
         return """
-            public \(raw: shape.isSubclass ? "override " : "")func _osdDecodeAll(from row: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
+            public \(raw: shape.isSubclass ? "override " : "")func _osdDecodeAll(from row: some OpenSwiftData._RowReader, startingAt column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
             \(raw: prologue)\(raw: lines.joined(separator: "\n"))
             }
             """
@@ -69,13 +69,13 @@ extension ModelMacro {
         let lines = properties.enumerated().map { index, property in
             """
                 guard let value\(index) = _\(property.name) else { throw OpenSwiftData._ModelState.unloaded(Self.self, "\(property.name)") }
-                try writer._write(value\(index), column\(offset) + \(index))
+                try writer._write(value\(index), column\(offset) + \(index), links)
             """
         }
         let prologue = shape.isSubclass
-            ? "    try super._osdEncodeAll(to: writer, startingAt: column)\n    let offset = Swift.Int32(\(shape.propertyOffset))\n" : ""
+            ? "    try super._osdEncodeAll(to: writer, startingAt: column, deferring: links)\n    let offset = Swift.Int32(\(shape.propertyOffset))\n" : ""
         return """
-            public \(raw: shape.isSubclass ? "override " : "")func _osdEncodeAll(to writer: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
+            public \(raw: shape.isSubclass ? "override " : "")func _osdEncodeAll(to writer: some OpenSwiftData._RowWriter, startingAt column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
             \(raw: prologue)\(raw: lines.joined(separator: "\n"))
             }
             """
@@ -83,11 +83,11 @@ extension ModelMacro {
 
     static func decodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            "    case \(index): _\(property.name) = try row._read((\(property.type)).self, column)"
+            "    case \(index): _\(property.name) = try row._read((\(property.type)).self, column, context)"
         }
         return dispatch(
-            shape, signature: "_osdDecode(property index: Swift.Int, from row: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws",
-            cases: cases, superCall: "try super._osdDecode(property: index, from: row, at: column)", otherwise: "break")
+            shape, signature: "_osdDecode(property index: Swift.Int, from row: some OpenSwiftData._RowReader, at column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws",
+            cases: cases, superCall: "try super._osdDecode(property: index, from: row, at: column, resolving: context)", otherwise: "break")
     }
 
     static func encodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
@@ -95,12 +95,12 @@ extension ModelMacro {
             """
                 case \(index):
                     guard let value = _\(property.name) else { throw OpenSwiftData._ModelState.unloaded(Self.self, "\(property.name)") }
-                    try writer._write(value, column)
+                    try writer._write(value, column, links)
             """
         }
         return dispatch(
-            shape, signature: "_osdEncode(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws",
-            cases: cases, superCall: "try super._osdEncode(property: index, to: writer, at: column)", otherwise: "break")
+            shape, signature: "_osdEncode(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws",
+            cases: cases, superCall: "try super._osdEncode(property: index, to: writer, at: column, deferring: links)", otherwise: "break")
     }
 
     static func resetOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
@@ -172,7 +172,7 @@ extension ModelMacro {
             """
                 case \(index):
                     guard let value = model._\(property.name) else { return false }
-                    try writer._write(value, column)
+                    try writer._write(value, column, OpenSwiftData._DeferredLinks())
                     return true
             """
         }
@@ -201,7 +201,7 @@ extension ModelMacro {
         return """
             \(raw: initializer)
 
-            public \(raw: shape.typeMemberKeyword) func _osdWriteDefault(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws -> Swift.Bool {
+            public \(raw: shape.typeMemberKeyword) func _osdWriteDefault(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32) throws -> Swift.Bool {
             \(raw: body)
             }
             """

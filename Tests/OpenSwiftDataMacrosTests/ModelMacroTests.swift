@@ -42,8 +42,8 @@ import Testing
         let expansion = Expansion(trip)
         #expect(expansion.contains("@OpenSwiftData._PersistedProperty(0) var name: String"))
         #expect(expansion.contains("@OpenSwiftData._PersistedProperty(1) var startDate: Date"))
-        #expect(expansion.contains("_rating = try row._read((Int).self, column + 2)"))
-        #expect(expansion.contains("_notes = try row._read((String?).self, column + 3)"))
+        #expect(expansion.contains("_rating = try row._read((Int).self, column + 2, context)"))
+        #expect(expansion.contains("_notes = try row._read((String?).self, column + 3, context)"))
         #expect(expansion.contains("registrar.withMutation(of: self, keyPath: \\.photo) { _photo = nil }"))
         #expect(expansion.contains("@OpenSwiftData._PersistedProperty(4) var photo: Data?"))
         #expect(!expansion.contains("_PersistedProperty(5)"), "five persisted properties")
@@ -76,11 +76,11 @@ import Testing
             }
             """)
         #expect(expansion.diagnostics.isEmpty)
-        #expect(expansion.contains("_count = try row._read((Int).self, column + 0)"))
-        #expect(expansion.contains("_title = try row._read((String).self, column + 1)"))
-        #expect(expansion.contains("_ratio = try row._read((Double).self, column + 2)"))
-        #expect(expansion.contains("_enabled = try row._read((Bool).self, column + 3)"))
-        #expect(expansion.contains("_created = try row._read((Date).self, column + 4)"))
+        #expect(expansion.contains("_count = try row._read((Int).self, column + 0, context)"))
+        #expect(expansion.contains("_title = try row._read((String).self, column + 1, context)"))
+        #expect(expansion.contains("_ratio = try row._read((Double).self, column + 2, context)"))
+        #expect(expansion.contains("_enabled = try row._read((Bool).self, column + 3, context)"))
+        #expect(expansion.contains("_created = try row._read((Date).self, column + 4, context)"))
     }
 
     @Test func aSubclassOverridesAndDefersToItsSuperclass() {
@@ -103,7 +103,7 @@ import Testing
         #expect(expansion.contains("super.init(backingData: backingData)"))
         #expect(expansion.contains("@OpenSwiftData._PersistedProperty(Photo._osdPropertyCount - 1 + 0)"))
         #expect(expansion.contains("switch index - MediaItem._osdPropertyCount"))
-        #expect(expansion.contains("try super._osdDecodeAll(from: row, startingAt: column)"))
+        #expect(expansion.contains("try super._osdDecodeAll(from: row, startingAt: column, resolving: context)"))
         #expect(expansion.contains("public override class var _osdSuperentity: (any OpenSwiftData.PersistentModel.Type)? { MediaItem.self }"))
     }
 

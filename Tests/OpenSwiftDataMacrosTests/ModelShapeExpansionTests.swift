@@ -70,19 +70,19 @@ import Testing
                     _rating = nil
                 }
 
-                public static func _osdWriteDefault(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws -> Swift.Bool {
+                public static func _osdWriteDefault(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32) throws -> Swift.Bool {
                         return false
                 }
 
-                public func _osdEncodeAll(to writer: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
+                public func _osdEncodeAll(to writer: some OpenSwiftData._RowWriter, startingAt column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
                     guard let value0 = _rating else {
                         throw OpenSwiftData._ModelState.unloaded(Self.self, "rating")
                     }
-                    try writer._write(value0, column + 0)
+                    try writer._write(value0, column + 0, links)
                 }
 
-                public func _osdDecodeAll(from row: OpenSwiftData.SQLiteStatement, startingAt column: Swift.Int32) throws {
-                    _rating = try row._read((Int).self, column + 0)
+                public func _osdDecodeAll(from row: some OpenSwiftData._RowReader, startingAt column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
+                    _rating = try row._read((Int).self, column + 0, context)
                 }
 
                 public func _osdRelate(property index: Swift.Int, to other: any OpenSwiftData.PersistentModel, adding: Swift.Bool) -> (any OpenSwiftData.PersistentModel)? {
@@ -142,22 +142,22 @@ import Testing
                     }
                 }
 
-                public func _osdDecode(property index: Swift.Int, from row: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws {
+                public func _osdDecode(property index: Swift.Int, from row: some OpenSwiftData._RowReader, at column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
                     switch index {
                     case 0:
-                        _rating = try row._read((Int).self, column)
+                        _rating = try row._read((Int).self, column, context)
                     default:
                         break
                     }
                 }
 
-                public func _osdEncode(property index: Swift.Int, to writer: OpenSwiftData.SQLiteStatement, at column: Swift.Int32) throws {
+                public func _osdEncode(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
                     switch index {
                     case 0:
                         guard let value = _rating else {
                             throw OpenSwiftData._ModelState.unloaded(Self.self, "rating")
                         }
-                        try writer._write(value, column)
+                        try writer._write(value, column, links)
                     default:
                         break
                     }
@@ -275,6 +275,6 @@ import Testing
             }
             """)
         #expect(expansion.diagnostics.isEmpty)
-        #expect(expansion.contains("_key = try row._read((String?).self, column + 0)"))
+        #expect(expansion.contains("_key = try row._read((String?).self, column + 0, context)"))
     }
 }

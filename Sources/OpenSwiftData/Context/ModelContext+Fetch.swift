@@ -138,13 +138,12 @@ extension ModelContext {
     /// The model for the current row: the registered instance, or a new one decoded from the row.
     func materialize(_ row: StoreRow, shape: RowShape, attributes: [Int]?, registered: RegisteredModels, lookup: Bool = true) throws -> any PersistentModel {
         let primaryKey = row._int64(0)
-        row.resolver = self
         if lookup, let existing = registered.models[primaryKey] {
             if existing._osdState.isFault, attributes == nil { fill(existing, from: row, shape: shape) }
             return existing
         }
         let entity = shape.entity
-        let model = try Self.decode(entity.modelType, row: row, shape: shape, attributes: attributes)
+        let model = try decode(entity.modelType, row: row, shape: shape, attributes: attributes)
         let state = model._osdState
         state.context = self
         state.primaryKey = primaryKey
@@ -154,11 +153,11 @@ extension ModelContext {
         return model
     }
 
-    private static func decode<M: PersistentModel>(_ type: M.Type, row: StoreRow, shape: RowShape, attributes: [Int]?) throws -> M {
+    private func decode<M: PersistentModel>(_ type: M.Type, row: StoreRow, shape: RowShape, attributes: [Int]?) throws -> M {
         let model = M._osdMake()
         do {
             if attributes == nil && shape.loadsAllAttributes {
-                try model._osdDecodeAll(from: row, startingAt: 1)
+                try model._osdDecodeAll(from: row, startingAt: 1, resolving: self)
                 for property in shape.keylessToOne { model._osdUnload(property: property) }
             } else {
                 // The loaded attributes are in ascending order; every other one is marked unloaded,
@@ -167,7 +166,7 @@ extension ModelContext {
                 var next = 0
                 for index in 0..<shape.entity.fields.count {
                     if next < loaded.count, loaded[next] == index {
-                        try model._osdDecode(property: index, from: row, at: Int32(next + 1))
+                        try model._osdDecode(property: index, from: row, at: Int32(next + 1), resolving: self)
                         next += 1
                     } else {
                         model._osdUnload(property: index)
@@ -181,12 +180,12 @@ extension ModelContext {
     }
 
     /// Finds the property whose stored value failed to decode, for the error message.
-    private static func describeDecodingFailure<M: PersistentModel>(_ type: M.Type, row: StoreRow, shape: RowShape, attributes: [Int]?, error: any Error) -> SwiftDataError {
+    private func describeDecodingFailure<M: PersistentModel>(_ type: M.Type, row: StoreRow, shape: RowShape, attributes: [Int]?, error: any Error) -> SwiftDataError {
         let probe = M._osdMake()
         let entity = shape.entity
         for (column, index) in (attributes ?? shape.selectedProperties).enumerated() where shape.links[index] == nil {
             do {
-                try probe._osdDecode(property: index, from: row, at: Int32(column + 1))
+                try probe._osdDecode(property: index, from: row, at: Int32(column + 1), resolving: self)
             } catch {
                 return SwiftDataError(.modelValidationFailure, reason: "Reading \(entity.name).\(entity.fields[index].name) of row \(row._int64(0)): \(error)")
             }

@@ -290,7 +290,7 @@ public final class ModelContext {
             return try loadRelationship(model, link: link, shape: shape)
         }
         found = try container.store.loadAttribute(of: entity, primaryKey: state.primaryKey, attribute: index) { row in
-            try model._osdDecode(property: index, from: row, at: 0)
+            try model._osdDecode(property: index, from: row, at: 0, resolving: self)
         }
         guard found else {
             throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(state.primaryKey) no longer exists")
@@ -300,12 +300,11 @@ public final class ModelContext {
     /// Decodes a fault's row into it, except the properties set since it became a fault.
     func fill(_ model: some PersistentModel, from row: StoreRow, shape: RowShape) {
         let state = model._osdState
-        row.resolver = self
         let fields = shape.entity.fields
         for (position, property) in shape.selectedProperties.enumerated()
         where fields[property].hasColumn && state.changedProperties & (1 << UInt64(property)) == 0 {
             // A value that fails to decode stays unloaded; reading it reports the error.
-            try? model._osdDecode(property: property, from: row, at: Int32(position + 1))
+            try? model._osdDecode(property: property, from: row, at: Int32(position + 1), resolving: self)
         }
         state.isFault = false
     }

@@ -17,12 +17,14 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     static var _osdIndexes: [[AnyKeyPath]] { get }
     /// The state OpenSwiftData keeps for this instance. Generated; not API.
     var _osdState: _ModelState { get }
-    /// Reads every persisted property from consecutive columns of a row. Generated; not API.
-    func _osdDecodeAll(from row: SQLiteStatement, startingAt column: Int32) throws
+    /// Reads every persisted property from consecutive columns of a row; `context` resolves the
+    /// keys of to-one relationships into models. Generated; not API.
+    func _osdDecodeAll(from row: some _RowReader, startingAt column: Int32, resolving context: ModelContext) throws
     /// Reads one persisted property from a column of a row. Generated; not API.
-    func _osdDecode(property index: Int, from row: SQLiteStatement, at column: Int32) throws
-    /// Writes one persisted property to a statement parameter. Generated; not API.
-    func _osdEncode(property index: Int, to writer: SQLiteStatement, at column: Int32) throws
+    func _osdDecode(property index: Int, from row: some _RowReader, at column: Int32, resolving context: ModelContext) throws
+    /// Writes one persisted property to a parameter; `links` collects to-one relationships to
+    /// models that get their keys later in the same save. Generated; not API.
+    func _osdEncode(property index: Int, to writer: some _RowWriter, at column: Int32, deferring links: _DeferredLinks) throws
     /// Forgets the loaded value of one property so that the next read loads it again. Generated; not API.
     func _osdUnload(property index: Int)
     /// Adds a model to, or removes it from, one relationship without touching its inverse; returns
@@ -36,12 +38,12 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// The entity name of the model class, without a run-time type lookup. Generated; not API.
     static var _osdEntityName: String { get }
     /// Writes every stored property, in declaration order, from `column` on. Generated; not API.
-    func _osdEncodeAll(to writer: SQLiteStatement, startingAt column: Int32) throws
+    func _osdEncodeAll(to writer: some _RowWriter, startingAt column: Int32, deferring links: _DeferredLinks) throws
     /// Creates an empty instance for a row to fill. Generated for final classes; not API.
     static func _osdMake() -> Self
     /// Writes the declared initial value of a property, for a migration that adds it; returns
     /// `false` when the property has none. Generated; not API.
-    static func _osdWriteDefault(property index: Int, to writer: SQLiteStatement, at column: Int32) throws -> Bool
+    static func _osdWriteDefault(property index: Int, to writer: some _RowWriter, at column: Int32) throws -> Bool
     /// The model class this one inherits from, when it is a subclass of another model. Generated; not API.
     static var _osdSuperentity: (any PersistentModel.Type)? { get }
     /// For a subclass, the key paths of its inherited properties rooted at it, in property order.
@@ -58,7 +60,7 @@ extension PersistentModel {
     public static var _osdIndexes: [[AnyKeyPath]] { [] }
     public static var _osdEntityName: String { String(describing: self) }
     public static func _osdMake() -> Self { Self(backingData: _ModelBacking<Self>()) }
-    public static func _osdWriteDefault(property index: Int, to writer: SQLiteStatement, at column: Int32) throws -> Bool { false }
+    public static func _osdWriteDefault(property index: Int, to writer: some _RowWriter, at column: Int32) throws -> Bool { false }
     public static var _osdSuperentity: (any PersistentModel.Type)? { nil }
     public static var _osdInheritedKeyPaths: [AnyKeyPath] { [] }
 

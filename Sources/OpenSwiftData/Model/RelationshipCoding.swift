@@ -5,34 +5,36 @@
 
 // MARK: Row coding
 
-extension SQLiteStatement {
-    /// Reads an optional to-one relationship: the registered model of the stored key, or a fault.
-    public func _read<R: PersistentModel>(_ type: Optional<R>.Type, _ column: Int32) throws -> R? {
+extension _RowReader {
+    /// Reads an optional to-one relationship: the model `context` has for the stored key, or a fault.
+    public func _read<R: PersistentModel>(_ type: Optional<R>.Type, _ column: Int32, _ context: ModelContext) throws -> R? {
         if _isNull(column) { return nil }
-        guard let resolver else { throw ValueCodingError.unexpectedNull(context: _context) }
-        return try resolver.relatedModel(R.self, primaryKey: _int64(column))
+        return try context.relatedModel(R.self, primaryKey: _int64(column))
     }
 
     /// Reads a non-optional to-one relationship.
-    public func _read<R: PersistentModel>(_ type: R.Type, _ column: Int32) throws -> R {
-        guard let model = try _read(Optional<R>.self, column) else {
+    public func _read<R: PersistentModel>(_ type: R.Type, _ column: Int32, _ context: ModelContext) throws -> R {
+        guard let model = try _read(Optional<R>.self, column, context) else {
             throw ValueCodingError.unexpectedNull(context: _context)
         }
         return model
     }
 
     /// A to-many relationship has no column: it stays unloaded until first accessed.
-    public func _read<R: PersistentModel>(_ type: [R].Type, _ column: Int32) throws -> [R]? { nil }
+    public func _read<R: PersistentModel>(_ type: [R].Type, _ column: Int32, _ context: ModelContext) throws -> [R]? { nil }
 
     /// An optional to-many relationship has no column: it stays unloaded until first accessed.
-    public func _read<R: PersistentModel>(_ type: [R]?.Type, _ column: Int32) throws -> [R]?? { nil }
+    public func _read<R: PersistentModel>(_ type: [R]?.Type, _ column: Int32, _ context: ModelContext) throws -> [R]?? { nil }
+}
 
+extension _RowWriter {
     /// Writes the key of a to-one relationship's model. A model that is new in the same save gets
-    /// its key later: NULL now, and the save links it once every new row has its key.
-    public func _write<R: PersistentModel>(_ value: R?, _ column: Int32) throws {
+    /// its key later: NULL now, recorded in `links`, and the save links it once every new row has
+    /// its key.
+    public func _write<R: PersistentModel>(_ value: R?, _ column: Int32, _ links: _DeferredLinks) throws {
         // The keyless side of a one-to-one may have no parameter in the statement (the other
         // side's row holds the key); the save ignores its deferred link.
-        guard hasParameter(column) else { return }
+        guard _hasParameter(column) else { return }
         guard let value else { return try _bindNull(column) }
         let state = value._osdState
         if state.isDeleted || (state.context == nil && state.primaryKey != 0) {
@@ -40,22 +42,22 @@ extension SQLiteStatement {
             return try _bindNull(column)
         }
         if state.primaryKey == 0 {
-            deferredLinks.append((column, value))
+            links.links.append((column, value))
             return try _bindNull(column)
         }
         try _bind(state.primaryKey, column)
     }
 
     /// Writes the key of a non-optional to-one relationship's model.
-    public func _write<R: PersistentModel>(_ value: R, _ column: Int32) throws {
-        try _write(Optional(value), column)
+    public func _write<R: PersistentModel>(_ value: R, _ column: Int32, _ links: _DeferredLinks) throws {
+        try _write(Optional(value), column, links)
     }
 
     /// A to-many relationship has no column; the save writes it from the other side or a link table.
-    public func _write<R: PersistentModel>(_ value: [R], _ column: Int32) throws {}
+    public func _write<R: PersistentModel>(_ value: [R], _ column: Int32, _ links: _DeferredLinks) throws {}
 
     /// An optional to-many relationship has no column.
-    public func _write<R: PersistentModel>(_ value: [R]?, _ column: Int32) throws {}
+    public func _write<R: PersistentModel>(_ value: [R]?, _ column: Int32, _ links: _DeferredLinks) throws {}
 }
 
 // MARK: Setters

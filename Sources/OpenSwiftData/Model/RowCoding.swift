@@ -18,6 +18,9 @@ public protocol _RowReader {
 /// Parameter-level write access to a statement of a store. Stores implement it; generated code
 /// writes through it. Not API.
 public protocol _RowWriter {
+    /// Whether the statement takes a value at the (0-based) position; the keyless side of a
+    /// one-to-one relationship, whose key the other row holds, may have none.
+    func _hasParameter(_ column: Int32) -> Bool
     /// Binds NULL.
     func _bindNull(_ column: Int32) throws
     /// Binds a 64-bit integer.
@@ -28,6 +31,31 @@ public protocol _RowWriter {
     func _bind(_ value: String, _ column: Int32) throws
     /// Binds a BLOB.
     func _bind(bytes: UnsafeRawBufferPointer, _ column: Int32) throws
+}
+
+extension _RowWriter {
+    /// Every position takes a value, unless the writer says otherwise.
+    public func _hasParameter(_ column: Int32) -> Bool { true }
+}
+
+/// The to-one relationships a save could not write yet: models new in the same save get their
+/// keys as their rows are written, so a row that refers to one written later records it here, and
+/// the store sets the key once every new row has one. Not API.
+public final class _DeferredLinks {
+    /// The positions and the related models, in the order written.
+    var links: [(parameter: Int32, target: any PersistentModel)] = []
+
+    /// Creates an empty collection.
+    public init() {}
+
+    /// Whether nothing was deferred.
+    var isEmpty: Bool { links.isEmpty }
+
+    /// Returns the deferred links and forgets them.
+    func take() -> [(parameter: Int32, target: any PersistentModel)] {
+        defer { links.removeAll(keepingCapacity: true) }
+        return links
+    }
 }
 
 /// A value type that a store holds in one native column. Not API: OpenSwiftData conforms the
@@ -77,14 +105,14 @@ extension Optional: _OptionalValue {
 extension _RowReader {
     /// Reads a natively stored value. Called by generated code.
     @inlinable
-    public func _read<T: _PersistentScalar>(_ type: T.Type, _ column: Int32) throws -> T {
+    public func _read<T: _PersistentScalar>(_ type: T.Type, _ column: Int32, _ context: ModelContext) throws -> T {
         // Non-optional scalars live in NOT NULL columns of STRICT tables, so SQLite itself rules
         // out NULL there; `Optional` checks for it in its own `_osdRead`.
         try T._osdRead(from: self, column)
     }
 
     /// Reads a JSON-stored `Codable` value. Called by generated code.
-    public func _read<T: Codable>(_ type: T.Type, _ column: Int32) throws -> T {
+    public func _read<T: Codable>(_ type: T.Type, _ column: Int32, _ context: ModelContext) throws -> T {
         if _isNull(column) {
             if let optional = T.self as? any _OptionalValue.Type { return optional._nilValue as! T }
             throw ValueCodingError.unexpectedNull(context: _context)
@@ -99,18 +127,18 @@ extension _RowReader {
 
     /// Rejects types that cannot be stored, with a clear compile-time message.
     @available(*, unavailable, message: "OpenSwiftData stores Codable values and standard scalars; make the type Codable, make it a @Model class to relate to it, or mark the property @Transient")
-    public func _read<T>(_ type: T.Type, _ column: Int32) throws -> T { fatalError() }
+    public func _read<T>(_ type: T.Type, _ column: Int32, _ context: ModelContext) throws -> T { fatalError() }
 }
 
 extension _RowWriter {
     /// Writes a natively stored value. Called by generated code.
     @inlinable
-    public func _write<T: _PersistentScalar>(_ value: T, _ column: Int32) throws {
+    public func _write<T: _PersistentScalar>(_ value: T, _ column: Int32, _ links: _DeferredLinks) throws {
         try value._osdWrite(to: self, column)
     }
 
     /// Writes a `Codable` value as JSON, or NULL for `nil`. Called by generated code.
-    public func _write<T: Codable>(_ value: T, _ column: Int32) throws {
+    public func _write<T: Codable>(_ value: T, _ column: Int32, _ links: _DeferredLinks) throws {
         if let optional = value as? any _OptionalValue, optional._isNil {
             try _bindNull(column)
             return
@@ -121,7 +149,7 @@ extension _RowWriter {
 
     /// Rejects types that cannot be stored, with a clear compile-time message.
     @available(*, unavailable, message: "OpenSwiftData stores Codable values and standard scalars; make the type Codable or mark the property @Transient")
-    public func _write<T>(_ value: T, _ column: Int32) throws { fatalError() }
+    public func _write<T>(_ value: T, _ column: Int32, _ links: _DeferredLinks) throws { fatalError() }
 }
 
 /// The JSON settings of `Codable` properties: non-finite numbers survive, keys are sorted so that

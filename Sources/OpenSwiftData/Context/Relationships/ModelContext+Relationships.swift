@@ -39,8 +39,7 @@ extension ModelContext {
         case .foreignKey:
             let entity = shape.entity
             let found = try container.store.loadAttribute(of: entity, primaryKey: key, attribute: link.property) { row in
-                row.resolver = self
-                try model._osdDecode(property: link.property, from: row, at: 0)
+                try model._osdDecode(property: link.property, from: row, at: 0, resolving: self)
             }
             guard found else {
                 throw SwiftDataError(.modelNotFound, reason: "\(entity.name) row \(key) no longer exists")

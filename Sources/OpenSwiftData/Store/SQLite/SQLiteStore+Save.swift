@@ -67,6 +67,8 @@ extension SQLiteStore {
             try removeReferences(to: [primaryKey], of: layout, on: connection)
         }
         var deferred: [(layout: TableLayout, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
+        // To-one relationships to models that get their keys later in this save, per row written.
+        let links = _DeferredLinks()
         var keys: [Int64] = []
         var upserted: [Int] = []
         keys.reserveCapacity(changes.inserts.count)
@@ -74,16 +76,12 @@ extension SQLiteStore {
             let layout = try layout(entity)
             if layout.upsertLookupSQL != nil, let existing = try existingRow(for: model, layout: layout, on: connection) {
                 let update = try connection.statement(layout.fullUpdateSQL)
-                update.deferredLinks.removeAll()
                 for index in layout.columnProperties {
-                    try encode(model, property: index, layout: layout, to: update, at: Int32(index))
+                    try encode(model, property: index, layout: layout, to: update, at: Int32(index), deferring: links)
                 }
                 try update._bind(existing, Int32(layout.columns.count))
                 try update.run()
-                if !update.deferredLinks.isEmpty {
-                    deferred.append((layout, model, update.deferredLinks))
-                    update.deferredLinks.removeAll()
-                }
+                if !links.isEmpty { deferred.append((layout, model, links.take())) }
                 model._osdState.primaryKey = existing
                 keys.append(existing)
                 upserted.append(position)
@@ -94,19 +92,16 @@ extension SQLiteStore {
                 try insert._bind(try nextSharedKey(keys, on: connection), Int32(layout.columns.count))
             }
             do {
-                try model._osdEncodeAll(to: insert, startingAt: 0)
+                try model._osdEncodeAll(to: insert, startingAt: 0, deferring: links)
             } catch {
                 // Encode again property by property, to name the one that failed.
                 for index in layout.columnProperties {
-                    try encode(model, property: index, layout: layout, to: insert, at: Int32(index))
+                    try encode(model, property: index, layout: layout, to: insert, at: Int32(index), deferring: _DeferredLinks())
                 }
                 throw error
             }
             try insert.run()
-            if !insert.deferredLinks.isEmpty {
-                deferred.append((layout, model, insert.deferredLinks))
-                insert.deferredLinks.removeAll()
-            }
+            if !links.isEmpty { deferred.append((layout, model, links.take())) }
             // The key is the model's now, so that later rows of this save can refer to it.
             let key = connection.lastInsertedRowID
             model._osdState.primaryKey = key
@@ -138,13 +133,13 @@ extension SQLiteStore {
             }
             var parameter: Int32 = 0
             for index in layout.columnProperties where mask & (1 << UInt64(index)) != 0 {
-                try encode(model, property: index, layout: layout, to: update, at: parameter)
+                try encode(model, property: index, layout: layout, to: update, at: parameter, deferring: links)
                 parameter += 1
             }
             try update._bind(model._osdState.primaryKey, parameter)
             try update.run()
             // Every related model already has its key: inserts ran first.
-            update.deferredLinks.removeAll()
+            _ = links.take()
         }
         for (link, owner, targets) in changes.linkWrites {
             let table = link.table
@@ -196,7 +191,7 @@ extension SQLiteStore {
         let lookup = try connection.statement(sql)
         defer { lookup.reset() }
         for (parameter, index) in layout.uniqueKeyAttributes.enumerated() {
-            try encode(model, property: index, layout: layout, to: lookup, at: Int32(parameter))
+            try encode(model, property: index, layout: layout, to: lookup, at: Int32(parameter), deferring: _DeferredLinks())
         }
         var rows: Set<Int64> = []
         while try lookup.step() { rows.insert(lookup._int64(0)) }
@@ -206,9 +201,12 @@ extension SQLiteStore {
         return rows.first
     }
 
-    private func encode(_ model: any PersistentModel, property index: Int, layout: TableLayout, to statement: SQLiteStatement, at parameter: Int32) throws {
+    private func encode(
+        _ model: any PersistentModel, property index: Int, layout: TableLayout, to statement: SQLiteStatement, at parameter: Int32,
+        deferring links: _DeferredLinks
+    ) throws {
         do {
-            try model._osdEncode(property: index, to: statement, at: parameter)
+            try model._osdEncode(property: index, to: statement, at: parameter, deferring: links)
         } catch let error as SQLiteError {
             throw error
         } catch let error as SwiftDataError {

@@ -13,10 +13,6 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
     unowned let connection: SQLiteConnection
     /// The model and property being decoded, for error messages.
     public var _context: (model: String, property: String)?
-    /// The context that resolves the keys of to-one relationships into models while a row decodes.
-    unowned(unsafe) var resolver: ModelContext?
-    /// To-one parameters bound to NULL because the related model gets its key later in the save.
-    var deferredLinks: [(parameter: Int32, target: any PersistentModel)] = []
     /// Per-parameter copies of bound text (see `_bind(_:_:)`), freed with the statement. A
     /// constant pointer, so that reaching a buffer needs no exclusivity check.
     private let textBuffers: UnsafeMutableBufferPointer<UnsafeMutableRawBufferPointer>
@@ -44,7 +40,7 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
     }
 
     /// Whether the statement has a parameter at the (0-based) index.
-    func hasParameter(_ column: Int32) -> Bool { column < sqlite3_bind_parameter_count(handle) }
+    public func _hasParameter(_ column: Int32) -> Bool { column < sqlite3_bind_parameter_count(handle) }
 
     /// Whether the statement has started stepping through rows and not been reset since.
     var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
