@@ -38,9 +38,10 @@ extension ModelMacro {
 
     /// A method that switches over the class's own properties (by their index within the class)
     /// and hands any other index to its superclass, or to `otherwise` in a root class.
-    private static func dispatch(_ shape: ClassShape, signature: String, cases: [String], superCall: String, otherwise: String) -> DeclSyntax {
+    private static func dispatch(_ shape: ClassShape, attributes: String = "", signature: String, cases: [String], superCall: String, otherwise: String) -> DeclSyntax {
         let subject = shape.isSubclass ? "index - \(shape.propertyOffset)" : "index"
         return """
+            \(raw: attributes)
             public \(raw: shape.isSubclass ? "override " : "")func \(raw: signature) {
                 switch \(raw: subject) {
             \(raw: cases.joined(separator: "\n"))
@@ -48,6 +49,12 @@ extension ModelMacro {
                 }
             }
             """
+    }
+
+    /// The SQLite store's fast path: the generic row coders also compiled for its statement type,
+    /// which the generic entry point dispatches to when given one. Other stores use the generic code.
+    static func fastPath(_ parameter: String) -> String {
+        "@_specialize(exported: false, where \(parameter) == OpenSwiftData.SQLiteStatement)"
     }
 
     static func decodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
@@ -58,7 +65,8 @@ extension ModelMacro {
         let prologue = shape.isSubclass
             ? "    try super._osdDecodeAll(from: row, startingAt: column, resolving: context)\n    let offset = Swift.Int32(\(shape.propertyOffset))\n" : ""
         return """
-            public \(raw: shape.isSubclass ? "override " : "")func _osdDecodeAll(from row: some OpenSwiftData._RowReader, startingAt column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
+            \(raw: fastPath("Row"))
+            public \(raw: shape.isSubclass ? "override " : "")func _osdDecodeAll<Row: OpenSwiftData._RowReader>(from row: Row, startingAt column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
             \(raw: prologue)\(raw: lines.joined(separator: "\n"))
             }
             """
@@ -75,7 +83,8 @@ extension ModelMacro {
         let prologue = shape.isSubclass
             ? "    try super._osdEncodeAll(to: writer, startingAt: column, deferring: links)\n    let offset = Swift.Int32(\(shape.propertyOffset))\n" : ""
         return """
-            public \(raw: shape.isSubclass ? "override " : "")func _osdEncodeAll(to writer: some OpenSwiftData._RowWriter, startingAt column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
+            \(raw: fastPath("Writer"))
+            public \(raw: shape.isSubclass ? "override " : "")func _osdEncodeAll<Writer: OpenSwiftData._RowWriter>(to writer: Writer, startingAt column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
             \(raw: prologue)\(raw: lines.joined(separator: "\n"))
             }
             """
@@ -86,7 +95,8 @@ extension ModelMacro {
             "    case \(index): _\(property.name) = try row._read((\(property.type)).self, column, context)"
         }
         return dispatch(
-            shape, signature: "_osdDecode(property index: Swift.Int, from row: some OpenSwiftData._RowReader, at column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws",
+            shape, attributes: fastPath("Row"),
+            signature: "_osdDecode<Row: OpenSwiftData._RowReader>(property index: Swift.Int, from row: Row, at column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws",
             cases: cases, superCall: "try super._osdDecode(property: index, from: row, at: column, resolving: context)", otherwise: "break")
     }
 
@@ -99,7 +109,8 @@ extension ModelMacro {
             """
         }
         return dispatch(
-            shape, signature: "_osdEncode(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws",
+            shape, attributes: fastPath("Writer"),
+            signature: "_osdEncode<Writer: OpenSwiftData._RowWriter>(property index: Swift.Int, to writer: Writer, at column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws",
             cases: cases, superCall: "try super._osdEncode(property: index, to: writer, at: column, deferring: links)", otherwise: "break")
     }
 
