@@ -74,14 +74,16 @@ import Testing
                         return false
                 }
 
-                public func _osdEncodeAll(to writer: some OpenSwiftData._RowWriter, startingAt column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
+                @_specialize(exported: false, where Writer == OpenSwiftData.SQLiteStatement)
+                public func _osdEncodeAll<Writer: OpenSwiftData._RowWriter>(to writer: Writer, startingAt column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
                     guard let value0 = _rating else {
                         throw OpenSwiftData._ModelState.unloaded(Self.self, "rating")
                     }
                     try writer._write(value0, column + 0, links)
                 }
 
-                public func _osdDecodeAll(from row: some OpenSwiftData._RowReader, startingAt column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
+                @_specialize(exported: false, where Row == OpenSwiftData.SQLiteStatement)
+                public func _osdDecodeAll<Row: OpenSwiftData._RowReader>(from row: Row, startingAt column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
                     _rating = try row._read((Int).self, column + 0, context)
                 }
 
@@ -142,7 +144,8 @@ import Testing
                     }
                 }
 
-                public func _osdDecode(property index: Swift.Int, from row: some OpenSwiftData._RowReader, at column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
+                @_specialize(exported: false, where Row == OpenSwiftData.SQLiteStatement)
+                public func _osdDecode<Row: OpenSwiftData._RowReader>(property index: Swift.Int, from row: Row, at column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
                     switch index {
                     case 0:
                         _rating = try row._read((Int).self, column, context)
@@ -151,7 +154,8 @@ import Testing
                     }
                 }
 
-                public func _osdEncode(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
+                @_specialize(exported: false, where Writer == OpenSwiftData.SQLiteStatement)
+                public func _osdEncode<Writer: OpenSwiftData._RowWriter>(property index: Swift.Int, to writer: Writer, at column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
                     switch index {
                     case 0:
                         guard let value = _rating else {

@@ -6,3 +6,7 @@ struct StoreFetch {
     var limit: Int?
     var offset: Int?
 }
+
+/// One row of a store's result, read column by column: the key in column 0, then the values its
+/// ``RowShape`` (or a fetch's `attributes`) lists. Generated model code decodes it.
+typealias StoreRow = any _RowReader

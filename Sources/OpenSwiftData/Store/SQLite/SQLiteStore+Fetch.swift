@@ -1,6 +1,3 @@
-/// One row of a store's result, read column by column.
-typealias StoreRow = SQLiteStatement
-
 extension SQLiteStore {
     /// The WHERE, ORDER BY and LIMIT clauses of a fetch, and their arguments.
     func clauses(_ fetch: StoreFetch, layout: TableLayout, ordered: Bool) -> (sql: String, arguments: [StoredValue]) {
