@@ -73,6 +73,15 @@ public final class ModelContainer: Sendable {
         self.store = try configuration.makeStore(schema: givenSchema)
     }
 
+    /// A container on a store opened elsewhere: how tests put another backend behind the seam.
+    init(for schema: Schema, store: any StoreBackend, configuration: ModelConfiguration) {
+        self.migrationPlan = nil
+        self.schema = schema
+        self.configurations = [configuration]
+        self.allowsSave = configuration.allowsSave
+        self.store = store
+    }
+
     /// The main-actor context of the container. It saves automatically soon after a change.
     @MainActor public var mainContext: ModelContext {
         if let context = lazyMainContext { return context }

@@ -16,7 +16,7 @@ extension ModelContext {
         // the predicate as far as it translates; order and page are applied below.
         for subentity in query.entity.descendants {
             let shape = try container.store.rowShape(of: subentity)
-            let plan = PredicateTranslator.plan(for: descriptor, entity: subentity, schema: container.schema)
+            let plan = self.plan(for: descriptor, entity: subentity)
             // Inherited properties keep their indices in a subclass, so `propertiesToFetch` applies.
             let models: [T] = try fetchModels(shape, fetch: StoreFetch(entity: subentity, filter: plan.filter), attributes: query.attributes)
             if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
@@ -220,7 +220,7 @@ struct FetchQuery {
         let entity = try context.requireEntity(for: T.self)
         self.entity = entity
         shape = try context.container.store.rowShape(of: entity)
-        plan = PredicateTranslator.plan(for: descriptor, entity: entity, schema: context.container.schema)
+        plan = context.plan(for: descriptor, entity: entity)
         includesPendingChanges = descriptor.includePendingChanges && FetchQuery.hasPendingChanges(context, entity: entity)
         isResolvedInStore = plan.isExact && plan.sortIsExact && !includesPendingChanges && entity.descendants.isEmpty
         var fetch = StoreFetch(entity: entity, filter: plan.filter, sort: plan.sortIsExact ? plan.sort : [])

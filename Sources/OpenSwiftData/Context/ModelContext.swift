@@ -137,7 +137,7 @@ public final class ModelContext {
             for case let candidate as T in registry[entity.name]?.models.values ?? [] where !candidate.isDeleted {
                 if try predicate.map({ try $0.evaluate(candidate) }) ?? true { delete(candidate) }
             }
-            let plan = PredicateTranslator.plan(for: FetchDescriptor(predicate: predicate), entity: entity, schema: container.schema)
+            let plan = self.plan(for: FetchDescriptor(predicate: predicate), entity: entity)
             pendingBatchDeletes.append((entity, filter, plan))
         }
         didMutate()

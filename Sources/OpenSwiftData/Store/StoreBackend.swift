@@ -17,6 +17,13 @@ protocol StoreBackend: AnyObject, Sendable {
     var identifier: String { get }
     /// Whether the store can only be read.
     var isReadOnly: Bool { get }
+    /// Whether the store evaluates `expression` itself. An expression it declines is evaluated in
+    /// Swift (SwiftData's `DataStoreError.preferInMemoryFilter`): a fetch then gets a superset of
+    /// the rows from the store, narrowed by the predicate in Swift.
+    func canEvaluate(_ expression: QueryExpression) -> Bool
+    /// Whether the store orders rows by `sort` itself; otherwise the sort runs in Swift
+    /// (SwiftData's `DataStoreError.preferInMemorySort`).
+    func canSort(by sort: [QuerySort]) -> Bool
     /// The shape of an entity's rows, or an error when the store does not hold the entity.
     func rowShape(of entity: Schema.Entity) throws -> RowShape
     /// Calls `body` with each row the fetch selects, in its order: the key, then `attributes` in

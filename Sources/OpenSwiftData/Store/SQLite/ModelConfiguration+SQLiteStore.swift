@@ -1,4 +1,10 @@
-extension SQLiteStore: StoreBackend {}
+extension SQLiteStore: StoreBackend {
+    /// SQLite evaluates every expression the translator produces (Swift's text semantics through
+    /// functions registered on each connection).
+    func canEvaluate(_ expression: QueryExpression) -> Bool { true }
+    /// SQLite orders by every sort key the translator produces.
+    func canSort(by sort: [QuerySort]) -> Bool { true }
+}
 
 extension ModelConfiguration {
     /// Opens (or creates) the store this configuration describes: an SQLite file at its URL, or
