@@ -36,7 +36,7 @@ extension ModelContext {
             guard let entity = container.schema.entitiesByName[name] else { continue }
             let keys = registered.models.values.map(\._osdState.primaryKey)
             var existing = Set<Int64>()
-            try? container.store.forEachRow(of: entity, primaryKeys: keys) { existing.insert($0._int64(0)) }
+            try? container.store(for: entity).forEachRow(of: entity, primaryKeys: keys) { existing.insert($0._int64(0)) }
             for model in registered.models.values {
                 if existing.contains(model._osdState.primaryKey) {
                     refresh(model)

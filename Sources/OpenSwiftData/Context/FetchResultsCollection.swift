@@ -52,9 +52,10 @@ final class BatchLoader<Element: PersistentModel> {
             for concrete in entity.concreteEntities {
                 let missing = concrete === entity ? Array(keys[range]) : keys[range].filter { loaded[$0] == nil }
                 if missing.isEmpty { break }
-                let shape = concrete === entity ? self.shape : try context.container.store.rowShape(of: concrete)
+                let store = context.container.store(for: concrete)
+                let shape = concrete === entity ? self.shape : try store.rowShape(of: concrete)
                 let registered = context.registeredModels(of: concrete)
-                try context.container.store.forEachRow(of: concrete, primaryKeys: missing) { row in
+                try store.forEachRow(of: concrete, primaryKeys: missing) { row in
                     if let model = try context.materialize(row, shape: shape, attributes: nil, registered: registered) as? Element {
                         loaded[model._osdState.primaryKey] = model
                     }
@@ -64,7 +65,7 @@ final class BatchLoader<Element: PersistentModel> {
             preconditionFailure("OpenSwiftData: loading a batch of \(entity.name) failed: \(error)")
         }
         return keys[range].map { key in
-            loaded[key] ?? (context.model(for: PersistentIdentifier(storeIdentifier: context.container.store.identifier, entityName: entity.name, key: .permanent(key))) as! Element)
+            loaded[key] ?? (context.model(for: PersistentIdentifier(storeIdentifier: context.container.store(for: entity).identifier, entityName: entity.name, key: .permanent(key))) as! Element)
         }
     }
 }

@@ -14,10 +14,10 @@ public final class ModelContainer: Sendable {
     /// The plan that describes the evolution of the schema, if you gave one.
     // nonisolated(unsafe): a metatype has no state to race on; `SendableMetatype` needs Swift 6.2.
     nonisolated(unsafe) public let migrationPlan: (any SchemaMigrationPlan.Type)?
-    /// The store the container's contexts read and write.
-    let store: any StoreBackend
-    /// Whether contexts may save.
-    let allowsSave: Bool
+    /// The stores of the configurations, in the order given; every entity belongs to one of them.
+    let stores: [StoreSlot]
+    /// The position in `stores` of each entity's store, when there are several.
+    private let slotByEntity: [String: Int]
     @MainActor private var lazyMainContext: ModelContext?
     /// Whether `mainContext` was created, so that other contexts' saves are merged into it.
     private let hasMainContext = LockedValue(false)
@@ -69,8 +69,18 @@ public final class ModelContainer: Sendable {
         }
         self.schema = givenSchema
         self.configurations = Set(configurations)
-        self.allowsSave = configuration.allowsSave
-        self.store = try configuration.makeStore(schema: givenSchema)
+        if configurations.count == 1 {
+            self.stores = [StoreSlot(store: try configuration.makeStore(schema: givenSchema), configuration: configuration)]
+            self.slotByEntity = [:]
+        } else {
+            let routes = try StoreRouting(schema: givenSchema, configurations: configurations)
+            self.stores = try configurations.indices.map { index in
+                let types = givenSchema.entities.filter { routes.slot[$0.name] == index }.map(\.modelType)
+                let schema = Schema(types, version: givenSchema.version)
+                return StoreSlot(store: try configurations[index].makeStore(schema: schema), configuration: configurations[index])
+            }
+            self.slotByEntity = routes.slot
+        }
     }
 
     /// A container on a store opened elsewhere: how tests put another backend behind the seam.
@@ -78,8 +88,18 @@ public final class ModelContainer: Sendable {
         self.migrationPlan = nil
         self.schema = schema
         self.configurations = [configuration]
-        self.allowsSave = configuration.allowsSave
-        self.store = store
+        self.stores = [StoreSlot(store: store, configuration: configuration)]
+        self.slotByEntity = [:]
+    }
+
+    /// The store that holds an entity's models.
+    func store(for entity: Schema.Entity) -> any StoreBackend {
+        stores[slot(forEntityNamed: entity.name)].store
+    }
+
+    /// The position in `stores` of the store that holds an entity's models.
+    func slot(forEntityNamed name: String) -> Int {
+        stores.count == 1 ? 0 : slotByEntity[name] ?? 0
     }
 
     /// The main-actor context of the container. It saves automatically soon after a change.
@@ -95,9 +115,9 @@ public final class ModelContainer: Sendable {
         return context
     }
 
-    /// Deletes every model in the container's store.
+    /// Deletes every model in the container's stores.
     public func erase() throws {
-        try store.eraseAll()
+        for slot in stores { try slot.store.eraseAll() }
     }
 
     /// Deletes every model in the container's store.

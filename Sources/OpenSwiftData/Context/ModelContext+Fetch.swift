@@ -15,7 +15,7 @@ extension ModelContext {
         // A model class with subclasses: their rows are in their own tables, each filtered by
         // the predicate as far as it translates; order and page are applied below.
         for subentity in query.entity.descendants {
-            let shape = try container.store.rowShape(of: subentity)
+            let shape = try container.store(for: subentity).rowShape(of: subentity)
             let plan = self.plan(for: descriptor, entity: subentity)
             // Inherited properties keep their indices in a subclass, so `propertiesToFetch` applies.
             let models: [T] = try fetchModels(shape, fetch: StoreFetch(entity: subentity, filter: plan.filter), attributes: query.attributes)
@@ -59,7 +59,7 @@ extension ModelContext {
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
-        if query.isResolvedInStore { return try container.store.count(query.storeFetch) }
+        if query.isResolvedInStore { return try query.store.count(query.storeFetch) }
         return try fetch(descriptor).count
     }
 
@@ -68,7 +68,7 @@ extension ModelContext {
         if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
         if query.isResolvedInStore {
-            let store = container.store
+            let store = query.store
             return try store.primaryKeys(query.storeFetch).map {
                 PersistentIdentifier(storeIdentifier: store.identifier, entityName: query.entity.name, key: .permanent($0))
             }
@@ -85,7 +85,7 @@ extension ModelContext {
         if query.includesPendingChanges { throw SwiftDataError.includePendingChangesWithBatchSize }
         let keys: [Int64]
         if query.isResolvedInStore {
-            keys = try container.store.primaryKeys(query.storeFetch)
+            keys = try query.store.primaryKeys(query.storeFetch)
         } else {
             keys = try fetch(descriptor).map { $0._osdState.primaryKey }
         }
@@ -129,7 +129,7 @@ extension ModelContext {
         // needs no identity-map lookups.
         let needsLookup = !registered.models.isEmpty
         var results: [AnyObject] = []
-        try container.store.forEachRow(fetch, attributes: attributes) { row in
+        try container.store(for: shape.entity).forEachRow(fetch, attributes: attributes) { row in
             results.append(try materialize(row, shape: shape, attributes: attributes, registered: registered, lookup: needsLookup))
         }
         return results
@@ -148,7 +148,7 @@ extension ModelContext {
         state.context = self
         state.primaryKey = primaryKey
         state.entityName = entity.name
-        state.storeIdentifier = container.store.identifier
+        state.storeIdentifier = container.store(for: entity).identifier
         registered.models[primaryKey] = model
         return model
     }
@@ -207,6 +207,8 @@ extension ModelContext {
 struct FetchQuery {
     let entity: Schema.Entity
     let shape: RowShape
+    /// The store that holds the entity.
+    let store: any StoreBackend
     let plan: QueryPlan
     let storeFetch: StoreFetch
     /// The attributes to load, or `nil` for the layout's eager attributes.
@@ -219,7 +221,8 @@ struct FetchQuery {
     init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, context: ModelContext) throws {
         let entity = try context.requireEntity(for: T.self)
         self.entity = entity
-        shape = try context.container.store.rowShape(of: entity)
+        store = context.container.store(for: entity)
+        shape = try store.rowShape(of: entity)
         plan = context.plan(for: descriptor, entity: entity)
         includesPendingChanges = descriptor.includePendingChanges && FetchQuery.hasPendingChanges(context, entity: entity)
         isResolvedInStore = plan.isExact && plan.sortIsExact && !includesPendingChanges && entity.descendants.isEmpty

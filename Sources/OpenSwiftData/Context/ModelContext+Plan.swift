@@ -6,7 +6,7 @@ extension ModelContext {
     /// the store declines runs in Swift. Results are always those of `predicate.evaluate`.
     func plan<T: PersistentModel>(for descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> QueryPlan {
         var plan = PredicateTranslator.plan(for: descriptor, entity: entity, schema: container.schema)
-        let store = container.store
+        let store = container.store(for: entity)
         if let filter = plan.filter, !store.canEvaluate(filter) {
             plan.filter = Self.narrowed(filter, to: store)
             plan.isExact = false

@@ -3,18 +3,20 @@ extension ModelContext {
     ///
     /// If the save fails, nothing is written and the context keeps its pending changes, so you can
     /// correct them and save again. Inserted models receive permanent identifiers.
+    ///
+    /// In a container of several configurations, each store's changes are written in one
+    /// transaction of that store, in the order of the configurations. If one store's write fails,
+    /// the stores before it keep what they wrote: the context records those changes as saved and
+    /// keeps the rest pending, and the error is thrown.
     public func save() throws {
         mergeChangesFromOtherContexts()
         guard hasChanges else { return }
-        guard container.allowsSave else {
-            throw SwiftDataError(.saveNotAllowed, reason: "The container's configuration has allowsSave: false")
-        }
+        try checkSavesAllowed()
         try loadModelsDeletedByRuleBearingPredicates()
         // Delete rules first: a `.deny` throws before anything changed.
         try applyDeleteRules()
         try validateRelationships()
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
-        let store = container.store
         var changes = StoreChanges()
         var batchDeletedEntities: [Schema.Entity] = []
         var filteredDeletes: [(Schema.Entity, [Int64])] = []
@@ -24,7 +26,7 @@ extension ModelContext {
                 batchDeletedEntities.append(pending.entity)
             } else {
                 // The store cannot express the whole predicate: load the candidates and decide in Swift.
-                let shape = try store.rowShape(of: pending.entity)
+                let shape = try container.store(for: pending.entity).rowShape(of: pending.entity)
                 let candidates: [any PersistentModel] = try fetchModels(shape, fetch: StoreFetch(entity: pending.entity, filter: pending.plan.filter))
                 var keys: [Int64] = []
                 for model in candidates where try pending.filter(model) {
@@ -42,7 +44,7 @@ extension ModelContext {
             guard let entity = container.schema.entitiesByName[name] else {
                 throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(name) is not in the container's schema")
             }
-            let shape = try store.rowShape(of: entity)
+            let shape = try container.store(for: entity).rowShape(of: entity)
             lastShape = shape
             return shape
         }
@@ -61,11 +63,33 @@ extension ModelContext {
             if shape.ownsLinks { appendLinkWrites(of: model, shape: shape, mask: model._osdState.changedProperties, to: &changes) }
         }
 
-        let result = try store.save(changes)
+        if container.stores.count > 1 {
+            return try saveAcrossStores(changes, batchDeletedEntities: batchDeletedEntities, filteredDeletes: filteredDeletes)
+        }
+        let result = try container.stores[0].store.save(changes)
         let deletedEntities = Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name))
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
                 batchDeleted: Array(zip(batchDeletedEntities, result.batchDeleted)) + filteredDeletes)
         if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
+    }
+
+    /// Throws ``SwiftDataError/saveNotAllowed`` before anything changes when a store with pending
+    /// changes belongs to a configuration with `allowsSave: false`.
+    private func checkSavesAllowed() throws {
+        let slots = container.stores
+        if slots.count == 1 {
+            guard slots[0].configuration.allowsSave else {
+                throw SwiftDataError(.saveNotAllowed, reason: "The container's configuration has allowsSave: false")
+            }
+            return
+        }
+        let names = Set((inserted + changed + deleted).compactMap(\._osdState.entityName) + pendingBatchDeletes.map(\.entity.name))
+        for name in names {
+            let configuration = slots[container.slot(forEntityNamed: name)].configuration
+            guard configuration.allowsSave else {
+                throw SwiftDataError(.saveNotAllowed, reason: "\(name) is stored by configuration \(configuration.name), which has allowsSave: false")
+            }
+        }
     }
 
     /// Turns deletions by predicate of models with `.cascade` or `.deny` relationships into
@@ -78,7 +102,7 @@ extension ModelContext {
                 remaining.append(pending)
                 continue
             }
-            let shape = try container.store.rowShape(of: pending.entity)
+            let shape = try container.store(for: pending.entity).rowShape(of: pending.entity)
             let candidates: [any PersistentModel] = try fetchModels(shape, fetch: StoreFetch(entity: pending.entity, filter: pending.plan.filter))
             for model in candidates where try pending.filter(model) { delete(model) }
         }
@@ -98,7 +122,7 @@ extension ModelContext {
     /// After a save that deleted rows, unloads the relationships of registered models that still
     /// hold a deleted model (one-way relationships, `.noAction`, rows deleted by predicate), so
     /// that they read the store's state, where no reference to a deleted row remains.
-    private func forgetReferences(toDeletedModelsOf entities: Set<String>) {
+    func forgetReferences(toDeletedModelsOf entities: Set<String>) {
         for (name, registered) in registry {
             guard let entity = container.schema.entitiesByName[name] else { continue }
             let properties = entity.links.values.filter { entities.contains($0.destinationName) }.map(\.property)
@@ -116,8 +140,15 @@ extension ModelContext {
     }
 
     /// Updates the context after a successful save: permanent identifiers, cleared change sets,
-    /// deleted models out of the identity map, and the `didSave` notification.
-    private func didSave(changes: StoreChanges, insertedKeys: [Int64], upserted: Set<Int>, batchDeleted: [(Schema.Entity, [Int64])]) {
+    /// deleted models out of the identity map, and the `didSave` notification. When only some
+    /// stores committed (`committedSlots`), only their models' changes are cleared; the rest stay
+    /// pending.
+    func didSave(changes: StoreChanges, insertedKeys: [Int64], upserted: Set<Int>, batchDeleted: [(Schema.Entity, [Int64])], committedSlots: Set<Int>? = nil) {
+        let container = self.container
+        func isCommitted(_ model: any PersistentModel) -> Bool {
+            guard let committedSlots, let name = model._osdState.entityName else { return true }
+            return committedSlots.contains(container.slot(forEntityNamed: name))
+        }
         var insertedIDs: [PersistentIdentifier] = []
         var updatedIDs: [PersistentIdentifier] = []
         var deletedIDs: [PersistentIdentifier] = []
@@ -150,18 +181,18 @@ extension ModelContext {
         for (_, model, _) in changes.updates {
             updatedIDs.append(model.persistentModelID)
         }
-        for model in changed {
+        for model in changed where isCommitted(model) {
             model._osdState.changedProperties = 0
             model._osdState.isListedAsChanged = false
         }
         // Rows a batch delete removed are reported once, including those also deleted one by one.
         var reported: [String: Set<Int64>] = [:]
-        for model in deleted {
+        for model in deleted where isCommitted(model) {
             reported[model._osdState.entityName!, default: []].insert(model._osdState.primaryKey)
             forget(model, into: &deletedIDs)
         }
-        let storeIdentifier = container.store.identifier
         for (entity, keys) in batchDeleted {
+            let storeIdentifier = container.store(for: entity).identifier
             let registered = registry[entity.name]
             let alreadyReported = reported[entity.name] ?? []
             deletedIDs.reserveCapacity(deletedIDs.count + keys.count)
@@ -174,11 +205,18 @@ extension ModelContext {
                 }
             }
         }
-        inserted.removeAll()
-        changed.removeAll()
-        deleted.removeAll()
+        if let committedSlots {
+            inserted.removeAll(where: isCommitted)
+            changed.removeAll(where: isCommitted)
+            deleted.removeAll(where: isCommitted)
+            pendingBatchDeletes.removeAll { committedSlots.contains(container.slot(forEntityNamed: $0.entity.name)) }
+        } else {
+            inserted.removeAll()
+            changed.removeAll()
+            deleted.removeAll()
+            pendingBatchDeletes.removeAll()
+        }
         propagatedDeletions = 0
-        pendingBatchDeletes.removeAll()
         container.didSave(SavedChanges(insertedIdentifiers: insertedIDs, updatedIdentifiers: updatedIDs, deletedIdentifiers: deletedIDs), in: self)
         NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
             NotificationKey.insertedIdentifiers.rawValue: insertedIDs,

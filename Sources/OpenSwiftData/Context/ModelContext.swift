@@ -94,12 +94,12 @@ public final class ModelContext {
     func insertOne<T: PersistentModel>(_ model: T) {
         let state = model._osdState
         guard state.context == nil else { return }
-        guard entity(for: T.self) != nil else {
+        guard let entity = entity(for: T.self) else {
             preconditionFailure("OpenSwiftData: \(T.self) is not in the container's schema; add it to ModelContainer(for:)")
         }
         state.context = self
         state.entityName = T._osdEntityName
-        state.storeIdentifier = container.store.identifier
+        state.storeIdentifier = container.store(for: entity).identifier
         state.isInserted = true
         inserted.append(model)
         didMutate()
@@ -203,13 +203,12 @@ public final class ModelContext {
     func existingModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
         mergeChangesFromOtherContexts()
         if let model = registeredModel(id) { return model._osdState.isDeleted ? nil : model as? T }
-        guard id.storeIdentifier == container.store.identifier, let primaryKey = id.primaryKey,
-              let entity = container.schema.entitiesByName[id.entityName],
-              let shape = try? container.store.rowShape(of: entity)
-        else { return nil }
+        guard let primaryKey = id.primaryKey, let entity = container.schema.entitiesByName[id.entityName] else { return nil }
+        let store = container.store(for: entity)
+        guard id.storeIdentifier == store.identifier, let shape = try? store.rowShape(of: entity) else { return nil }
         let registered = registeredModels(of: entity)
         var result: T?
-        try? container.store.forEachRow(of: entity, primaryKeys: [primaryKey]) { row in
+        try? store.forEachRow(of: entity, primaryKeys: [primaryKey]) { row in
             result = try materialize(row, shape: shape, attributes: nil, registered: registered) as? T
         }
         return result
@@ -249,7 +248,7 @@ public final class ModelContext {
         state.context = self
         state.primaryKey = primaryKey
         state.entityName = entity.name
-        state.storeIdentifier = container.store.identifier
+        state.storeIdentifier = container.store(for: entity).identifier
         registeredModels(of: entity).models[primaryKey] = model
     }
 
@@ -271,12 +270,13 @@ public final class ModelContext {
     /// a relationship).
     func load<M: PersistentModel>(_ model: M, property index: Int) throws {
         let entity = try requireEntity(for: M.self)
-        let shape = try container.store.rowShape(of: entity)
+        let store = container.store(for: entity)
+        let shape = try store.rowShape(of: entity)
         let state = model._osdState
         var found = false
         if state.isFault {
             // The first read of a fault loads its whole row, except what was set since.
-            try container.store.forEachRow(of: entity, primaryKeys: [state.primaryKey]) { row in
+            try store.forEachRow(of: entity, primaryKeys: [state.primaryKey]) { row in
                 found = true
                 fill(model, from: row, shape: shape)
             }
@@ -289,7 +289,7 @@ public final class ModelContext {
         if let link = shape.links[index] {
             return try loadRelationship(model, link: link, shape: shape)
         }
-        found = try container.store.loadAttribute(of: entity, primaryKey: state.primaryKey, attribute: index) { row in
+        found = try store.loadAttribute(of: entity, primaryKey: state.primaryKey, attribute: index) { row in
             try model._osdDecode(property: index, from: row, at: 0, resolving: self)
         }
         guard found else {

@@ -66,6 +66,6 @@ func waitUntil(_ condition: @MainActor () -> Bool) async {
 extension ModelContainer {
     /// The container's SQLite store, for tests that look at the SQL it runs.
     func sqliteStore() throws -> SQLiteStore {
-        try #require(store as? SQLiteStore)
+        try #require(stores.first?.store as? SQLiteStore)
     }
 }

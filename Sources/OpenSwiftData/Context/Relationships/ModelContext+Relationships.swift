@@ -26,7 +26,7 @@ extension ModelContext {
         for entity in base.concreteEntities {
             if let existing = registeredModels(of: entity).models[primaryKey] { return existing as! R }
         }
-        for entity in base.descendants where try container.store.rowExists(of: entity, key: primaryKey) {
+        for entity in base.descendants where try container.store(for: entity).rowExists(of: entity, key: primaryKey) {
             return makeFault(entity.modelType, primaryKey: primaryKey, entity: entity) as! R
         }
         return unsafeDowncast(makeFault(R.self, primaryKey: primaryKey, entity: base), to: R.self)
@@ -38,7 +38,7 @@ extension ModelContext {
         switch link.storage {
         case .foreignKey:
             let entity = shape.entity
-            let found = try container.store.loadAttribute(of: entity, primaryKey: key, attribute: link.property) { row in
+            let found = try container.store(for: entity).loadAttribute(of: entity, primaryKey: key, attribute: link.property) { row in
                 try model._osdDecode(property: link.property, from: row, at: 0, resolving: self)
             }
             guard found else {
@@ -71,7 +71,7 @@ extension ModelContext {
 
     /// The rows of one destination entity related to each of `owners`.
     private func relatedRows(of link: RelationshipLink, from source: Schema.Entity, owners: [Int64], destination: Schema.Entity) throws -> [Int64: [AnyObject]] {
-        let store = container.store
+        let store = container.store(for: destination)
         let target = try store.rowShape(of: destination)
         let registered = registeredModels(of: destination)
         var grouped: [Int64: [AnyObject]] = [:]
