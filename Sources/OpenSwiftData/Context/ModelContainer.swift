@@ -83,13 +83,14 @@ public final class ModelContainer: Sendable {
         }
     }
 
-    /// A container on a store opened elsewhere: how tests put another backend behind the seam.
-    init(for schema: Schema, store: any StoreBackend, configuration: ModelConfiguration) {
+    /// A container on stores opened elsewhere, one per configuration, routed as the public
+    /// initializers route them: how tests put other backends behind the seam.
+    init(for schema: Schema, stores: [(store: any StoreBackend, configuration: ModelConfiguration)]) throws {
         self.migrationPlan = nil
         self.schema = schema
-        self.configurations = [configuration]
-        self.stores = [StoreSlot(store: store, configuration: configuration)]
-        self.slotByEntity = [:]
+        self.configurations = Set(stores.map(\.configuration))
+        self.stores = stores.map { StoreSlot(store: $0.store, configuration: $0.configuration) }
+        self.slotByEntity = stores.count == 1 ? [:] : try StoreRouting(schema: schema, configurations: stores.map(\.configuration)).slot
     }
 
     /// The store that holds an entity's models.

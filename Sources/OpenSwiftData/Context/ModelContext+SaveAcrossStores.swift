@@ -36,6 +36,7 @@ extension ModelContext {
                 break
             }
         }
+        if let failure, committed.isEmpty { throw failure }
         batchDeleted += filteredDeletes.filter { committed.contains(slot($0.0)) }
 
         // What was written is saved, whatever failed after it.

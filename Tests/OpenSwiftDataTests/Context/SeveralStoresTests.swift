@@ -82,6 +82,35 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: itemsStore.url.path), "nothing was created")
     }
 
+    /// When the second store's write fails, the first store keeps what it wrote, the context
+    /// records that part as saved and keeps the rest pending, and a retry writes only the rest.
+    @Test func aFailedStoreLeavesTheOthersSavedAndItsChangesPending() throws {
+        let schema = Schema([Note.self, Item.self])
+        let notes = ModelConfiguration("notes", schema: Schema([Note.self]), url: notesStore.url)
+        let items = ModelConfiguration("items", schema: Schema([Item.self]), url: itemsStore.url)
+        let failing = DecliningStore(try SQLiteStore(url: itemsStore.url, schema: Schema([Item.self]), allowsSave: true))
+        let container = try ModelContainer(for: schema, stores: [
+            (try SQLiteStore(url: notesStore.url, schema: Schema([Note.self]), allowsSave: true), notes),
+            (failing, items),
+        ])
+        let context = ModelContext(container)
+        let note = Note(text: "first")
+        let item = Self.item("second")
+        context.insert(note)
+        context.insert(item)
+        failing.failingSaves.store(SwiftDataError(.storeFailure, reason: "injected"))
+        #expect(throws: SwiftDataError.storeFailure) { try context.save() }
+        #expect(!note.persistentModelID.id.description.hasPrefix("t"), "the note was written: its identifier is permanent")
+        #expect(context.insertedModelsArray.count == 1 && context.insertedModelsArray.first as? Item === item)
+        #expect(try ModelContext(try notesStore.container(Note.self)).fetchCount(FetchDescriptor<Note>()) == 1)
+
+        failing.failingSaves.store(nil)
+        try context.save()
+        #expect(!context.hasChanges)
+        #expect(try ModelContext(try notesStore.container(Note.self)).fetchCount(FetchDescriptor<Note>()) == 1, "not written twice")
+        #expect(try ModelContext(try itemsStore.container(Item.self)).fetch(FetchDescriptor<Item>()).map(\.name) == ["second"])
+    }
+
     /// A configuration with `allowsSave: false` refuses saves of its models before anything is written.
     @Test func aReadOnlyConfigurationRefusesItsModelsSaves() throws {
         do {

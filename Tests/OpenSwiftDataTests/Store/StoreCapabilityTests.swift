@@ -54,7 +54,13 @@ final class DecliningStore: StoreBackend {
     ) throws {
         try base.forEachRelatedRow(of: link, from: source, owners: owners, destination: destination, body)
     }
-    func save(_ changes: StoreChanges) throws -> StoreSaveResult { try base.save(changes) }
+    /// When set, saves fail with this error before writing anything.
+    let failingSaves = LockedValue<SwiftDataError?>(nil)
+
+    func save(_ changes: StoreChanges) throws -> StoreSaveResult {
+        if let error = failingSaves.load() { throw error }
+        return try base.save(changes)
+    }
     func eraseAll() throws { try base.eraseAll() }
 }
 
@@ -67,7 +73,7 @@ final class DecliningStore: StoreBackend {
         let schema = Schema([Item.self])
         let sqlite = try SQLiteStore(url: store.url, schema: schema, allowsSave: true)
         let declining = DecliningStore(sqlite)
-        let container = ModelContainer(for: schema, store: declining, configuration: ModelConfiguration(url: store.url))
+        let container = try ModelContainer(for: schema, stores: [(declining, ModelConfiguration(url: store.url))])
         do {
             let context = ModelContext(container)
             for item in originals { context.insert(item) }
