@@ -8,12 +8,23 @@ extension ModelContext {
     /// reports `isDeleted`. The context calls this itself before each fetch, `model(for:)`, save
     /// and `processPendingChanges()`; the main context also does it soon after any other context
     /// saves.
+    ///
+    /// A read that fails while refreshing (the store busy, an I/O error) never looks like a
+    /// deletion: the models stay as they are, the next merge tries again, and the error is thrown
+    /// by the next `fetch` or `save` (``throwMergeFailure()``).
     func mergeChangesFromOtherContexts() {
         let (entries, latest) = container.saveLog.saves(after: seenGeneration, excluding: ObjectIdentifier(self))
         guard latest != seenGeneration else { return }
+        let previous = seenGeneration
         seenGeneration = latest
         guard let entries, entries.allSatisfy({ $0.updated != nil }) else {
-            refreshAllRegisteredModels()
+            do {
+                try refreshAllRegisteredModels()
+                mergeFailure = nil
+            } catch {
+                seenGeneration = previous
+                mergeFailure = error
+            }
             return
         }
         for entry in entries {
@@ -29,14 +40,23 @@ extension ModelContext {
         }
     }
 
+    /// Throws, once, the error of a merge whose store reads failed, so that a caller of a throwing
+    /// API learns that its models may be out of date.
+    func throwMergeFailure() throws {
+        guard let failure = mergeFailure else { return }
+        mergeFailure = nil
+        throw failure
+    }
+
     /// Refreshes every registered model, for saves the log no longer holds in detail. Models whose
-    /// rows are gone report `isDeleted` and leave the identity map.
-    private func refreshAllRegisteredModels() {
+    /// rows are gone report `isDeleted` and leave the identity map. Throws, with the models of
+    /// that entity left as they were, when a read fails.
+    private func refreshAllRegisteredModels() throws {
         for (name, registered) in registry {
             guard let entity = container.schema.entitiesByName[name] else { continue }
             let keys = registered.models.values.map(\._osdState.primaryKey)
             var existing = Set<Int64>()
-            try? container.store(for: entity).forEachRow(of: entity, primaryKeys: keys) { existing.insert($0._int64(0)) }
+            try container.store(for: entity).forEachRow(of: entity, primaryKeys: keys) { existing.insert($0._int64(0)) }
             for model in registered.models.values {
                 if existing.contains(model._osdState.primaryKey) {
                     refresh(model)

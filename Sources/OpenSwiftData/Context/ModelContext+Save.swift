@@ -10,6 +10,7 @@ extension ModelContext {
     /// keeps the rest pending, and the error is thrown.
     public func save() throws {
         mergeChangesFromOtherContexts()
+        try throwMergeFailure()
         guard hasChanges else { return }
         try checkSavesAllowed()
         try loadModelsDeletedByRuleBearingPredicates()

@@ -31,6 +31,8 @@ public final class ModelContext {
     private var autosaveScheduled = false
     /// Whether the context was created on the main actor, where its autosaves run.
     private let isOnMainActor: Bool
+    /// The error of the last merge whose store reads failed, thrown by the next fetch or save.
+    var mergeFailure: (any Error)?
     /// How many of `deleted` have had their `.cascade` rules applied.
     var propagatedDeletions = 0
     /// The entity of the model class used last, so that runs of inserts skip the schema lookup.
@@ -187,13 +189,19 @@ public final class ModelContext {
 
     /// Returns the model for an identifier: the registered instance, or one that loads its values
     /// from the store on first access.
+    ///
+    /// An identifier no model of this container can have (an entity its schema lacks, another
+    /// store's identifier, an unsaved model of another context) returns a stand-in that reports
+    /// `isDeleted` and is of no model class of yours, so `as? Trip` gives `nil`: an identifier
+    /// decoded from a request never stops the process.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         mergeChangesFromOtherContexts()
         if let model = registeredModel(persistentModelID) { return model }
         guard let entity = container.schema.entitiesByName[persistentModelID.entityName],
-              let primaryKey = persistentModelID.primaryKey
+              let primaryKey = persistentModelID.primaryKey,
+              persistentModelID.storeIdentifier.map({ $0 == container.store(for: entity).identifier }) ?? true
         else {
-            preconditionFailure("OpenSwiftData: no model of entity \(persistentModelID.entityName) can exist for \(persistentModelID)")
+            return UnresolvedModel.standIn(for: persistentModelID)
         }
         return makeFault(entity.modelType, primaryKey: primaryKey, entity: entity)
     }

@@ -41,7 +41,11 @@ final class DecliningStore: StoreBackend {
     }
     func count(_ fetch: StoreFetch) throws -> Int { try base.count(fetch) }
     func primaryKeys(_ fetch: StoreFetch) throws -> [Int64] { try base.primaryKeys(fetch) }
+    /// When set, reads of rows by key fail with this error.
+    let failingReads = LockedValue<SwiftDataError?>(nil)
+
     func forEachRow(of entity: Schema.Entity, primaryKeys: [Int64], _ body: (StoreRow) throws -> Void) throws {
+        if let error = failingReads.load() { throw error }
         try base.forEachRow(of: entity, primaryKeys: primaryKeys, body)
     }
     func loadAttribute(of entity: Schema.Entity, primaryKey: Int64, attribute: Int, _ body: (StoreRow) throws -> Void) throws -> Bool {
