@@ -17,9 +17,18 @@ import Testing
         return nil
     }()
 
-    /// Compiles `source` through SIL diagnostics (where Swift checks sending and isolation) and
-    /// returns the compiler's errors.
-    private func errors(compiling source: String) throws -> [String] {
+    /// What compiling a program gave: the compiler's exit status and its error lines.
+    struct Compilation {
+        var status: Int32
+        var errors: [String]
+        /// Whether the compiler accepted the program: exit status 0 and no error.
+        var succeeded: Bool { status == 0 && errors.isEmpty }
+        /// Whether the compiler rejected the program with an error containing `message`.
+        func rejected(with message: String) -> Bool { status != 0 && errors.contains { $0.contains(message) } }
+    }
+
+    /// Compiles `source` through SIL diagnostics (where Swift checks sending and isolation).
+    private func compile(_ source: String) throws -> Compilation {
         let modules = try #require(Self.modules, "the built OpenSwiftData module was not found")
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -39,12 +48,13 @@ import Testing
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return text.split(separator: "\n").filter { $0.contains("error:") }.map(String.init)
+        let errors = text.split(separator: "\n").filter { $0.contains("error:") }.map(String.init)
+        return Compilation(status: process.terminationStatus, errors: errors)
     }
 
     @Test(.enabled(if: modules != nil))
     func containersSchemasAndIdentifiersCrossIsolation() throws {
-        let errors = try errors(compiling: """
+        let result = try compile("""
             import OpenSwiftData
             func share(_ container: ModelContainer, _ id: PersistentIdentifier) async {
                 let schema = container.schema
@@ -54,12 +64,12 @@ import Testing
                 }.value
             }
             """)
-        #expect(errors == [])
+        #expect(result.succeeded, "\(result.errors)")
     }
 
     @Test(.enabled(if: modules != nil))
     func aContextCannotBeSentToAnotherActorAndUsedAgain() throws {
-        let errors = try errors(compiling: """
+        let result = try compile("""
             import OpenSwiftData
             actor Worker {
                 func use(_ context: ModelContext) {}
@@ -70,24 +80,24 @@ import Testing
                 _ = context.hasChanges
             }
             """)
-        #expect(errors.contains { $0.contains("sending 'context' risks causing data races") })
+        #expect(result.rejected(with: "sending 'context' risks causing data races"), "\(result.errors)")
     }
 
     @Test(.enabled(if: modules != nil))
     func theMainContextCannotLeaveTheMainActor() throws {
-        let errors = try errors(compiling: """
+        let result = try compile("""
             import OpenSwiftData
             @MainActor func leak(_ container: ModelContainer) async {
                 let context = container.mainContext
                 await Task.detached { _ = context.hasChanges }.value
             }
             """)
-        #expect(errors.contains { $0.contains("risks causing data races") })
+        #expect(result.rejected(with: "risks causing data races"), "\(result.errors)")
     }
 
     @Test(.enabled(if: modules != nil))
     func aFetchedModelCannotBeSentToAnotherActorAndUsedAgain() throws {
-        let errors = try errors(compiling: """
+        let result = try compile("""
             import OpenSwiftData
             actor Worker {
                 func use(_ model: any PersistentModel) {}
@@ -98,6 +108,6 @@ import Testing
                 _ = model.hasChanges
             }
             """)
-        #expect(errors.contains { $0.contains("risks causing data races") })
+        #expect(result.rejected(with: "risks causing data races"), "\(result.errors)")
     }
 }
