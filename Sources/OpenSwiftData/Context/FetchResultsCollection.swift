@@ -1,22 +1,36 @@
-/// A collection of models that a context fetches in batches as you access them.
+/// A collection of fetch results that a context loads in batches as you access them.
 ///
-/// Create one with ``ModelContext/fetch(_:batchSize:)``. Only the matching identifiers are loaded up
-/// front; each batch of models is loaded on first access.
-public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
-    private let loader: BatchLoader<Element>
+/// Create one with ``ModelContext/fetch(_:batchSize:)`` (models) or
+/// ``ModelContext/fetchIdentifiers(_:batchSize:)`` (identifiers). Only the matching rows' keys are
+/// read up front; each batch of models is loaded on first access.
+public struct FetchResultsCollection<Element>: RandomAccessCollection {
+    private let elementCount: Int
+    private let element: (Int) -> Element
 
-    init(keys: [Int64], batchSize: Int, context: ModelContext, shape: RowShape) {
-        loader = BatchLoader(keys: keys, batchSize: batchSize, context: context, shape: shape)
+    init(keys: [Int64], batchSize: Int, context: ModelContext, shape: RowShape) where Element: PersistentModel {
+        let loader = BatchLoader<Element>(keys: keys, batchSize: batchSize, context: context, shape: shape)
+        elementCount = keys.count
+        element = { loader.model(at: $0) }
     }
 
-    /// The position of the first model.
-    public var startIndex: Int { 0 }
-    /// The position after the last model.
-    public var endIndex: Int { loader.keys.count }
+    init(keys: [Int64], storeIdentifier: String, entityName: String) where Element == PersistentIdentifier {
+        elementCount = keys.count
+        element = { PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entityName, key: .permanent(keys[$0])) }
+    }
 
-    /// The model at a position, loading its batch if needed.
+    init(_ elements: [Element]) {
+        elementCount = elements.count
+        element = { elements[$0] }
+    }
+
+    /// The position of the first element.
+    public var startIndex: Int { 0 }
+    /// The position after the last element.
+    public var endIndex: Int { elementCount }
+
+    /// The element at a position, loading its batch if needed.
     public subscript(position: Int) -> Element {
-        loader.model(at: position)
+        element(position)
     }
 }
 

@@ -82,15 +82,35 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError/includePendingChangesWithBatchSize`` when the descriptor includes
     ///   pending changes and the context has unsaved changes of that model.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        let (query, keys) = try batchKeys(descriptor)
+        return FetchResultsCollection(keys: keys, batchSize: max(batchSize, 1), context: self, shape: query.shape)
+    }
+
+    /// Returns the identifiers of the matching models as a collection, in the descriptor's order.
+    ///
+    /// - Parameters:
+    ///   - descriptor: A fetch descriptor that provides the configuration for the fetch.
+    ///   - batchSize: The maximum number of identifiers in each batch. The keys of the matching rows
+    ///     are read at once (they are small); identifiers are made as you access them.
+    /// - Throws: ``SwiftDataError/includePendingChangesWithBatchSize`` when the descriptor includes
+    ///   pending changes and the context has unsaved changes of that model.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<PersistentIdentifier> {
         let query = try FetchQuery(descriptor, context: self)
         if query.includesPendingChanges { throw SwiftDataError.includePendingChangesWithBatchSize }
-        let keys: [Int64]
-        if query.isResolvedInStore {
-            keys = try query.store.primaryKeys(query.storeFetch)
-        } else {
-            keys = try fetch(descriptor).map { $0._osdState.primaryKey }
+        guard query.isResolvedInStore else {
+            // Rows of several classes of a hierarchy, or filtered in Swift: each model's own identifier.
+            return FetchResultsCollection(try fetch(descriptor).map(\.persistentModelID))
         }
-        return FetchResultsCollection(keys: keys, batchSize: max(batchSize, 1), context: self, shape: query.shape)
+        let keys = try query.store.primaryKeys(query.storeFetch)
+        return FetchResultsCollection(keys: keys, storeIdentifier: query.store.identifier, entityName: query.entity.name)
+    }
+
+    /// The query of a batched fetch and the keys of its rows, in order.
+    private func batchKeys<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (FetchQuery, [Int64]) {
+        let query = try FetchQuery(descriptor, context: self)
+        if query.includesPendingChanges { throw SwiftDataError.includePendingChangesWithBatchSize }
+        if query.isResolvedInStore { return (query, try query.store.primaryKeys(query.storeFetch)) }
+        return (query, try fetch(descriptor).map { $0._osdState.primaryKey })
     }
 
     /// Runs a closure for each model that matches the fetch descriptor, loading the models in batches.
