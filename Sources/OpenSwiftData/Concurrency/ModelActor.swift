@@ -39,7 +39,8 @@ extension ModelActor {
     }
 
     /// Returns the model for the specified identifier, downcast to the appropriate class, or `nil`
-    /// if there is no such model.
+    /// if there is no such model. When the store cannot be read, it returns `nil` too, and the
+    /// context's next fetch or save throws the error.
     public subscript<T>(id: PersistentIdentifier, as as: T.Type) -> T? where T: PersistentModel {
         modelContext.existingModel(for: id)
     }

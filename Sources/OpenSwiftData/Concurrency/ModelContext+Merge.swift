@@ -11,7 +11,7 @@ extension ModelContext {
     ///
     /// A read that fails while refreshing (the store busy, an I/O error) never looks like a
     /// deletion: the models stay as they are, the next merge tries again, and the error is thrown
-    /// by the next `fetch` or `save` (``throwMergeFailure()``).
+    /// by the next `fetch` or `save` (``throwDeferredReadFailure()``).
     func mergeChangesFromOtherContexts() {
         let (entries, latest) = container.saveLog.saves(after: seenGeneration, excluding: ObjectIdentifier(self))
         guard latest != seenGeneration else { return }
@@ -20,10 +20,9 @@ extension ModelContext {
         guard let entries, entries.allSatisfy({ $0.updated != nil }) else {
             do {
                 try refreshAllRegisteredModels()
-                mergeFailure = nil
             } catch {
                 seenGeneration = previous
-                mergeFailure = error
+                deferredReadFailure = error
             }
             return
         }
@@ -40,11 +39,11 @@ extension ModelContext {
         }
     }
 
-    /// Throws, once, the error of a merge whose store reads failed, so that a caller of a throwing
-    /// API learns that its models may be out of date.
-    func throwMergeFailure() throws {
-        guard let failure = mergeFailure else { return }
-        mergeFailure = nil
+    /// Throws, once, the error of a store read made where the API could not throw (a merge, a
+    /// model actor's subscript), so that a caller of a throwing API learns of it.
+    func throwDeferredReadFailure() throws {
+        guard let failure = deferredReadFailure else { return }
+        deferredReadFailure = nil
         throw failure
     }
 

@@ -78,6 +78,8 @@ final class BatchLoader<Element: PersistentModel> {
         } catch {
             preconditionFailure("OpenSwiftData: loading a batch of \(entity.name) failed: \(error)")
         }
+        // A row deleted since the keys were read becomes a fault of the collection's entity, which
+        // is an `Element`; reading it then reports the deletion.
         return keys[range].map { key in
             loaded[key] ?? (context.model(for: PersistentIdentifier(storeIdentifier: context.container.store(for: entity).identifier, entityName: entity.name, key: .permanent(key))) as! Element)
         }

@@ -6,7 +6,7 @@ extension ModelContext {
     /// `includePendingChanges` (the default), unsaved inserts, changes and deletions count.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         mergeChangesFromOtherContexts()
-        try throwMergeFailure()
+        try throwDeferredReadFailure()
         if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
         var results: [T] = try fetchModels(query.shape, fetch: query.storeFetch, attributes: query.attributes)

@@ -10,7 +10,7 @@ extension ModelContext {
     /// keeps the rest pending, and the error is thrown.
     public func save() throws {
         mergeChangesFromOtherContexts()
-        try throwMergeFailure()
+        try throwDeferredReadFailure()
         guard hasChanges else { return }
         try checkSavesAllowed()
         try loadModelsDeletedByRuleBearingPredicates()

@@ -31,8 +31,9 @@ public final class ModelContext {
     private var autosaveScheduled = false
     /// Whether the context was created on the main actor, where its autosaves run.
     private let isOnMainActor: Bool
-    /// The error of the last merge whose store reads failed, thrown by the next fetch or save.
-    var mergeFailure: (any Error)?
+    /// The error of a store read made where SwiftData's API cannot throw (a merge, a model
+    /// actor's subscript), thrown by the next fetch or save.
+    var deferredReadFailure: (any Error)?
     /// How many of `deleted` have had their `.cascade` rules applied.
     var propagatedDeletions = 0
     /// The entity of the model class used last, so that runs of inserts skip the schema lookup.
@@ -207,17 +208,25 @@ public final class ModelContext {
     }
 
     /// Returns the model for an identifier if it exists: the registered instance, or one loaded
-    /// from the store; `nil` if the store has no such row.
+    /// from the store; `nil` if the store has no such row. A read that fails also gives `nil`, and
+    /// its error is thrown by the next fetch or save (``throwDeferredReadFailure()``): this
+    /// answers a subscript that cannot throw.
     func existingModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
         mergeChangesFromOtherContexts()
         if let model = registeredModel(id) { return model._osdState.isDeleted ? nil : model as? T }
         guard let primaryKey = id.primaryKey, let entity = container.schema.entitiesByName[id.entityName] else { return nil }
         let store = container.store(for: entity)
-        guard id.storeIdentifier == store.identifier, let shape = try? store.rowShape(of: entity) else { return nil }
-        let registered = registeredModels(of: entity)
+        guard id.storeIdentifier == store.identifier else { return nil }
         var result: T?
-        try? store.forEachRow(of: entity, primaryKeys: [primaryKey]) { row in
-            result = try materialize(row, shape: shape, attributes: nil, registered: registered) as? T
+        do {
+            let shape = try store.rowShape(of: entity)
+            let registered = registeredModels(of: entity)
+            try store.forEachRow(of: entity, primaryKeys: [primaryKey]) { row in
+                result = try materialize(row, shape: shape, attributes: nil, registered: registered) as? T
+            }
+        } catch {
+            deferredReadFailure = error
+            return nil
         }
         return result
     }

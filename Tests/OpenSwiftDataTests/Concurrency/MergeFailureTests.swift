@@ -32,4 +32,27 @@ import Testing
         #expect(again.first === kept[0], "the same object, refreshed")
         #expect(kept[0].text == "n7!")
     }
+
+    /// A model actor's subscript that cannot read the store gives `nil`, and the context's next
+    /// fetch throws the error instead of it being lost.
+    @Test func aFailedLookupIsReportedByTheNextFetch() throws {
+        let store = TemporaryStore()
+        let schema = Schema([Note.self])
+        let backend = DecliningStore(try SQLiteStore(url: store.url, schema: schema, allowsSave: true))
+        let container = try ModelContainer(for: schema, stores: [(backend, ModelConfiguration(url: store.url))])
+        let writer = ModelContext(container)
+        let note = Note(text: "stored")
+        writer.insert(note)
+        try writer.save()
+
+        let reader = ModelContext(container)
+        backend.failingReads.store(SwiftDataError(.storeIsBusy, reason: "injected"))
+        let missing: Note? = reader.existingModel(for: note.persistentModelID)
+        #expect(missing == nil)
+        backend.failingReads.store(nil)
+        #expect(throws: SwiftDataError.storeIsBusy) { try reader.fetch(FetchDescriptor<Note>()) }
+        let found: Note? = reader.existingModel(for: note.persistentModelID)
+        #expect(found?.text == "stored")
+        #expect(try reader.fetch(FetchDescriptor<Note>()).count == 1)
+    }
 }

@@ -23,11 +23,18 @@ extension ModelContext {
     /// The model a key names when the relationship's class has subclasses: the key is in the
     /// table of exactly one class of the hierarchy (the hierarchy shares one key space).
     private func polymorphicModel<R: PersistentModel>(_ type: R.Type, primaryKey: Int64, base: Schema.Entity) throws -> R {
+        func related(_ model: any PersistentModel, _ entity: Schema.Entity) throws -> R {
+            // A class of `base`'s hierarchy is `R` or a subclass of it; anything else is a broken schema.
+            guard let model = model as? R else {
+                throw SwiftDataError(.modelValidationFailure, reason: "\(entity.name) row \(primaryKey) is not a \(base.name)")
+            }
+            return model
+        }
         for entity in base.concreteEntities {
-            if let existing = registeredModels(of: entity).models[primaryKey] { return existing as! R }
+            if let existing = registeredModels(of: entity).models[primaryKey] { return try related(existing, entity) }
         }
         for entity in base.descendants where try container.store(for: entity).rowExists(of: entity, key: primaryKey) {
-            return makeFault(entity.modelType, primaryKey: primaryKey, entity: entity) as! R
+            return try related(makeFault(entity.modelType, primaryKey: primaryKey, entity: entity), entity)
         }
         return unsafeDowncast(makeFault(R.self, primaryKey: primaryKey, entity: base), to: R.self)
     }
