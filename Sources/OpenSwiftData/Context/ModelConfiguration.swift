@@ -7,7 +7,7 @@ public struct ModelConfiguration: Identifiable, Hashable, Sendable {
     /// The name of the configuration; also the default file's name.
     public let name: String
     /// The models the configuration stores, or `nil` for all of the container's models.
-    public let schema: Schema?
+    public var schema: Schema?
     /// The location of the store file.
     public let url: URL
     /// Whether the store lives in memory only.

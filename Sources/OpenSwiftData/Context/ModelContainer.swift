@@ -42,45 +42,56 @@ public final class ModelContainer: Sendable {
         try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
-    /// Creates a container for a schema and an array of configurations.
+    /// Creates a container for a schema and an array of configurations: ``ModelConfiguration``s
+    /// for the built-in SQLite store, or configurations of your own ``DataStore``s.
     ///
     /// - Parameter migrationPlan: How the schema evolved. A store recorded at one of the plan's
     ///   versions runs the stages from that version on, all or nothing; without a plan (or after
     ///   its stages), compatible changes migrate automatically, and a change that needs a custom
-    ///   stage throws ``SwiftDataError/schemaMismatch`` with the file untouched.
+    ///   stage throws ``SwiftDataError/schemaMismatch`` with the file untouched. A custom store
+    ///   receives the plan in its initializer.
     public init(
         for givenSchema: Schema,
         migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-        configurations: [ModelConfiguration]
+        configurations: [any DataStoreConfiguration]
     ) throws {
         self.migrationPlan = migrationPlan
-        let configurations = configurations.isEmpty ? [ModelConfiguration(schema: givenSchema)] : configurations
-        if Set(configurations.map(\.name)).count != configurations.count {
-            throw SwiftDataError(.duplicateConfiguration, reason: "Two configurations are named \(configurations.map(\.name))")
+        let configurations: [any DataStoreConfiguration] = configurations.isEmpty ? [ModelConfiguration(schema: givenSchema)] : configurations
+        let names = configurations.map(\.name)
+        if Set(names).count != configurations.count {
+            throw SwiftDataError(.duplicateConfiguration, reason: "Two configurations are named \(names)")
         }
         for configuration in configurations {
             for entity in configuration.schema?.entities ?? [] where givenSchema.entitiesByName[entity.name] == nil {
                 throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(entity.name) is in configuration \(configuration.name) but not in the container's schema")
             }
         }
-        let configuration = configurations[0]
-        if let migrationPlan, !configuration.isStoredInMemoryOnly {
+        if let migrationPlan, let configuration = configurations[0] as? ModelConfiguration, !configuration.isStoredInMemoryOnly {
             try MigrationPlanRunner.run(migrationPlan, storeAt: configuration.url, target: givenSchema)
         }
         self.schema = givenSchema
-        self.configurations = Set(configurations)
+        self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration })
         if configurations.count == 1 {
-            self.stores = [StoreSlot(store: try configuration.makeStore(schema: givenSchema), configuration: configuration)]
+            let store = try Self.openStore(configurations[0], schema: givenSchema, migrationPlan: migrationPlan)
+            self.stores = [StoreSlot(store: store, configuration: configurations[0])]
             self.slotByEntity = [:]
         } else {
-            let routes = try StoreRouting(schema: givenSchema, configurations: configurations)
+            let routes = try StoreRouting(schema: givenSchema, configurations: configurations.map(StoreSlot.Traits.init))
             self.stores = try configurations.indices.map { index in
                 let types = givenSchema.entities.filter { routes.slot[$0.name] == index }.map(\.modelType)
                 let schema = Schema(types, version: givenSchema.version)
-                return StoreSlot(store: try configurations[index].makeStore(schema: schema), configuration: configurations[index])
+                let store = try Self.openStore(configurations[index], schema: schema, migrationPlan: migrationPlan)
+                return StoreSlot(store: store, configuration: configurations[index])
             }
             self.slotByEntity = routes.slot
         }
+    }
+
+    /// Opens the store a configuration describes: SQLite for a ``ModelConfiguration``, the
+    /// configuration's own ``DataStore`` behind an adapter otherwise.
+    private static func openStore(_ configuration: any DataStoreConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws -> any StoreBackend {
+        if let configuration = configuration as? ModelConfiguration { return try configuration.makeStore(schema: schema) }
+        return try configuration.openCustomStore(schema: schema, migrationPlan: migrationPlan)
     }
 
     /// A container on stores opened elsewhere, one per configuration, routed as the public
@@ -90,7 +101,7 @@ public final class ModelContainer: Sendable {
         self.schema = schema
         self.configurations = Set(stores.map(\.configuration))
         self.stores = stores.map { StoreSlot(store: $0.store, configuration: $0.configuration) }
-        self.slotByEntity = stores.count == 1 ? [:] : try StoreRouting(schema: schema, configurations: stores.map(\.configuration)).slot
+        self.slotByEntity = stores.count == 1 ? [:] : try StoreRouting(schema: schema, configurations: stores.map { StoreSlot.Traits($0.configuration) }).slot
     }
 
     /// The store that holds an entity's models.

@@ -9,6 +9,11 @@ extension ModelContext {
         try throwDeferredReadFailure()
         if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
+        if !descriptor.includePendingChanges, !query.isResolvedInStore, hasChanges {
+            // Part of the work runs in Swift, which would see this context's unsaved values: it runs
+            // in a context without changes, on the saved ones, and the results are this context's models.
+            return try ModelContext(container).fetch(descriptor).compactMap { model(for: $0.persistentModelID) as? T }
+        }
         var results: [T] = try fetchModels(query.shape, fetch: query.storeFetch, attributes: query.attributes)
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: results, shape: query.shape)
@@ -252,6 +257,7 @@ struct FetchQuery {
             fetch.limit = descriptor.fetchLimit
             fetch.offset = descriptor.fetchOffset
         }
+        if store.takesFetchDescriptors { fetch.source = descriptor }
         storeFetch = fetch
         if descriptor.propertiesToFetch.isEmpty {
             attributes = nil

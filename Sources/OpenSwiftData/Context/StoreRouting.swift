@@ -1,7 +1,26 @@
 /// One store of a container, and the configuration it was opened for.
 struct StoreSlot: Sendable {
     let store: any StoreBackend
-    let configuration: ModelConfiguration
+    /// What routing and saving need of the configuration.
+    let configuration: Traits
+
+    init(store: any StoreBackend, configuration: any DataStoreConfiguration) {
+        self.store = store
+        self.configuration = Traits(configuration)
+    }
+
+    /// The parts of a configuration that decide which models its store holds and whether it saves.
+    struct Traits: Sendable {
+        let name: String
+        let schema: Schema?
+        let allowsSave: Bool
+
+        init(_ configuration: any DataStoreConfiguration) {
+            name = configuration.name
+            schema = configuration.schema
+            allowsSave = (configuration as? ModelConfiguration)?.allowsSave ?? true
+        }
+    }
 }
 
 /// Which configuration's store holds each entity, when a container has several configurations.
@@ -14,7 +33,7 @@ struct StoreRouting {
     /// The position of each entity's configuration.
     private(set) var slot: [String: Int] = [:]
 
-    init(schema: Schema, configurations: [ModelConfiguration]) throws {
+    init(schema: Schema, configurations: [StoreSlot.Traits]) throws {
         for (index, configuration) in configurations.enumerated() {
             for entity in configuration.schema?.entities ?? [] {
                 if let other = slot[entity.name], other != index {

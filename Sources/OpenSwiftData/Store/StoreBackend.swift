@@ -24,6 +24,9 @@ protocol StoreBackend: AnyObject, Sendable {
     /// Whether the store orders rows by `sort` itself; otherwise the sort runs in Swift
     /// (SwiftData's `DataStoreError.preferInMemorySort`).
     func canSort(by sort: [QuerySort]) -> Bool
+    /// Whether the store wants the fetch descriptor each fetch came from (a custom ``DataStore``
+    /// does), in ``StoreFetch/source``.
+    var takesFetchDescriptors: Bool { get }
     /// The shape of an entity's rows, or an error when the store does not hold the entity.
     func rowShape(of entity: Schema.Entity) throws -> RowShape
     /// Calls `body` with each row the fetch selects, in its order: the key, then `attributes` in
@@ -50,4 +53,9 @@ protocol StoreBackend: AnyObject, Sendable {
     func save(_ changes: StoreChanges) throws -> StoreSaveResult
     /// Deletes every row of every entity, in one transaction.
     func eraseAll() throws
+}
+
+extension StoreBackend {
+    /// Stores work from the store-neutral filter and sort alone.
+    var takesFetchDescriptors: Bool { false }
 }

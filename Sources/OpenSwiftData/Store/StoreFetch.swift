@@ -5,6 +5,9 @@ struct StoreFetch {
     var sort: [QuerySort] = []
     var limit: Int?
     var offset: Int?
+    /// The descriptor the fetch came from, for stores that take fetch descriptors themselves
+    /// (``StoreBackend/takesFetchDescriptors``).
+    var source: (any DataStoreFetchSource)?
 }
 
 /// One row of a store's result, read column by column: the key in column 0, then the values its

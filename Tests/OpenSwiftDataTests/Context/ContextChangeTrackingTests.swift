@@ -4,9 +4,9 @@ import Testing
 
 /// Insert, change, delete, save and rollback, as a SwiftData user relies on them.
 @Suite struct ContextChangeTrackingTests {
-    @Test func insertedModelsAreTrackedUntilSaved() throws {
+    @Test(arguments: Backend.allCases) func insertedModelsAreTrackedUntilSaved(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Note.self))
+        let context = ModelContext(try store.container(Note.self, backend: backend))
         #expect(!context.hasChanges)
         let note = Note(text: "hello")
         #expect(note.modelContext == nil)
@@ -22,15 +22,15 @@ import Testing
         #expect(context.insertedModelsArray.isEmpty)
         #expect(note.persistentModelID.primaryKey != nil, "a saved model has a permanent identifier")
 
-        let reopened = ModelContext(try store.container(Note.self))
+        let reopened = ModelContext(try store.container(Note.self, backend: backend))
         let notes = try reopened.fetch(FetchDescriptor<Note>())
         #expect(notes.map(\.text) == ["hello"])
         #expect(notes[0].persistentModelID == note.persistentModelID)
     }
 
-    @Test func changesAreSavedAndListed() throws {
+    @Test(arguments: Backend.allCases) func changesAreSavedAndListed(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Note.self))
+        let context = ModelContext(try store.container(Note.self, backend: backend))
         let note = Note(text: "draft")
         context.insert(note)
         try context.save()
@@ -40,13 +40,13 @@ import Testing
         #expect(context.changedModelsArray.first as? Note === note)
         try context.save()
         #expect(context.changedModelsArray.isEmpty)
-        let reopened = ModelContext(try store.container(Note.self))
+        let reopened = ModelContext(try store.container(Note.self, backend: backend))
         #expect(try reopened.fetch(FetchDescriptor<Note>()).map(\.text) == ["final"])
     }
 
-    @Test func deletedModelsLeaveTheStore() throws {
+    @Test(arguments: Backend.allCases) func deletedModelsLeaveTheStore(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Note.self))
+        let context = ModelContext(try store.container(Note.self, backend: backend))
         let keep = Note(text: "keep"), drop = Note(text: "drop")
         context.insert(keep)
         context.insert(drop)
@@ -57,13 +57,13 @@ import Testing
         #expect(context.hasChanges)
         try context.save()
         #expect(context.deletedModelsArray.isEmpty)
-        let reopened = ModelContext(try store.container(Note.self))
+        let reopened = ModelContext(try store.container(Note.self, backend: backend))
         #expect(try reopened.fetch(FetchDescriptor<Note>()).map(\.text) == ["keep"])
     }
 
-    @Test func deletingAnUnsavedModelForgetsIt() throws {
+    @Test(arguments: Backend.allCases) func deletingAnUnsavedModelForgetsIt(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Note.self))
+        let context = ModelContext(try store.container(Note.self, backend: backend))
         let note = Note(text: "never saved")
         context.insert(note)
         context.delete(note)
@@ -72,9 +72,9 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor<Note>()) == 0)
     }
 
-    @Test func rollbackDiscardsInsertsChangesAndDeletes() throws {
+    @Test(arguments: Backend.allCases) func rollbackDiscardsInsertsChangesAndDeletes(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Note.self))
+        let context = ModelContext(try store.container(Note.self, backend: backend))
         let changed = Note(text: "original"), deleted = Note(text: "survivor")
         context.insert(changed)
         context.insert(deleted)
@@ -91,15 +91,15 @@ import Testing
         #expect(!deleted.isDeleted)
         #expect(inserted.modelContext == nil)
         try context.save()
-        let reopened = ModelContext(try store.container(Note.self))
+        let reopened = ModelContext(try store.container(Note.self, backend: backend))
         let texts = try reopened.fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.text)])).map(\.text)
         #expect(texts == ["original", "survivor"])
     }
 
-    @Test func transactionSavesOnSuccessAndRollsBackOnError() throws {
+    @Test(arguments: Backend.allCases) func transactionSavesOnSuccessAndRollsBackOnError(_ backend: Backend) throws {
         struct Abort: Error {}
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Note.self))
+        let context = ModelContext(try store.container(Note.self, backend: backend))
         try context.transaction {
             context.insert(Note(text: "committed"))
         }
@@ -111,13 +111,13 @@ import Testing
             }
         }
         #expect(!context.hasChanges)
-        let reopened = ModelContext(try store.container(Note.self))
+        let reopened = ModelContext(try store.container(Note.self, backend: backend))
         #expect(try reopened.fetch(FetchDescriptor<Note>()).map(\.text) == ["committed"])
     }
 
-    @Test func deleteByPredicateDoesNotNeedLoadedModels() throws {
+    @Test(arguments: Backend.allCases) func deleteByPredicateDoesNotNeedLoadedModels(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Item.self))
+        let context = ModelContext(try store.container(Item.self, backend: backend))
         for index in 0..<100 { context.insert(makeItem(index)) }
         try context.save()
 
@@ -128,16 +128,16 @@ import Testing
         try other.save()
 
         let expected = (0..<100).filter { $0 % 10 != 4 && !"item \($0)".contains("7") }.count
-        let reopened = ModelContext(try store.container(Item.self))
+        let reopened = ModelContext(try store.container(Item.self, backend: backend))
         #expect(try reopened.fetchCount(FetchDescriptor<Item>()) == expected)
         try reopened.delete(model: Item.self)
         try reopened.save()
         #expect(try reopened.fetchCount(FetchDescriptor<Item>()) == 0)
     }
 
-    @Test func transientPropertiesKeepTheirDefaultAfterAFetch() throws {
+    @Test(arguments: Backend.allCases) func transientPropertiesKeepTheirDefaultAfterAFetch(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Person.self))
+        let context = ModelContext(try store.container(Person.self, backend: backend))
         let person = Person(email: "a@example.com", givenName: "Ada", familyName: "Lovelace")
         person.visits = 99
         person.age = 36
@@ -145,26 +145,26 @@ import Testing
         try context.save()
         #expect(person.visits == 99, "a transient value lives as long as its object")
 
-        let reopened = ModelContext(try store.container(Person.self))
+        let reopened = ModelContext(try store.container(Person.self, backend: backend))
         let fetched = try #require(try reopened.fetch(FetchDescriptor<Person>()).first)
         #expect(fetched.visits == 7)
         #expect(fetched.age == 36)
     }
 
-    @Test func externalStorageLoadsLazilyAndRoundTrips() throws {
+    @Test(arguments: Backend.allCases) func externalStorageLoadsLazilyAndRoundTrips(_ backend: Backend) throws {
         let store = TemporaryStore()
         let pixels = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        let context = ModelContext(try store.container(Photo.self))
+        let context = ModelContext(try store.container(Photo.self, backend: backend))
         context.insert(Photo(title: "sunset", pixels: pixels))
         try context.save()
 
-        let reopened = ModelContext(try store.container(Photo.self))
+        let reopened = ModelContext(try store.container(Photo.self, backend: backend))
         let photo = try #require(try reopened.fetch(FetchDescriptor<Photo>()).first)
         #expect(photo.title == "sunset")
         #expect(photo.pixels == pixels)
         photo.pixels = Data([1, 2, 3])
         try reopened.save()
-        let again = ModelContext(try store.container(Photo.self))
+        let again = ModelContext(try store.container(Photo.self, backend: backend))
         #expect(try again.fetch(FetchDescriptor<Photo>()).first?.pixels == Data([1, 2, 3]))
     }
 

@@ -4,9 +4,9 @@ import OpenSwiftData
 
 /// One object per row in a context, and identifiers that work across contexts and reopenings.
 @Suite struct IdentityTests {
-    @Test func aContextHoldsOneObjectPerRow() throws {
+    @Test(arguments: Backend.allCases) func aContextHoldsOneObjectPerRow(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Item.self))
+        let context = ModelContext(try store.container(Item.self, backend: backend))
         let item = makeItem(1)
         context.insert(item)
         try context.save()
@@ -16,9 +16,9 @@ import OpenSwiftData
         #expect(second.first === item)
     }
 
-    @Test func unsavedChangesSurviveARefetch() throws {
+    @Test(arguments: Backend.allCases) func unsavedChangesSurviveARefetch(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Item.self))
+        let context = ModelContext(try store.container(Item.self, backend: backend))
         context.insert(makeItem(1))
         try context.save()
         let item = try #require(try context.fetch(FetchDescriptor<Item>()).first)
@@ -27,9 +27,9 @@ import OpenSwiftData
         #expect(again.name == "renamed")
     }
 
-    @Test func identifiersAreStableAcrossSavesAndUsableInAnotherContext() throws {
+    @Test(arguments: Backend.allCases) func identifiersAreStableAcrossSavesAndUsableInAnotherContext(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let container = try store.container(Item.self)
+        let container = try store.container(Item.self, backend: backend)
         let context = ModelContext(container)
         let item = makeItem(5)
         context.insert(item)
@@ -48,14 +48,14 @@ import OpenSwiftData
         #expect(resolved.persistentModelID == id)
         #expect(other.registeredModel(for: id) as Item? === resolved)
 
-        let reopened = ModelContext(try store.container(Item.self))
+        let reopened = ModelContext(try store.container(Item.self, backend: backend))
         let afterReopen = try #require(reopened.model(for: id) as? Item)
         #expect(afterReopen.name == "item 5")
     }
 
-    @Test func identifiersRoundTripThroughCodable() throws {
+    @Test(arguments: Backend.allCases) func identifiersRoundTripThroughCodable(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Item.self))
+        let context = ModelContext(try store.container(Item.self, backend: backend))
         let item = makeItem(3)
         context.insert(item)
         try context.save()
@@ -66,18 +66,18 @@ import OpenSwiftData
         #expect(decoded.entityName == "Item")
     }
 
-    @Test func fetchIdentifiersMatchesFetch() throws {
+    @Test(arguments: Backend.allCases) func fetchIdentifiersMatchesFetch(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Item.self))
+        let context = ModelContext(try store.container(Item.self, backend: backend))
         for index in 0..<20 { context.insert(makeItem(index)) }
         try context.save()
         let descriptor = FetchDescriptor<Item>(predicate: #Predicate { $0.flag }, sortBy: [SortDescriptor(\.count, order: .reverse)])
         #expect(try context.fetchIdentifiers(descriptor) == context.fetch(descriptor).map(\.persistentModelID))
     }
 
-    @Test func modelsResolvedFromIdentifiersShowStoredValuesNotDefaults() throws {
+    @Test(arguments: Backend.allCases) func modelsResolvedFromIdentifiersShowStoredValuesNotDefaults(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Note.self, Item.self))
+        let context = ModelContext(try store.container(Note.self, Item.self, backend: backend))
         let note = Note(text: "dated")
         note.created = Date(timeIntervalSinceReferenceDate: 12345)
         let item = makeItem(8)
@@ -85,7 +85,7 @@ import OpenSwiftData
         context.insert(item)
         try context.save()
 
-        let reopened = ModelContext(try store.container(Note.self, Item.self))
+        let reopened = ModelContext(try store.container(Note.self, Item.self, backend: backend))
         let resolvedNote = try #require(reopened.model(for: note.persistentModelID) as? Note)
         #expect(resolvedNote.created == Date(timeIntervalSinceReferenceDate: 12345), "not the declared default")
         let resolvedItem = try #require(reopened.model(for: item.persistentModelID) as? Item)

@@ -10,17 +10,17 @@ import Testing
         (try? predicate.evaluate(item)) ?? false
     }
 
-    @Test func storeResultsEqualSwiftEvaluation() throws {
+    @Test(arguments: Backend.allCases) func storeResultsEqualSwiftEvaluation(_ backend: Backend) throws {
         let store = TemporaryStore()
         let originals = PredicateCorpus.items(count: 2_000, seed: 42)
         do {
-            let context = ModelContext(try store.container(Item.self))
+            let context = ModelContext(try store.container(Item.self, backend: backend))
             for item in originals { context.insert(item) }
             try context.save()
         }
         let predicates = PredicateCorpus.predicates(sample: originals[17])
         #expect(predicates.count >= 50)
-        let context = ModelContext(try store.container(Item.self))
+        let context = ModelContext(try store.container(Item.self, backend: backend))
         let byCountThenRow: (Item, Item) -> Bool = { ($0.count, $0.persistentModelID) > ($1.count, $1.persistentModelID) && $0.count != $1.count || $0.count == $1.count && $0.persistentModelID < $1.persistentModelID }
         for (name, predicate) in predicates {
             let expected = originals.filter { Self.evaluate(predicate, $0) }
@@ -64,9 +64,9 @@ import Testing
 
     /// With unsaved inserts, changes and deletions, fetches still equal Swift evaluation over the
     /// context's current models.
-    @Test func pendingChangesAreIncluded() throws {
+    @Test(arguments: Backend.allCases) func pendingChangesAreIncluded(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let context = ModelContext(try store.container(Item.self))
+        let context = ModelContext(try store.container(Item.self, backend: backend))
         var live = PredicateCorpus.items(count: 600, seed: 3)
         for item in live { context.insert(item) }
         try context.save()

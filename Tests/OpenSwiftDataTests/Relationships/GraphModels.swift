@@ -136,7 +136,7 @@ var graphModels: [any PersistentModel.Type] { [
 
 extension TemporaryStore {
     /// A container of every graph model on the store file (a "reopen" when called again).
-    func graphContainer() throws -> ModelContainer {
-        try ModelContainer(for: Schema(graphModels), configurations: ModelConfiguration(url: url))
+    func graphContainer(_ backend: Backend = .sqlite) throws -> ModelContainer {
+        try ModelContainer(for: Schema(graphModels), configurations: [backend.configuration(url: url)])
     }
 }

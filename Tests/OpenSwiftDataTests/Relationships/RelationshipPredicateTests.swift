@@ -7,12 +7,12 @@ import Testing
 struct RelationshipPredicateTests {
     let store = TemporaryStore()
 
-    func container() throws -> ModelContainer { try store.graphContainer() }
+    func container(_ backend: Backend = .sqlite) throws -> ModelContainer { try store.graphContainer(backend) }
 
     /// 40 journeys (some with lodging), 200 outings (some without a journey), 6 labels, 30 members.
-    func seed() throws {
+    func seed(_ backend: Backend) throws {
         var random = SeededGenerator(seed: 11)
-        let context = ModelContext(try container())
+        let context = ModelContext(try container(backend))
         let labels = ["red", "green", "blue", "free", "paid", "x-tra"].map(Label.init(name:))
         for label in labels { context.insert(label) }
         let journeys = (0..<40).map { Journey(name: "j\($0)") }
@@ -34,9 +34,9 @@ struct RelationshipPredicateTests {
         try context.save()
     }
 
-    @Test func outingPredicatesMatchSwiftEvaluation() throws {
-        try seed()
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func outingPredicatesMatchSwiftEvaluation(_ backend: Backend) throws {
+        try seed(backend)
+        let context = ModelContext(try container(backend))
         let all = try context.fetch(FetchDescriptor<Outing>())
         let someJourney = try #require(try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0.name == "j5" })).first)
         let journeyID = someJourney.persistentModelID
@@ -60,9 +60,9 @@ struct RelationshipPredicateTests {
         try check(predicates, all: all, context: context, entity: Outing.self, inSQL: Set(predicates.map(\.0)))
     }
 
-    @Test func journeyAndMemberPredicatesMatchSwiftEvaluation() throws {
-        try seed()
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func journeyAndMemberPredicatesMatchSwiftEvaluation(_ backend: Backend) throws {
+        try seed(backend)
+        let context = ModelContext(try container(backend))
         let journeys = try context.fetch(FetchDescriptor<Journey>())
         let journeyPredicates: [(String, Predicate<Journey>)] = [
             ("to-many count", #Predicate { $0.outings.count > 5 }),
@@ -85,9 +85,9 @@ struct RelationshipPredicateTests {
         try check(memberPredicates, all: members, context: context, entity: Member.self, inSQL: Set(memberPredicates.map(\.0)))
     }
 
-    @Test func sortingAcrossARelationshipMatchesSwift() throws {
-        try seed()
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func sortingAcrossARelationshipMatchesSwift(_ backend: Backend) throws {
+        try seed(backend)
+        let context = ModelContext(try container(backend))
         let sorted = try context.fetch(FetchDescriptor<Outing>(
             predicate: #Predicate { $0.journey != nil },
             sortBy: [SortDescriptor(\.journey?.name), SortDescriptor(\.title)]))
@@ -115,9 +115,9 @@ struct RelationshipPredicateTests {
         #expect(try context.fetch(page).map(\.title) == Array(expected))
     }
 
-    @Test func pendingRelationshipChangesCount() throws {
-        try seed()
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func pendingRelationshipChangesCount(_ backend: Backend) throws {
+        try seed(backend)
+        let context = ModelContext(try container(backend))
         let journey = try #require(try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0.name == "j0" })).first)
         let unsaved = Outing(title: "pending", cost: 1)
         context.insert(unsaved)

@@ -8,10 +8,10 @@ import Testing
 struct RelationshipTests {
     let store = TemporaryStore()
 
-    func container() throws -> ModelContainer { try store.graphContainer() }
+    func container(_ backend: Backend = .sqlite) throws -> ModelContainer { try store.graphContainer(backend) }
 
-    @Test func settingAToOneUpdatesTheInverseAtOnceAndAfterReopening() throws {
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func settingAToOneUpdatesTheInverseAtOnceAndAfterReopening(_ backend: Backend) throws {
+        let context = ModelContext(try container(backend))
         let journey = Journey(name: "Alps")
         context.insert(journey)
         let hike = Outing(title: "Hike")
@@ -20,15 +20,15 @@ struct RelationshipTests {
         #expect(hike.modelContext === context, "relating a new model to a managed one inserts it")
         try context.save()
 
-        let reopened = ModelContext(try container())
+        let reopened = ModelContext(try container(backend))
         let journeys = try reopened.fetch(FetchDescriptor<Journey>())
         #expect(journeys.count == 1)
         #expect(journeys[0].outings.map(\.title) == ["Hike"])
         #expect(journeys[0].outings[0].journey === journeys[0])
     }
 
-    @Test func appendingToAToManySetsTheToOneAndNeverDuplicates() throws {
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func appendingToAToManySetsTheToOneAndNeverDuplicates(_ backend: Backend) throws {
+        let context = ModelContext(try container(backend))
         let journey = Journey(name: "Coast")
         context.insert(journey)
         let swim = Outing(title: "Swim")
@@ -39,15 +39,15 @@ struct RelationshipTests {
         #expect(journey.outings.count == 1)
         try context.save()
 
-        let reopened = ModelContext(try container())
+        let reopened = ModelContext(try container(backend))
         let outings = try reopened.fetch(FetchDescriptor<Outing>())
         #expect(outings.count == 1)
         #expect(outings[0].journey?.name == "Coast")
         #expect(outings[0].journey?.outings.count == 1)
     }
 
-    @Test func movingAChildLeavesItsOldParent() throws {
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func movingAChildLeavesItsOldParent(_ backend: Backend) throws {
+        let context = ModelContext(try container(backend))
         let first = Journey(name: "First")
         let second = Journey(name: "Second")
         context.insert(first)
@@ -63,15 +63,15 @@ struct RelationshipTests {
         #expect(b.journey === second)
         try context.save()
 
-        let reopened = ModelContext(try container())
+        let reopened = ModelContext(try container(backend))
         let journeys = try reopened.fetch(FetchDescriptor<Journey>(sortBy: [SortDescriptor(\.name)]))
         #expect(journeys.map(\.name) == ["First", "Second"])
         #expect(journeys[0].outings.isEmpty)
         #expect(journeys[1].outings.map(\.title) == ["A", "B"])
     }
 
-    @Test func removingFromAToManyClearsTheToOne() throws {
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func removingFromAToManyClearsTheToOne(_ backend: Backend) throws {
+        let context = ModelContext(try container(backend))
         let journey = Journey(name: "J")
         context.insert(journey)
         let outing = Outing(title: "O", journey: journey)
@@ -80,14 +80,14 @@ struct RelationshipTests {
         #expect(outing.journey == nil)
         try context.save()
 
-        let reopened = ModelContext(try container())
+        let reopened = ModelContext(try container(backend))
         let outings = try reopened.fetch(FetchDescriptor<Outing>())
         #expect(outings.count == 1, "removing from a relationship does not delete the model")
         #expect(outings[0].journey == nil)
     }
 
-    @Test func oneToOneInverseIsInferredAndExclusive() throws {
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func oneToOneInverseIsInferredAndExclusive(_ backend: Backend) throws {
+        let context = ModelContext(try container(backend))
         let first = Journey(name: "First")
         let second = Journey(name: "Second")
         let hotel = Lodging(name: "Hotel")
@@ -100,7 +100,7 @@ struct RelationshipTests {
         #expect(first.lodging == nil, "a one-to-one target leaves its previous owner")
         try context.save()
 
-        let reopened = ModelContext(try container())
+        let reopened = ModelContext(try container(backend))
         let lodgings = try reopened.fetch(FetchDescriptor<Lodging>())
         #expect(lodgings.count == 1)
         #expect(lodgings[0].journey?.name == "Second")
@@ -109,8 +109,8 @@ struct RelationshipTests {
         #expect(journeys.first?.lodging == nil)
     }
 
-    @Test func manyToManyKeepsBothSides() throws {
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func manyToManyKeepsBothSides(_ backend: Backend) throws {
+        let context = ModelContext(try container(backend))
         let hike = Outing(title: "Hike")
         let museum = Outing(title: "Museum")
         let outdoor = Label(name: "outdoor")
@@ -125,7 +125,7 @@ struct RelationshipTests {
         #expect(free.outings.count == 2, "appending on both sides never duplicates")
         try context.save()
 
-        let reopened = ModelContext(try container())
+        let reopened = ModelContext(try container(backend))
         let labels = try reopened.fetch(FetchDescriptor<Label>(sortBy: [SortDescriptor(\.name)]))
         #expect(labels.map(\.name) == ["free", "outdoor"])
         #expect(Set(labels[0].outings.map(\.title)) == ["Hike", "Museum"])
@@ -136,13 +136,13 @@ struct RelationshipTests {
         hikeAgain.labels.removeAll { $0.name == "free" }
         #expect(labels[0].outings.map(\.title) == ["Museum"])
         try reopened.save()
-        let third = ModelContext(try container())
+        let third = ModelContext(try container(backend))
         let free3 = try third.fetch(FetchDescriptor<Label>(predicate: #Predicate { $0.name == "free" }))
         #expect(free3.first?.outings.map(\.title) == ["Museum"])
     }
 
-    @Test func selfReferentialFollowersMirrorFollowing() throws {
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func selfReferentialFollowersMirrorFollowing(_ backend: Backend) throws {
+        let context = ModelContext(try container(backend))
         let ana = Member(name: "Ana")
         let bo = Member(name: "Bo")
         let cy = Member(name: "Cy")
@@ -155,7 +155,7 @@ struct RelationshipTests {
         #expect(bo.modelContext === context && cy.modelContext === context)
         try context.save()
 
-        let reopened = ModelContext(try container())
+        let reopened = ModelContext(try container(backend))
         let members = try reopened.fetch(FetchDescriptor<Member>(sortBy: [SortDescriptor(\.name)]))
         #expect(members.map(\.name) == ["Ana", "Bo", "Cy"])
         #expect(members[0].following.map(\.name) == ["Bo", "Cy"])
@@ -164,8 +164,8 @@ struct RelationshipTests {
         #expect(members[2].following.map(\.name) == ["Ana"])
     }
 
-    @Test func insertingARootInsertsEveryNewModelReachableFromIt() throws {
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func insertingARootInsertsEveryNewModelReachableFromIt(_ backend: Backend) throws {
+        let context = ModelContext(try container(backend))
         let journey = Journey(name: "Root")
         let outing = Outing(title: "Child")
         let label = Label(name: "Grandchild")
@@ -176,15 +176,15 @@ struct RelationshipTests {
         #expect(context.insertedModelsArray.count == 4)
         try context.save()
 
-        let reopened = ModelContext(try container())
+        let reopened = ModelContext(try container(backend))
         #expect(try reopened.fetchCount(FetchDescriptor<Outing>()) == 1)
         #expect(try reopened.fetchCount(FetchDescriptor<Label>()) == 1)
         #expect(try reopened.fetch(FetchDescriptor<Journey>()).first?.lodging?.name == "Inn")
         #expect(try reopened.fetch(FetchDescriptor<Label>()).first?.outings.first?.journey?.name == "Root")
     }
 
-    @Test func aModelAppendedAfterInsertIsSavedToo() throws {
-        let context = ModelContext(try container())
+    @Test(arguments: Backend.allCases) func aModelAppendedAfterInsertIsSavedToo(_ backend: Backend) throws {
+        let context = ModelContext(try container(backend))
         let checklist = Checklist(title: "Packing")
         context.insert(checklist)
         try context.save()
@@ -192,14 +192,14 @@ struct RelationshipTests {
         checklist.entries?.append(ChecklistEntry(text: "Map"))
         try context.save()
 
-        let reopened = ModelContext(try container())
+        let reopened = ModelContext(try container(backend))
         let lists = try reopened.fetch(FetchDescriptor<Checklist>())
         #expect(lists.first?.entries?.map(\.text) == ["Socks", "Map"])
         #expect(lists.first?.entries?.first?.checklist === lists.first)
     }
 
-    @Test func relatingModelsOfTwoContextsIsAClearError() throws {
-        let container = try container()
+    @Test(arguments: Backend.allCases) func relatingModelsOfTwoContextsIsAClearError(_ backend: Backend) throws {
+        let container = try container(backend)
         let first = ModelContext(container)
         let second = ModelContext(container)
         let journey = Journey(name: "Mine")
@@ -215,10 +215,10 @@ struct RelationshipTests {
         }
     }
 
-    @Test func toManyOrderReadBackIsTheOrderModelsWereFirstSaved() throws {
+    @Test(arguments: Backend.allCases) func toManyOrderReadBackIsTheOrderModelsWereFirstSaved(_ backend: Backend) throws {
         // SwiftData does not keep the order of to-many relationships; OpenSwiftData returns them
         // in the order they were first saved (primary-key order), whatever order they were appended.
-        let context = ModelContext(try container())
+        let context = ModelContext(try container(backend))
         let journey = Journey(name: "Ordered")
         context.insert(journey)
         let outings = (0..<5).map { Outing(title: "o\($0)") }
@@ -228,7 +228,7 @@ struct RelationshipTests {
         #expect(journey.outings.map(\.title) == ["o4", "o3", "o2", "o1", "o0"], "in memory the array is what was assigned")
         try context.save()
 
-        let reopened = ModelContext(try container())
+        let reopened = ModelContext(try container(backend))
         let again = try reopened.fetch(FetchDescriptor<Journey>())
         #expect(again.first?.outings.map(\.title) == ["o0", "o1", "o2", "o3", "o4"])
     }
@@ -280,7 +280,7 @@ struct SchemaDiscoveryTests {
 struct RelationshipLifecycleTests {
     let store = TemporaryStore()
 
-    @Test func rollbackRestoresBothSides() throws {
+    @Test(arguments: Backend.allCases) func rollbackRestoresBothSides(_ backend: Backend) throws {
         let context = ModelContext(try store.graphContainer())
         let first = Journey(name: "first")
         let second = Journey(name: "second")
@@ -299,7 +299,7 @@ struct RelationshipLifecycleTests {
         #expect(!context.hasChanges)
     }
 
-    @Test func anotherContextsRelinkIsMerged() throws {
+    @Test(arguments: Backend.allCases) func anotherContextsRelinkIsMerged(_ backend: Backend) throws {
         let container = try store.graphContainer()
         let context = ModelContext(container)
         let first = Journey(name: "first")
@@ -325,7 +325,7 @@ struct RelationshipLifecycleTests {
 
 /// A model read from a context that no longer exists still loads what it had not loaded.
 struct OutlivedContextTests {
-    @Test func relationshipsLoadAfterTheirContextIsGone() throws {
+    @Test(arguments: Backend.allCases) func relationshipsLoadAfterTheirContextIsGone(_ backend: Backend) throws {
         let store = TemporaryStore()
         do {
             let context = ModelContext(try store.graphContainer())
@@ -345,7 +345,7 @@ struct OutlivedContextTests {
 
 /// Prefetching loads the related models with the fetch; without it they load on first access.
 struct PrefetchTimingTests {
-    @Test func prefetchedModelsAreLoadedByTheFetchItself() throws {
+    @Test(arguments: Backend.allCases) func prefetchedModelsAreLoadedByTheFetchItself(_ backend: Backend) throws {
         let store = TemporaryStore()
         let container = try store.graphContainer()
         do {

@@ -16,8 +16,8 @@ final class TemporaryStore {
     deinit { try? FileManager.default.removeItem(at: folder) }
 
     /// A new container on the store file (a "reopen" when called again).
-    func container(_ types: any PersistentModel.Type..., allowsSave: Bool = true) throws -> ModelContainer {
-        try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: url, allowsSave: allowsSave))
+    func container(_ types: any PersistentModel.Type..., allowsSave: Bool = true, backend: Backend = .sqlite) throws -> ModelContainer {
+        try ModelContainer(for: Schema(types), configurations: [backend.configuration(url: url, allowsSave: allowsSave)])
     }
 
     /// The bytes of the store file and its WAL, to prove a failed open left them alone.

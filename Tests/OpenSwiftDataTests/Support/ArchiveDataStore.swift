@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import OpenSwiftData
+
+/// A custom `DataStore` written as an app writes one, against the public API only: it keeps each
+/// model's snapshot encoded as JSON in an archive named by a URL, which lives as long as the test
+/// process (so a second container on the same URL is a "reopen"). It assigns `Int` primary keys,
+/// declines predicates and sorts as Apple's sample store does, and can be told to fail a save.
+final class ArchiveDataStore: DataStore {
+    typealias Configuration = ArchiveConfiguration
+    typealias Snapshot = DefaultSnapshot
+
+    let configuration: ArchiveConfiguration
+    let identifier: String
+    let schema: Schema
+
+    /// The archives, by URL: each model's encoded snapshot, by identifier, in insertion order.
+    nonisolated(unsafe) private static var archives: [URL: Archive] = [:]
+    private static let lock = NSLock()
+
+    struct Archive {
+        var nextKey = 1
+        var order: [PersistentIdentifier] = []
+        var snapshots: [PersistentIdentifier: Data] = [:]
+    }
+
+    /// When set, the next save throws it before writing anything.
+    nonisolated(unsafe) static var failNextSave: (any Error)?
+
+    init(_ configuration: ArchiveConfiguration, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
+        self.configuration = configuration
+        self.identifier = configuration.url.lastPathComponent
+        self.schema = try #require(configuration.schema)
+    }
+
+    private static func withArchive<R>(_ url: URL, _ body: (inout Archive) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&archives[url, default: Archive()])
+    }
+
+    private static let encoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
+
+    func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
+        if request.descriptor.predicate != nil { throw DataStoreError.preferInMemoryFilter }
+        if !request.descriptor.sortBy.isEmpty { throw DataStoreError.preferInMemorySort }
+        let all = try Self.withArchive(configuration.url) { archive in
+            try archive.order.compactMap { key in try archive.snapshots[key].map { try Self.decoder.decode(DefaultSnapshot.self, from: $0) } }
+        }
+        let name = String(describing: T.self)
+        return DataStoreFetchResult(descriptor: request.descriptor, fetchedSnapshots: all.filter { $0.persistentIdentifier.entityName == name })
+    }
+
+    func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
+        if let error = Self.failNextSave {
+            Self.failNextSave = nil
+            throw error
+        }
+        return try Self.withArchive(configuration.url) { archive in
+            var copy = archive
+            var remapped: [PersistentIdentifier: PersistentIdentifier] = [:]
+            for snapshot in request.inserted {
+                remapped[snapshot.persistentIdentifier] = try PersistentIdentifier.identifier(
+                    for: identifier, entityName: snapshot.persistentIdentifier.entityName, primaryKey: copy.nextKey)
+                copy.nextKey += 1
+            }
+            for snapshot in request.inserted {
+                let permanent = snapshot.copy(persistentIdentifier: remapped[snapshot.persistentIdentifier]!, remappedIdentifiers: remapped)
+                let key = permanent.persistentIdentifier
+                copy.order.append(key)
+                copy.snapshots[key] = try Self.encoder.encode(permanent)
+            }
+            for snapshot in request.updated {
+                let key = snapshot.persistentIdentifier
+                guard copy.snapshots[key] != nil else { throw DataStoreError.unsupportedFeature }
+                copy.snapshots[key] = try Self.encoder.encode(snapshot.copy(persistentIdentifier: snapshot.persistentIdentifier, remappedIdentifiers: remapped))
+            }
+            for snapshot in request.deleted {
+                let key = snapshot.persistentIdentifier
+                copy.snapshots[key] = nil
+                copy.order.removeAll { $0 == key }
+            }
+            archive = copy
+            return DataStoreSaveChangesResult(for: identifier, remappedIdentifiers: remapped)
+        }
+    }
+}
+
+/// The configuration of an ``ArchiveDataStore``: the archive's URL.
+struct ArchiveConfiguration: DataStoreConfiguration {
+    typealias Store = ArchiveDataStore
+    var name: String
+    var schema: Schema?
+    var url: URL
+
+    init(name: String = "Archive", schema: Schema? = nil, url: URL) {
+        self.name = name
+        self.schema = schema
+        self.url = url
+    }
+}
+
+/// The stores the behavioural suites run against.
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    /// The built-in SQLite store.
+    case sqlite
+    /// A custom `DataStore` (``ArchiveDataStore``) behind the DataStore adapter.
+    case dataStore
+
+    var testDescription: String { rawValue }
+
+    /// A configuration of this backend at a URL.
+    func configuration(url: URL, allowsSave: Bool = true) -> any DataStoreConfiguration {
+        switch self {
+        case .sqlite: ModelConfiguration(url: url, allowsSave: allowsSave)
+        case .dataStore: ArchiveConfiguration(url: url)
+        }
+    }
+}
