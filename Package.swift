@@ -42,6 +42,17 @@ let package = Package(
             path: "Examples/Demo",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "JSONStore",
+            dependencies: ["OpenSwiftData"],
+            path: "Examples/JSONStore",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "JSONStoreTests",
+            dependencies: ["JSONStore", "OpenSwiftData"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "OpenSwiftDataTests",
             dependencies: ["OpenSwiftData"],

@@ -24,8 +24,20 @@ final class ArchiveDataStore: DataStore {
         var snapshots: [PersistentIdentifier: Data] = [:]
     }
 
-    /// When set, the next save throws it before writing anything.
-    nonisolated(unsafe) static var failNextSave: (any Error)?
+    /// Errors the next save to an archive throws before writing anything, by URL.
+    nonisolated(unsafe) private static var failures: [URL: any Error] = [:]
+
+    /// Makes the next save to the archive at `url` throw `error`.
+    static func failNextSave(at url: URL, with error: any Error) {
+        lock.lock()
+        defer { lock.unlock() }
+        failures[url] = error
+    }
+
+    /// The snapshots of an archive, decoded, in insertion order.
+    static func contents(at url: URL) throws -> [DefaultSnapshot] {
+        try withArchive(url) { archive in try archive.order.compactMap { try archive.snapshots[$0].map { try decoder.decode(DefaultSnapshot.self, from: $0) } } }
+    }
 
     init(_ configuration: ArchiveConfiguration, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
         self.configuration = configuration
@@ -53,11 +65,8 @@ final class ArchiveDataStore: DataStore {
     }
 
     func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
-        if let error = Self.failNextSave {
-            Self.failNextSave = nil
-            throw error
-        }
         return try Self.withArchive(configuration.url) { archive in
+            if let error = Self.failures.removeValue(forKey: configuration.url) { throw error }
             var copy = archive
             var remapped: [PersistentIdentifier: PersistentIdentifier] = [:]
             for snapshot in request.inserted {

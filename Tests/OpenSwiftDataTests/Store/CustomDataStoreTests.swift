@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// What SwiftData documents of custom data stores, through a store written against the public API.
+@Suite struct CustomDataStoreTests {
+    struct Refused: Error, Equatable { let reason: String }
+
+    @Test func anErrorTheStoreThrowsReachesTheCallerAndTheChangesStay() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Note.self, backend: .dataStore))
+        let note = Note(text: "draft")
+        context.insert(note)
+        ArchiveDataStore.failNextSave(at: store.url, with: Refused(reason: "offline"))
+        #expect(throws: Refused(reason: "offline")) { try context.save() }
+        #expect(context.hasChanges)
+        #expect(context.insertedModelsArray.count == 1)
+        #expect(note.persistentModelID.isTemporary)
+        try context.save()
+        #expect(!note.persistentModelID.isTemporary)
+        let reopened = ModelContext(try store.container(Note.self, backend: .dataStore))
+        #expect(try reopened.fetch(FetchDescriptor<Note>()).map(\.text) == ["draft"])
+        #expect(try reopened.fetch(FetchDescriptor<Note>()).first?.persistentModelID == note.persistentModelID)
+    }
+
+    @Test func aFailedUpdateOrDeleteKeepsTheContextsChangesForARetry() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Note.self, backend: .dataStore))
+        let kept = Note(text: "kept")
+        let gone = Note(text: "gone")
+        context.insert(kept)
+        context.insert(gone)
+        try context.save()
+        kept.text = "changed"
+        context.delete(gone)
+        ArchiveDataStore.failNextSave(at: store.url, with: Refused(reason: "disk full"))
+        #expect(throws: Refused(reason: "disk full")) { try context.save() }
+        #expect(try ArchiveDataStore.contents(at: store.url).count == 2, "nothing was written")
+        try context.save()
+        let reopened = ModelContext(try store.container(Note.self, backend: .dataStore))
+        #expect(try reopened.fetch(FetchDescriptor<Note>()).map(\.text) == ["changed"])
+    }
+
+    @Test func identifiersFromAStoresKeysAreEqualByStoreEntityAndKey() throws {
+        let uuid = UUID()
+        let byUUID = try PersistentIdentifier.identifier(for: "S", entityName: "Trip", primaryKey: uuid)
+        #expect(byUUID == (try PersistentIdentifier.identifier(for: "S", entityName: "Trip", primaryKey: uuid)))
+        #expect(byUUID != (try PersistentIdentifier.identifier(for: "S", entityName: "Trip", primaryKey: uuid.uuidString)), "a String key is not a UUID key")
+        #expect(byUUID != (try PersistentIdentifier.identifier(for: "T", entityName: "Trip", primaryKey: uuid)), "another store")
+        #expect(byUUID != (try PersistentIdentifier.identifier(for: "S", entityName: "Note", primaryKey: uuid)), "another entity")
+        let byString = try PersistentIdentifier.identifier(for: "S", entityName: "Trip", primaryKey: "paris")
+        let byInt = try PersistentIdentifier.identifier(for: "S", entityName: "Trip", primaryKey: 42)
+        for id in [byUUID, byString, byInt] {
+            #expect(id.storeIdentifier == "S")
+            #expect(id.entityName == "Trip")
+            let data = try JSONEncoder().encode(id)
+            #expect(try JSONDecoder().decode(PersistentIdentifier.self, from: data) == id)
+        }
+        #expect(String(decoding: try JSONEncoder().encode(byString), as: UTF8.self).contains("paris"), "the store's own key is what is encoded")
+    }
+
+    @Test func aStoreThatKeepsTemporaryIdentifiersIsAClearError() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try ModelContainer(for: Schema([Note.self]), configurations: [ForgetfulConfiguration(url: store.url)]))
+        context.insert(Note(text: "x"))
+        let error = try #require(throws: SwiftDataError.self) { try context.save() }
+        #expect("\(error)".contains("permanent identifier"))
+    }
+
+    @Test func aValueOfTheWrongTypeNamesTheModelAndProperty() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Note.self, backend: .dataStore)
+        let context = ModelContext(container)
+        context.insert(Note(text: "fine"))
+        try context.save()
+        let id = try #require(try context.fetch(FetchDescriptor<Note>()).first?.persistentModelID)
+        // Rewrite the archived snapshot by hand, as a corrupt file would hold it.
+        let json = "{\"persistentIdentifier\": \(String(decoding: try JSONEncoder().encode(id), as: UTF8.self)), \"text\": {\"integer\": 7}}"
+        let corrupt = try JSONDecoder().decode(DefaultSnapshot.self, from: Data(json.utf8))
+        #expect(corrupt.persistentIdentifier == id)
+        let archive = try ArchiveDataStore(ArchiveConfiguration(schema: Schema([Note.self]), url: store.url), migrationPlan: nil)
+        _ = try archive.save(DataStoreSaveChangesRequest(editingState: EditingState(), inserted: [], updated: [corrupt], deleted: []))
+        let error = try #require(throws: SwiftDataError.self) { try ModelContext(container).fetch(FetchDescriptor<Note>()) }
+        #expect("\(error)".contains("Note.text"))
+    }
+
+    @Test func aContainerRoutesModelsToSQLiteAndToACustomStore() throws {
+        let sqlite = TemporaryStore()
+        let archive = TemporaryStore()
+        func container() throws -> ModelContainer {
+            try ModelContainer(for: Schema([Note.self, Item.self]), configurations: [
+                ModelConfiguration("local", schema: Schema([Item.self]), url: sqlite.url),
+                ArchiveConfiguration(name: "remote", schema: Schema([Note.self]), url: archive.url),
+            ])
+        }
+        let context = ModelContext(try container())
+        context.insert(Note(text: "in the archive"))
+        context.insert(makeItem(1))
+        try context.save()
+        #expect(try ArchiveDataStore.contents(at: archive.url).map(\.persistentIdentifier.entityName) == ["Note"])
+        let reopened = ModelContext(try container())
+        #expect(try reopened.fetch(FetchDescriptor<Note>()).map(\.text) == ["in the archive"])
+        #expect(try reopened.fetchCount(FetchDescriptor<Item>()) == 1)
+    }
+}
+
+/// A store that saves but never hands back permanent identifiers.
+final class ForgetfulStore: DataStore {
+    typealias Snapshot = DefaultSnapshot
+    let configuration: ForgetfulConfiguration
+    let identifier = "forgetful"
+    let schema: Schema
+    init(_ configuration: ForgetfulConfiguration, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
+        self.configuration = configuration
+        self.schema = configuration.schema ?? Schema([])
+    }
+    func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
+        DataStoreFetchResult(descriptor: request.descriptor, fetchedSnapshots: [])
+    }
+    func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
+        DataStoreSaveChangesResult(for: identifier)
+    }
+}
+
+struct ForgetfulConfiguration: DataStoreConfiguration {
+    typealias Store = ForgetfulStore
+    var name = "forgetful"
+    var schema: Schema?
+    var url: URL
+}
