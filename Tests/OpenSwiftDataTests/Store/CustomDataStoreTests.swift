@@ -84,6 +84,27 @@ import Testing
         #expect("\(error)".contains("Note.text"))
     }
 
+    @Test func contextsOnSeveralThreadsShareACustomStore() async throws {
+        let store = TemporaryStore()
+        let container = try store.container(Note.self, backend: .dataStore)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let context = ModelContext(container)
+                    for number in 0..<25 {
+                        context.insert(Note(text: "\(writer)-\(number)"))
+                        if number % 5 == 4 { try context.save() }
+                        _ = try context.fetchCount(FetchDescriptor<Note>())
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let notes = try ModelContext(try store.container(Note.self, backend: .dataStore)).fetch(FetchDescriptor<Note>())
+        #expect(notes.count == 100)
+        #expect(Set(notes.map(\.persistentModelID)).count == 100)
+    }
+
     @Test func aContainerRoutesModelsToSQLiteAndToACustomStore() throws {
         let sqlite = TemporaryStore()
         let archive = TemporaryStore()
