@@ -2,7 +2,7 @@
 ///
 /// Predicates capture Swift values; the query layer encodes them into stored values so that the
 /// store compares like with like (a `Decimal` as its ordered bytes, a `UUID` as 16 bytes, …).
-enum StoredValue: Hashable, Sendable {
+package enum StoredValue: Hashable, Sendable {
     case null
     case integer(Int64)
     case real(Double)

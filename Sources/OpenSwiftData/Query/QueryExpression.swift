@@ -1,6 +1,6 @@
 /// A store-neutral expression: what a predicate or a sort means, in terms of an entity's
 /// attributes and encoded values. The store compiles it (SQLite: to SQL); nothing here is SQL.
-indirect enum QueryExpression: Hashable, Sendable {
+package indirect enum QueryExpression: Hashable, Sendable {
     /// An attribute of the fetched entity, by index.
     case attribute(Int)
     /// An encoded value.
@@ -36,7 +36,7 @@ indirect enum QueryExpression: Hashable, Sendable {
     case subquery(Subquery)
 
     /// The models a relationship relates to an owner, and what to compute over them.
-    struct Subquery: Hashable, Sendable {
+    package struct Subquery: Hashable, Sendable {
         /// The scope of the related rows, for ``QueryExpression/scoped(scope:property:)``.
         var scope: Int
         /// The entity of the related rows.
@@ -48,7 +48,7 @@ indirect enum QueryExpression: Hashable, Sendable {
     }
 
     /// How the related rows are found from the owner.
-    enum Relation: Hashable, Sendable {
+    package enum Relation: Hashable, Sendable {
         /// The row whose primary key is the operand (a to-one relationship's key).
         case primaryKey(QueryExpression)
         /// The rows whose to-one relationship `property` refers to the operand (a to-many's inverse).
@@ -57,7 +57,7 @@ indirect enum QueryExpression: Hashable, Sendable {
         case link(LinkName, ownerIsSource: Bool, owner: QueryExpression)
     }
 
-    enum Output: Hashable, Sendable {
+    package enum Output: Hashable, Sendable {
         /// The value of an expression over the related row (NULL when there is none).
         case value(QueryExpression)
         /// Whether any related row exists.
@@ -66,12 +66,12 @@ indirect enum QueryExpression: Hashable, Sendable {
         case count
     }
 
-    enum ComparisonOperator: Hashable, Sendable {
+    package enum ComparisonOperator: Hashable, Sendable {
         case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
     }
 
     /// How a comparison treats NULL, text and floating-point operands.
-    struct CompareOptions: Hashable, Sendable {
+    package struct CompareOptions: Hashable, Sendable {
         /// Compares NULLs as values, as Swift's `==` on optionals does (`nil == nil`).
         var nullSafe = false
         /// The operands are text: compare them by Swift's canonical-equivalence order.
@@ -80,11 +80,11 @@ indirect enum QueryExpression: Hashable, Sendable {
         var floating = false
     }
 
-    enum ArithmeticOperator: Hashable, Sendable {
+    package enum ArithmeticOperator: Hashable, Sendable {
         case add, subtract, multiply, divide, remainder
     }
 
-    enum TextFunction: Hashable, Sendable {
+    package enum TextFunction: Hashable, Sendable {
         /// `a.contains(b)`, by Characters.
         case contains
         /// `a.starts(with: b)`, by Characters.
@@ -101,7 +101,7 @@ indirect enum QueryExpression: Hashable, Sendable {
 }
 
 /// A sort key: an attribute, or an expression such as a related model's attribute, and a direction.
-struct QuerySort: Hashable, Sendable {
+package struct QuerySort: Hashable, Sendable {
     var attribute: Int
     var ascending: Bool
     /// When set, the value to sort by instead of the attribute.

@@ -116,7 +116,7 @@ enum ModelGraph {
 }
 
 /// One relationship of a model class, resolved: its inverse and where the store keeps it.
-final class RelationshipLink: @unchecked Sendable {
+package final class RelationshipLink: @unchecked Sendable {
     // @unchecked Sendable: a metatype and plain values, immutable. A class, so that passing one
     // around (once per relationship set) costs one retain, not one per string inside.
 
@@ -161,7 +161,7 @@ final class RelationshipLink: @unchecked Sendable {
 /// Names the (owner, target) pairs of a many-to-many or one-way to-many relationship: the entity
 /// and property of the relationship that owns them. How a store keeps them (SQLite: a table) is
 /// the store's business.
-struct LinkName: Hashable, Sendable {
+package struct LinkName: Hashable, Sendable {
     /// The entity that declares the owning relationship.
     var entity: String
     /// The owning relationship's property name.

@@ -5,7 +5,7 @@
 /// A property has a value in the row when it is an attribute or the key-holding side of a to-one
 /// relationship; to-many relationships, and the keyless side of a one-to-one, are loaded apart.
 /// External-storage attributes are left out of full fetches and loaded on first access.
-final class RowShape: Sendable {
+package final class RowShape: Sendable {
     let entity: Schema.Entity
     /// The relationships, by property index.
     let links: [Int: RelationshipLink]

@@ -12,7 +12,7 @@
 /// - A call made while rows are being read (a relationship resolved mid-fetch) is served without
 ///   taking a lock or a connection the reading call already holds.
 /// - `save` writes all of a change set or nothing.
-protocol StoreBackend: AnyObject, Sendable {
+package protocol StoreBackend: AnyObject, Sendable {
     /// The identifier of the store, recorded in the identifiers of its models.
     var identifier: String { get }
     /// Whether the store can only be read.

@@ -1,5 +1,5 @@
 /// What a save wrote, for the context to bring its models up to date.
-struct StoreSaveResult {
+package struct StoreSaveResult {
     /// The primary key of each insert, in order: a new row, or the existing row it updated.
     var inserted: [Int64]
     /// The positions of the inserts that updated an existing row (upserts).
@@ -9,7 +9,7 @@ struct StoreSaveResult {
 }
 
 /// Everything one save writes.
-struct StoreChanges {
+package struct StoreChanges {
     /// New models, with their entities.
     var inserts: [(entity: Schema.Entity, model: any PersistentModel)] = []
     /// Changed models and the mask of their changed attributes.

@@ -1,5 +1,5 @@
 /// A fetch in store terms: an entity's rows, a filter, an order and a page.
-struct StoreFetch {
+package struct StoreFetch {
     let entity: Schema.Entity
     var filter: QueryExpression?
     var sort: [QuerySort] = []
@@ -12,4 +12,4 @@ struct StoreFetch {
 
 /// One row of a store's result, read column by column: the key in column 0, then the values its
 /// ``RowShape`` (or a fetch's `attributes`) lists. Generated model code decodes it.
-typealias StoreRow = any _RowReader
+package typealias StoreRow = any _RowReader

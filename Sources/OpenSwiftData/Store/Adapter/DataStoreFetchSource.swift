@@ -1,6 +1,6 @@
 /// The fetch descriptor a store fetch came from, for a custom store that takes SwiftData's fetch
 /// requests: a ``FetchDescriptor`` of whatever model type.
-protocol DataStoreFetchSource {
+package protocol DataStoreFetchSource {
     /// Fetches from a custom store with the descriptor's predicate and sort, asking again without
     /// either when the store declines it, and never with a page: the context filters, sorts and
     /// pages what the store returns.
@@ -9,7 +9,7 @@ protocol DataStoreFetchSource {
 }
 
 extension FetchDescriptor: DataStoreFetchSource {
-    func snapshots<Store: DataStore>(from store: Store, editingState: EditingState) throws
+    package func snapshots<Store: DataStore>(from store: Store, editingState: EditingState) throws
         -> (fetched: [Store.Snapshot], related: [PersistentIdentifier: Store.Snapshot]) {
         var descriptor = self
         descriptor.fetchLimit = nil
