@@ -53,7 +53,8 @@ public final class JSONStore: DataStore {
         guard let schema = configuration.schema else { throw DataStoreError.unsupportedFeature }
         self.configuration = configuration
         self.schema = schema
-        self.identifier = configuration.fileURL.lastPathComponent
+        // The file's path: two stores with the same file name in different folders stay apart.
+        self.identifier = configuration.fileURL.path
     }
 
     public func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {

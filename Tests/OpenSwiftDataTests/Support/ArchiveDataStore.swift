@@ -41,7 +41,7 @@ final class ArchiveDataStore: DataStore {
 
     init(_ configuration: ArchiveConfiguration, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
         self.configuration = configuration
-        self.identifier = configuration.url.lastPathComponent
+        self.identifier = configuration.url.path
         self.schema = try #require(configuration.schema)
     }
 

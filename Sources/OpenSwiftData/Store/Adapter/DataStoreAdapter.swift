@@ -100,13 +100,13 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
             case .foreignKey, .link(_, ownerIsSource: true):
                 // The owner's snapshot names the related models.
                 let ownerSnapshots = try snapshots(of: source, keys: owners)
-                let wanted = ownerSnapshots.flatMap { owner -> [(Int64, Int64)] in
+                let wanted = try ownerSnapshots.flatMap { owner -> [(Int64, Int64)] in
                     let ids: [PersistentIdentifier] = switch owner.snapshot.values[link.name] {
                     case .identifier(let id): [id]
                     case .identifiers(let ids): ids
                     default: []
                     }
-                    return ids.compactMap { id in (try? key(of: id)).map { ($0, owner.key) } }
+                    return try ids.map { (try key(of: $0), owner.key) }
                 }
                 let found = Dictionary(try snapshots(of: destination, keys: wanted.map(\.0)).map { ($0.key, $0.snapshot) }, uniquingKeysWith: { first, _ in first })
                 related = wanted.compactMap { key, owner in found[key].map { ($0, key, owner) } }
@@ -117,7 +117,8 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
                     guard let inverse = link.inverse else { return [] }
                     property = destination.fields[inverse].name
                 }
-                let ownerKeys = Set(owners)
+                // Grouped by owner, each group in the store's order (the order models were first saved).
+                var groups = Dictionary(owners.map { ($0, [(snapshot: DefaultSnapshot, key: Int64, owner: Int64)]()) }, uniquingKeysWith: { first, _ in first })
                 for candidate in try allSnapshots(of: destination) {
                     let ids: [PersistentIdentifier] = switch candidate.snapshot.values[property] {
                     case .identifier(let id): [id]
@@ -125,11 +126,12 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
                     default: []
                     }
                     for id in ids {
-                        if let owner = try? key(of: id), ownerKeys.contains(owner) { related.append((candidate.snapshot, candidate.key, owner)) }
+                        let owner = try key(of: id)
+                        groups[owner]?.append((candidate.snapshot, candidate.key, owner))
                     }
                 }
-                let position = Dictionary(owners.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-                related.sort { (position[$0.owner] ?? 0, $0.key) < (position[$1.owner] ?? 0, $1.key) }
+                var seen = Set<Int64>()
+                related = owners.filter { seen.insert($0).inserted }.flatMap { groups[$0] ?? [] }
             }
             return try related.map { (try row(of: $0.snapshot, key: $0.key, shape: shape, attributes: nil), $0.owner) }
         }
