@@ -5,6 +5,7 @@ enum ModelDiagnostic: String, DiagnosticMessage {
     case notAClass
     case transientWithoutDefault
     case letConstant
+    case letRelationship
     case multipleBindings
     case missingType
     case unstorableType
@@ -19,7 +20,9 @@ enum ModelDiagnostic: String, DiagnosticMessage {
         case .transientWithoutDefault:
             "@Transient properties are not stored, so they need a default value (for example '= nil' or '= 0')"
         case .letConstant:
-            "@Model stores properties through accessors, which a 'let' cannot have; declare it 'private(set) var' (read-only outside the class, stored the same way)"
+            "A 'let' with an initial value cannot take its stored value when a model is read back; drop the initial value or declare it 'var'"
+        case .letRelationship:
+            "A relationship changes as related models change; declare it 'var' (or 'private(set) var')"
         case .multipleBindings:
             "@Model needs one property per declaration; split 'var a, b' into separate lines"
         case .missingType:

@@ -15,6 +15,16 @@ extension ModelMacro {
         """
     }
 
+    /// What `init(backingData:)` assigns: `nil` (not loaded) to each property's storage, and to
+    /// each `let` its stored value, read from the row or store the model is made from.
+    static func initialAssignments(_ shape: ClassShape, _ properties: [PersistedProperty]) -> String {
+        properties.enumerated().map { index, property in
+            property.isConstant
+                ? "    self.\(property.name) = OpenSwiftData._osdConstant((\(property.type)).self, property: \(shape.index(index)))"
+                : "    _\(property.name) = nil"
+        }.joined(separator: "\n")
+    }
+
     static func schemaMetadata(_ shape: ClassShape, properties: [PersistedProperty]) -> DeclSyntax {
         let entries = properties.map { property in
             let metadata: String
@@ -59,11 +69,12 @@ extension ModelMacro {
 
     static func decodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let offset = shape.isSubclass ? " + offset" : ""
-        let lines = properties.enumerated().map { index, property in
+        // A `let` was read as the model was made.
+        let lines = properties.enumerated().filter { !$0.element.isConstant }.map { index, property in
             "    _\(property.name) = try row._read((\(property.type)).self, column\(offset) + \(index), context)"
         }
         let prologue = shape.isSubclass
-            ? "    try super._osdDecodeAll(from: row, startingAt: column, resolving: context)\n    let offset = Swift.Int32(\(shape.propertyOffset))\n" : ""
+            ? "    try super._osdDecodeAll(from: row, startingAt: column, resolving: context)\n" + (lines.isEmpty ? "" : "    let offset = Swift.Int32(\(shape.propertyOffset))\n") : ""
         return """
             \(raw: fastPath("Row"))
             public \(raw: shape.isSubclass ? "override " : "")func _osdDecodeAll<Row: OpenSwiftData._RowReader>(from row: Row, startingAt column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
@@ -75,7 +86,7 @@ extension ModelMacro {
     static func encodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let offset = shape.isSubclass ? " + offset" : ""
         let lines = properties.enumerated().map { index, property in
-            """
+            property.isConstant ? "    try writer._write(self.\(property.name), column\(offset) + \(index), links)" : """
                 guard let value\(index) = _\(property.name) else { throw OpenSwiftData._ModelState.unloaded(Self.self, "\(property.name)") }
                 try writer._write(value\(index), column\(offset) + \(index), links)
             """
@@ -92,7 +103,7 @@ extension ModelMacro {
 
     static func decodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            "    case \(index): _\(property.name) = try row._read((\(property.type)).self, column, context)"
+            property.isConstant ? "    case \(index): break" : "    case \(index): _\(property.name) = try row._read((\(property.type)).self, column, context)"
         }
         return dispatch(
             shape, attributes: fastPath("Row"),
@@ -102,7 +113,7 @@ extension ModelMacro {
 
     static func encodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            """
+            property.isConstant ? "    case \(index): try writer._write(self.\(property.name), column, links)" : """
                 case \(index):
                     guard let value = _\(property.name) else { throw OpenSwiftData._ModelState.unloaded(Self.self, "\(property.name)") }
                     try writer._write(value, column, links)
@@ -117,7 +128,7 @@ extension ModelMacro {
     static func resetOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         // Observers learn that the value changed (a rollback, or a save in another context).
         let cases = properties.enumerated().map { index, property in
-            "    case \(index):\n" + observedAssignment(property.name, "nil", indent: "        ")
+            property.isConstant ? "    case \(index): break" : "    case \(index):\n" + observedAssignment(property.name, "nil", indent: "        ")
         }
         return dispatch(
             shape, signature: "_osdUnload(property index: Swift.Int)",
@@ -129,7 +140,7 @@ extension ModelMacro {
     /// relationship pointed at before, when `other` replaced it.
     static func relate(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            """
+            property.isConstant ? "    case \(index): return nil" : """
                 case \(index):
                     if _\(property.name) == nil { _$backingData._fulfill(self, property: \(shape.index(index))) }
                     guard var value = _\(property.name) else { return nil }
@@ -149,7 +160,7 @@ extension ModelMacro {
     /// Sets a relationship loaded from the store (the models are all of the destination class).
     static func setRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            """
+            property.isConstant ? "    case \(index): break" : """
                 case \(index):
                     if let value = OpenSwiftData._osdRelatedValue(models, as: (\(property.type)).self) {
             \(observedAssignment(property.name, "value", indent: "            "))
@@ -164,7 +175,7 @@ extension ModelMacro {
     /// Calls `body` with each model a relationship holds, loading it first if `loading`.
     static func visitRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            """
+            property.isConstant ? "    case \(index): break" : """
                 case \(index):
                     if loading, _\(property.name) == nil { _$backingData._fulfill(self, property: \(shape.index(index))) }
                     if let value = _\(property.name) { try OpenSwiftData._osdVisit(value, body) }
@@ -178,7 +189,12 @@ extension ModelMacro {
     /// The declared initial values, for a migration that adds a property: an initializer that runs
     /// only the property initializers, and a writer of the value of one property.
     static func defaults(_ shape: ClassShape, properties: [PersistedProperty]) -> DeclSyntax {
-        let unset = properties.filter { !$0.hasInitialValue }.map { "    _\($0.name) = nil" }
+        let unset = properties.enumerated().filter { !$0.element.hasInitialValue }.map { index, property in
+            // No row is being read: a `let` takes its placeholder.
+            property.isConstant
+                ? "    self.\(property.name) = OpenSwiftData._osdConstant((\(property.type)).self, property: \(shape.index(index)))"
+                : "    _\(property.name) = nil"
+        }
         let cases = properties.enumerated().filter { $0.element.hasInitialValue }.map { index, property in
             """
                 case \(index):

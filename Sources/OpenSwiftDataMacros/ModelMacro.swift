@@ -28,12 +28,16 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             return []
         }
         var members: [DeclSyntax] = []
+        let hasConstants = properties.contains(where: \.isConstant)
+        if shape.isSubclass, hasConstants {
+            members.append("public override class var _osdHasConstants: Swift.Bool { true }")
+        }
         if let superclass = shape.superclass {
             // The backing data, the Observation registrar and the conformances are inherited.
             members += [
                 """
                 public required init(backingData: any OpenSwiftData.BackingData<_OSDRoot>) {
-                \(raw: properties.map { "    _\($0.name) = nil" }.joined(separator: "\n"))
+                \(raw: initialAssignments(shape, properties))
                     super.init(backingData: backingData)
                 }
                 """,
@@ -55,7 +59,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 "public var _osdState: OpenSwiftData._ModelState { _$backingData }",
                 """
                 public required init(backingData: any OpenSwiftData.BackingData<\(raw: typeName)>) {
-                \(raw: properties.map { "    _\($0.name) = nil" }.joined(separator: "\n"))
+                \(raw: initialAssignments(shape, properties))
                     _$backingData = OpenSwiftData._ModelBacking<\(raw: typeName)>.adopting(backingData)
                 }
                 """,
@@ -71,6 +75,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """,
             ]
             members.append("public \(raw: shape.typeMemberKeyword) var _osdPropertyCount: Swift.Int { \(raw: properties.count) }")
+            if !shape.isFinal || hasConstants {
+                members.append("public \(raw: shape.typeMemberKeyword) var _osdHasConstants: Swift.Bool { \(raw: hasConstants) }")
+            }
             if !shape.isFinal {
                 members += [
                     "public typealias _OSDRoot = \(raw: typeName)",

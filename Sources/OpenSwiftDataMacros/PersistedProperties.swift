@@ -18,6 +18,8 @@ struct PersistedProperty {
     var isOptional: Bool
     /// Whether the declaration gives an initial value (`var rating = 3`).
     var hasInitialValue: Bool
+    /// Whether the property is a `let`: stored, set once by the initializer, never changed.
+    var isConstant: Bool = false
 }
 
 /// Finds the persisted properties of a model class and reports the ones that cannot be persisted.
@@ -66,9 +68,16 @@ enum PropertyScanner {
             return nil
         }
         guard isPersistedCandidate(variable) else { return nil }
-        if variable.bindingSpecifier.tokenKind == .keyword(.let) {
-            context?.diagnose(Diagnostic(node: variable.bindingSpecifier, message: ModelDiagnostic.letConstant))
-            return nil
+        let isConstant = variable.bindingSpecifier.tokenKind == .keyword(.let)
+        if isConstant {
+            if variable.bindings.contains(where: { $0.initializer != nil }) {
+                context?.diagnose(Diagnostic(node: variable.bindingSpecifier, message: ModelDiagnostic.letConstant))
+                return nil
+            }
+            if hasAttribute(variable, named: "Relationship") {
+                context?.diagnose(Diagnostic(node: variable.bindingSpecifier, message: ModelDiagnostic.letRelationship))
+                return nil
+            }
         }
         guard variable.bindings.count == 1, let binding = variable.bindings.first,
               let identifier = binding.pattern.as(IdentifierPatternSyntax.self)
@@ -96,7 +105,8 @@ enum PropertyScanner {
             isRelationship: hasAttribute(variable, named: "Relationship"),
             relationshipArguments: attributeArguments(variable, named: "Relationship"),
             isOptional: typeSyntax.map(isOptionalType) ?? false,
-            hasInitialValue: binding.initializer != nil
+            hasInitialValue: binding.initializer != nil,
+            isConstant: isConstant
         )
     }
 

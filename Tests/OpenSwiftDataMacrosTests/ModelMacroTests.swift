@@ -200,15 +200,17 @@ import Testing
         #expect(expansion.diagnostics.filter { $0.contains("cannot be stored") }.count == 2)
     }
 
-    @Test func refusesLetConstants() {
+    @Test func refusesALetWithAnInitialValueOrARelationshipLet() {
         let expansion = Expansion("""
             @Model final class Trip {
-                let name: String
-                init(name: String) { self.name = name }
+                let created = Date()
+                @Relationship let owner: Person?
+                init() { owner = nil }
             }
             """)
         #expect(expansion.diagnostics == [
-            "@Model stores properties through accessors, which a 'let' cannot have; declare it 'private(set) var' (read-only outside the class, stored the same way)",
+            "A 'let' with an initial value cannot take its stored value when a model is read back; drop the initial value or declare it 'var'",
+            "A relationship changes as related models change; declare it 'var' (or 'private(set) var')",
         ])
     }
 

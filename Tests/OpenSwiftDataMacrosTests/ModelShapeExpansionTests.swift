@@ -281,4 +281,62 @@ import Testing
         #expect(expansion.diagnostics.isEmpty)
         #expect(expansion.contains("_key = try row._read((String?).self, column + 0, context)"))
     }
+
+    /// A `let` is stored as any property is, but has no accessors: `init(backingData:)` sets it from
+    /// the row or store the model is made from, the coders write it and never read it back.
+    @Test func aLetIsSetByTheBackingDataInitializerAndWrittenLikeAnyProperty() {
+        let expansion = Expansion("""
+            @Model final class Device {
+                @Attribute(.unique) let id: String
+                var name: String
+                init(id: String, name: String) { self.id = id; self.name = name }
+            }
+            """)
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(!expansion.contains("@OpenSwiftData._PersistedProperty(0)"), "a let has no accessors")
+        #expect(expansion.contains("@OpenSwiftData._PersistedProperty(1)"))
+        #expect(expansion.contains("""
+            public required init(backingData: any OpenSwiftData.BackingData<Device>) {
+                self.id = OpenSwiftData._osdConstant((String).self, property: 0)
+                _name = nil
+                _$backingData = OpenSwiftData._ModelBacking<Device>.adopting(backingData)
+            }
+            """))
+        #expect(expansion.contains("public static var _osdHasConstants: Swift.Bool { true }"))
+        #expect(expansion.contains("""
+            OpenSwiftData.Schema.PropertyMetadata._persisted(name: "id", keypath: \\Device.id, metadata: OpenSwiftData.Schema.Attribute(.unique))
+            """))
+        #expect(expansion.contains("""
+            try writer._write(self.id, column + 0, links)
+                guard let value1 = _name else { throw OpenSwiftData._ModelState.unloaded(Self.self, "name") }
+                try writer._write(value1, column + 1, links)
+            """))
+        #expect(expansion.contains("""
+            public func _osdDecodeAll<Row: OpenSwiftData._RowReader>(from row: Row, startingAt column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
+                _name = try row._read((String).self, column + 1, context)
+            }
+            """))
+        #expect(expansion.contains("case 0: break case 1: _name = try row._read((String).self, column, context)"))
+        #expect(expansion.contains("case 0: try writer._write(self.id, column, links)"))
+        #expect(expansion.contains("""
+            init(_osdDefaults: Swift.Void) {
+                self.id = OpenSwiftData._osdConstant((String).self, property: 0)
+                _name = nil
+            }
+            """))
+    }
+
+    /// A subclass's `let` is read by its own `init(backingData:)`, at its index after the superclass's.
+    @Test func aSubclassLetTakesItsIndexAfterTheSuperclass() {
+        let expansion = Expansion("""
+            @Model final class Violin: Instrument {
+                let maker: String
+                init(maker: String) { self.maker = maker; super.init() }
+            }
+            """, ofSubclass: true)
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.contains("public override class var _osdHasConstants: Swift.Bool { true }"))
+        #expect(expansion.contains("self.maker = OpenSwiftData._osdConstant((String).self, property: Instrument._osdPropertyCount + 0)"))
+        #expect(expansion.contains("try super._osdDecodeAll(from: row, startingAt: column, resolving: context) }"), "nothing else to read")
+    }
 }

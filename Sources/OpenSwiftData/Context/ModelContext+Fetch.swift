@@ -180,7 +180,8 @@ extension ModelContext {
     }
 
     private func decode<M: PersistentModel>(_ type: M.Type, row: StoreRow, shape: RowShape, attributes: [Int]?) throws -> M {
-        let model = M._osdMake()
+        let model = try ConstantSource.make(M.self, source: M._osdHasConstants
+            ? ConstantSource(context: self, entity: shape.entity, key: row._int64(0), row: (row, attributes ?? shape.selectedProperties)) : nil)
         do {
             if attributes == nil && shape.loadsAllAttributes {
                 try model._osdDecodeAll(from: row, startingAt: 1, resolving: self)

@@ -242,7 +242,15 @@ public final class ModelContext {
     }
 
     func makeFault<M: PersistentModel>(_ type: M.Type, primaryKey: Int64, entity: Schema.Entity) -> any PersistentModel {
-        let model = M._osdMake()
+        let model: M
+        if M._osdHasConstants {
+            // `let` properties are set once, as the model is made: they are read now.
+            let source = ConstantSource(context: self, entity: entity, key: primaryKey, row: nil)
+            model = ConstantSource.$current.withValue(source) { M._osdMake() }
+            if let failure = source.failure, deferredReadFailure == nil { deferredReadFailure = failure }
+        } else {
+            model = M._osdMake()
+        }
         // Defaults and an optional's implicit `nil` were assigned by the initializer; none is the
         // stored value, so every property starts unloaded and the first read loads the row.
         for index in entity.fields.indices { model._osdUnload(property: index) }

@@ -25,7 +25,7 @@
     named(init), named(_$observationRegistrar), named(_$observationRegistrarStorage), named(_osdDecodeAll), named(_osdDecode), named(_osdEncode),
     named(_osdUnload), named(_osdEntityName),
     named(_osdEncodeAll), named(_osdMake), named(_osdWriteDefault),
-    named(_osdRelate), named(_osdSetRelated), named(_osdVisitRelated), named(_osdSuperentity), named(_osdPropertyCount),
+    named(_osdRelate), named(_osdSetRelated), named(_osdVisitRelated), named(_osdSuperentity), named(_osdPropertyCount), named(_osdHasConstants),
     named(_OSDRoot), named(_osdInheritedKeyPaths), prefixed(_osdKeyPaths)
 )
 @attached(memberAttribute)

@@ -44,6 +44,9 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// Writes the declared initial value of a property, for a migration that adds it; returns
     /// `false` when the property has none. Generated; not API.
     static func _osdWriteDefault(property index: Int, to writer: some _RowWriter, at column: Int32) throws -> Bool
+    /// Whether the class (or a superclass) has `let` properties, which its `init(backingData:)`
+    /// reads from the row or store the model is made from. Generated; not API.
+    static var _osdHasConstants: Bool { get }
     /// The model class this one inherits from, when it is a subclass of another model. Generated; not API.
     static var _osdSuperentity: (any PersistentModel.Type)? { get }
     /// For a subclass, the key paths of its inherited properties rooted at it, in property order.
@@ -62,6 +65,7 @@ extension PersistentModel {
     public static func _osdMake() -> Self { Self(backingData: _ModelBacking<Self>()) }
     public static func _osdWriteDefault(property index: Int, to writer: some _RowWriter, at column: Int32) throws -> Bool { false }
     public static var _osdSuperentity: (any PersistentModel.Type)? { nil }
+    public static var _osdHasConstants: Bool { false }
     public static var _osdInheritedKeyPaths: [AnyKeyPath] { [] }
 
     /// The identifier of the model: stable once the model has been saved.

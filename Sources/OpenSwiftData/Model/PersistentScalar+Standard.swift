@@ -1,6 +1,8 @@
 // How each standard value type is stored. The full table is in docs/StorageLayout.md.
 
 extension _PersistentScalar where Self: FixedWidthInteger {
+    public static var _osdPlaceholder: Self { 0 }
+
     /// Signed integers and unsigned integers narrower than 64 bits are plain INTEGERs; `UInt64` and
     /// `UInt` flip the sign bit so that SQL's signed order matches Swift's unsigned order.
     @inlinable
@@ -44,12 +46,14 @@ extension UInt32: _PersistentScalar {}
 extension UInt64: _PersistentScalar {}
 
 extension Bool: _PersistentScalar {
+    public static var _osdPlaceholder: Self { false }
     @inlinable public static var _osdStorage: StorageClass { .integer }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Bool { row._int64(column) != 0 }
     @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws { try writer._bind(Int64(self ? 1 : 0), column) }
 }
 
 extension Double: _PersistentScalar {
+    public static var _osdPlaceholder: Self { 0 }
     @inlinable public static var _osdStorage: StorageClass { .real }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Double { row._double(column) }
     @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
@@ -63,6 +67,7 @@ extension Double: _PersistentScalar {
 }
 
 extension Float: _PersistentScalar {
+    public static var _osdPlaceholder: Self { 0 }
     public static var _osdStorage: StorageClass { .real }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Float {
         let double = row._double(column)
@@ -84,12 +89,14 @@ extension Float: _PersistentScalar {
 }
 
 extension String: _PersistentScalar {
+    public static var _osdPlaceholder: Self { "" }
     @inlinable public static var _osdStorage: StorageClass { .text }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> String { row._string(column) }
     @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws { try writer._bind(self, column) }
 }
 
 extension Date: _PersistentScalar {
+    public static var _osdPlaceholder: Self { Date(timeIntervalSinceReferenceDate: 0) }
     @inlinable public static var _osdStorage: StorageClass { .date }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Date {
         Date(timeIntervalSinceReferenceDate: row._double(column))
@@ -100,6 +107,7 @@ extension Date: _PersistentScalar {
 }
 
 extension Data: _PersistentScalar {
+    public static var _osdPlaceholder: Self { Data() }
     public static var _osdStorage: StorageClass { .blob }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Data {
         row._withBytes(column) { Data($0) }
@@ -110,6 +118,7 @@ extension Data: _PersistentScalar {
 }
 
 extension UUID: _PersistentScalar {
+    public static var _osdPlaceholder: Self { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
     public static var _osdStorage: StorageClass { .uuid }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> UUID {
         try row._withBytes(column) { bytes in
@@ -127,6 +136,7 @@ extension UUID: _PersistentScalar {
 }
 
 extension URL: _PersistentScalar {
+    public static var _osdPlaceholder: Self { URL(fileURLWithPath: "/") }
     public static var _osdStorage: StorageClass { .text }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> URL {
         let text = row._string(column)
@@ -139,6 +149,7 @@ extension URL: _PersistentScalar {
 }
 
 extension Decimal: _PersistentScalar {
+    public static var _osdPlaceholder: Self { 0 }
     public static var _osdStorage: StorageClass { .decimal }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Decimal {
         try row._withBytes(column) { bytes in
@@ -154,6 +165,7 @@ extension Decimal: _PersistentScalar {
 }
 
 extension Optional: _PersistentScalar where Wrapped: _PersistentScalar {
+    public static var _osdPlaceholder: Self { nil }
     @inlinable public static var _osdStorage: StorageClass { Wrapped._osdStorage }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Wrapped? {
         row._isNull(column) ? nil : try Wrapped._osdRead(from: row, column)

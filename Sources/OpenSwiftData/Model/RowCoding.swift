@@ -67,6 +67,9 @@ public protocol _PersistentScalar: Codable {
     static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Self
     /// Writes the value to a statement parameter.
     func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws
+    /// A value that stands in for a `let` property whose stored value could not be read: zero,
+    /// empty, or `nil`. The failure itself is reported (see ``_osdConstant(_:property:)``).
+    static var _osdPlaceholder: Self { get }
 }
 
 /// The way a property's values are laid out in a store column.

@@ -38,6 +38,16 @@ extension Schema {
             return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
         }
 
+        /// The metadata of a natively stored `let` property. Called by generated code.
+        public static func _persisted<M: PersistentModel, V: _PersistentScalar>(
+            name: String, keypath: KeyPath<M, V>, metadata: Attribute?
+        ) -> PropertyMetadata {
+            let attribute = Attribute(
+                copying: metadata, name: name, valueType: V.self, storage: V._osdStorage,
+                isOptional: V.self is any _OptionalValue.Type)
+            return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
+        }
+
         /// The metadata of an optional to-one relationship. Called by generated code.
         public static func _persisted<M: PersistentModel, R: PersistentModel>(
             name: String, keypath: ReferenceWritableKeyPath<M, R?>, metadata: Relationship?
