@@ -1,8 +1,8 @@
 extension PredicateExpressions.Conjunction: QueryTranslatable {
     func translate(into translator: inout PredicateTranslator) throws -> Translated {
         let positive = translator.currentPolarity
-        let left = translator.boolean(lhs, positive: positive)
-        let right = translator.boolean(rhs, positive: positive)
+        let left = try translator.boolean(lhs, positive: positive)
+        let right = try translator.boolean(rhs, positive: positive)
         return .term(QueryTerm(expression: .and(left, right), storage: .integer, isNullable: false))
     }
 }
@@ -10,15 +10,15 @@ extension PredicateExpressions.Conjunction: QueryTranslatable {
 extension PredicateExpressions.Disjunction: QueryTranslatable {
     func translate(into translator: inout PredicateTranslator) throws -> Translated {
         let positive = translator.currentPolarity
-        let left = translator.boolean(lhs, positive: positive)
-        let right = translator.boolean(rhs, positive: positive)
+        let left = try translator.boolean(lhs, positive: positive)
+        let right = try translator.boolean(rhs, positive: positive)
         return .term(QueryTerm(expression: .or(left, right), storage: .integer, isNullable: false))
     }
 }
 
 extension PredicateExpressions.Negation: QueryTranslatable {
     func translate(into translator: inout PredicateTranslator) throws -> Translated {
-        let inner = translator.boolean(wrapped, positive: !translator.currentPolarity)
+        let inner = try translator.boolean(wrapped, positive: !translator.currentPolarity)
         return .term(QueryTerm(expression: .not(inner), storage: .integer, isNullable: false))
     }
 }

@@ -83,8 +83,11 @@ extension PredicateExpressions.OptionalFlatMap: QueryTranslatable {
 
 extension PredicateExpressions.ForcedUnwrap: QueryTranslatable {
     func translate(into translator: inout PredicateTranslator) throws -> Translated {
-        // Swift's evaluate throws on nil; the store drops the row, which fetches treat alike.
-        try translator.translate(inner)
+        // Swift's evaluate throws on nil, which a fetch treats as no match. The store's NULL gives
+        // the same answer where it reaches the top, but not under `!` or beside a Boolean that
+        // decides without it: the store's rows are then a superset, and `evaluate` decides.
+        translator.markInexact()
+        return try translator.translate(inner)
     }
 }
 

@@ -43,6 +43,11 @@ struct PredicateTranslator {
     private(set) var isExact = true
     /// The polarities of the enclosing Boolean contexts, innermost last.
     private(set) var polarityStack: [Bool] = []
+    /// Whether the node being translated is reached from the predicate's root through `&&`, `||`
+    /// and `!` alone. Only there may an untranslatable node become a polarity-safe constant: as an
+    /// operand of `==`, a ternary's condition, a closure's body or any other value, a constant that
+    /// is right for a superset can make the result wrong either way, so the node throws instead.
+    private var isMonotoneContext = false
 
     init(entity: Schema.Entity, schema: Schema?) {
         self.entity = entity
@@ -56,7 +61,14 @@ struct PredicateTranslator {
         if let predicate = descriptor.predicate {
             let variable: PredicateExpressions.Variable<T> = predicate.variable
             translator.variables[variable.key] = .row(entity, scope: 0)
-            filter = translator.boolean(predicate.expression, positive: true)
+            translator.isMonotoneContext = true
+            do {
+                filter = try translator.boolean(predicate.expression, positive: true)
+            } catch {
+                // Unreachable: at the root an untranslatable node becomes `true`. Every row, then.
+                translator.isExact = false
+                filter = nil
+            }
             if case .boolean(true) = filter { filter = nil }
         }
         var sort: [QuerySort] = []
@@ -74,21 +86,32 @@ struct PredicateTranslator {
         return QueryPlan(filter: filter, isExact: translator.isExact, sort: sort, sortIsExact: sortIsExact)
     }
 
-    /// Translates a Boolean node, replacing it with a polarity-safe constant when it cannot be expressed.
-    mutating func boolean(_ node: Any, positive: Bool) -> QueryExpression {
+    /// Translates a Boolean operand of `&&`, `||` or `!` (or the predicate itself). Where the
+    /// operand is reached from the root through those alone, a node that cannot be expressed is
+    /// replaced with a polarity-safe constant and the plan marked inexact; anywhere else it throws.
+    mutating func boolean(_ node: Any, positive: Bool) throws -> QueryExpression {
         polarityStack.append(positive)
         defer { polarityStack.removeLast() }
+        let monotone = isMonotoneContext
         do {
-            let term = try self.term(node)
+            let term = try self.term(node, monotone: monotone)
             return term.isNullable ? .falseIfNull(term.expression) : term.expression
         } catch {
+            guard monotone else { throw error }
             isExact = false
             return .boolean(positive)
         }
     }
 
-    /// Translates a node that must produce a value.
-    mutating func term(_ node: Any) throws -> QueryTerm {
+    /// Marks the plan inexact: the store's rows are a superset, and `evaluate` decides.
+    mutating func markInexact() { isExact = false }
+
+    /// Translates a node that must produce a value; `monotone` only for the operands of `&&`, `||`
+    /// and `!` in a monotone context.
+    mutating func term(_ node: Any, monotone: Bool = false) throws -> QueryTerm {
+        let enclosing = isMonotoneContext
+        isMonotoneContext = monotone
+        defer { isMonotoneContext = enclosing }
         switch try translate(node) {
         case .term(let term):
             return term
