@@ -155,14 +155,19 @@ extension ModelContext {
         // needs no identity-map lookups.
         let needsLookup = !registered.models.isEmpty
         var results: [AnyObject] = []
-        try container.store(for: shape.entity).forEachRow(fetch, attributes: attributes) { row in
-            results.append(try materialize(row, shape: shape, attributes: attributes, registered: registered, lookup: needsLookup))
+        let store = container.store(for: shape.entity)
+        let storeIdentifier = store.identifier
+        try store.forEachRow(fetch, attributes: attributes) { row in
+            results.append(try materialize(row, shape: shape, attributes: attributes, registered: registered, lookup: needsLookup, storeIdentifier: storeIdentifier))
         }
         return results
     }
 
     /// The model for the current row: the registered instance, or a new one decoded from the row.
-    func materialize(_ row: StoreRow, shape: RowShape, attributes: [Int]?, registered: RegisteredModels, lookup: Bool = true) throws -> any PersistentModel {
+    func materialize(
+        _ row: StoreRow, shape: RowShape, attributes: [Int]?, registered: RegisteredModels, lookup: Bool = true,
+        storeIdentifier: String? = nil
+    ) throws -> any PersistentModel {
         let primaryKey = row._int64(0)
         if lookup, let existing = registered.models[primaryKey] {
             if existing._osdState.isFault, attributes == nil { fill(existing, from: row, shape: shape) }
@@ -174,14 +179,19 @@ extension ModelContext {
         state.context = self
         state.primaryKey = primaryKey
         state.entityName = entity.name
-        state.storeIdentifier = container.store(for: entity).identifier
+        state.storeIdentifier = storeIdentifier ?? container.store(for: entity).identifier
         registered.models[primaryKey] = model
         return model
     }
 
     private func decode<M: PersistentModel>(_ type: M.Type, row: StoreRow, shape: RowShape, attributes: [Int]?) throws -> M {
-        let model = try ConstantSource.make(M.self, source: M._osdHasConstants
-            ? ConstantSource(context: self, entity: shape.entity, key: row._int64(0), row: (row, attributes ?? shape.selectedProperties)) : nil)
+        let model: M
+        if shape.hasConstants {
+            let source = ConstantSource(context: self, entity: shape.entity, key: row._int64(0), row: (row, attributes ?? shape.selectedProperties))
+            model = try ConstantSource.make(M.self, source: source)
+        } else {
+            model = M._osdMake()
+        }
         do {
             if attributes == nil && shape.loadsAllAttributes {
                 try model._osdDecodeAll(from: row, startingAt: 1, resolving: self)

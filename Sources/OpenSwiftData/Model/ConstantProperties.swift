@@ -49,8 +49,7 @@ final class ConstantSource: @unchecked Sendable {
     }
 
     /// Creates a model with this source bound, and throws the first value that could not be read.
-    static func make<M: PersistentModel>(_ type: M.Type, source: ConstantSource?) throws -> M {
-        guard let source, M._osdHasConstants else { return M._osdMake() }
+    static func make<M: PersistentModel>(_ type: M.Type, source: ConstantSource) throws -> M {
         let model = ConstantSource.$current.withValue(source) { M._osdMake() }
         if let failure = source.failure { throw failure }
         return model

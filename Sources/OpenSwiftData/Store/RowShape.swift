@@ -26,6 +26,8 @@ package final class RowShape: Sendable {
     /// The to-one relationships without a stored value (the keyless side of a one-to-one): a row
     /// decodes them as `nil`, so they are marked unloaded after decoding.
     let keylessToOne: [Int]
+    /// Whether the model class has `let` properties, which are read as a model is made.
+    let hasConstants: Bool
 
     init(entity: Schema.Entity) {
         self.entity = entity
@@ -39,6 +41,7 @@ package final class RowShape: Sendable {
         self.loadsAllAttributes = loadsAll
         self.selectedProperties = loadsAll ? Array(fields.indices) : eager
         self.ownsLinks = entity.links.values.contains { if case .link(_, true) = $0.storage { true } else { false } }
+        self.hasConstants = entity.modelType._osdHasConstants
         self.keylessToOne = entity.links.values.filter { !$0.isToMany && $0.storage == .inverseForeignKey }.map(\.property).sorted()
     }
 }
