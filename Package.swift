@@ -53,9 +53,21 @@ let package = Package(
             dependencies: ["JSONStore", "OpenSwiftData"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "PredicateFuzzing",
+            dependencies: ["OpenSwiftData"],
+            path: "Tools/PredicateFuzzing",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "PredicateFuzz",
+            dependencies: ["PredicateFuzzing", "OpenSwiftData"],
+            path: "Tools/PredicateFuzz",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData"],
+            dependencies: ["OpenSwiftData", "PredicateFuzzing"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

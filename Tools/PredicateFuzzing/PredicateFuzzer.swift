@@ -1,0 +1,187 @@
+import Foundation
+import OpenSwiftData
+
+/// A small, fast, seedable random number generator (SplitMix64), so that a seed names a run.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random rows and random predicates over them, with the edge values stores get wrong.
+public struct PredicateFuzzer {
+    public var random: SplitMix64
+    /// The deepest a predicate's tree goes.
+    public var maximumDepth: Int
+
+    public init(seed: UInt64, maximumDepth: Int = 4) {
+        random = SplitMix64(seed: seed)
+        self.maximumDepth = maximumDepth
+    }
+
+    static let ints = [Int.min, Int.max, 0, -1, 1, 2, 3, 9_007_199_254_740_993, -42]
+    static let doubles = [Double.nan, .infinity, -.infinity, -0.0, 0.0, 1.5, 9_007_199_254_740_993.0, -1e300, 2]
+    static let texts = ["", "a", "B", "b", "é", "e\u{301}", "Ab", String(repeating: "x", count: 300), "日本", "\u{212A}"]
+    static let tagSets: [[String]] = [[], ["a"], ["b", "a"], ["é"], ["e\u{301}", "x"]]
+    static let titles = ["", "x", "é", "e\u{301}", "ax"]
+
+    mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
+    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+
+    /// Rows with every edge value, some owners and items.
+    public mutating func rows(count: Int) -> [PlainRow] {
+        let owners = (0..<4).map { PlainOwner(name: Self.texts[$0 % Self.texts.count], rank: Self.ints[$0 + 2]) }
+        return (0..<count).map { index in
+            PlainRow(
+                index: index, int: pick(Self.ints), optInt: chance(30) ? nil : pick(Self.ints), double: pick(Self.doubles),
+                text: pick(Self.texts), optText: chance(30) ? nil : pick(Self.texts), flag: chance(50),
+                optFlag: chance(30) ? nil : chance(50), tags: pick(Self.tagSets), owner: chance(30) ? nil : pick(owners),
+                items: (0..<Int.random(in: 0...3, using: &random)).map { _ in PlainItem(title: pick(Self.titles), score: pick(Self.ints)) })
+        }
+    }
+
+    /// A random Boolean predicate tree.
+    public mutating func predicate() -> BoolNode { bool(depth: 0) }
+
+    mutating func bool(depth: Int) -> BoolNode {
+        let leaf = depth >= maximumDepth
+        switch Int.random(in: 0..<(leaf ? 12 : 24), using: &random) {
+        case 0: return .literal(chance(50))
+        case 1: return .flag
+        case 2: return .optFlagEquals(chance(30) ? nil : chance(50))
+        case 3: return .optIntEquals(chance(30) ? nil : pick(Self.ints))
+        case 4: return .tagsIsEmpty
+        case 5: return .tagsContains(pick(Self.texts))
+        case 6: return .itemsIsEmpty
+        case 7: return .ownerIsNil(chance(50))
+        case 8: return .ints(comparison(), int(depth: leaf ? maximumDepth : depth + 1), .literal(pick(Self.ints)))
+        case 9: return .doubles(comparison(), .double, .literal(pick(Self.doubles)))
+        case 10: return .texts(comparison(), text(depth: maximumDepth), .literal(pick(Self.texts)))
+        case 11: return .optionalTexts(equal: chance(50), optionalText(), optionalText())
+        case 12: return .and(bool(depth: depth + 1), bool(depth: depth + 1))
+        case 13: return .or(bool(depth: depth + 1), bool(depth: depth + 1))
+        case 14: return .not(bool(depth: depth + 1))
+        case 15: return .ternary(bool(depth: depth + 1), bool(depth: depth + 1), bool(depth: depth + 1))
+        case 16: return .bools(equal: chance(50), bool(depth: depth + 1), bool(depth: depth + 1))
+        case 17: return .itemsContain(item(depth: depth + 1))
+        case 18: return .itemsAllSatisfy(item(depth: depth + 1))
+        case 19: return .ownerFlatMap(owner(depth: depth + 1), fallback: chance(50))
+        case 20: return .optFlagOr(bool(depth: depth + 1))
+        case 21: return .intsNotEqual(int(depth: depth + 1), int(depth: depth + 1))
+        case 22: return .textContains(text(depth: depth + 1), pick(Self.texts))
+        default: return .textStarts(text(depth: depth + 1), pick(Self.texts))
+        }
+    }
+
+    mutating func comparison() -> PredicateExpressions.ComparisonOperator? {
+        pick([nil, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual])
+    }
+
+    mutating func int(depth: Int) -> IntNode {
+        let leaf = depth >= maximumDepth
+        switch Int.random(in: 0..<(leaf ? 6 : 8), using: &random) {
+        case 0: return .literal(pick(Self.ints))
+        case 1: return .int
+        case 2: return .tagsCount
+        case 3: return .itemsCount
+        case 4: return .counts
+        case 5: return .ownerRankOr(pick(Self.ints))
+        case 6: return .optIntOr(int(depth: depth + 1))
+        default: return .ternary(bool(depth: depth + 1), int(depth: depth + 1), int(depth: depth + 1))
+        }
+    }
+
+    mutating func text(depth: Int) -> TextNode {
+        let leaf = depth >= maximumDepth
+        switch Int.random(in: 0..<(leaf ? 4 : 5), using: &random) {
+        case 0: return .literal(pick(Self.texts))
+        case 1: return .text
+        case 2: return .optTextOr(pick(Self.texts))
+        case 3: return .ownerNameOr(pick(Self.texts))
+        default: return .ternary(bool(depth: depth + 1), text(depth: depth + 1), text(depth: depth + 1))
+        }
+    }
+
+    mutating func optionalText() -> OptionalTextNode {
+        pick([.literal(nil), .literal(pick(Self.texts)), .optText, .ownerName, .firstTag, .lastTag])
+    }
+
+    mutating func item(depth: Int) -> ItemTest {
+        switch Int.random(in: 0..<(depth >= maximumDepth ? 2 : 5), using: &random) {
+        case 0: return .titleEquals(pick(Self.titles))
+        case 1: return .scoreAbove(pick(Self.ints))
+        case 2: return .row(bool(depth: depth + 1))
+        case 3: return .and(item(depth: depth + 1), item(depth: depth + 1))
+        default: return .not(item(depth: depth + 1))
+        }
+    }
+
+    mutating func owner(depth: Int) -> OwnerTest {
+        switch Int.random(in: 0..<(depth >= maximumDepth ? 2 : 3), using: &random) {
+        case 0: return .nameEquals(pick(Self.texts))
+        case 1: return .rankBelow(pick(Self.ints))
+        default: return .row(bool(depth: depth + 1))
+        }
+    }
+}
+
+/// One differential run: random rows saved to a store, random predicates fetched from it and
+/// evaluated on the plain rows.
+public struct PredicateFuzzRun {
+    /// A predicate whose fetched rows differ from `evaluate`'s.
+    public struct Mismatch: CustomStringConvertible, Sendable {
+        public let predicate: String
+        public let expected: Set<Int>
+        public let fetched: Set<Int>
+        public var description: String {
+            "\(predicate): \(fetched.count) fetched, \(expected.count) expected; only fetched \(fetched.subtracting(expected).sorted().prefix(5)), only expected \(expected.subtracting(fetched).sorted().prefix(5))"
+        }
+    }
+
+    public let seed: UInt64
+    public private(set) var checked = 0
+    public private(set) var mismatches: [Mismatch] = []
+
+    /// Saves `rowCount` random rows to a store at `url` (or in memory), then checks `count`
+    /// random predicates.
+    public init(seed: UInt64, count: Int, rowCount: Int = 200, maximumDepth: Int = 4, url: URL? = nil) throws {
+        self.seed = seed
+        var fuzzer = PredicateFuzzer(seed: seed, maximumDepth: maximumDepth)
+        let plain = fuzzer.rows(count: rowCount)
+        let schema = Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self])
+        let configuration = url.map { ModelConfiguration(url: $0) } ?? ModelConfiguration(isStoredInMemoryOnly: true)
+        let container = try ModelContainer(for: schema, configurations: [configuration])
+        do {
+            let context = ModelContext(container)
+            var owners: [String: FuzzOwner] = [:]
+            for row in plain {
+                let model = FuzzRow(row)
+                context.insert(model)
+                if let owner = row.owner {
+                    let key = "\(owner.name)|\(owner.rank)"
+                    let related = owners[key] ?? FuzzOwner(name: owner.name, rank: owner.rank)
+                    owners[key] = related
+                    model.owner = related
+                }
+                model.items = row.items.map { FuzzItem(title: $0.title, score: $0.score) }
+            }
+            try context.save()
+        }
+        let context = ModelContext(container)
+        for _ in 0..<count {
+            let node = fuzzer.predicate()
+            let expectedPredicate = PredicateBuilder<PlainRow, PlainOwner, PlainItem>.predicate(node, paths: .plain)
+            let modelPredicate = PredicateBuilder<FuzzRow, FuzzOwner, FuzzItem>.predicate(node, paths: .models)
+            let expected = Set(plain.filter { (try? expectedPredicate.evaluate($0)) ?? false }.map(\.index))
+            let fetched = Set(try context.fetch(FetchDescriptor(predicate: modelPredicate)).map(\.index))
+            checked += 1
+            if fetched != expected { mismatches.append(Mismatch(predicate: "\(node)", expected: expected, fetched: fetched)) }
+        }
+    }
+}
