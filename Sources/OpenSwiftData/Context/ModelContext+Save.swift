@@ -19,6 +19,8 @@ extension ModelContext {
         try validateRelationships()
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
         var changes = StoreChanges()
+        changes.author = author
+        changes.recordsHistory = recordsHistory
         var batchDeletedEntities: [Schema.Entity] = []
         var filteredDeletes: [(Schema.Entity, [Int64])] = []
         for pending in pendingBatchDeletes {

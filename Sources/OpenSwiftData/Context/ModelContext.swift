@@ -13,6 +13,10 @@ public final class ModelContext {
     /// each change, on the main actor; a context of another actor (a `@ModelActor`'s, say) has no
     /// run loop to save on, so save it yourself.
     public var autosaveEnabled = false
+    /// The author the history records for this context's saves.
+    public var author: String?
+    /// Whether the context's saves are recorded in the store's history (a migration's are not).
+    var recordsHistory = true
     /// The undo manager of the context. OpenSwiftData does not register undo actions yet.
     public var undoManager: UndoManager?
 

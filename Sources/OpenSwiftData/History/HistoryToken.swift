@@ -7,3 +7,31 @@ public protocol HistoryToken: Comparable, Codable, Hashable, Identifiable, Senda
     /// The value that orders the token among the store's other tokens.
     var tokenValue: TokenType { get }
 }
+
+/// The token of OpenSwiftData's stores: the number of the last transaction seen, by store.
+///
+/// Tokens compare by that number within one store; a token is valid for the store that issued it.
+public struct DefaultHistoryToken: HistoryToken {
+    /// The transaction number, by store identifier.
+    public typealias TokenType = [String: Int64]
+    /// The token's identity, its value.
+    public typealias ID = [String: Int64]
+
+    /// The number of the last transaction the token marks, by store identifier.
+    public let tokenValue: [String: Int64]
+    /// The token's identity: its value.
+    public var id: [String: Int64] { tokenValue }
+    /// The store that issued the token, when it names one.
+    public var storeIdentifier: String? { tokenValue.count == 1 ? tokenValue.keys.first : nil }
+
+    init(storeIdentifier: String, transaction: Int64) {
+        tokenValue = [storeIdentifier: transaction]
+    }
+
+    /// Whether `lhs` marks an earlier point than `rhs` in every store both name.
+    public static func < (lhs: DefaultHistoryToken, rhs: DefaultHistoryToken) -> Bool {
+        let shared = lhs.tokenValue.keys.filter { rhs.tokenValue[$0] != nil }
+        guard !shared.isEmpty else { return false }
+        return shared.allSatisfy { lhs.tokenValue[$0]! <= rhs.tokenValue[$0]! } && shared.contains { lhs.tokenValue[$0]! < rhs.tokenValue[$0]! }
+    }
+}

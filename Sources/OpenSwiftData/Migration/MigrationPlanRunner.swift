@@ -50,12 +50,15 @@ enum MigrationPlanRunner {
         case .custom(let from, let to, let willMigrate, let didMigrate):
             if let willMigrate {
                 let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: from), configurations: configuration))
+                // A migration's saves are not history: nothing a sync should replay.
+                context.recordsHistory = false
                 try willMigrate(context)
                 try context.save()
             }
             let container = try ModelContainer(for: Schema(versionedSchema: to), configurations: configuration)
             if let didMigrate {
                 let context = ModelContext(container)
+                context.recordsHistory = false
                 try didMigrate(context)
                 try context.save()
             }

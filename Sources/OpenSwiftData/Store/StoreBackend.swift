@@ -53,6 +53,13 @@ package protocol StoreBackend: AnyObject, Sendable {
     func save(_ changes: StoreChanges) throws -> StoreSaveResult
     /// Deletes every row of every entity, in one transaction.
     func eraseAll() throws
+    /// The saved transactions with a number above `id`, in order (all of them for 0).
+    func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction]
+    /// Deletes the given transactions from the history.
+    func deleteHistory(transactions ids: [Int64]) throws
+    /// The highest transaction number ever deleted from the history, or 0: a token older than it
+    /// has lost part of what came after it.
+    func historyDeletedThrough() throws -> Int64
 }
 
 extension StoreBackend {

@@ -6,10 +6,16 @@ package struct StoreSaveResult {
     var upserted: [Int]
     /// The rows each batch delete removed.
     var batchDeleted: [[Int64]]
+    /// The history transaction the save recorded, if the store keeps history.
+    var historyTransaction: Int64? = nil
 }
 
 /// Everything one save writes.
 package struct StoreChanges {
+    /// The author the history records for the save, the context's `author`.
+    var author: String?
+    /// Whether the save is recorded in the store's history; migrations' saves are not.
+    var recordsHistory = true
     /// New models, with their entities.
     var inserts: [(entity: Schema.Entity, model: any PersistentModel)] = []
     /// Changed models and the mask of their changed attributes.

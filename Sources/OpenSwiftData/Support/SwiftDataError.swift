@@ -14,7 +14,7 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
         case configurationSchemaNotFoundInContainerSchema, unknownSchema, backwardMigration
         case storeIsNotSQLite, storeIsCorrupt, storeIsReadOnly, storeIsBusy, storeFromNewerVersion
         case schemaMismatch, saveNotAllowed, storeFailure, modelNotFound, uniquenessConflict
-        case migrationFailed
+        case migrationFailed, historyTokenExpired
     }
 
     let kind: Kind
@@ -83,6 +83,9 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     /// A stage of a migration plan failed; the store was restored to its state before the
     /// migration. The reason names the stage and the cause.
     public static let migrationFailed = SwiftDataError(.migrationFailed)
+    /// The history token is older than history that was deleted: the changes since it are no
+    /// longer all recorded. Fetch from the start of the remaining history instead.
+    public static let historyTokenExpired = SwiftDataError(.historyTokenExpired)
 
     static func modelValidationFailure(model: String, property: String, reason: String) -> SwiftDataError {
         SwiftDataError(.modelValidationFailure, reason: "\(model).\(property): \(reason)")

@@ -33,8 +33,11 @@ extension SQLiteStore {
             return found
         }
         var batchDeleted: [[Int64]] = []
+        var history = HistoryLog()
+        let recordsHistory = changes.recordsHistory
         for (entity, filter) in changes.batchDeletes {
             let layout = try layout(entity)
+            let preserved = recordsHistory ? try preservedValues(layout, where: filter, on: connection) : [:]
             var compiler = SQLCompiler(layout: layout)
             // Always a WHERE clause: without one SQLite truncates the table, bypassing the hook
             // that names the deleted rows. The hook reports them in the delete's own pass (a
@@ -46,6 +49,9 @@ extension SQLiteStore {
             let keys = try connection.collectingDeletedRowIDs { try delete.run() }
             try removeReferences(to: keys, of: layout, on: connection)
             batchDeleted.append(keys)
+            if recordsHistory {
+                for key in keys { history.delete(entity.name, key: key, preserved: preserved[key]) }
+            }
         }
         var statement: SQLiteStatement?
         var statementSQL = ""
@@ -61,6 +67,10 @@ extension SQLiteStore {
         }
         for (entity, primaryKey) in changes.deletes {
             let layout = try layout(entity)
+            if recordsHistory {
+                let preserved = try preservedValues(layout, where: .compare(.equal, .key(scope: 0), .value(.integer(primaryKey)), .init()), on: connection)
+                history.delete(entity.name, key: primaryKey, preserved: preserved[primaryKey])
+            }
             let delete = try prepared(layout.deleteSQL)
             try delete._bind(primaryKey, 0)
             try delete.run()
@@ -85,6 +95,8 @@ extension SQLiteStore {
                 model._osdState.primaryKey = existing
                 keys.append(existing)
                 upserted.append(position)
+                // An upsert is an update of the existing row, of every stored property.
+                if recordsHistory { history.update(entity.name, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
                 continue
             }
             let insert = try prepared(layout.insertSQL)
@@ -106,6 +118,7 @@ extension SQLiteStore {
             let key = connection.lastInsertedRowID
             model._osdState.primaryKey = key
             keys.append(key)
+            if recordsHistory { history.insert(entity.name, key: key) }
         }
         // Rows that referred to models inserted after them get their keys.
         for (layout, model, links) in deferred {
@@ -120,6 +133,8 @@ extension SQLiteStore {
         }
         var lastUpdate: (layout: TableLayout, mask: UInt64, statement: SQLiteStatement)?
         for (entity, model, mask) in changes.updates {
+            // Recorded whatever is written: a change to a to-many relationship has no column here.
+            if recordsHistory { history.update(entity.name, key: model._osdState.primaryKey, mask: mask) }
             let layout = try layout(entity)
             // Runs of updates to the same properties reuse one statement without a cache lookup.
             let update: SQLiteStatement
@@ -155,7 +170,24 @@ extension SQLiteStore {
                 add.reset()
             }
         }
-        return StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
+        var result = StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
+        if recordsHistory, !history.isEmpty {
+            result.historyTransaction = try history.write(author: changes.author, on: connection)
+        }
+        return result
+    }
+
+    /// The values a deletion keeps in the history for the rows a filter selects, by key: none
+    /// when the entity has no `.preserveValueOnDeletion` attribute.
+    private func preservedValues(_ layout: TableLayout, where filter: QueryExpression?, on connection: SQLiteConnection) throws -> [Int64: [String: SnapshotValue]] {
+        let attributes = layout.preservedAttributes
+        guard !attributes.isEmpty else { return [:] }
+        var compiler = SQLCompiler(layout: layout)
+        let condition = filter.map { " WHERE " + compiler.sql($0) } ?? ""
+        let select = try connection.statement("\(layout.selectPrefix(attributes: attributes))\(condition)")
+        defer { select.reset() }
+        try select.bind(compiler.arguments)
+        return try layout.preservedValues(from: select, attributes: attributes)
     }
 
     /// A primary key no table of a class hierarchy has used: from an AUTOINCREMENT table, which

@@ -88,6 +88,8 @@ final class SQLiteStore: @unchecked Sendable {
             self.readers = writable ? ReaderPool(path: path) : nil
             if writable {
                 try connection.execute(SQLiteStore.pragmas)
+                // A store from before history gets its tables; an existing one is left alone.
+                if existing != nil { for statement in SQLiteStore.historyTables { try connection.execute(statement) } }
             }
             if let existing, existing.schema != nil {
                 self.identifier = existing.identifier ?? UUID().uuidString
@@ -108,6 +110,7 @@ final class SQLiteStore: @unchecked Sendable {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             try connection.execute("CREATE TABLE osd_metadata (key TEXT PRIMARY KEY, value ANY) STRICT")
+            for statement in historyTables { try connection.execute(statement) }
             for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
                 for statement in layout.createStatements { try connection.execute(statement) }
             }
@@ -230,6 +233,13 @@ final class SQLiteStore: @unchecked Sendable {
                     try connection.execute("DELETE FROM \(layout.table)")
                     for table in layout.ownedLinkTables { try connection.execute("DELETE FROM \(SQL.quote(table))") }
                     if let keys = layout.sharedKeysTable { try connection.execute("DELETE FROM \(keys)") }
+                }
+                // The history goes too; tokens from before the erase are expired.
+                if try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_history_transaction'") == 1 {
+                    if let last = try connection.integer("SELECT max(id) FROM osd_history_transaction") {
+                        try SQLiteStore.markHistoryDeleted(through: last, on: connection)
+                    }
+                    try connection.execute("DELETE FROM osd_history_change; DELETE FROM osd_history_transaction")
                 }
                 try connection.execute("COMMIT")
             } catch {

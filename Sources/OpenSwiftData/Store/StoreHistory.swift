@@ -1,0 +1,36 @@
+import Foundation
+
+/// One save as a store's history records it: who saved, when, and what changed.
+package struct StoreHistoryTransaction: Sendable {
+    /// The transaction's number: increasing with each save, never reused.
+    let id: Int64
+    let timestamp: Date
+    let author: String?
+    let bundleIdentifier: String
+    let processIdentifier: String
+    let changes: [StoreHistoryChange]
+}
+
+/// One model's change within a saved transaction.
+package struct StoreHistoryChange: Sendable {
+    package enum Kind: Int64, Sendable {
+        case insert = 0, update = 1, delete = 2
+    }
+
+    let kind: Kind
+    let entityName: String
+    let key: Int64
+    /// For an update, one bit per changed property.
+    let changedProperties: UInt64
+    /// For a deletion, the values of the entity's attributes marked `.preserveValueOnDeletion`.
+    let preservedValues: [String: SnapshotValue]
+}
+
+extension StoreBackend {
+    /// Stores without history hold none.
+    func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] { [] }
+    /// Stores without history hold none to delete.
+    func deleteHistory(transactions ids: [Int64]) throws {}
+    /// Stores without history never deleted any.
+    func historyDeletedThrough() throws -> Int64 { 0 }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+@Model final class HTrip {
+    var name: String
+    @Attribute(.preserveValueOnDeletion) var code: String
+    var rating: Int
+    @Relationship(deleteRule: .cascade, inverse: \HVisit.trip) var visits: [HVisit] = []
+    init(name: String, code: String, rating: Int = 0) {
+        self.name = name
+        self.code = code
+        self.rating = rating
+    }
+}
+
+@Model final class HVisit {
+    var title: String
+    var trip: HTrip?
+    init(title: String) { self.title = title }
+}
+
+@Model final class HTag {
+    #Unique<HTag>([\.left], [\.right])
+    var left: Int
+    var right: Int
+    var label: String
+    init(left: Int, right: Int, label: String) {
+        self.left = left
+        self.right = right
+        self.label = label
+    }
+}
+
+/// History as SwiftData documents it: every save one transaction, in order, with its author,
+/// tokens, inserts, updates (which attributes) and deletions (with preserved values).
+@Suite struct HistoryTests {
+    let store = TemporaryStore()
+
+    func container() throws -> ModelContainer {
+        try ModelContainer(for: Schema([HTrip.self, HVisit.self, HTag.self]), configurations: ModelConfiguration(url: store.url))
+    }
+
+    func all(_ context: ModelContext) throws -> [DefaultHistoryTransaction] {
+        try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+    }
+
+    @Test func everySaveIsOneTransactionInOrderAfterReopening() throws {
+        let tripID: PersistentIdentifier
+        do {
+            let context = ModelContext(try container())
+            context.author = "app"
+            let trip = HTrip(name: "Paris", code: "P1")
+            context.insert(trip)
+            trip.visits = [HVisit(title: "Louvre")]
+            try context.save()
+            tripID = trip.persistentModelID
+            trip.rating = 5
+            try context.save()
+            context.author = "widget"
+            context.delete(trip)
+            try context.save()
+            try context.save()   // nothing to save: nothing recorded
+        }
+        let context = ModelContext(try container())
+        let history = try all(context)
+        #expect(history.count == 3)
+        #expect(history.map(\.author) == ["app", "app", "widget"])
+        #expect(history.map(\.transactionIdentifier) == history.map(\.transactionIdentifier).sorted())
+        #expect(zip(history, history.dropFirst()).allSatisfy { $0.token < $1.token && $0.timestamp <= $1.timestamp })
+        #expect(history.allSatisfy { $0.processIdentifier == String(ProcessInfo.processInfo.processIdentifier) })
+        #expect(Set(history.map(\.storeIdentifier)).count == 1)
+
+        let inserted = history[0].changes
+        #expect(inserted.count == 2)
+        guard case .insert(let insert as DefaultHistoryInsert<HTrip>) = inserted[0] else {
+            Issue.record("the first change is not the trip's insert: \(inserted[0])")
+            return
+        }
+        #expect(insert.changedPersistentIdentifier == tripID)
+        #expect(insert.transactionIdentifier == history[0].transactionIdentifier)
+        guard case .insert(_ as DefaultHistoryInsert<HVisit>) = inserted[1] else {
+            Issue.record("the second change is not the visit's insert")
+            return
+        }
+
+        guard case .update(let update as DefaultHistoryUpdate<HTrip>) = try #require(history[1].changes.first) else {
+            Issue.record("the second save is not an update of the trip")
+            return
+        }
+        #expect(history[1].changes.count == 1)
+        #expect(update.containsAttribute(\HTrip.rating))
+        #expect(!update.containsAttribute(\HTrip.name))
+        #expect(update.updatedAttributes.count == 1)
+
+        let deletions = history[2].changes
+        #expect(deletions.count == 2, "the trip and, by cascade, its visit")
+        let tripDeletion = deletions.compactMap { change -> DefaultHistoryDelete<HTrip>? in
+            if case .delete(let deletion as DefaultHistoryDelete<HTrip>) = change { return deletion }
+            return nil
+        }.first
+        #expect(tripDeletion?.changedPersistentIdentifier == tripID)
+        #expect(tripDeletion?.tombstone[\HTrip.code] as? String == "P1")
+        #expect(tripDeletion?.tombstone[\HTrip.name] == nil, "only preserved attributes are kept")
+    }
+
+    @Test func predicatesAsAppsWriteThem() throws {
+        let context = ModelContext(try container())
+        context.author = "app"
+        context.insert(HTrip(name: "A", code: "a"))
+        try context.save()
+        let token = try #require(try all(context).last?.token)
+        context.author = "widget"
+        context.insert(HVisit(title: "v"))
+        try context.save()
+        context.author = "app"
+        context.insert(HTrip(name: "B", code: "b"))
+        try context.save()
+
+        let sinceByApp = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > token && $0.author == "app" }))
+        #expect(sinceByApp.count == 1)
+        #expect(sinceByApp.first?.changes.count == 1)
+
+        let names: Set<String> = ["HVisit"]
+        let touchingVisits = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate {
+            $0.changes.contains { names.contains($0.changedPersistentIdentifier.entityName) }
+        }))
+        #expect(touchingVisits.map(\.author) == ["widget"])
+
+        var latest = HistoryDescriptor<DefaultHistoryTransaction>(sortBy: [.init(\.transactionIdentifier, order: .reverse)])
+        latest.fetchLimit = 1
+        let last = try context.fetchHistory(latest)
+        #expect(last.count == 1)
+        let newest = try all(context).last?.transactionIdentifier
+        #expect(last.first?.transactionIdentifier == newest)
+    }
+
+    @Test func deletionByPredicateRecordsEachRowWithItsPreservedValues() throws {
+        let context = ModelContext(try container())
+        for number in 0..<5 { context.insert(HVisit(title: "v\(number)")) }
+        for number in 0..<3 { context.insert(HTrip(name: "t\(number)", code: "c\(number)", rating: number)) }
+        try context.save()
+        try ModelContext(try container()).delete(model: HVisit.self, where: #Predicate { $0.title != "v0" })
+        let other = ModelContext(try container())
+        try other.delete(model: HVisit.self, where: #Predicate { $0.title != "v0" })
+        try other.save()
+        try other.delete(model: HTrip.self, where: #Predicate { $0.rating >= 1 })
+        try other.save()
+        let history = try all(ModelContext(try container()))
+        #expect(history.count == 3)
+        #expect(history[1].changes.count == 4)
+        #expect(history[1].changes.allSatisfy { if case .delete = $0 { true } else { false } })
+        let codes = history[2].changes.compactMap { change -> String? in
+            guard case .delete(let deletion as DefaultHistoryDelete<HTrip>) = change else { return nil }
+            return deletion.tombstone[\HTrip.code] as? String
+        }
+        #expect(Set(codes) == ["c1", "c2"])
+    }
+
+    @Test func aFailedSaveRecordsNothingAndAnUpsertIsAnUpdate() throws {
+        let context = ModelContext(try container())
+        context.insert(HTag(left: 1, right: 1, label: "one"))
+        context.insert(HTag(left: 2, right: 2, label: "two"))
+        try context.save()
+        #expect(try all(context).count == 1)
+        context.insert(HTrip(name: "written first", code: "w"))
+        context.insert(HTag(left: 1, right: 2, label: "both"))   // matches two rows: refused
+        #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(try all(ModelContext(try container())).count == 1)
+        context.rollback()
+
+        context.insert(HTag(left: 2, right: 9, label: "two again"))
+        try context.save()
+        let last = try #require(try all(context).last)
+        guard case .update(let update as DefaultHistoryUpdate<HTag>) = try #require(last.changes.first) else {
+            Issue.record("an upsert is not recorded as an update: \(last.changes)")
+            return
+        }
+        #expect(update.containsAttribute(\HTag.label))
+    }
+
+    @Test func deletedHistoryExpiresOlderTokens() throws {
+        let context = ModelContext(try container())
+        for number in 0..<4 {
+            context.insert(HTrip(name: "t\(number)", code: "c\(number)"))
+            try context.save()
+        }
+        let history = try all(context)
+        #expect(history.count == 4)
+        let old = history[0].token
+        let middle = history[2].token
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= middle }))
+        let reopened = ModelContext(try container())
+        #expect(try all(reopened).map(\.transactionIdentifier) == [history[3].transactionIdentifier])
+        #expect(throws: SwiftDataError.historyTokenExpired) {
+            try reopened.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > old }))
+        }
+        let since = try reopened.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > middle }))
+        #expect(since.count == 1)
+    }
+}
