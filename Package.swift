@@ -65,9 +65,15 @@ let package = Package(
             path: "Tools/PredicateFuzz",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "HistoryWriter",
+            dependencies: ["PredicateFuzzing", "OpenSwiftData"],
+            path: "Tools/HistoryWriter",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "PredicateFuzzing"],
+            dependencies: ["OpenSwiftData", "PredicateFuzzing", "HistoryWriter"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

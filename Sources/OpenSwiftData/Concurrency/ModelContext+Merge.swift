@@ -13,6 +13,11 @@ extension ModelContext {
     /// deletion: the models stay as they are, the next merge tries again, and the error is thrown
     /// by the next `fetch` or `save` (``throwDeferredReadFailure()``).
     func mergeChangesFromOtherContexts() {
+        do {
+            _ = try container.pullExternalSaves()
+        } catch {
+            if deferredReadFailure == nil { deferredReadFailure = error }
+        }
         let (entries, latest) = container.saveLog.saves(after: seenGeneration, excluding: ObjectIdentifier(self))
         guard latest != seenGeneration else { return }
         let previous = seenGeneration

@@ -23,6 +23,8 @@ public final class ModelContainer: Sendable {
     private let hasMainContext = LockedValue(false)
     /// The recent saves of the container's contexts.
     let saveLog = SaveLog()
+    /// The saves other containers and processes make to the same stores.
+    let externalSaves: ExternalSaves
 
     /// Creates a container for the given model classes and configurations.
     public convenience init(
@@ -85,6 +87,7 @@ public final class ModelContainer: Sendable {
             }
             self.slotByEntity = routes.slot
         }
+        self.externalSaves = try ExternalSaves(stores: stores)
     }
 
     /// Opens the store a configuration describes: SQLite for a ``ModelConfiguration``, the
@@ -102,6 +105,7 @@ public final class ModelContainer: Sendable {
         self.configurations = Set(stores.map(\.configuration))
         self.stores = stores.map { StoreSlot(store: $0.store, configuration: $0.configuration) }
         self.slotByEntity = stores.count == 1 ? [:] : try StoreRouting(schema: schema, configurations: stores.map { StoreSlot.Traits($0.configuration) }).slot
+        self.externalSaves = try ExternalSaves(stores: self.stores)
     }
 
     /// The store that holds an entity's models.
@@ -124,7 +128,31 @@ public final class ModelContainer: Sendable {
         context.reference.setContainer(self, strongly: false)
         lazyMainContext = context
         hasMainContext.store(true)
+        followExternalSavesForMainContext()
         return context
+    }
+
+    /// Records in the save log what other containers and processes saved since the last look.
+    /// Returns whether they saved anything; the main context then merges it soon.
+    func pullExternalSaves() throws -> Bool {
+        let found = try externalSaves.pull(into: saveLog, stores: stores, source: ObjectIdentifier(externalSaves))
+        if found, hasMainContext.load() {
+            Task { @MainActor in self.lazyMainContext?.mergeChangesFromOtherContexts() }
+        }
+        return found
+    }
+
+    /// Looks for other processes' saves twice a second while the container lives, so that the
+    /// main context shows them without being asked.
+    private func followExternalSavesForMainContext() {
+        Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 500_000_000)
+                guard let self else { return }
+                // A failed look is retried at the next one; the contexts' own looks report errors.
+                _ = try? self.pullExternalSaves()
+            }
+        }
     }
 
     /// Deletes every model in the container's stores.

@@ -6,7 +6,10 @@ extension ModelContext {
         let container = self.container
         let slots = container.stores
         func slot(_ entity: Schema.Entity) -> Int { container.slot(forEntityNamed: entity.name) }
-        var parts = Array(repeating: StoreChanges(), count: slots.count)
+        var empty = StoreChanges()
+        empty.author = changes.author
+        empty.recordsHistory = changes.recordsHistory
+        var parts = Array(repeating: empty, count: slots.count)
         var positions = Array(repeating: [Int](), count: slots.count)
         for (position, insert) in changes.inserts.enumerated() {
             parts[slot(insert.entity)].inserts.append(insert)
@@ -27,6 +30,7 @@ extension ModelContext {
         for (index, part) in parts.enumerated() where !part.isEmpty {
             do {
                 let result = try slots[index].store.save(part)
+                container.externalSaves.recorded(result.historyTransaction, slot: index)
                 for (local, key) in result.inserted.enumerated() { keys[positions[index][local]] = key }
                 for local in result.upserted { upserted.insert(positions[index][local]) }
                 batchDeleted += zip(part.batchDeletes.map(\.entity), result.batchDeleted).map { ($0, $1) }

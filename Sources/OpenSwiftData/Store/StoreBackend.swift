@@ -55,11 +55,16 @@ package protocol StoreBackend: AnyObject, Sendable {
     func eraseAll() throws
     /// The saved transactions with a number above `id`, in order (all of them for 0).
     func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction]
+    /// The number of the latest transaction in the history, or 0.
+    func latestHistoryTransaction() throws -> Int64
     /// Deletes the given transactions from the history.
     func deleteHistory(transactions ids: [Int64]) throws
     /// The highest transaction number ever deleted from the history, or 0: a token older than it
     /// has lost part of what came after it.
     func historyDeletedThrough() throws -> Int64
+    /// A number that changes whenever a connection other than the store's own commits to it (another
+    /// container, another process), or `nil` when the store cannot tell.
+    func externalCommitMarker() throws -> Int64?
 }
 
 extension StoreBackend {

@@ -27,6 +27,10 @@ package struct StoreHistoryChange: Sendable {
 }
 
 extension StoreBackend {
+    /// Stores that cannot tell whether another connection committed never report it.
+    func externalCommitMarker() throws -> Int64? { nil }
+    /// Stores without history hold none.
+    func latestHistoryTransaction() throws -> Int64 { 0 }
     /// Stores without history hold none.
     func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] { [] }
     /// Stores without history hold none to delete.

@@ -18,5 +18,5 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
     func store(_ newValue: Value) { lock.withLock { value = newValue } }
 
     /// Changes the value and returns what `body` returns.
-    func withValue<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
+    func withValue<R>(_ body: (inout Value) throws -> R) rethrows -> R { try lock.withLock { try body(&value) } }
 }

@@ -20,9 +20,10 @@ final class TemporaryStore {
         try ModelContainer(for: Schema(types), configurations: [backend.configuration(url: url, allowsSave: allowsSave)])
     }
 
-    /// The bytes of the store file and its WAL, to prove a failed open left them alone.
+    /// The bytes of the store file and its WAL, to prove a failed open or save left them alone.
+    /// (Not the `-shm` index: every SQLite reader, even a read-only one, updates its read marks.)
     func snapshot() -> [Data?] {
-        ["", "-wal", "-shm"].map { try? Data(contentsOf: URL(fileURLWithPath: url.path + $0)) }
+        ["", "-wal"].map { try? Data(contentsOf: URL(fileURLWithPath: url.path + $0)) }
     }
 }
 

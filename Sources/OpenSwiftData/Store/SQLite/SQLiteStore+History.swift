@@ -93,6 +93,22 @@ extension SQLiteStore {
         try mark.run()
     }
 
+    /// SQLite's `data_version` of the writer connection: it changes when another connection commits.
+    func externalCommitMarker() throws -> Int64? {
+        try withConnection { connection in
+            let version = try connection.statement("PRAGMA data_version")
+            defer { version.reset() }
+            return try version.step() ? version._int64(0) : nil
+        }
+    }
+
+    func latestHistoryTransaction() throws -> Int64 {
+        try withReader { connection in
+            guard try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_history_transaction'") == 1 else { return 0 }
+            return try connection.integer("SELECT max(id) FROM osd_history_transaction") ?? 0
+        }
+    }
+
     func historyDeletedThrough() throws -> Int64 {
         try withReader { connection in
             try connection.integer("SELECT value FROM osd_metadata WHERE key = 'historyDeletedThrough'") ?? 0

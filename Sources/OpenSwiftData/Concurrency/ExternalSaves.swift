@@ -1,0 +1,68 @@
+import Foundation
+
+/// Follows the saves that other containers and other processes make to a container's stores, so
+/// that its contexts merge them as they merge their siblings' saves.
+///
+/// A store says cheaply whether anything else committed since it last looked (SQLite:
+/// `PRAGMA data_version` on the writer connection); only then is its history read past the last
+/// transaction seen, and the transactions this container did not record become saves in its
+/// ``SaveLog``.
+final class ExternalSaves: Sendable {
+    private struct Position: Sendable {
+        var marker: Int64?
+        var lastSeen: Int64 = 0
+        var own: Set<Int64> = []
+    }
+
+    private let positions: LockedValue<[Position]>
+
+    /// Starts following the stores from their current history.
+    init(stores: [StoreSlot]) throws {
+        positions = LockedValue(try stores.map { slot in
+            var position = Position()
+            position.marker = try slot.store.externalCommitMarker()
+            position.lastSeen = try slot.store.latestHistoryTransaction()
+            return position
+        })
+    }
+
+    /// Notes a transaction this container recorded, so that it is never taken for another's.
+    func recorded(_ transaction: Int64?, slot: Int) {
+        guard let transaction else { return }
+        _ = positions.withValue { $0[slot].own.insert(transaction) }
+    }
+
+    /// Records in the log the saves others made since the last look; returns whether there were any.
+    func pull(into log: SaveLog, stores: [StoreSlot], source: ObjectIdentifier) throws -> Bool {
+        try positions.withValue { positions in
+            var found = false
+            for (index, slot) in stores.enumerated() {
+                guard let marker = try slot.store.externalCommitMarker(), marker != positions[index].marker else { continue }
+                positions[index].marker = marker
+                let transactions = try slot.store.historyTransactions(after: positions[index].lastSeen)
+                guard let last = transactions.last?.id else { continue }
+                positions[index].lastSeen = last
+                for transaction in transactions where positions[index].own.remove(transaction.id) == nil {
+                    log.record(Self.changes(transaction, store: slot.store.identifier), from: source)
+                    found = true
+                }
+            }
+            return found
+        }
+    }
+
+    private static func changes(_ transaction: StoreHistoryTransaction, store: String) -> ModelContext.SavedChanges {
+        var inserted: [PersistentIdentifier] = []
+        var updated: [PersistentIdentifier] = []
+        var deleted: [PersistentIdentifier] = []
+        for change in transaction.changes {
+            let id = PersistentIdentifier(storeIdentifier: store, entityName: change.entityName, key: .permanent(change.key))
+            switch change.kind {
+            case .insert: inserted.append(id)
+            case .update: updated.append(id)
+            case .delete: deleted.append(id)
+            }
+        }
+        return ModelContext.SavedChanges(insertedIdentifiers: inserted, updatedIdentifiers: updated, deletedIdentifiers: deleted)
+    }
+}

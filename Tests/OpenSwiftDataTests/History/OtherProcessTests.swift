@@ -1,0 +1,105 @@
+import Foundation
+import Observation
+import PredicateFuzzing
+import Testing
+@testable import OpenSwiftData
+
+/// Saves another process makes to the same file: merged into this process's contexts and shown
+/// in its history, including the main context by itself; a writer killed mid-save leaves whole
+/// transactions only.
+@Suite struct OtherProcessTests {
+    let store = TemporaryStore()
+
+    func container() throws -> ModelContainer {
+        try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]), configurations: ModelConfiguration(url: store.url))
+    }
+
+    /// Runs the helper executable that `swift build` puts beside the test bundle.
+    func helper(_ action: String) throws -> Process {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("HistoryWriter")
+        #expect(FileManager.default.isExecutableFile(atPath: binary.path), "the HistoryWriter helper is built with the tests")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = [store.url.path, action]
+        process.standardOutput = Pipe()
+        try process.run()
+        return process
+    }
+
+    func seed() throws -> ModelContext {
+        let context = ModelContext(try container())
+        context.insert(FuzzOwner(name: "first", rank: 1))
+        context.insert(FuzzOwner(name: "doomed", rank: 0))
+        try context.save()
+        return context
+    }
+
+    @Test func anotherProcessSaveIsMergedAndInTheHistory() throws {
+        _ = try seed()
+        let context = ModelContext(try container())
+        let owners = try context.fetch(FetchDescriptor<FuzzOwner>(sortBy: [SortDescriptor(\.name)]))
+        let first = try #require(owners.first { $0.name == "first" })
+        let doomed = try #require(owners.first { $0.name == "doomed" })
+        #expect(first.rank == 1)
+
+        let process = try helper("edit")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+
+        let after = try context.fetch(FetchDescriptor<FuzzOwner>(sortBy: [SortDescriptor(\.name)]))
+        #expect(after.map(\.name) == ["first", "second"])
+        #expect(first.rank == 99, "the registered model took the other process's value")
+        #expect(doomed.isDeleted)
+
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        let last = try #require(history.last)
+        #expect(history.count == 2)
+        #expect(last.author == "helper")
+        #expect(last.processIdentifier == String(process.processIdentifier))
+        #expect(last.processIdentifier != String(ProcessInfo.processInfo.processIdentifier))
+        #expect(last.changes.map(\.changedPersistentIdentifier.entityName) == ["FuzzOwner", "FuzzOwner", "FuzzOwner"])
+        #expect(last.changes.contains { if case .delete = $0 { $0.changedPersistentIdentifier == doomed.persistentModelID } else { false } })
+    }
+
+    @MainActor
+    @Test func theMainContextShowsAnotherProcessSaveByItself() async throws {
+        _ = try seed()
+        let container = try container()
+        let first = try #require(try container.mainContext.fetch(FetchDescriptor<FuzzOwner>(predicate: #Predicate { $0.name == "first" })).first)
+        #expect(first.rank == 1)
+        let changed = ObservedFlag()
+        withObservationTracking { _ = first.rank } onChange: { changed.set() }
+        let process = try helper("edit")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        await waitUntil { changed.isSet }
+        #expect(changed.isSet, "Observation fired without a fetch or save")
+        #expect(first.rank == 99)
+    }
+
+    @Test func aWriterKilledMidSaveLeavesWholeTransactions() async throws {
+        _ = try seed()
+        let process = try helper("loop")
+        try await Task.sleep(nanoseconds: 400_000_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let context = ModelContext(try container())
+        let looped = try context.fetch(FetchDescriptor<FuzzOwner>()).filter { $0.name.hasPrefix("loop-") }
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.author == "helper" }))
+        #expect(!history.isEmpty, "the writer saved before it was killed")
+        #expect(history.allSatisfy { $0.changes.count == 10 }, "every recorded save is whole")
+        #expect(history.reduce(0) { $0 + $1.changes.count } == looped.count, "every saved row is in the history and nothing else")
+        #expect(looped.count % 10 == 0)
+    }
+}
+
+/// A flag set from Observation's change handler.
+final class ObservedFlag: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}

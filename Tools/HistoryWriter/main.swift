@@ -1,0 +1,43 @@
+import Foundation
+import OpenSwiftData
+import PredicateFuzzing
+
+// Another process writing to a store, for the tests of changes made by other processes.
+//
+//   HistoryWriter STORE edit     rank of "first" → 99 (or +1), insert "second", delete "doomed"
+//   HistoryWriter STORE loop     saves of ten new owners each, until killed
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    print("usage: HistoryWriter STORE edit|loop")
+    exit(2)
+}
+do {
+    let container = try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]),
+                                       configurations: ModelConfiguration(url: URL(fileURLWithPath: arguments[1])))
+    let context = ModelContext(container)
+    context.author = "helper"
+    switch arguments[2] {
+    case "edit":
+        let owners = try context.fetch(FetchDescriptor<FuzzOwner>())
+        for owner in owners where owner.name == "first" { owner.rank = owner.rank == 1 ? 99 : owner.rank + 1 }
+        for owner in owners where owner.name == "doomed" { context.delete(owner) }
+        if !owners.contains(where: { $0.name == "second" }) { context.insert(FuzzOwner(name: "second", rank: 2)) }
+        try context.save()
+        print("saved")
+    case "loop":
+        var batch = 0
+        while true {
+            for number in 0..<10 { context.insert(FuzzOwner(name: "loop-\(batch)-\(number)", rank: batch)) }
+            try context.save()
+            batch += 1
+            if batch == 1 { print("started") }
+        }
+    default:
+        print("unknown action \(arguments[2])")
+        exit(2)
+    }
+} catch {
+    print("error: \(error)")
+    exit(1)
+}
