@@ -22,10 +22,7 @@ extension Schema {
         public static func _persisted<M: PersistentModel, V: _PersistentScalar>(
             name: String, keypath: ReferenceWritableKeyPath<M, V>, metadata: Attribute?
         ) -> PropertyMetadata {
-            let attribute = Attribute(
-                copying: metadata, name: name, valueType: V.self, storage: V._osdStorage,
-                isOptional: V.self is any _OptionalValue.Type)
-            return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
+            _persisted(name: name, keypath: keypath as KeyPath<M, V>, metadata: metadata)
         }
 
         /// The metadata of a JSON-stored `Codable` property. Called by generated code.

@@ -116,9 +116,9 @@ extension SQLiteStore {
     }
 
     static func pack(_ values: [Int64]) -> Data {
-        var data = Data(capacity: values.count * 8)
-        for value in values { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        return data
+        // One copy of the array's bytes, little-endian on every platform.
+        let little = Int64(1).littleEndian == 1 ? values : values.map(\.littleEndian)
+        return little.withUnsafeBytes { Data($0) }
     }
 
     static func unpack(_ bytes: UnsafeRawBufferPointer) -> [Int64] {
@@ -130,7 +130,7 @@ extension SQLiteStore {
 struct HistoryLog {
     private struct Run {
         let kind: StoreHistoryChange.Kind
-        let entity: String
+        let entity: Schema.Entity
         var keys: [Int64] = []
         var masks: [Int64] = []
         var tombstones: [[String: SnapshotValue]] = []
@@ -141,22 +141,29 @@ struct HistoryLog {
     private var deleted: [Run] = []
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
-    mutating func insert(_ entity: String, key: Int64) { Self.add(&inserted, .insert, entity, key) }
-
-    mutating func update(_ entity: String, key: Int64, mask: UInt64) {
-        Self.add(&updated, .update, entity, key) { $0.masks.append(Int64(bitPattern: mask)) }
+    /// Records an insert. Called once per new row: a run of one entity appends to one array.
+    mutating func insert(_ entity: Schema.Entity, key: Int64) {
+        let last = Self.run(in: &inserted, .insert, entity)
+        inserted[last].keys.append(key)
     }
 
-    mutating func delete(_ entity: String, key: Int64, preserved: [String: SnapshotValue]?) {
-        Self.add(&deleted, .delete, entity, key) { run in
-            if let preserved { run.tombstones.append(preserved) }
-        }
+    mutating func update(_ entity: Schema.Entity, key: Int64, mask: UInt64) {
+        let last = Self.run(in: &updated, .update, entity)
+        updated[last].keys.append(key)
+        updated[last].masks.append(Int64(bitPattern: mask))
     }
 
-    private static func add(_ runs: inout [Run], _ kind: StoreHistoryChange.Kind, _ entity: String, _ key: Int64, _ extra: (inout Run) -> Void = { _ in }) {
-        if runs.last?.entity != entity { runs.append(Run(kind: kind, entity: entity)) }
-        runs[runs.count - 1].keys.append(key)
-        extra(&runs[runs.count - 1])
+    mutating func delete(_ entity: Schema.Entity, key: Int64, preserved: [String: SnapshotValue]?) {
+        let last = Self.run(in: &deleted, .delete, entity)
+        deleted[last].keys.append(key)
+        if let preserved { deleted[last].tombstones.append(preserved) }
+    }
+
+    /// The position of the run a change of `entity` joins: the last one, or a new one.
+    private static func run(in runs: inout [Run], _ kind: StoreHistoryChange.Kind, _ entity: Schema.Entity) -> Int {
+        if let last = runs.last, last.entity === entity { return runs.count - 1 }
+        runs.append(Run(kind: kind, entity: entity))
+        return runs.count - 1
     }
 
     /// Records the transaction: inserts, then updates, then deletions, each in the order made.
@@ -175,7 +182,7 @@ struct HistoryLog {
             change.reset()
             try change._bind(id, 0)
             try change._bind(Int64(position), 1)
-            try change._bind(run.entity, 2)
+            try change._bind(run.entity.name, 2)
             try change._bind(run.kind.rawValue, 3)
             try SQLiteStore.pack(run.keys).withUnsafeBytes { try change._bind(bytes: $0, 4) }
             if run.kind == .update {

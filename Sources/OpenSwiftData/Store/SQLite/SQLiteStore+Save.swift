@@ -50,7 +50,7 @@ extension SQLiteStore {
             try removeReferences(to: keys, of: layout, on: connection)
             batchDeleted.append(keys)
             if recordsHistory {
-                for key in keys { history.delete(entity.name, key: key, preserved: preserved[key]) }
+                for key in keys { history.delete(entity, key: key, preserved: preserved[key]) }
             }
         }
         var statement: SQLiteStatement?
@@ -69,7 +69,7 @@ extension SQLiteStore {
             let layout = try layout(entity)
             if recordsHistory {
                 let preserved = try preservedValues(layout, where: .compare(.equal, .key(scope: 0), .value(.integer(primaryKey)), .init()), on: connection)
-                history.delete(entity.name, key: primaryKey, preserved: preserved[primaryKey])
+                history.delete(entity, key: primaryKey, preserved: preserved[primaryKey])
             }
             let delete = try prepared(layout.deleteSQL)
             try delete._bind(primaryKey, 0)
@@ -96,7 +96,7 @@ extension SQLiteStore {
                 keys.append(existing)
                 upserted.append(position)
                 // An upsert is an update of the existing row, of every stored property.
-                if recordsHistory { history.update(entity.name, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
+                if recordsHistory { history.update(entity, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
                 continue
             }
             let insert = try prepared(layout.insertSQL)
@@ -118,7 +118,7 @@ extension SQLiteStore {
             let key = connection.lastInsertedRowID
             model._osdState.primaryKey = key
             keys.append(key)
-            if recordsHistory { history.insert(entity.name, key: key) }
+            if recordsHistory { history.insert(entity, key: key) }
         }
         // Rows that referred to models inserted after them get their keys.
         for (layout, model, links) in deferred {
@@ -134,7 +134,7 @@ extension SQLiteStore {
         var lastUpdate: (layout: TableLayout, mask: UInt64, statement: SQLiteStatement)?
         for (entity, model, mask) in changes.updates {
             // Recorded whatever is written: a change to a to-many relationship has no column here.
-            if recordsHistory { history.update(entity.name, key: model._osdState.primaryKey, mask: mask) }
+            if recordsHistory { history.update(entity, key: model._osdState.primaryKey, mask: mask) }
             let layout = try layout(entity)
             // Runs of updates to the same properties reuse one statement without a cache lookup.
             let update: SQLiteStatement
