@@ -45,6 +45,10 @@ import OpenSwiftData
             #expect(trips.map(\.name) == ["Kyoto", "Paris"], "willMigrate removed the duplicate before names became unique")
             #expect(trips.map(\.summary) == ["Kyoto in Japan", "Paris in France"], "didMigrate filled the new property")
             #expect(trips.allSatisfy { $0.rating == 3 })
+            // willMigrate deleted a trip and didMigrate changed two: a sync must not replay them.
+            let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+            #expect(history.count == 1, "only the V1 save is in the history")
+            #expect(history.first?.changes.count == 3)
         }
         #expect(willMigrateRuns.value == before + 1)
 

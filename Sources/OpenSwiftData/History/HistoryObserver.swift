@@ -1,0 +1,91 @@
+import Foundation
+import Observation
+
+/// Watches a container's stores for new history transactions, from this process or others, and
+/// counts the relevant ones in an observable property.
+///
+/// ```swift
+/// let observer = try HistoryObserver(observedModels: [Trip.self], modelContainer: container)
+/// withObservationTracking { _ = observer.eventCounter } onChange: { reloadTrips() }
+/// ```
+///
+/// The observer looks four times a second, and reads the history only when something was saved:
+/// by a context of the container (noted in its save log) or by another connection (the store says
+/// so cheaply). It stops when it is released.
+@Observable
+public final class HistoryObserver {
+    /// A number that increases each time new relevant transactions appear.
+    public private(set) var eventCounter = 0
+    /// The container whose stores the observer watches.
+    @ObservationIgnored public let modelContainer: ModelContainer
+    /// The model classes whose changes count; all when empty.
+    @ObservationIgnored public let observedModels: [any PersistentModel.Type]
+    /// The authors whose transactions count; all when empty.
+    @ObservationIgnored public let authors: Set<String>
+    /// The last transaction seen, by store identifier.
+    @ObservationIgnored private var positions: [String: Int64] = [:]
+    /// The save-log generation of the last look, or `nil` before a first look that given tokens need.
+    @ObservationIgnored private var seenGeneration: UInt64?
+    @ObservationIgnored private var watcher: Task<Void, Never>?
+
+    /// Creates an observer of the transactions after `historyTokens` (by store identifier), or
+    /// after the current end of each store's history when `nil`.
+    ///
+    /// - Parameters:
+    ///   - observedModels: The model classes whose changes count; all when empty.
+    ///   - authors: The authors whose transactions count; all when empty.
+    ///   - isolation: The actor the observer updates `eventCounter` on: the caller's.
+    public convenience init(
+        historyTokens: [String: any HistoryToken]? = nil, observedModels: [any PersistentModel.Type] = [],
+        authors: Set<String> = [], modelContainer: ModelContainer, isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(historyTokens: historyTokens, observedModels: observedModels, authors: authors, modelContainer: modelContainer)
+        watcher = Task { [weak self] in
+            _ = isolation
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 250_000_000)
+                guard let self else { return }
+                // A failed look is retried at the next one.
+                try? self.check()
+            }
+        }
+    }
+
+    private init(historyTokens: [String: any HistoryToken]?, observedModels: [any PersistentModel.Type], authors: Set<String>, modelContainer: ModelContainer) throws {
+        self.modelContainer = modelContainer
+        self.observedModels = observedModels
+        self.authors = authors
+        self.seenGeneration = historyTokens == nil ? modelContainer.saveLog.latestGeneration : nil
+        for slot in modelContainer.stores {
+            let identifier = slot.store.identifier
+            if let historyTokens {
+                positions[identifier] = (historyTokens[identifier] as? DefaultHistoryToken)?.tokenValue[identifier] ?? 0
+            } else {
+                positions[identifier] = try slot.store.latestHistoryTransaction()
+            }
+        }
+    }
+
+    deinit { watcher?.cancel() }
+
+    /// Reads the transactions saved since the last look and counts an event when one is relevant.
+    func check() throws {
+        _ = try modelContainer.pullExternalSaves()
+        let generation = modelContainer.saveLog.latestGeneration
+        guard generation != seenGeneration else { return }
+        seenGeneration = generation
+        let entityNames = Set(observedModels.map { $0._osdEntityName })
+        var relevant = false
+        for slot in modelContainer.stores {
+            let identifier = slot.store.identifier
+            let transactions = try slot.store.historyTransactions(after: positions[identifier] ?? 0)
+            guard let last = transactions.last?.id else { continue }
+            positions[identifier] = last
+            relevant = relevant || transactions.contains { transaction in
+                (authors.isEmpty || transaction.author.map(authors.contains) == true)
+                    && (entityNames.isEmpty || transaction.changes.contains { entityNames.contains($0.entityName) })
+            }
+        }
+        if relevant { eventCounter += 1 }
+    }
+}
