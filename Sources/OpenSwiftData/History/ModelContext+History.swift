@@ -14,12 +14,18 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError/historyTokenExpired`` when the predicate compares with a token
     ///   older than history that was deleted: the changes since that token are no longer all there.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
-        try matchingHistory(descriptor).map(\.transaction)
+        // Custom stores that adopt HistoryProviding answer for their own transaction type.
+        let provided = try container.stores.compactMap { try $0.store.providedHistory(descriptor) }
+        if !provided.isEmpty { return provided.flatMap { $0 } }
+        return try matchingHistory(descriptor).map(\.transaction)
     }
 
     /// Deletes the transactions that match a descriptor from the history of the container's
     /// stores. Tokens older than the deleted transactions expire.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
+        var provided = false
+        for slot in container.stores { provided = try slot.store.deleteProvidedHistory(descriptor) || provided }
+        if provided { return }
         let matching = try matchingHistory(descriptor)
         for slot in container.stores {
             let ids = matching.filter { $0.store === slot.store }.map(\.id)

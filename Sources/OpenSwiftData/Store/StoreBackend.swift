@@ -55,6 +55,12 @@ package protocol StoreBackend: AnyObject, Sendable {
     func eraseAll() throws
     /// The saved transactions with a number above `id`, in order (all of them for 0).
     func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction]
+    /// The transactions a custom store that adopts ``HistoryProviding`` returns for a descriptor of
+    /// its transaction type, or `nil` for a store that does not provide history of that type.
+    func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]?
+    /// Has a custom store that adopts ``HistoryProviding`` delete its transactions; `false` when it
+    /// does not provide history of that type.
+    func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool
     /// The number of the latest transaction in the history, or 0.
     func latestHistoryTransaction() throws -> Int64
     /// Deletes the given transactions from the history.

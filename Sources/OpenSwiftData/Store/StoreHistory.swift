@@ -27,6 +27,10 @@ package struct StoreHistoryChange: Sendable {
 }
 
 extension StoreBackend {
+    /// Stores of OpenSwiftData's own keep their history in ``historyTransactions(after:)``.
+    func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]? { nil }
+    /// Stores of OpenSwiftData's own delete history through ``deleteHistory(transactions:)``.
+    func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool { false }
     /// Stores that cannot tell whether another connection committed never report it.
     func externalCommitMarker() throws -> Int64? { nil }
     /// Stores without history hold none.

@@ -12,7 +12,7 @@ import Foundation
 /// relationship resolved mid-fetch can call the adapter again.
 final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @unchecked Sendable {
     // @unchecked Sendable: `store`, `snapshots` and `remapped` are only used while `lock` is held.
-    private let store: Store
+    let store: Store
     let identifier: String
     var isReadOnly: Bool { false }
     var takesFetchDescriptors: Bool { true }
@@ -145,7 +145,7 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
             var request = try SaveRequestBuilder(adapter: self, changes: changes)
             try request.removeReferencesToDeleted()
             let result = try store.save(DataStoreSaveChangesRequest(
-                editingState: editingState,
+                editingState: EditingState(id: editingState.id, author: changes.author),
                 inserted: try request.inserted.map(userSnapshot),
                 updated: try request.updated.map(userSnapshot),
                 deleted: try request.deleted.map(userSnapshot)))
@@ -188,6 +188,9 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
     }
 
     // MARK: Snapshots
+
+    /// Runs `body` with the store's lock held, for calls into the store from other files.
+    func withStoreLock<R>(_ body: () throws -> R) throws -> R { try locked(body) }
 
     /// Runs `body` with the lock held.
     private func locked<R>(_ body: () throws -> R) throws -> R {
