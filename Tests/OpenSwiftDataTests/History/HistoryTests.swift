@@ -197,5 +197,15 @@ import Testing
         }
         let since = try reopened.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > middle }))
         #expect(since.count == 1)
+
+        // Deleting everything, the newest transaction included, never hands its number out again.
+        try reopened.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(try all(reopened).isEmpty)
+        let again = ModelContext(try container())
+        again.insert(HTrip(name: "later", code: "l"))
+        try again.save()
+        let later = try all(again)
+        #expect(later.count == 1)
+        #expect(later[0].transactionIdentifier > history[3].transactionIdentifier)
     }
 }

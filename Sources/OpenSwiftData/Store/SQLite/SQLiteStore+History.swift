@@ -1,14 +1,17 @@
 import Foundation
 
-/// The history of an SQLite store: one row per saved transaction, and per transaction one row per
-/// run of changes of one kind to one entity, with the runs' keys (and update masks) packed as
-/// little-endian 64-bit integers. Written in the save's own transaction; what a change needs, not
-/// copies of rows. See docs/StorageLayout.md.
+/// The history of an SQLite store: one row per saved transaction, written in the save's own SQLite
+/// transaction, holding what each change needs (entity, kind, key, changed-property mask, preserved
+/// values), not copies of rows. The changes are one BLOB: per run of changes of one kind to one
+/// entity, the kind, the entity name, the keys (and update masks) as little-endian 64-bit integers,
+/// and the preserved values as JSON. One row, one page at most, per save. See docs/StorageLayout.md.
+///
+/// Transaction numbers only grow: the newest row is never removed (a deletion keeps it, emptied
+/// and marked deleted), so SQLite's next rowid is always past every number handed out.
 extension SQLiteStore {
-    /// The history tables; created with the store, and on opening a store from before history.
+    /// The history table; created with the store, and on opening a store from before history.
     static let historyTables = [
-        "CREATE TABLE IF NOT EXISTS osd_history_transaction (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL, author TEXT, bundle TEXT NOT NULL, process TEXT NOT NULL) STRICT",
-        "CREATE TABLE IF NOT EXISTS osd_history_change (transaction_id INTEGER NOT NULL, position INTEGER NOT NULL, entity TEXT NOT NULL, kind INTEGER NOT NULL, keys BLOB NOT NULL, masks BLOB, tombstones TEXT, PRIMARY KEY (transaction_id, position)) STRICT, WITHOUT ROWID",
+        "CREATE TABLE IF NOT EXISTS osd_history (id INTEGER PRIMARY KEY, timestamp REAL NOT NULL, author TEXT, bundle TEXT NOT NULL, process TEXT NOT NULL, changes BLOB, deleted INTEGER NOT NULL DEFAULT 0) STRICT",
     ]
 
     /// The process's identity in the history: its bundle identifier (or executable name) and id.
@@ -19,46 +22,28 @@ extension SQLiteStore {
 
     func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] {
         try withReader { connection in
-            guard try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_history_transaction'") == 1 else { return [] }
-            var transactions: [(id: Int64, timestamp: Date, author: String?, bundle: String, process: String)] = []
-            let select = try connection.statement("SELECT id, timestamp, author, bundle, process FROM osd_history_transaction WHERE id > ? ORDER BY id")
+            guard try Self.hasHistory(connection) else { return [] }
+            var transactions: [StoreHistoryTransaction] = []
+            let select = try connection.statement("SELECT id, timestamp, author, bundle, process, changes FROM osd_history WHERE id > ? AND deleted = 0 ORDER BY id")
             defer { select.reset() }
             try select._bind(id, 0)
             while try select.step() {
-                transactions.append((select._int64(0), Date(timeIntervalSinceReferenceDate: select._double(1)),
-                                     select._isNull(2) ? nil : select._string(2), select._string(3), select._string(4)))
-            }
-            var changes: [Int64: [StoreHistoryChange]] = [:]
-            let runs = try connection.statement("SELECT transaction_id, entity, kind, keys, masks, tombstones FROM osd_history_change WHERE transaction_id > ? ORDER BY transaction_id, position")
-            defer { runs.reset() }
-            try runs._bind(id, 0)
-            while try runs.step() {
-                let entity = runs._string(1)
-                guard let kind = StoreHistoryChange.Kind(rawValue: runs._int64(2)) else {
-                    throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(path) has a change of unknown kind \(runs._int64(2))")
+                let changes = try select._withBytes(5) { try HistoryLog.decode($0) }
+                guard let changes else {
+                    throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(path) has an unreadable transaction \(select._int64(0))")
                 }
-                let keys = runs._withBytes(3) { Self.unpack($0) }
-                let masks = runs._isNull(4) ? [] : runs._withBytes(4) { Self.unpack($0) }
-                var tombstones: [[String: SnapshotValue]] = []
-                if !runs._isNull(5) {
-                    do {
-                        tombstones = try JSONCoding.decoder().decode([[String: SnapshotValue]].self, from: Data(runs._string(5).utf8))
-                    } catch {
-                        throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(path) has unreadable preserved values: \(error)")
-                    }
-                }
-                let list = keys.enumerated().map { position, key in
-                    StoreHistoryChange(kind: kind, entityName: entity, key: key,
-                                       changedProperties: position < masks.count ? UInt64(bitPattern: masks[position]) : 0,
-                                       preservedValues: position < tombstones.count ? tombstones[position] : [:])
-                }
-                changes[runs._int64(0), default: []].append(contentsOf: list)
+                transactions.append(StoreHistoryTransaction(
+                    id: select._int64(0), timestamp: Date(timeIntervalSinceReferenceDate: select._double(1)),
+                    author: select._isNull(2) ? nil : select._string(2), bundleIdentifier: select._string(3),
+                    processIdentifier: select._string(4), changes: changes))
             }
-            return transactions.map {
-                StoreHistoryTransaction(id: $0.id, timestamp: $0.timestamp, author: $0.author, bundleIdentifier: $0.bundle,
-                                        processIdentifier: $0.process, changes: changes[$0.id] ?? [])
-            }
+            return transactions
         }
+    }
+
+    /// Whether the store has its history table (a read-only store from before history has none).
+    static func hasHistory(_ connection: SQLiteConnection) throws -> Bool {
+        try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_history'") == 1
     }
 
     func deleteHistory(transactions ids: [Int64]) throws {
@@ -67,21 +52,27 @@ extension SQLiteStore {
         try withConnection { connection in
             try connection.execute("BEGIN IMMEDIATE")
             do {
-                let changes = try connection.statement("DELETE FROM osd_history_change WHERE transaction_id = ?")
-                let transactions = try connection.statement("DELETE FROM osd_history_transaction WHERE id = ?")
-                for id in ids {
-                    for statement in [changes, transactions] {
-                        try statement._bind(id, 0)
-                        try statement.run()
-                        statement.reset()
-                    }
-                }
+                try Self.removeHistory(ids, on: connection)
                 try Self.markHistoryDeleted(through: ids.max() ?? 0, on: connection)
                 try connection.execute("COMMIT")
             } catch {
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }
                 throw error
             }
+        }
+    }
+
+    /// Removes transactions; the newest row of the table stays, emptied and marked deleted, so that
+    /// transaction numbers are never handed out twice.
+    static func removeHistory(_ ids: [Int64], on connection: SQLiteConnection) throws {
+        let newest = try connection.integer("SELECT max(id) FROM osd_history") ?? 0
+        let delete = try connection.statement("DELETE FROM osd_history WHERE id = ?")
+        let empty = try connection.statement("UPDATE osd_history SET changes = NULL, author = NULL, deleted = 1 WHERE id = ?")
+        for id in ids {
+            let statement = id == newest ? empty : delete
+            try statement._bind(id, 0)
+            try statement.run()
+            statement.reset()
         }
     }
 
@@ -104,8 +95,8 @@ extension SQLiteStore {
 
     func latestHistoryTransaction() throws -> Int64 {
         try withReader { connection in
-            guard try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_history_transaction'") == 1 else { return 0 }
-            return try connection.integer("SELECT max(id) FROM osd_history_transaction") ?? 0
+            guard try Self.hasHistory(connection) else { return 0 }
+            return try connection.integer("SELECT max(id) FROM osd_history") ?? 0
         }
     }
 
@@ -156,7 +147,8 @@ struct HistoryLog {
     mutating func delete(_ entity: Schema.Entity, key: Int64, preserved: [String: SnapshotValue]?) {
         let last = Self.run(in: &deleted, .delete, entity)
         deleted[last].keys.append(key)
-        if let preserved { deleted[last].tombstones.append(preserved) }
+        // One entry per key, so that the preserved values stay aligned with the keys.
+        deleted[last].tombstones.append(preserved ?? [:])
     }
 
     /// The position of the run a change of `entity` joins: the last one, or a new one.
@@ -168,36 +160,78 @@ struct HistoryLog {
 
     /// Records the transaction: inserts, then updates, then deletions, each in the order made.
     func write(author: String?, on connection: SQLiteConnection) throws -> Int64 {
-        let transaction = try connection.statement("INSERT INTO osd_history_transaction (timestamp, author, bundle, process) VALUES (?, ?, ?, ?)")
-        defer { transaction.reset() }
-        try transaction._bind(Date().timeIntervalSinceReferenceDate, 0)
-        if let author { try transaction._bind(author, 1) } else { try transaction._bindNull(1) }
-        try transaction._bind(SQLiteStore.processIdentity.bundle, 2)
-        try transaction._bind(SQLiteStore.processIdentity.process, 3)
-        try transaction.run()
-        let id = connection.lastInsertedRowID
-        let change = try connection.statement("INSERT INTO osd_history_change (transaction_id, position, entity, kind, keys, masks, tombstones) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        defer { change.reset() }
-        for (position, run) in (inserted + updated + deleted).enumerated() {
-            change.reset()
-            try change._bind(id, 0)
-            try change._bind(Int64(position), 1)
-            try change._bind(run.entity.name, 2)
-            try change._bind(run.kind.rawValue, 3)
-            try SQLiteStore.pack(run.keys).withUnsafeBytes { try change._bind(bytes: $0, 4) }
-            if run.kind == .update {
-                try SQLiteStore.pack(run.masks).withUnsafeBytes { try change._bind(bytes: $0, 5) }
+        let insert = try connection.statement("INSERT INTO osd_history (timestamp, author, bundle, process, changes) VALUES (?, ?, ?, ?, ?)")
+        defer { insert.reset() }
+        try insert._bind(Date().timeIntervalSinceReferenceDate, 0)
+        if let author { try insert._bind(author, 1) } else { try insert._bindNull(1) }
+        try insert._bind(SQLiteStore.processIdentity.bundle, 2)
+        try insert._bind(SQLiteStore.processIdentity.process, 3)
+        try encoded().withUnsafeBytes { try insert._bind(bytes: $0, 4) }
+        try insert.run()
+        return connection.lastInsertedRowID
+    }
+
+    /// The runs as one BLOB: per run, the kind (1 byte), the entity name's length and UTF-8 bytes,
+    /// the number of keys, the keys, for an update one mask per key, and the preserved values'
+    /// JSON length and text (0 for none). Integers are little-endian; lengths and counts 64-bit.
+    private func encoded() throws -> Data {
+        var data = Data()
+        func append(_ value: Int64) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        for run in inserted + updated + deleted {
+            data.append(UInt8(run.kind.rawValue))
+            let name = Array(run.entity.name.utf8)
+            append(Int64(name.count))
+            data.append(contentsOf: name)
+            append(Int64(run.keys.count))
+            data.append(SQLiteStore.pack(run.keys))
+            if run.kind == .update { data.append(SQLiteStore.pack(run.masks)) }
+            if run.tombstones.allSatisfy(\.isEmpty) {
+                append(0)
             } else {
-                try change._bindNull(5)
+                let json = try JSONCoding.encoder().encode(run.tombstones)
+                append(Int64(json.count))
+                data.append(json)
             }
-            if run.tombstones.isEmpty {
-                try change._bindNull(6)
-            } else {
-                try change._bind(String(decoding: try JSONCoding.encoder().encode(run.tombstones), as: UTF8.self), 6)
-            }
-            try change.run()
         }
-        return id
+        return data
+    }
+
+    /// The changes of a BLOB that ``encoded()`` wrote, or `nil` when it is malformed.
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> [StoreHistoryChange]? {
+        var offset = 0
+        func integer() -> Int64? {
+            guard offset + 8 <= bytes.count else { return nil }
+            defer { offset += 8 }
+            return Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+        }
+        func slice(_ count: Int64) -> UnsafeRawBufferPointer? {
+            guard count >= 0, offset + Int(count) <= bytes.count else { return nil }
+            defer { offset += Int(count) }
+            return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(count))])
+        }
+        var changes: [StoreHistoryChange] = []
+        while offset < bytes.count {
+            guard let kind = StoreHistoryChange.Kind(rawValue: Int64(bytes[offset])) else { return nil }
+            offset += 1
+            guard let nameLength = integer(), let name = slice(nameLength), let count = integer(),
+                  count >= 0, let keyBytes = slice(count * 8) else { return nil }
+            let entity = String(decoding: name, as: UTF8.self)
+            let keys = SQLiteStore.unpack(keyBytes)
+            var masks: [Int64] = []
+            if kind == .update {
+                guard let maskBytes = slice(count * 8) else { return nil }
+                masks = SQLiteStore.unpack(maskBytes)
+            }
+            guard let jsonLength = integer(), let json = slice(jsonLength) else { return nil }
+            let tombstones = jsonLength == 0 ? [] : try JSONCoding.decoder().decode([[String: SnapshotValue]].self, from: Data(json))
+            for (position, key) in keys.enumerated() {
+                changes.append(StoreHistoryChange(
+                    kind: kind, entityName: entity, key: key,
+                    changedProperties: position < masks.count ? UInt64(bitPattern: masks[position]) : 0,
+                    preservedValues: position < tombstones.count ? tombstones[position] : [:]))
+            }
+        }
+        return changes
     }
 }
 

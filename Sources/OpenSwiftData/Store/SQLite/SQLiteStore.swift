@@ -235,11 +235,11 @@ final class SQLiteStore: @unchecked Sendable {
                     if let keys = layout.sharedKeysTable { try connection.execute("DELETE FROM \(keys)") }
                 }
                 // The history goes too; tokens from before the erase are expired.
-                if try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_history_transaction'") == 1 {
-                    if let last = try connection.integer("SELECT max(id) FROM osd_history_transaction") {
-                        try SQLiteStore.markHistoryDeleted(through: last, on: connection)
-                    }
-                    try connection.execute("DELETE FROM osd_history_change; DELETE FROM osd_history_transaction")
+                if try SQLiteStore.hasHistory(connection), let last = try connection.integer("SELECT max(id) FROM osd_history") {
+                    try SQLiteStore.markHistoryDeleted(through: last, on: connection)
+                    // All but the newest row, which stays empty so that numbers keep growing.
+                    try connection.execute("DELETE FROM osd_history WHERE id < \(last)")
+                    try SQLiteStore.removeHistory([last], on: connection)
                 }
                 try connection.execute("COMMIT")
             } catch {
