@@ -8,13 +8,17 @@ import OpenSwiftData
 /// let container = try ModelContainer(for: Schema([Trip.self]), configurations: [configuration])
 /// ```
 public struct JSONStoreConfiguration: DataStoreConfiguration {
+    /// The store the configuration describes.
     public typealias Store = JSONStore
 
+    /// The name of the configuration.
     public var name: String
+    /// The models the store holds, or `nil` for all of the container's models.
     public var schema: Schema?
     /// The JSON file; created by the first save.
     public var fileURL: URL
 
+    /// Creates a configuration of a store in a JSON file.
     public init(name: String, schema: Schema? = nil, fileURL: URL) {
         self.name = name
         self.schema = schema
@@ -26,10 +30,12 @@ public struct JSONStoreConfiguration: DataStoreConfiguration {
         guard fileURL.isFileURL else { throw DataStoreError.unsupportedFeature }
     }
 
+    /// Configurations are equal when their names and files are.
     public static func == (lhs: JSONStoreConfiguration, rhs: JSONStoreConfiguration) -> Bool {
         lhs.name == rhs.name && lhs.fileURL == rhs.fileURL
     }
 
+    /// Hashes the name and the file.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(fileURL)
@@ -42,13 +48,19 @@ public struct JSONStoreConfiguration: DataStoreConfiguration {
 /// file again atomically, so a save is all or nothing. New models get `UUID` primary keys. The
 /// store evaluates no predicate or sort: it asks the context to do both in memory.
 public final class JSONStore: DataStore {
+    /// The store's configuration type.
     public typealias Configuration = JSONStoreConfiguration
+    /// The store's snapshot type.
     public typealias Snapshot = DefaultSnapshot
 
+    /// The configuration the store was created with.
     public let configuration: JSONStoreConfiguration
+    /// The store's identifier: the file's path.
     public let identifier: String
+    /// The models the store holds.
     public let schema: Schema
 
+    /// Creates the store for a configuration; the file is created by the first save.
     public init(_ configuration: JSONStoreConfiguration, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
         guard let schema = configuration.schema else { throw DataStoreError.unsupportedFeature }
         self.configuration = configuration
@@ -57,6 +69,7 @@ public final class JSONStore: DataStore {
         self.identifier = configuration.fileURL.path
     }
 
+    /// Returns every model of the requested type; asks the context to filter and sort in memory.
     public func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
         if request.descriptor.predicate != nil { throw DataStoreError.preferInMemoryFilter }
         if !request.descriptor.sortBy.isEmpty { throw DataStoreError.preferInMemorySort }
@@ -65,6 +78,8 @@ public final class JSONStore: DataStore {
         return DataStoreFetchResult(descriptor: request.descriptor, fetchedSnapshots: snapshots)
     }
 
+    /// Applies the inserted, updated and deleted snapshots to the file, all or nothing, giving new
+    /// models `UUID` keys.
     public func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
         var snapshots = try read()
         var position: [PersistentIdentifier: Int] = [:]
@@ -98,6 +113,7 @@ public final class JSONStore: DataStore {
         return DataStoreSaveChangesResult(for: identifier, remappedIdentifiers: remapped)
     }
 
+    /// Deletes the file.
     public func erase() throws {
         if FileManager.default.fileExists(atPath: configuration.fileURL.path) {
             try FileManager.default.removeItem(at: configuration.fileURL)
