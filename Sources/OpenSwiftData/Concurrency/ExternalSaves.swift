@@ -11,10 +11,11 @@ final class ExternalSaves: Sendable {
     private struct Position: Sendable {
         var marker: Int64?
         var lastSeen: Int64 = 0
-        var own: Set<Int64> = []
     }
 
     private let positions: LockedValue<[Position]>
+    /// The number this container's saves carry in the history (``StoreChanges/origin``).
+    let origin = Int64.random(in: 1...Int64.max)
 
     /// Starts following the stores from their current history.
     init(stores: [StoreSlot]) throws {
@@ -24,12 +25,6 @@ final class ExternalSaves: Sendable {
             position.lastSeen = try slot.store.latestHistoryTransaction()
             return position
         })
-    }
-
-    /// Notes a transaction this container recorded, so that it is never taken for another's.
-    func recorded(_ transaction: Int64?, slot: Int) {
-        guard let transaction else { return }
-        _ = positions.withValue { $0[slot].own.insert(transaction) }
     }
 
     /// Records in the log the saves others made since the last look; returns whether there were any.
@@ -42,7 +37,7 @@ final class ExternalSaves: Sendable {
                 let transactions = try slot.store.historyTransactions(after: positions[index].lastSeen)
                 guard let last = transactions.last?.id else { continue }
                 positions[index].lastSeen = last
-                for transaction in transactions where positions[index].own.remove(transaction.id) == nil {
+                for transaction in transactions where transaction.origin != origin {
                     log.record(Self.changes(transaction, store: slot.store.identifier), from: source)
                     found = true
                 }

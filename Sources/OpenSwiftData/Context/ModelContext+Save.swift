@@ -21,6 +21,7 @@ extension ModelContext {
         var changes = StoreChanges()
         changes.author = author
         changes.recordsHistory = recordsHistory
+        changes.origin = container.externalSaves.origin
         var batchDeletedEntities: [Schema.Entity] = []
         var filteredDeletes: [(Schema.Entity, [Int64])] = []
         for pending in pendingBatchDeletes {
@@ -70,7 +71,6 @@ extension ModelContext {
             return try saveAcrossStores(changes, batchDeletedEntities: batchDeletedEntities, filteredDeletes: filteredDeletes)
         }
         let result = try container.stores[0].store.save(changes)
-        container.externalSaves.recorded(result.historyTransaction, slot: 0)
         let deletedEntities = Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name))
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
                 batchDeleted: Array(zip(batchDeletedEntities, result.batchDeleted)) + filteredDeletes)

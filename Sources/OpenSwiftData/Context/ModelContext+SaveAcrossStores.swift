@@ -9,6 +9,7 @@ extension ModelContext {
         var empty = StoreChanges()
         empty.author = changes.author
         empty.recordsHistory = changes.recordsHistory
+        empty.origin = changes.origin
         var parts = Array(repeating: empty, count: slots.count)
         var positions = Array(repeating: [Int](), count: slots.count)
         for (position, insert) in changes.inserts.enumerated() {
@@ -30,7 +31,6 @@ extension ModelContext {
         for (index, part) in parts.enumerated() where !part.isEmpty {
             do {
                 let result = try slots[index].store.save(part)
-                container.externalSaves.recorded(result.historyTransaction, slot: index)
                 for (local, key) in result.inserted.enumerated() { keys[positions[index][local]] = key }
                 for local in result.upserted { upserted.insert(positions[index][local]) }
                 batchDeleted += zip(part.batchDeletes.map(\.entity), result.batchDeleted).map { ($0, $1) }

@@ -16,6 +16,9 @@ package struct StoreChanges {
     var author: String?
     /// Whether the save is recorded in the store's history; migrations' saves are not.
     var recordsHistory = true
+    /// A number that names the saving container in the history, so that it can tell its own saves
+    /// from other containers' and processes'.
+    var origin: Int64 = 0
     /// New models, with their entities.
     var inserts: [(entity: Schema.Entity, model: any PersistentModel)] = []
     /// Changed models and the mask of their changed attributes.

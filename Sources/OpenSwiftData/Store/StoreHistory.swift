@@ -8,6 +8,8 @@ package struct StoreHistoryTransaction: Sendable {
     let author: String?
     let bundleIdentifier: String
     let processIdentifier: String
+    /// The container that saved, as ``StoreChanges/origin`` named it.
+    let origin: Int64
     let changes: [StoreHistoryChange]
 }
 

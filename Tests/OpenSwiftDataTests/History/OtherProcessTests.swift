@@ -61,6 +61,27 @@ import Testing
         #expect(last.changes.contains { if case .delete = $0 { $0.changedPersistentIdentifier == doomed.persistentModelID } else { false } })
     }
 
+    @Test func anotherContainerOnTheSameFileIsMergedAndItsOwnSavesAreNot() throws {
+        _ = try seed()
+        let mine = try container()
+        let context = ModelContext(mine)
+        let first = try #require(try context.fetch(FetchDescriptor<FuzzOwner>(predicate: #Predicate { $0.name == "first" })).first)
+        let other = ModelContext(try container())
+        let copy = try #require(try other.fetch(FetchDescriptor<FuzzOwner>(predicate: #Predicate { $0.name == "first" })).first)
+        copy.rank = 7
+        try other.save()
+        let before = mine.saveLog.latestGeneration
+        #expect(try context.fetch(FetchDescriptor<FuzzOwner>()).count == 2)
+        #expect(first.rank == 7, "merged from the other container")
+        #expect(mine.saveLog.latestGeneration == before + 1, "one external save")
+        // A save of this container is not taken for another's.
+        first.rank = 8
+        try context.save()
+        let after = mine.saveLog.latestGeneration
+        _ = try ModelContext(mine).fetch(FetchDescriptor<FuzzOwner>())
+        #expect(mine.saveLog.latestGeneration == after)
+    }
+
     @MainActor
     @Test func theMainContextShowsAnotherProcessSaveByItself() async throws {
         _ = try seed()

@@ -11,7 +11,7 @@ import Foundation
 extension SQLiteStore {
     /// The history table; created with the store, and on opening a store from before history.
     static let historyTables = [
-        "CREATE TABLE IF NOT EXISTS osd_history (id INTEGER PRIMARY KEY, timestamp REAL NOT NULL, author TEXT, bundle TEXT NOT NULL, process TEXT NOT NULL, changes BLOB, deleted INTEGER NOT NULL DEFAULT 0) STRICT",
+        "CREATE TABLE IF NOT EXISTS osd_history (id INTEGER PRIMARY KEY, timestamp REAL NOT NULL, author TEXT, bundle TEXT NOT NULL, process TEXT NOT NULL, origin INTEGER NOT NULL, changes BLOB, deleted INTEGER NOT NULL DEFAULT 0) STRICT",
     ]
 
     /// The process's identity in the history: its bundle identifier (or executable name) and id.
@@ -24,18 +24,18 @@ extension SQLiteStore {
         try withReader { connection in
             guard try Self.hasHistory(connection) else { return [] }
             var transactions: [StoreHistoryTransaction] = []
-            let select = try connection.statement("SELECT id, timestamp, author, bundle, process, changes FROM osd_history WHERE id > ? AND deleted = 0 ORDER BY id")
+            let select = try connection.statement("SELECT id, timestamp, author, bundle, process, origin, changes FROM osd_history WHERE id > ? AND deleted = 0 ORDER BY id")
             defer { select.reset() }
             try select._bind(id, 0)
             while try select.step() {
-                let changes = try select._withBytes(5) { try HistoryLog.decode($0) }
+                let changes = try select._withBytes(6) { try HistoryLog.decode($0) }
                 guard let changes else {
                     throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(path) has an unreadable transaction \(select._int64(0))")
                 }
                 transactions.append(StoreHistoryTransaction(
                     id: select._int64(0), timestamp: Date(timeIntervalSinceReferenceDate: select._double(1)),
                     author: select._isNull(2) ? nil : select._string(2), bundleIdentifier: select._string(3),
-                    processIdentifier: select._string(4), changes: changes))
+                    processIdentifier: select._string(4), origin: select._int64(5), changes: changes))
             }
             return transactions
         }
@@ -159,14 +159,15 @@ struct HistoryLog {
     }
 
     /// Records the transaction: inserts, then updates, then deletions, each in the order made.
-    func write(author: String?, on connection: SQLiteConnection) throws -> Int64 {
-        let insert = try connection.statement("INSERT INTO osd_history (timestamp, author, bundle, process, changes) VALUES (?, ?, ?, ?, ?)")
+    func write(author: String?, origin: Int64, on connection: SQLiteConnection) throws -> Int64 {
+        let insert = try connection.statement("INSERT INTO osd_history (timestamp, author, bundle, process, origin, changes) VALUES (?, ?, ?, ?, ?, ?)")
         defer { insert.reset() }
         try insert._bind(Date().timeIntervalSinceReferenceDate, 0)
         if let author { try insert._bind(author, 1) } else { try insert._bindNull(1) }
         try insert._bind(SQLiteStore.processIdentity.bundle, 2)
         try insert._bind(SQLiteStore.processIdentity.process, 3)
-        try encoded().withUnsafeBytes { try insert._bind(bytes: $0, 4) }
+        try insert._bind(origin, 4)
+        try encoded().withUnsafeBytes { try insert._bind(bytes: $0, 5) }
         try insert.run()
         return connection.lastInsertedRowID
     }

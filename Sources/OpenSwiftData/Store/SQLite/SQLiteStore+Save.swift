@@ -172,7 +172,7 @@ extension SQLiteStore {
         }
         var result = StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
         if recordsHistory, !history.isEmpty {
-            result.historyTransaction = try history.write(author: changes.author, on: connection)
+            result.historyTransaction = try history.write(author: changes.author, origin: changes.origin, on: connection)
         }
         return result
     }
