@@ -209,3 +209,32 @@ import Testing
         #expect(later[0].transactionIdentifier > history[3].transactionIdentifier)
     }
 }
+
+/// The history row's encoding gives back every key and mask, whatever their size or order.
+@Suite struct HistoryEncodingTests {
+    @Test func keysAndMasksRoundTrip() throws {
+        let entity = try #require(Schema([HTrip.self, HVisit.self, HTag.self]).entitiesByName["HTrip"])
+        let keys: [Int64] = [1, 2, 3, 1_000, -5, .max, .min, 0, 42]
+        let masks: [UInt64] = [0, 1, .max, 1 << 63, 12_345]
+        var log = HistoryLog()
+        for key in keys { log.insert(entity, key: key) }
+        for (key, mask) in zip(keys.reversed(), masks) { log.update(entity, key: key, mask: mask) }
+        log.delete(entity, key: 7, preserved: ["code": .text("c7")])
+        log.delete(entity, key: 6, preserved: nil)
+        let data = try log.encoded()
+        let changes = try #require(try data.withUnsafeBytes { try HistoryLog.decode($0) })
+        #expect(changes.filter { $0.kind == .insert }.map(\.key) == keys)
+        let updates = changes.filter { $0.kind == .update }
+        #expect(updates.map(\.key) == Array(keys.reversed().prefix(masks.count)))
+        #expect(updates.map(\.changedProperties) == masks)
+        let deletions = changes.filter { $0.kind == .delete }
+        #expect(deletions.map(\.key) == [7, 6])
+        #expect(deletions.first?.preservedValues["code"] == .text("c7"))
+        #expect(deletions.last?.preservedValues.isEmpty == true)
+        var consecutive = HistoryLog()
+        for key in Int64(1_000_000)..<1_001_000 { consecutive.insert(entity, key: key) }
+        let compact = try consecutive.encoded()
+        #expect(compact.count < 1_100, "consecutive keys take a byte each: \(compact.count) bytes for 1,000")
+        #expect(try data.dropLast().withUnsafeBytes { try HistoryLog.decode($0) } == nil, "a truncated row is refused")
+    }
+}

@@ -105,16 +105,6 @@ extension SQLiteStore {
             try connection.integer("SELECT value FROM osd_metadata WHERE key = 'historyDeletedThrough'") ?? 0
         }
     }
-
-    static func pack(_ values: [Int64]) -> Data {
-        // One copy of the array's bytes, little-endian on every platform.
-        let little = Int64(1).littleEndian == 1 ? values : values.map(\.littleEndian)
-        return little.withUnsafeBytes { Data($0) }
-    }
-
-    static func unpack(_ bytes: UnsafeRawBufferPointer) -> [Int64] {
-        (0..<(bytes.count / 8)).map { Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self)) }
-    }
 }
 
 /// The changes one save makes, gathered while it writes, then recorded as one history transaction.
@@ -173,40 +163,64 @@ struct HistoryLog {
     }
 
     /// The runs as one BLOB: per run, the kind (1 byte), the entity name's length and UTF-8 bytes,
-    /// the number of keys, the keys, for an update one mask per key, and the preserved values'
-    /// JSON length and text (0 for none). Integers are little-endian; lengths and counts 64-bit.
-    private func encoded() throws -> Data {
-        var data = Data()
-        func append(_ value: Int64) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+    /// the number of keys, each key as the difference from the previous one, for an update one mask
+    /// per key, and the preserved values' JSON length and text (0 for none). Numbers are LEB128
+    /// varints (differences zigzag-encoded), so a run of consecutive keys takes a byte per key.
+    func encoded() throws -> Data {
+        var bytes: [UInt8] = []
         for run in inserted + updated + deleted {
-            data.append(UInt8(run.kind.rawValue))
+            bytes.append(UInt8(run.kind.rawValue))
             let name = Array(run.entity.name.utf8)
-            append(Int64(name.count))
-            data.append(contentsOf: name)
-            append(Int64(run.keys.count))
-            data.append(SQLiteStore.pack(run.keys))
-            if run.kind == .update { data.append(SQLiteStore.pack(run.masks)) }
+            HistoryLog.appendVarint(UInt64(name.count), to: &bytes)
+            bytes.append(contentsOf: name)
+            HistoryLog.appendVarint(UInt64(run.keys.count), to: &bytes)
+            bytes.reserveCapacity(bytes.count + run.keys.count * (run.kind == .update ? 3 : 1))
+            var previous: Int64 = 0
+            for key in run.keys {
+                let difference = key &- previous
+                HistoryLog.appendVarint(UInt64(bitPattern: (difference << 1) ^ (difference >> 63)), to: &bytes)
+                previous = key
+            }
+            if run.kind == .update {
+                for mask in run.masks { HistoryLog.appendVarint(UInt64(bitPattern: mask), to: &bytes) }
+            }
             if run.tombstones.allSatisfy(\.isEmpty) {
-                append(0)
+                bytes.append(0)
             } else {
                 let json = try JSONCoding.encoder().encode(run.tombstones)
-                append(Int64(json.count))
-                data.append(json)
+                HistoryLog.appendVarint(UInt64(json.count), to: &bytes)
+                bytes.append(contentsOf: json)
             }
         }
-        return data
+        return Data(bytes)
+    }
+
+    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
     }
 
     /// The changes of a BLOB that ``encoded()`` wrote, or `nil` when it is malformed.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> [StoreHistoryChange]? {
         var offset = 0
-        func integer() -> Int64? {
-            guard offset + 8 <= bytes.count else { return nil }
-            defer { offset += 8 }
-            return Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < bytes.count, shift < 64 {
+                let byte = bytes[offset]
+                offset += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+            return nil
         }
-        func slice(_ count: Int64) -> UnsafeRawBufferPointer? {
-            guard count >= 0, offset + Int(count) <= bytes.count else { return nil }
+        func slice(_ count: UInt64) -> UnsafeRawBufferPointer? {
+            guard count <= UInt64(bytes.count - offset) else { return nil }
             defer { offset += Int(count) }
             return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(count))])
         }
@@ -214,21 +228,31 @@ struct HistoryLog {
         while offset < bytes.count {
             guard let kind = StoreHistoryChange.Kind(rawValue: Int64(bytes[offset])) else { return nil }
             offset += 1
-            guard let nameLength = integer(), let name = slice(nameLength), let count = integer(),
-                  count >= 0, let keyBytes = slice(count * 8) else { return nil }
+            guard let nameLength = varint(), let name = slice(nameLength), let count = varint(),
+                  count <= UInt64(bytes.count - offset) else { return nil }
             let entity = String(decoding: name, as: UTF8.self)
-            let keys = SQLiteStore.unpack(keyBytes)
-            var masks: [Int64] = []
-            if kind == .update {
-                guard let maskBytes = slice(count * 8) else { return nil }
-                masks = SQLiteStore.unpack(maskBytes)
+            var keys: [Int64] = []
+            keys.reserveCapacity(Int(count))
+            var previous: Int64 = 0
+            for _ in 0..<count {
+                guard let zigzag = varint() else { return nil }
+                let difference = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+                previous = previous &+ difference
+                keys.append(previous)
             }
-            guard let jsonLength = integer(), let json = slice(jsonLength) else { return nil }
+            var masks: [UInt64] = []
+            if kind == .update {
+                for _ in 0..<count {
+                    guard let mask = varint() else { return nil }
+                    masks.append(mask)
+                }
+            }
+            guard let jsonLength = varint(), let json = slice(jsonLength) else { return nil }
             let tombstones = jsonLength == 0 ? [] : try JSONCoding.decoder().decode([[String: SnapshotValue]].self, from: Data(json))
             for (position, key) in keys.enumerated() {
                 changes.append(StoreHistoryChange(
                     kind: kind, entityName: entity, key: key,
-                    changedProperties: position < masks.count ? UInt64(bitPattern: masks[position]) : 0,
+                    changedProperties: position < masks.count ? masks[position] : 0,
                     preservedValues: position < tombstones.count ? tombstones[position] : [:]))
             }
         }
