@@ -146,11 +146,18 @@ public final class ModelContainer: Sendable {
     /// main context shows them without being asked.
     private func followExternalSavesForMainContext() {
         Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: 500_000_000)
+            while true {
+                do { try await Task.sleep(nanoseconds: 500_000_000) } catch { return }   // cancelled
                 guard let self else { return }
-                // A failed look is retried at the next one; the contexts' own looks report errors.
-                _ = try? self.pullExternalSaves()
+                do {
+                    _ = try self.pullExternalSaves()
+                } catch {
+                    // Nothing was merged, so the next look retries; the main context's next fetch
+                    // or save throws the error, as for any read that fails where the API cannot throw.
+                    Task { @MainActor in
+                        if let context = self.lazyMainContext, context.deferredReadFailure == nil { context.deferredReadFailure = error }
+                    }
+                }
             }
         }
     }

@@ -27,6 +27,9 @@ public final class HistoryObserver {
     /// The save-log generation of the last look, or `nil` before a first look that given tokens need.
     @ObservationIgnored private var seenGeneration: UInt64?
     @ObservationIgnored private var watcher: Task<Void, Never>?
+    /// The error of the last look that could not read the history, kept for diagnosis; the next
+    /// look retries from the same positions.
+    @ObservationIgnored private(set) var lastFailure: (any Error)?
 
     /// Creates an observer of the transactions after `historyTokens` (by store identifier), or
     /// after the current end of each store's history when `nil`.
@@ -42,11 +45,16 @@ public final class HistoryObserver {
         try self.init(historyTokens: historyTokens, observedModels: observedModels, authors: authors, modelContainer: modelContainer)
         watcher = Task { [weak self] in
             _ = isolation
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: 250_000_000)
+            while true {
+                do { try await Task.sleep(nanoseconds: 250_000_000) } catch { return }   // cancelled
                 guard let self else { return }
-                // A failed look is retried at the next one.
-                try? self.check()
+                do {
+                    try self.check()
+                } catch {
+                    // The positions did not move, so the next look reads the same transactions
+                    // again: a failed read delays an event, it never loses one.
+                    self.lastFailure = error
+                }
             }
         }
     }
@@ -73,19 +81,23 @@ public final class HistoryObserver {
         _ = try modelContainer.pullExternalSaves()
         let generation = modelContainer.saveLog.latestGeneration
         guard generation != seenGeneration else { return }
-        seenGeneration = generation
         let entityNames = Set(observedModels.map { $0._osdEntityName })
+        // Positions move only once every store was read, so that a failed read loses nothing.
+        var updated = positions
         var relevant = false
         for slot in modelContainer.stores {
             let identifier = slot.store.identifier
-            let transactions = try slot.store.historyTransactions(after: positions[identifier] ?? 0)
+            let transactions = try slot.store.historyTransactions(after: updated[identifier] ?? 0)
             guard let last = transactions.last?.id else { continue }
-            positions[identifier] = last
+            updated[identifier] = last
             relevant = relevant || transactions.contains { transaction in
                 (authors.isEmpty || transaction.author.map(authors.contains) == true)
                     && (entityNames.isEmpty || transaction.changes.contains { entityNames.contains($0.entityName) })
             }
         }
+        positions = updated
+        seenGeneration = generation
+        lastFailure = nil
         if relevant { eventCounter += 1 }
     }
 }
