@@ -6,7 +6,8 @@ import Foundation
 /// A store says cheaply whether anything else committed since it last looked (SQLite:
 /// `PRAGMA data_version` on the writer connection); only then is its history read past the last
 /// transaction seen, and the transactions this container did not record become saves in its
-/// ``SaveLog``.
+/// ``SaveLog``. A save needs no look at all: the number of the transaction it recorded tells
+/// whether anything committed since the last one seen (``noteOwnTransaction(_:inStoreAt:into:stores:source:)``).
 final class ExternalSaves: Sendable {
     private struct Position: Sendable {
         var marker: Int64?
@@ -41,6 +42,30 @@ final class ExternalSaves: Sendable {
                     log.record(Self.changes(transaction, store: slot.store.identifier), from: source)
                     found = true
                 }
+            }
+            return found
+        }
+    }
+
+    /// Takes note of a transaction this container just recorded in the store at `index`. When it
+    /// directly follows the last one seen, nothing else committed in between and nothing is read
+    /// (the cheap path of every save); otherwise the transactions in between are read and the ones
+    /// other containers and processes made are recorded in the log. Returns whether there were any.
+    func noteOwnTransaction(_ id: Int64, inStoreAt index: Int, into log: SaveLog, stores: [StoreSlot], source: ObjectIdentifier) throws -> Bool {
+        try positions.withValue { positions in
+            let lastSeen = positions[index].lastSeen
+            if id <= lastSeen { return false }   // a concurrent save's look already read past it
+            if id == lastSeen + 1 {
+                positions[index].lastSeen = id
+                return false
+            }
+            let slot = stores[index]
+            var found = false
+            for transaction in try slot.store.historyTransactions(after: lastSeen) {
+                positions[index].lastSeen = max(positions[index].lastSeen, transaction.id)
+                guard transaction.origin != origin else { continue }
+                log.record(Self.changes(transaction, store: slot.store.identifier), from: source)
+                found = true
             }
             return found
         }

@@ -6,17 +6,23 @@ extension ModelContext {
     /// access (notifying Observation now), except those this context changed and has not saved,
     /// which keep their local values. A model another context deleted leaves the identity map and
     /// reports `isDeleted`. The context calls this itself before each fetch, `model(for:)`, save
-    /// and `processPendingChanges()`; the main context also does it soon after any other context
-    /// saves.
+    /// and `processPendingChanges()` (after a save that only inserts, for other processes' saves);
+    /// the main context also does it soon after any other context saves.
     ///
     /// A read that fails while refreshing (the store busy, an I/O error) never looks like a
     /// deletion: the models stay as they are, the next merge tries again, and the error is thrown
     /// by the next `fetch` or `save` (``throwDeferredReadFailure()``).
-    func mergeChangesFromOtherContexts() {
-        do {
-            _ = try container.pullExternalSaves()
-        } catch {
-            if deferredReadFailure == nil { deferredReadFailure = error }
+    ///
+    /// - Parameter lookingOutside: Whether to ask the stores first for what other containers and
+    ///   processes saved (a cheap check, but one SQLite statement); the merge of sibling contexts'
+    ///   saves needs no look.
+    func mergeChangesFromOtherContexts(lookingOutside: Bool = true) {
+        if lookingOutside {
+            do {
+                _ = try container.pullExternalSaves()
+            } catch {
+                if deferredReadFailure == nil { deferredReadFailure = error }
+            }
         }
         let (entries, latest) = container.saveLog.saves(after: seenGeneration, excluding: ObjectIdentifier(self))
         guard latest != seenGeneration else { return }

@@ -142,6 +142,16 @@ public final class ModelContainer: Sendable {
         return found
     }
 
+    /// Takes note of the history transaction a save of this container recorded, reading what
+    /// others saved before it when its number says they did. Returns whether they saved anything.
+    func noteOwnTransaction(_ id: Int64, inStoreAt index: Int) throws -> Bool {
+        let found = try externalSaves.noteOwnTransaction(id, inStoreAt: index, into: saveLog, stores: stores, source: ObjectIdentifier(externalSaves))
+        if found, hasMainContext.load() {
+            Task { @MainActor in self.lazyMainContext?.mergeChangesFromOtherContexts(lookingOutside: false) }
+        }
+        return found
+    }
+
     /// Looks for other processes' saves twice a second while the container lives, so that the
     /// main context shows them without being asked.
     private func followExternalSavesForMainContext() {

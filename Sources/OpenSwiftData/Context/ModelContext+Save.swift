@@ -9,7 +9,11 @@ extension ModelContext {
     /// the stores before it keep what they wrote: the context records those changes as saved and
     /// keeps the rest pending, and the error is thrown.
     public func save() throws {
-        mergeChangesFromOtherContexts()
+        // A save that only inserts writes nothing that depends on what others saved: it merges
+        // their saves after it commits, found through the number of its history transaction,
+        // instead of asking the store before. Sibling contexts' saves are merged either way.
+        let insertsOnly = changed.isEmpty && deleted.isEmpty && pendingBatchDeletes.isEmpty && container.stores.count == 1
+        mergeChangesFromOtherContexts(lookingOutside: !insertsOnly)
         try throwDeferredReadFailure()
         guard hasChanges else { return }
         try checkSavesAllowed()
@@ -75,6 +79,21 @@ extension ModelContext {
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
                 batchDeleted: Array(zip(batchDeletedEntities, result.batchDeleted)) + filteredDeletes)
         if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
+        if let transaction = result.historyTransaction { noteSavedTransaction(transaction, mergingOthers: insertsOnly) }
+    }
+
+    /// Moves the container's position in the store's history past a transaction this context
+    /// recorded; when others committed before it, records their saves and, after an inserts-only
+    /// save (which did not look before), merges them. The save has committed: a failed read is
+    /// thrown by the next fetch or save, as for any merge.
+    private func noteSavedTransaction(_ transaction: Int64, mergingOthers: Bool) {
+        do {
+            if try container.noteOwnTransaction(transaction, inStoreAt: 0), mergingOthers {
+                mergeChangesFromOtherContexts(lookingOutside: false)
+            }
+        } catch {
+            if deferredReadFailure == nil { deferredReadFailure = error }
+        }
     }
 
     /// Throws ``SwiftDataError/saveNotAllowed`` before anything changes when a store with pending

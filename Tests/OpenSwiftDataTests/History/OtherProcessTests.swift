@@ -82,6 +82,37 @@ import Testing
         #expect(mine.saveLog.latestGeneration == after)
     }
 
+    /// A save that only inserts does not look at the store before it writes; its own history
+    /// transaction's number shows that others committed first, and their saves are merged after it.
+    @Test(arguments: [false, true])
+    func aSaveMergesWhatOthersSavedBeforeIt(insertsOnly: Bool) throws {
+        _ = try seed()
+        let mine = try container()
+        let context = ModelContext(mine)
+        let owners = try context.fetch(FetchDescriptor<FuzzOwner>(sortBy: [SortDescriptor(\.name)]))
+        let first = try #require(owners.first { $0.name == "first" })
+        let doomed = try #require(owners.first { $0.name == "doomed" })
+
+        let process = try helper("edit")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+
+        context.insert(FuzzOwner(name: "third", rank: 3))
+        if !insertsOnly { first.name = "first, renamed" }
+        try context.save()
+        #expect(first.rank == 99, "the other process's value, merged by the save without a fetch")
+        #expect(doomed.isDeleted)
+        // The next save of this container follows on directly: nothing is read, nothing is merged twice.
+        let generation = mine.saveLog.latestGeneration
+        context.insert(FuzzOwner(name: "fourth", rank: 4))
+        try context.save()
+        #expect(mine.saveLog.latestGeneration == generation + 1, "only this save")
+
+        let reopened = ModelContext(try container())
+        let names = try reopened.fetch(FetchDescriptor<FuzzOwner>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+        #expect(names == (insertsOnly ? ["first", "fourth", "second", "third"] : ["first, renamed", "fourth", "second", "third"]))
+    }
+
     @MainActor
     @Test func theMainContextShowsAnotherProcessSaveByItself() async throws {
         _ = try seed()

@@ -87,7 +87,7 @@ extension SQLiteStore {
     /// SQLite's `data_version` of the writer connection: it changes when another connection commits.
     func externalCommitMarker() throws -> Int64? {
         try withConnection { connection in
-            let version = try connection.statement("PRAGMA data_version")
+            let version = try connection.statement(.dataVersion)
             defer { version.reset() }
             return try version.step() ? version._int64(0) : nil
         }
@@ -150,12 +150,13 @@ struct HistoryLog {
 
     /// Records the transaction: inserts, then updates, then deletions, each in the order made.
     func write(author: String?, origin: Int64, on connection: SQLiteConnection) throws -> Int64 {
-        let insert = try connection.statement("INSERT INTO osd_history (timestamp, author, bundle, process, origin, changes) VALUES (?, ?, ?, ?, ?, ?)")
+        let insert = try connection.statement(.recordHistory)
         defer { insert.reset() }
         try insert._bind(Date().timeIntervalSinceReferenceDate, 0)
         if let author { try insert._bind(author, 1) } else { try insert._bindNull(1) }
-        try insert._bind(SQLiteStore.processIdentity.bundle, 2)
-        try insert._bind(SQLiteStore.processIdentity.process, 3)
+        let identity = SQLiteStore.processIdentity
+        try insert._bind(identity.bundle, 2)
+        try insert._bind(identity.process, 3)
         try insert._bind(origin, 4)
         try encoded().withUnsafeBytes { try insert._bind(bytes: $0, 5) }
         try insert.run()
@@ -166,33 +167,40 @@ struct HistoryLog {
     /// the number of keys, each key as the difference from the previous one, for an update one mask
     /// per key, and the preserved values' JSON length and text (0 for none). Numbers are LEB128
     /// varints (differences zigzag-encoded), so a run of consecutive keys takes a byte per key.
-    func encoded() throws -> Data {
+    func encoded() throws -> [UInt8] {
         var bytes: [UInt8] = []
-        for run in inserted + updated + deleted {
-            bytes.append(UInt8(run.kind.rawValue))
-            let name = Array(run.entity.name.utf8)
-            HistoryLog.appendVarint(UInt64(name.count), to: &bytes)
-            bytes.append(contentsOf: name)
-            HistoryLog.appendVarint(UInt64(run.keys.count), to: &bytes)
-            bytes.reserveCapacity(bytes.count + run.keys.count * (run.kind == .update ? 3 : 1))
-            var previous: Int64 = 0
-            for key in run.keys {
-                let difference = key &- previous
-                HistoryLog.appendVarint(UInt64(bitPattern: (difference << 1) ^ (difference >> 63)), to: &bytes)
-                previous = key
-            }
-            if run.kind == .update {
-                for mask in run.masks { HistoryLog.appendVarint(UInt64(bitPattern: mask), to: &bytes) }
-            }
-            if run.tombstones.allSatisfy(\.isEmpty) {
-                bytes.append(0)
-            } else {
-                let json = try JSONCoding.encoder().encode(run.tombstones)
-                HistoryLog.appendVarint(UInt64(json.count), to: &bytes)
-                bytes.append(contentsOf: json)
-            }
+        bytes.reserveCapacity(64)
+        for run in inserted { try Self.append(run, to: &bytes) }
+        for run in updated { try Self.append(run, to: &bytes) }
+        for run in deleted { try Self.append(run, to: &bytes) }
+        return bytes
+    }
+
+    private static func append(_ run: Run, to bytes: inout [UInt8]) throws {
+        bytes.append(UInt8(run.kind.rawValue))
+        var name = run.entity.name
+        name.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count), to: &bytes)
+            bytes.append(contentsOf: utf8)
         }
-        return Data(bytes)
+        appendVarint(UInt64(run.keys.count), to: &bytes)
+        bytes.reserveCapacity(bytes.count + run.keys.count * (run.kind == .update ? 3 : 1))
+        var previous: Int64 = 0
+        for key in run.keys {
+            let difference = key &- previous
+            appendVarint(UInt64(bitPattern: (difference << 1) ^ (difference >> 63)), to: &bytes)
+            previous = key
+        }
+        if run.kind == .update {
+            for mask in run.masks { appendVarint(UInt64(bitPattern: mask), to: &bytes) }
+        }
+        if run.tombstones.allSatisfy(\.isEmpty) {
+            bytes.append(0)
+        } else {
+            let json = try JSONCoding.encoder().encode(run.tombstones)
+            appendVarint(UInt64(json.count), to: &bytes)
+            bytes.append(contentsOf: json)
+        }
     }
 
     private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {

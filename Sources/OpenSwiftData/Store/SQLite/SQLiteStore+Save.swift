@@ -8,11 +8,11 @@ extension SQLiteStore {
             throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only.")
         }
         return try withConnection { connection in
-            // Cached statements: a save of one row should not parse SQL twice.
-            try connection.statement("BEGIN IMMEDIATE").run()
+            // Held statements: a save of one row should not parse or look up SQL.
+            try connection.statement(.beginImmediate).run()
             do {
                 let keys = try write(changes, on: connection)
-                try connection.statement("COMMIT").run()
+                try connection.statement(.commit).run()
                 return keys
             } catch {
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }

@@ -7,7 +7,8 @@ import CSQLite
 final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
-    private var statementCache: [String: SQLiteStatement] = [:]
+    private var statementCache: [CachedSQL: SQLiteStatement] = [:]
+    private var fixedStatements = [SQLiteStatement?](repeating: nil, count: FixedStatement.allCases.count)
 
     /// Opens (or, when `create` is true, creates) the database at `path`.
     init(path: String, readOnly: Bool, create: Bool) throws {
@@ -29,7 +30,7 @@ final class SQLiteConnection {
     }
 
     deinit {
-        statementCache.removeAll()
+        clearStatementCache()
         sqlite3_close_v2(handle)
     }
 
@@ -48,13 +49,24 @@ final class SQLiteConnection {
     /// reset and its bindings cleared. While the cached statement is still stepping through rows (a
     /// nested call on the same connection runs the same query), a fresh one is prepared instead.
     func statement(_ sql: String) throws -> SQLiteStatement {
-        if let statement = statementCache[sql] {
+        if let statement = statementCache[CachedSQL(sql)] {
             if statement.isBusy { return try uncachedStatement(sql) }
             statement.reset()
             return statement
         }
         let statement = try SQLiteStatement(connection: self, sql: sql, persistent: true)
-        statementCache[sql] = statement
+        statementCache[CachedSQL(sql)] = statement
+        return statement
+    }
+
+    /// Returns one of the statements every save runs, reset, preparing it on first use.
+    func statement(_ fixed: FixedStatement) throws -> SQLiteStatement {
+        if let statement = fixedStatements[fixed.rawValue], !statement.isBusy {
+            statement.reset()
+            return statement
+        }
+        let statement = try SQLiteStatement(connection: self, sql: fixed.sql, persistent: true)
+        fixedStatements[fixed.rawValue] = statement
         return statement
     }
 
@@ -64,7 +76,10 @@ final class SQLiteConnection {
     }
 
     /// Forgets every cached statement, for example after the schema changed.
-    func clearStatementCache() { statementCache.removeAll() }
+    func clearStatementCache() {
+        statementCache.removeAll()
+        fixedStatements = fixedStatements.map { _ in nil }
+    }
 
     /// The rowid of the last inserted row.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }

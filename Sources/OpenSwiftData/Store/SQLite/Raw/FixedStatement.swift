@@ -1,0 +1,18 @@
+/// The statements every save or look runs, held by each connection in slots of their own so that
+/// running one costs no cache lookup.
+enum FixedStatement: Int, CaseIterable {
+    case beginImmediate
+    case commit
+    case dataVersion
+    case recordHistory
+
+    /// The statement's SQL.
+    var sql: String {
+        switch self {
+        case .beginImmediate: "BEGIN IMMEDIATE"
+        case .commit: "COMMIT"
+        case .dataVersion: "PRAGMA data_version"
+        case .recordHistory: "INSERT INTO osd_history (timestamp, author, bundle, process, origin, changes) VALUES (?, ?, ?, ?, ?, ?)"
+        }
+    }
+}
