@@ -71,9 +71,21 @@ let package = Package(
             path: "Tools/HistoryWriter",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "MigrationScenarios",
+            dependencies: ["OpenSwiftData", "CSQLite"],
+            path: "Tools/MigrationScenarios",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "MigrationKill",
+            dependencies: ["MigrationScenarios", "OpenSwiftData"],
+            path: "Tools/MigrationKill",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "PredicateFuzzing", "HistoryWriter"],
+            dependencies: ["OpenSwiftData", "PredicateFuzzing", "HistoryWriter", "MigrationScenarios", "MigrationKill"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -3,13 +3,15 @@ import Foundation
 /// Runs the stages of a ``SchemaMigrationPlan`` on a store file, from the version recorded in the
 /// store to the last, all or nothing.
 ///
-/// Before the first stage the store is checkpointed and copied beside itself
-/// (`<store>.osd-migration-backup`); if any stage fails, including an error thrown by `willMigrate`
-/// or `didMigrate`, the copy replaces the store and the error names the stage. The copy is removed
-/// when the migration finishes either way. A store already at the current version runs no stage.
+/// Before the first stage the store is checkpointed and copied beside itself, and a marker says a
+/// migration is in progress (``MigrationJournal``). If any stage fails, including an error thrown
+/// by `willMigrate` or `didMigrate`, the copy replaces the store and the error names the stage; if
+/// the process dies, the next open of the store puts the copy back and the migration runs again
+/// from the start. A store already at the current version runs no stage.
 enum MigrationPlanRunner {
     static func run(_ plan: any SchemaMigrationPlan.Type, storeAt url: URL, target: Schema) throws {
         let path = url.path
+        try MigrationJournal.recover(storeAt: path)
         guard let inspection = try StoreFileInspection.inspect(path: path), let recorded = inspection.schema,
               !recorded.differences(from: StoredSchema(target)).isEmpty
         else { return }
@@ -27,9 +29,7 @@ enum MigrationPlanRunner {
             version = stage.toVersion
         }
         guard !chain.isEmpty else { return }
-        let backup = URL(fileURLWithPath: path + ".osd-migration-backup")
-        try StoreFileBackup.make(of: url, at: backup)
-        defer { try? FileManager.default.removeItem(at: backup) }
+        let journal = try MigrationJournal(beginningMigrationOf: path)
         var current: any VersionedSchema.Type = versions[start]
         do {
             for stage in chain {
@@ -37,9 +37,10 @@ enum MigrationPlanRunner {
                 current = stage.toVersion
             }
         } catch {
-            try StoreFileBackup.restore(url, from: backup)
+            try journal.rollBack()
             throw SwiftDataError(.migrationFailed, reason: "Migrating the store at \(path) from version \(current.versionIdentifier) failed: \(error). The store was restored to its state before the migration.")
         }
+        try journal.finish()
     }
 
     private static func run(_ stage: MigrationStage, url: URL) throws {

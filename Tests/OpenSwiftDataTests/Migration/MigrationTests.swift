@@ -1,4 +1,5 @@
 import Foundation
+import MigrationScenarios
 import Testing
 import OpenSwiftData
 
@@ -118,5 +119,60 @@ import OpenSwiftData
         #expect(throws: SwiftDataError.backwardMigration) { try container(TripsV2.self, plan: TripsPlan.self, at: store) }
         #expect(store.snapshot() == before)
         #expect(try ModelContext(try container(TripsV3.self, at: store)).fetchCount(FetchDescriptor<TripsV3.Trip>()) == 2)
+    }
+
+    // MARK: Leftovers of an interrupted migration (the kill tests are in MigrationKillTests)
+
+    /// A copy of the store file alone, its WAL written into it first (as a migration's backup is).
+    private func copyOfTheStore(_ store: TemporaryStore, to path: String) throws {
+        try KillScenario.checkpoint(store.url)
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: store.url.path, toPath: path)
+    }
+
+    @Test func anInterruptedMigrationIsUndoneFromItsBackupOnTheNextOpen() throws {
+        let store = try v1Store()
+        let backup = store.url.path + ".osd-migration-backup"
+        try copyOfTheStore(store, to: backup + ".before")
+        // What a migration had changed when it was killed.
+        do {
+            let context = ModelContext(try container(TripsV1.self, at: store))
+            context.insert(TripsV1.Trip(name: "Half", destination: "Done"))
+            try context.save()
+        }
+        try FileManager.default.moveItem(atPath: backup + ".before", toPath: backup)
+        #expect(FileManager.default.createFile(atPath: store.url.path + ".osd-migration", contents: Data()))
+        let context = ModelContext(try container(TripsV1.self, at: store))
+        #expect(try context.fetchCount(FetchDescriptor<TripsV1.Trip>()) == 3, "the store as it was before the migration")
+        #expect(!FileManager.default.fileExists(atPath: backup))
+        #expect(!FileManager.default.fileExists(atPath: store.url.path + ".osd-migration"))
+    }
+
+    @Test func aBackupLeftByAFinishedMigrationIsRemovedAndNotUsed() throws {
+        let store = try v1Store()
+        let backup = store.url.path + ".osd-migration-backup"
+        try copyOfTheStore(store, to: backup)
+        do {
+            let context = ModelContext(try container(TripsV1.self, at: store))
+            context.insert(TripsV1.Trip(name: "Later", destination: "Saved"))
+            try context.save()
+        }
+        #expect(!FileManager.default.fileExists(atPath: backup), "the next open removed the leftover")
+        #expect(try ModelContext(try container(TripsV1.self, at: store)).fetchCount(FetchDescriptor<TripsV1.Trip>()) == 4)
+    }
+
+    @Test func anInterruptedMigrationWhoseBackupWasRemovedIsAnErrorAndNothingChanges() throws {
+        let store = try v1Store()
+        _ = try container(TripsV1.self, at: store)
+        #expect(FileManager.default.createFile(atPath: store.url.path + ".osd-migration", contents: Data()))
+        let before = store.snapshot()
+        for plan in [nil, TripsPlan.self] as [(any SchemaMigrationPlan.Type)?] {
+            let error = #expect(throws: SwiftDataError.migrationFailed) {
+                try container(plan == nil ? TripsV1.self : TripsV3.self, plan: plan, at: store)
+            }
+            #expect(error?.reason?.contains("osd-migration-backup is missing") == true, "\(String(describing: error?.reason))")
+        }
+        #expect(store.snapshot() == before)
+        #expect(FileManager.default.fileExists(atPath: store.url.path + ".osd-migration"), "the marker stays until someone decides")
     }
 }

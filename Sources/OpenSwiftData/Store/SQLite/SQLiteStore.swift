@@ -51,6 +51,7 @@ final class SQLiteStore: @unchecked Sendable {
         }
         let path = url.path
         self.path = path
+        try MigrationJournal.recover(storeAt: path)
         let existing = try StoreFileInspection.inspect(path: path)
         var migration: LightweightMigration?
         if let existing {
@@ -89,7 +90,8 @@ final class SQLiteStore: @unchecked Sendable {
             if writable {
                 try connection.execute(SQLiteStore.pragmas)
                 // A store from before history gets its tables; an existing one is left alone.
-                if existing != nil { for statement in SQLiteStore.historyTables { try connection.execute(statement) } }
+                // (A file without a schema record is created in one transaction below.)
+                if existing?.schema != nil { for statement in SQLiteStore.historyTables { try connection.execute(statement) } }
             }
             if let existing, existing.schema != nil {
                 self.identifier = existing.identifier ?? UUID().uuidString

@@ -1,0 +1,82 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// File operations that survive a process killed at any instant and, with the `fsync`s, a power
+/// loss: copies that are complete or absent, renames and removals made durable in their directory,
+/// and the advisory lock that tells a migration in progress from one that was interrupted.
+enum DurableFile {
+    /// Copies `source` to `destination` so that `destination` exists only once it is complete: the
+    /// bytes go to `destination.partial`, are synced, and the copy is renamed into place.
+    static func copy(_ source: String, to destination: String) throws {
+        let partial = destination + ".partial"
+        unlink(partial)
+        let input = open(source, O_RDONLY)
+        guard input >= 0 else { throw failure("Reading \(source)") }
+        defer { close(input) }
+        let output = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard output >= 0 else { throw failure("Creating \(partial)") }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        do {
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if count < 0 { throw failure("Reading \(source)") }
+                if count == 0 { break }
+                var written = 0
+                while written < count {
+                    let result = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+                    if result < 0 { throw failure("Writing \(partial)") }
+                    written += result
+                }
+            }
+            if fsync(output) != 0 { throw failure("Syncing \(partial)") }
+        } catch {
+            close(output)
+            unlink(partial)
+            throw error
+        }
+        close(output)
+        try rename(partial, to: destination)
+    }
+
+    /// Renames a file over another atomically and makes the rename durable.
+    static func rename(_ source: String, to destination: String) throws {
+        guard posixRename(source, destination) == 0 else { throw failure("Renaming \(source) to \(destination)") }
+        try syncDirectory(of: destination)
+    }
+
+    /// Removes a file if it exists and makes the removal durable.
+    static func remove(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw failure("Removing \(path)") }
+        try syncDirectory(of: path)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// Syncs the directory holding `path`, so that a rename or removal in it is on disk.
+    static func syncDirectory(of path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY)
+        guard descriptor >= 0 else { throw failure("Opening the directory \(directory)") }
+        defer { close(descriptor) }
+        // Some file systems cannot sync a directory (EINVAL); their renames are as durable as they get.
+        if fsync(descriptor) != 0 && errno != EINVAL { throw failure("Syncing the directory \(directory)") }
+    }
+
+    private static func failure(_ action: String) -> SwiftDataError {
+        let reason = String(cString: strerror(errno))
+        return SwiftDataError(.migrationFailed, reason: "\(action) failed: \(reason).")
+    }
+}
+
+#if canImport(Glibc)
+private func posixRename(_ source: String, _ destination: String) -> Int32 { Glibc.rename(source, destination) }
+#elseif canImport(Darwin)
+private func posixRename(_ source: String, _ destination: String) -> Int32 { Darwin.rename(source, destination) }
+#endif

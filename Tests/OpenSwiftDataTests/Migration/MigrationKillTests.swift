@@ -1,0 +1,24 @@
+import Foundation
+import MigrationScenarios
+import OpenSwiftData
+import Testing
+
+/// Migrations killed with SIGKILL at random moments: the next open finishes or redoes them, never
+/// leaves half of one. `swift run -c release MigrationKill --kills 100` runs 500 kills.
+@Suite(.serialized) struct MigrationKillTests {
+    /// The `MigrationKill` executable that `swift build` puts beside the test bundle.
+    var worker: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("MigrationKill")
+    }
+
+    @Test(arguments: [(KillScenario.didMigrate, 8), (.willMigrate, 4), (.twoStages, 4), (.lightweight, 4), (.creation, 4)])
+    func aKilledMigrationIsFinishedOrRedoneOnTheNextOpen(scenario: KillScenario, kills: Int) throws {
+        #expect(FileManager.default.isExecutableFile(atPath: worker.path), "the MigrationKill worker is built with the tests")
+        let seed = UInt64.random(in: 0...UInt64(UInt32.max))
+        var run = KillRun(worker: worker, scenario: scenario, rows: 20_000, seed: seed)
+        let report = try run.run(kills: kills)
+        print("\(scenario.rawValue), seed \(seed): \(report.kills) kills, \(report.landedDuring) during, \(report.finishedFirst) after")
+        #expect(report.kills == kills)
+        #expect(report.violations.isEmpty, "seed \(seed): \(report.violations.joined(separator: "\n"))")
+    }
+}

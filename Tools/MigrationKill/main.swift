@@ -1,0 +1,56 @@
+import Foundation
+import MigrationScenarios
+
+// Kills migrations at random moments and checks every store afterwards (issue: a migration killed
+// at any moment is finished or redone on the next open).
+//
+//   swift run -c release MigrationKill [--kills N] [--rows N] [--seed N] [--scenarios a,b]
+//       N kills per scenario (default 100; scenarios didMigrate, willMigrate, twoStages,
+//       lightweight, creation); prints what each found and exits 1 on any violation.
+//   MigrationKill worker STORE SCENARIO ROWS
+//       the process that is killed: migrates (or creates) the store.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+if arguments.first == "worker" {
+    guard arguments.count == 4, let scenario = KillScenario(rawValue: arguments[2]), let rows = Int(arguments[3]) else {
+        print("usage: MigrationKill worker STORE SCENARIO ROWS")
+        exit(2)
+    }
+    // Unbuffered, so that the runner sees it at once.
+    FileHandle.standardOutput.write(Data("start\n".utf8))
+    do {
+        let url = URL(fileURLWithPath: arguments[1])
+        if scenario == .creation { try KillScenario.createStore(at: url, rows: rows) } else { try scenario.migrate(at: url) }
+        exit(0)
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+}
+
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+let kills = option("--kills").flatMap(Int.init) ?? 100
+let rows = option("--rows").flatMap(Int.init) ?? 60_000
+let seed = option("--seed").flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64(UInt32.max))
+let scenarios = option("--scenarios").map { $0.split(separator: ",").compactMap { KillScenario(rawValue: String($0)) } } ?? KillScenario.allCases
+let worker = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+
+print("seed \(seed), \(kills) kills per scenario, \(rows) rows")
+var failed = false
+for (offset, scenario) in scenarios.enumerated() {
+    var run = KillRun(worker: worker, scenario: scenario, rows: rows, seed: seed &+ UInt64(offset))
+    do {
+        let report = try run.run(kills: kills)
+        print("\(scenario.rawValue): \(report.kills) kills, \(report.landedDuring) during the migration, \(report.finishedFirst) after it finished, \(report.violations.count) violations")
+        for violation in report.violations { print("  \(violation)") }
+        failed = failed || !report.violations.isEmpty
+    } catch {
+        print("\(scenario.rawValue): could not run: \(error)")
+        failed = true
+    }
+}
+exit(failed ? 1 : 0)

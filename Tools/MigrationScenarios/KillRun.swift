@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Kills a process at random moments while it migrates (or creates) a store, then checks the
+/// store as the next open finds it.
+public struct KillRun {
+    /// The executable that runs `worker STORE SCENARIO ROWS` (see `Tools/MigrationKill`).
+    public let worker: URL
+    public let scenario: KillScenario
+    public let rows: Int
+    public var random: SplitMix
+
+    public init(worker: URL, scenario: KillScenario, rows: Int, seed: UInt64) {
+        self.worker = worker
+        self.scenario = scenario
+        self.rows = rows
+        self.random = SplitMix(seed: seed)
+    }
+
+    /// What a series of kills found.
+    public struct Report: Sendable {
+        public var kills = 0
+        /// Kills after which a migration was in progress (its marker or backup beside the store),
+        /// or, when creating, the store was incomplete.
+        public var landedDuring = 0
+        /// Runs that finished before the kill.
+        public var finishedFirst = 0
+        public var violations: [String] = []
+    }
+
+    /// Runs `kills` kills, each on a fresh copy of one V1 store, at a moment drawn uniformly over
+    /// the time an uninterrupted run takes once the worker has started.
+    public mutating func run(kills: Int) throws -> Report {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("osd-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let template = directory.appendingPathComponent("template.store")
+        if scenario != .creation {
+            try KillScenario.createStore(at: template, rows: rows)
+            try KillScenario.checkpoint(template)
+        }
+        // How long the work takes uninterrupted, from the worker's "start" to its exit.
+        let measured = try fresh(from: template, in: directory, name: "measure")
+        let clock = ContinuousClock()
+        let process = try launch(measured)
+        let started = clock.now
+        process.waitUntilExit()
+        let duration = clock.now - started
+        guard process.terminationStatus == 0 else { throw KillRunError.workerFailed(scenario, process.terminationStatus) }
+        var report = Report()
+        for index in 0..<kills {
+            let store = try fresh(from: template, in: directory, name: "kill-\(index)")
+            let worker = try launch(store)
+            let delay = Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds)
+            usleep(UInt32(random.unit() * delay * 1_000_000))
+            kill(worker.processIdentifier, SIGKILL)
+            worker.waitUntilExit()
+            report.kills += 1
+            if worker.terminationReason == .exit { report.finishedFirst += 1 }
+            let path = store.path
+            if FileManager.default.fileExists(atPath: path + ".osd-migration") || FileManager.default.fileExists(atPath: path + ".osd-migration-backup") {
+                report.landedDuring += 1
+            }
+            let violations = scenario.verify(at: store, rows: rows, openOldFirst: index % 2 == 0)
+            report.violations += violations.map { "\(scenario.rawValue) kill \(index): \($0)" }
+            try? FileManager.default.removeItem(at: store.deletingLastPathComponent())
+        }
+        return report
+    }
+
+    /// A copy of the template in a directory of its own (so that leftovers are easy to see).
+    private func fresh(from template: URL, in directory: URL, name: String) throws -> URL {
+        let folder = directory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let store = folder.appendingPathComponent("rows.store")
+        if scenario != .creation { try FileManager.default.copyItem(at: template, to: store) }
+        return store
+    }
+
+    /// Starts the worker and returns once it says it has started (before it opens the store).
+    private func launch(_ store: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = worker
+        process.arguments = ["worker", store.path, scenario.rawValue, String(rows)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        return process
+    }
+}
+
+/// Why a kill run could not start.
+public enum KillRunError: Error, CustomStringConvertible {
+    case workerFailed(KillScenario, Int32)
+    case checkpointFailed(String)
+
+    public var description: String {
+        switch self {
+        case .workerFailed(let scenario, let status): "the \(scenario.rawValue) worker failed uninterrupted (exit status \(status))"
+        case .checkpointFailed(let path): "the template store \(path) could not be checkpointed"
+        }
+    }
+}
+
+/// A small seeded random number generator, so that a run can be repeated from its seed.
+public struct SplitMix: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// A number in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}

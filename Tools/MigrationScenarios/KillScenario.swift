@@ -1,0 +1,134 @@
+import CSQLite
+import Foundation
+import OpenSwiftData
+
+/// What a killed process was doing to the store, and how the next open must find it.
+public enum KillScenario: String, CaseIterable, Sendable {
+    /// V1 → V2 by a plan whose custom stage fills `doubled` in `didMigrate`.
+    case didMigrate
+    /// The same, with a `willMigrate` that changes every label first.
+    case willMigrate
+    /// V1 → V2 → V3 by a plan of two custom stages.
+    case twoStages
+    /// V1 opened as V2 without a plan: a lightweight migration on open (a table rebuild).
+    case lightweight
+    /// A new store being created with its first save.
+    case creation
+
+    /// The rows' contents, from their keys.
+    static func value(_ key: Int) -> Int { key % 997 }
+    static func label(_ key: Int) -> String { "label-\(key)" }
+
+    /// Writes a V1 store of `rows` rows in one save.
+    public static func createStore(at url: URL, rows: Int) throws {
+        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV1.self), configurations: ModelConfiguration(url: url)))
+        for key in 0..<rows { context.insert(KillV1.Row(key: key, value: value(key), label: label(key))) }
+        try context.save()
+    }
+
+    /// Opens the store as this scenario's process does (and migrates it).
+    public func migrate(at url: URL) throws {
+        let configuration = ModelConfiguration(url: url)
+        switch self {
+        case .didMigrate: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), migrationPlan: KillPlan.self, configurations: configuration)
+        case .willMigrate: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), migrationPlan: KillWillMigratePlan.self, configurations: configuration)
+        case .twoStages: _ = try ModelContainer(for: Schema(versionedSchema: KillV3.self), migrationPlan: KillTwoStagePlan.self, configurations: configuration)
+        case .lightweight: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), configurations: configuration)
+        case .creation: break
+        }
+    }
+
+    /// Checks a store after a kill: opening it with the old version works unless the migration
+    /// had finished (when `openOldFirst`), then opening it as the scenario does gives every row
+    /// fully migrated, the file passes `PRAGMA integrity_check`, and no migration file is left.
+    /// Returns what is wrong, empty when nothing is.
+    public func verify(at url: URL, rows: Int, openOldFirst: Bool) -> [String] {
+        var violations: [String] = []
+        let unfinished = FileManager.default.fileExists(atPath: url.path + ".osd-migration")
+        if openOldFirst || self == .creation {
+            do {
+                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV1.self), configurations: ModelConfiguration(url: url)))
+                let found = try context.fetch(FetchDescriptor<KillV1.Row>(sortBy: [SortDescriptor(\.key)]))
+                let expected = self == .creation && found.isEmpty ? 0 : rows
+                if found.count != expected { violations.append("opened with V1: \(found.count) rows, not \(expected)") }
+                if let wrong = found.enumerated().first(where: { $0.element.key != $0.offset || $0.element.value != Self.value($0.offset) || $0.element.label != Self.label($0.offset) }) {
+                    violations.append("opened with V1: row \(wrong.offset) is \(wrong.element.key), \(wrong.element.value), \(wrong.element.label)")
+                }
+            } catch {
+                if unfinished || self == .creation { violations.append("opening with V1 failed before the migration had finished: \(error)") }
+            }
+        }
+        if self != .creation {
+            do {
+                try migrate(at: url)
+                violations += checkMigratedRows(at: url, rows: rows)
+            } catch {
+                violations.append("opening as \(rawValue) failed: \(error)")
+            }
+        }
+        violations += Self.checkFile(at: url)
+        return violations
+    }
+
+    private func checkMigratedRows(at url: URL, rows: Int) -> [String] {
+        do {
+            let configuration = ModelConfiguration(url: url)
+            var found: [(key: Int, value: Int, title: String, doubled: Int, sum: Int)] = []
+            if self == .twoStages {
+                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV3.self), configurations: configuration))
+                found = try context.fetch(FetchDescriptor<KillV3.Row>(sortBy: [SortDescriptor(\.key)])).map { ($0.key, $0.value, $0.title, $0.doubled, $0.sum) }
+            } else {
+                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV2.self), configurations: configuration))
+                found = try context.fetch(FetchDescriptor<KillV2.Row>(sortBy: [SortDescriptor(\.key)])).map { ($0.key, $0.value, $0.title, $0.doubled, 0) }
+            }
+            guard found.count == rows else { return ["migrated: \(found.count) rows, not \(rows)"] }
+            for (offset, row) in found.enumerated() {
+                let value = Self.value(offset)
+                let title = Self.label(offset) + (self == .willMigrate ? "!" : "")
+                let doubled = self == .lightweight ? 0 : value * 2
+                let sum = self == .twoStages ? value + doubled : 0
+                if row.key != offset || row.value != value || row.title != title || row.doubled != doubled || row.sum != sum {
+                    return ["migrated: row \(offset) is \(row), expected (\(offset), \(value), \(title), \(doubled), \(sum))"]
+                }
+            }
+            return []
+        } catch {
+            return ["reading the migrated rows failed: \(error)"]
+        }
+    }
+
+    /// `PRAGMA integrity_check` and no migration file beside the store.
+    static func checkFile(at url: URL) -> [String] {
+        var violations: [String] = []
+        var db: OpaquePointer?
+        if sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK {
+            var statement: OpaquePointer?
+            if sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW,
+               let text = sqlite3_column_text(statement, 0) {
+                let verdict = String(cString: text)
+                if verdict != "ok" { violations.append("integrity_check: \(verdict)") }
+            } else {
+                violations.append("integrity_check could not run")
+            }
+            sqlite3_finalize(statement)
+        } else {
+            violations.append("the store does not open with SQLite")
+        }
+        sqlite3_close_v2(db)
+        let directory = url.deletingLastPathComponent()
+        let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.contains(".osd-migration") }
+        if !leftovers.isEmpty { violations.append("files left beside the store: \(leftovers.sorted())") }
+        return violations
+    }
+}
+
+extension KillScenario {
+    /// Writes the WAL of a closed store into its file, so that the file alone is the store.
+    public static func checkpoint(_ url: URL) throws {
+        var db: OpaquePointer?
+        defer { sqlite3_close_v2(db) }
+        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK,
+              sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil) == SQLITE_OK
+        else { throw KillRunError.checkpointFailed(url.path) }
+    }
+}
