@@ -73,7 +73,7 @@ let package = Package(
         ),
         .target(
             name: "MigrationScenarios",
-            dependencies: ["OpenSwiftData", "CSQLite"],
+            dependencies: ["OpenSwiftData", "CSQLite", "PredicateFuzzing"],
             path: "Tools/MigrationScenarios",
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import PredicateFuzzing
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,13 +13,13 @@ public struct KillRun {
     public let worker: URL
     public let scenario: KillScenario
     public let rows: Int
-    public var random: SplitMix
+    public var random: SplitMix64
 
     public init(worker: URL, scenario: KillScenario, rows: Int, seed: UInt64) {
         self.worker = worker
         self.scenario = scenario
         self.rows = rows
-        self.random = SplitMix(seed: seed)
+        self.random = SplitMix64(seed: seed)
     }
 
     /// What a series of kills found.
@@ -56,7 +57,7 @@ public struct KillRun {
             let store = try fresh(from: template, in: directory, name: "kill-\(index)")
             let worker = try launch(store)
             let delay = Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds)
-            usleep(UInt32(random.unit() * delay * 1_000_000))
+            usleep(UInt32(Double.random(in: 0..<1, using: &random) * delay * 1_000_000))
             kill(worker.processIdentifier, SIGKILL)
             worker.waitUntilExit()
             report.kills += 1
@@ -110,19 +111,4 @@ public enum KillRunError: Error, CustomStringConvertible {
         case .checkpointFailed(let path): "the template store \(path) could not be checkpointed"
         }
     }
-}
-
-/// A small seeded random number generator, so that a run can be repeated from its seed.
-public struct SplitMix: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// A number in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
