@@ -11,10 +11,14 @@ import Darwin
 public struct KillRun {
     /// The executable that runs `worker STORE SCENARIO ROWS` (see `Tools/MigrationKill`).
     public let worker: URL
+    /// What the killed process does.
     public let scenario: KillScenario
+    /// The number of rows of the V1 store each kill starts from.
     public let rows: Int
+    /// Draws the moments of the kills; a seed names a run.
     public var random: SplitMix64
 
+    /// A run of kills of `worker` doing `scenario` on stores of `rows` rows, its moments drawn from `seed`.
     public init(worker: URL, scenario: KillScenario, rows: Int, seed: UInt64) {
         self.worker = worker
         self.scenario = scenario
@@ -24,12 +28,14 @@ public struct KillRun {
 
     /// What a series of kills found.
     public struct Report: Sendable {
+        /// The kills made.
         public var kills = 0
         /// Kills after which a migration was in progress (its marker or backup beside the store),
         /// or, when creating, the store was incomplete.
         public var landedDuring = 0
         /// Runs that finished before the kill.
         public var finishedFirst = 0
+        /// What the checks after the kills found wrong, one line each, empty when nothing.
         public var violations: [String] = []
     }
 
