@@ -73,4 +73,5 @@ public func _osdConstant<T: _PersistentScalar>(_ type: T.Type, property index: I
 /// Rejects `let` properties of types OpenSwiftData cannot give a placeholder, with a clear
 /// compile-time message.
 @available(*, unavailable, message: "A 'let' property of a model must be a standard value type (String, numbers, Bool, Date, Data, UUID, URL, Decimal, or an optional of one); declare this one 'private(set) var'")
+/// Unavailable, so never called: the body only satisfies the compiler.
 public func _osdConstant<T>(_ type: T.Type, property index: Int) -> T { fatalError() }

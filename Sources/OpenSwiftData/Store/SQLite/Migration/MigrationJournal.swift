@@ -50,8 +50,8 @@ final class MigrationJournal {
             throw SwiftDataError(.migrationFailed, reason: "Locking \(staging) failed: \(String(cString: strerror(errno))).")
         }
         let note = "OpenSwiftData migration in progress, process \(ProcessInfo.processInfo.processIdentifier); the store before it is \(Self.backupPath(of: path))\n"
+        // The note is for people; the marker's existence is what counts, made durable by the rename.
         _ = note.withCString { write(descriptor, $0, strlen($0)) }
-        fsync(descriptor)
         do {
             try DurableFile.rename(staging, to: Self.markerPath(of: path))
         } catch {
@@ -91,11 +91,17 @@ final class MigrationJournal {
         let marker = markerPath(of: path)
         if DurableFile.exists(marker) {
             let descriptor = open(marker, O_RDONLY)
+            // A marker that cannot be read must not be taken for absent: the backup would go.
+            guard descriptor >= 0 || errno == ENOENT else {
+                throw SwiftDataError(.migrationFailed, reason: "The migration marker \(marker) cannot be opened: \(String(cString: strerror(errno))). Nothing was changed.")
+            }
             if descriptor >= 0 {
                 defer { close(descriptor) }
                 // Blocks while a live process migrates the store; then the marker is either gone
                 // (it finished or rolled back) or left by a process that died.
-                flock(descriptor, LOCK_EX)
+                guard flock(descriptor, LOCK_EX) == 0 else {
+                    throw SwiftDataError(.migrationFailed, reason: "The migration marker \(marker) cannot be locked: \(String(cString: strerror(errno))). Nothing was changed.")
+                }
                 if isSameFile(descriptor, path: marker) {
                     guard DurableFile.exists(backupPath(of: path)) else {
                         throw SwiftDataError(.migrationFailed, reason: "A migration of the store at \(path) was interrupted and its backup \(backupPath(of: path)) is missing, so the store may hold a half-finished migration. Restore the store from a backup of your own, then remove \(marker). Nothing was changed.")
