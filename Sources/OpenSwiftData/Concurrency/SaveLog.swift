@@ -17,11 +17,13 @@ extension ModelContext {
 final class SaveLog: @unchecked Sendable {
     // @unchecked Sendable: every stored property is only touched while `lock` is held.
 
-    /// What other contexts need of one save to merge it: the updated and deleted identifiers, or
-    /// `nil` for a save too large to keep, after which contexts refresh every registered model.
+    /// What other contexts need of one save to merge it, and live results to follow it: the
+    /// inserted, updated and deleted identifiers, or `nil` for a save too large to keep, after
+    /// which contexts refresh every registered model and live results refetch.
     struct Entry {
         let generation: UInt64
         let source: ObjectIdentifier
+        let inserted: [PersistentIdentifier]?
         let updated: [PersistentIdentifier]?
         let deleted: [PersistentIdentifier]?
     }
@@ -36,6 +38,7 @@ final class SaveLog: @unchecked Sendable {
     private var entries: [Entry] = []
     private var generation: UInt64 = 0
     private var subscribers: [UInt64: AsyncStream<ModelContext.SavedChanges>.Continuation] = [:]
+    private var signalSubscribers: [UInt64: AsyncStream<Void>.Continuation] = [:]
     private var nextSubscriber: UInt64 = 0
 
     /// The generation of the latest save.
@@ -46,12 +49,15 @@ final class SaveLog: @unchecked Sendable {
         lock.withLock {
             generation += 1
             let small = changes.updatedIdentifiers.count + changes.deletedIdentifiers.count <= Self.largestEntry
+            let insertsKept = changes.insertedIdentifiers.count <= Self.largestEntry
             entries.append(Entry(generation: generation, source: source,
+                                 inserted: insertsKept ? changes.insertedIdentifiers : nil,
                                  updated: small ? changes.updatedIdentifiers : nil,
                                  deleted: small ? changes.deletedIdentifiers : nil))
             // Trimmed in chunks, so that a save moves the kept entries only once per `capacity` saves.
             if entries.count >= 2 * Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
             for continuation in subscribers.values { continuation.yield(changes) }
+            for continuation in signalSubscribers.values { continuation.yield() }
         }
     }
 
@@ -65,6 +71,35 @@ final class SaveLog: @unchecked Sendable {
             return (entries[start...].filter { $0.source != source }, self.generation)
         }
     }
+
+    /// Every save after `generation`, whichever context made it, and the latest generation.
+    /// `entries` is `nil` when some of those saves are no longer kept.
+    func saves(after generation: UInt64) -> (entries: ArraySlice<Entry>?, latest: UInt64) {
+        lock.withLock {
+            guard generation < self.generation else { return ([], self.generation) }
+            guard let first = entries.first, first.generation <= generation + 1 else { return (nil, self.generation) }
+            return (entries[Int(generation + 1 - first.generation)...], self.generation)
+        }
+    }
+
+    /// A stream that yields once after each save from now on; saves made while the consumer is
+    /// busy fold into one element, so that it never falls behind.
+    func signals() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = lock.withLock {
+            nextSubscriber += 1
+            signalSubscribers[nextSubscriber] = continuation
+            return nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            self.lock.withLock { _ = self.signalSubscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// The number of live ``signals()`` streams, for tests of observers that are released.
+    var signalSubscriberCount: Int { lock.withLock { signalSubscribers.count } }
 
     /// A stream of the saves recorded from now on.
     func stream() -> AsyncStream<ModelContext.SavedChanges> {

@@ -21,6 +21,8 @@ public final class ModelContainer: Sendable {
     @MainActor private var lazyMainContext: ModelContext?
     /// Whether `mainContext` was created, so that other contexts' saves are merged into it.
     private let hasMainContext = LockedValue(false)
+    /// Whether a task looks for other processes' saves (``followExternalSaves()``).
+    private let followsExternalSaves = LockedValue(false)
     /// The recent saves of the container's contexts.
     let saveLog = SaveLog()
     /// The saves other containers and processes make to the same stores.
@@ -128,7 +130,7 @@ public final class ModelContainer: Sendable {
         context.reference.setContainer(self, strongly: false)
         lazyMainContext = context
         hasMainContext.store(true)
-        followExternalSavesForMainContext()
+        followExternalSaves()
         return context
     }
 
@@ -153,8 +155,14 @@ public final class ModelContainer: Sendable {
     }
 
     /// Looks for other processes' saves twice a second while the container lives, so that the
-    /// main context shows them without being asked.
-    private func followExternalSavesForMainContext() {
+    /// main context and the results observers show them without being asked. Starts one task,
+    /// however often it is called.
+    func followExternalSaves() {
+        let started = followsExternalSaves.withValue { follows in
+            defer { follows = true }
+            return follows
+        }
+        guard !started else { return }
         Task { [weak self] in
             while true {
                 do { try await Task.sleep(nanoseconds: 500_000_000) } catch { return }   // cancelled

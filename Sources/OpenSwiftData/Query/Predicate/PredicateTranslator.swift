@@ -74,6 +74,11 @@ struct PredicateTranslator {
         var sort: [QuerySort] = []
         var sortIsExact = true
         for descriptor in descriptor.sortBy {
+            if descriptor.keyPath == \T.persistentModelID {
+                // Identifiers of one entity's saved models order as their keys.
+                sort.append(QuerySort(attribute: 0, ascending: descriptor.order == .forward, expression: .key(scope: 0)))
+                continue
+            }
             guard let keyPath = descriptor.keyPath,
                   let key = translator.sortKey(keyPath, ascending: descriptor.order == .forward)
             else {
