@@ -5,6 +5,7 @@
 //   --workloads W1,W2 a subset of workloads
 //   --contenders raw,grdb,osd
 // `OSDBenchmarks run CONTENDER WORKLOAD SCALE` runs one measurement and prints it as JSON.
+// `OSDBenchmarks W11 [--rows N] [--observers N] [--saves N]` runs the live-query workload.
 import Foundation
 
 let contenderNames = ["raw": "SQLite C", "grdb": "GRDB 7.10", "osd": "OpenSwiftData"]
@@ -54,6 +55,16 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "run", let work
     do {
         let measurement = try measureOnce(contender: CommandLine.arguments[2], workload: workload, scale: scale)
         print(String(decoding: try JSONEncoder().encode(measurement), as: UTF8.self))
+    } catch {
+        print("\(error)")
+        exit(1)
+    }
+    exit(0)
+}
+
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "W11" {
+    do {
+        try MainActor.assumeIsolated { try ObserverWorkload.main(arguments: CommandLine.arguments) }
     } catch {
         print("\(error)")
         exit(1)
