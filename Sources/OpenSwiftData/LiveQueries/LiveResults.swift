@@ -13,8 +13,11 @@ import Foundation
 final class LiveResults<Element: PersistentModel> {
     let context: ModelContext
     private(set) var descriptor: FetchDescriptor<Element>
-    /// The results, in the descriptor's order.
-    private(set) var models: [Element] = []
+    /// The results, in the descriptor's order, as class references: the per-model work of an
+    /// update runs in code that is not generic, so that it costs the same in every module.
+    private var objects: [AnyObject] = []
+    /// The primary keys of `objects`, in the same order.
+    private var keys: [Int64] = []
     /// The save-log generation the results reflect.
     private var generation: UInt64 = 0
     /// How many updates followed the saves row by row, and how many refetched (for tests).
@@ -47,8 +50,15 @@ final class LiveResults<Element: PersistentModel> {
         let models = try context.fetch(descriptor)
         self.rowLocal = try Self.rowLocalQuery(for: descriptor, in: context)
         self.descriptor = descriptor
-        self.models = models
+        _ = replaceModels(with: models)
         self.generation = generation
+    }
+
+    /// The results, in the descriptor's order.
+    var models: [Element] {
+        // Every element is an `Element`, and an array of class references has the same
+        // representation whatever the class.
+        unsafeBitCast(objects, to: [Element].self)
     }
 
     /// What an update did to the results.
@@ -70,10 +80,10 @@ final class LiveResults<Element: PersistentModel> {
                 generation = latest   // nothing these results show was saved
                 return .untouched
             }
-            if rows.touched.count <= Self.largestRowByRowChange, let next = try following(rows, query: rowLocal) {
+            if rows.touched.count <= Self.largestRowByRowChange, let update = try following(rows, query: rowLocal) {
                 generation = latest
                 updateCounts.rowByRow += 1
-                return replaceModels(with: next)
+                return update
             }
         }
         let models = try context.fetch(descriptor)
@@ -83,8 +93,10 @@ final class LiveResults<Element: PersistentModel> {
     }
 
     private func replaceModels(with next: [Element]) -> Update {
-        guard next.count != models.count || zip(next, models).contains(where: { $0 !== $1 }) else { return .sameModels }
-        models = next
+        let nextObjects = unsafeBitCast(next, to: [AnyObject].self)
+        if haveSameIdentities(nextObjects, objects) { return .sameModels }
+        objects = nextObjects
+        keys = next.map { $0._osdState.primaryKey }
         return .changed
     }
 
@@ -106,8 +118,8 @@ final class LiveResults<Element: PersistentModel> {
         return (touched, candidates)
     }
 
-    /// The results after the given rows changed, or `nil` when they must be refetched.
-    private func following(_ rows: (touched: Set<Int64>, candidates: [Int64]), query: RowLocalQuery) throws -> [Element]? {
+    /// Updates the results from the given rows, or returns `nil` when they must be refetched.
+    private func following(_ rows: (touched: Set<Int64>, candidates: [Int64]), query: RowLocalQuery) throws -> Update? {
         // The context merges the saves first, so that the models it holds read the saved values.
         context.mergeChangesFromOtherContexts(lookingOutside: false)
         try context.throwDeferredReadFailure()
@@ -123,22 +135,29 @@ final class LiveResults<Element: PersistentModel> {
                 try context.prefetch(descriptor.relationshipKeyPathsForPrefetching, of: matching, shape: query.shape)
             }
         }
-        var next = models.filter { !rows.touched.contains($0._osdState.primaryKey) }
-        next.reserveCapacity(next.count + matching.count)
+        var nextObjects = objects
+        var nextKeys = keys
+        removeRows(rows.touched, from: &nextObjects, keys: &nextKeys)
+        if matching.isEmpty && nextKeys.count == keys.count { return .untouched }
         for model in matching {
-            next.insert(model, at: insertionIndex(of: model, in: next))
+            let index = insertionIndex(of: model, in: nextObjects)
+            nextObjects.insert(model, at: index)
+            nextKeys.insert(model._osdState.primaryKey, at: index)
         }
-        return next
+        if haveSameIdentities(nextObjects, objects) { return .sameModels }
+        objects = nextObjects
+        keys = nextKeys
+        return .changed
     }
 
-    /// Where `model` goes in `models` (which are in the descriptor's order): after every model
+    /// Where `model` goes in `objects` (which are in the descriptor's order): after every model
     /// that sorts before it. The store breaks ties by primary key, and so does this.
-    private func insertionIndex(of model: Element, in models: [Element]) -> Int {
+    private func insertionIndex(of model: Element, in objects: [AnyObject]) -> Int {
         var low = 0
-        var high = models.count
+        var high = objects.count
         while low < high {
             let middle = (low + high) / 2
-            if precedes(models[middle], model) { low = middle + 1 } else { high = middle }
+            if precedes(unsafeDowncast(objects[middle], to: Element.self), model) { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -186,4 +205,30 @@ final class LiveResults<Element: PersistentModel> {
         return RowLocalQuery(entity: query.entity, storeIdentifier: query.store.identifier, plan: query.plan,
                              shape: query.shape, attributes: query.attributes)
     }
+}
+
+/// Whether both arrays hold the same objects in the same order.
+private func haveSameIdentities(_ lhs: [AnyObject], _ rhs: [AnyObject]) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    for index in lhs.indices where lhs[index] !== rhs[index] { return false }
+    return true
+}
+
+/// Removes the rows whose keys are in `touched` from parallel arrays of objects and keys.
+private func removeRows(_ touched: Set<Int64>, from objects: inout [AnyObject], keys: inout [Int64]) {
+    // A save changes few rows: comparing each key with a short list beats hashing it.
+    let few = touched.count <= 8 ? Array(touched) : nil
+    var kept = 0
+    for index in keys.indices {
+        let key = keys[index]
+        let isTouched = few.map { $0.contains(key) } ?? touched.contains(key)
+        if isTouched { continue }
+        if kept != index {
+            keys[kept] = key
+            objects[kept] = objects[index]
+        }
+        kept += 1
+    }
+    keys.removeLast(keys.count - kept)
+    objects.removeLast(objects.count - kept)
 }
