@@ -135,10 +135,11 @@ final class LiveResults<Element: PersistentModel> {
                 try context.prefetch(descriptor.relationshipKeyPathsForPrefetching, of: matching, shape: query.shape)
             }
         }
+        let shown = positions(of: rows.touched, in: keys)
+        if matching.isEmpty && shown.isEmpty { return .untouched }
         var nextObjects = objects
         var nextKeys = keys
-        removeRows(rows.touched, from: &nextObjects, keys: &nextKeys)
-        if matching.isEmpty && nextKeys.count == keys.count { return .untouched }
+        remove(at: shown, from: &nextObjects, keys: &nextKeys)
         for model in matching {
             let index = insertionIndex(of: model, in: nextObjects)
             nextObjects.insert(model, at: index)
@@ -214,19 +215,32 @@ private func haveSameIdentities(_ lhs: [AnyObject], _ rhs: [AnyObject]) -> Bool 
     return true
 }
 
-/// Removes the rows whose keys are in `touched` from parallel arrays of objects and keys.
-private func removeRows(_ touched: Set<Int64>, from objects: inout [AnyObject], keys: inout [Int64]) {
-    // A save changes few rows: comparing each key with a short list beats hashing it.
-    let few = touched.count <= 8 ? Array(touched) : nil
-    var kept = 0
-    for index in keys.indices {
-        let key = keys[index]
-        let isTouched = few.map { $0.contains(key) } ?? touched.contains(key)
-        if isTouched { continue }
-        if kept != index {
-            keys[kept] = key
-            objects[kept] = objects[index]
+/// The positions in `keys` of the keys in `touched`, in ascending order.
+private func positions(of touched: Set<Int64>, in keys: [Int64]) -> [Int] {
+    var positions: [Int] = []
+    if touched.count <= 8 {
+        // A save changes few rows: comparing each key with a short list beats hashing it.
+        let few = Array(touched)
+        for index in keys.indices where few.contains(keys[index]) { positions.append(index) }
+    } else {
+        for index in keys.indices where touched.contains(keys[index]) { positions.append(index) }
+    }
+    return positions
+}
+
+/// Removes the elements at `positions` (ascending) from parallel arrays of objects and keys, in
+/// one pass.
+private func remove(at positions: [Int], from objects: inout [AnyObject], keys: inout [Int64]) {
+    guard let first = positions.first else { return }
+    var kept = first
+    var next = 0
+    for index in first..<keys.count {
+        if next < positions.count, positions[next] == index {
+            next += 1
+            continue
         }
+        keys[kept] = keys[index]
+        objects[kept] = objects[index]
         kept += 1
     }
     keys.removeLast(keys.count - kept)
