@@ -42,6 +42,12 @@ let package = Package(
             path: "Examples/Demo",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "LiveList",
+            dependencies: ["OpenSwiftData"],
+            path: "Examples/LiveList",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "JSONStore",
             dependencies: ["OpenSwiftData"],
