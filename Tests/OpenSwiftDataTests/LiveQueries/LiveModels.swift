@@ -1,5 +1,5 @@
 import Foundation
-import OpenSwiftData
+@testable import OpenSwiftData
 
 /// A book, observed by the results observer tests.
 @Model
@@ -36,6 +36,24 @@ actor LiveBookWriter {
         modelContext.insert(LiveBook(title, rating: rating))
         try modelContext.save()
     }
+}
+
+/// A model actor that keeps a results observer on its own context, as a background service would.
+@ModelActor
+actor LiveBookWatcher {
+    private var observer: ResultsObserver<LiveBook, Never>?
+
+    func start() throws {
+        observer = try ResultsObserver(sortBy: [SortDescriptor(\.title)], modelContext: modelContext)
+    }
+
+    /// How many updates the observer made by itself (reading its results would make one).
+    func backgroundUpdates() -> Int {
+        guard let counts = observer?.live.updateCounts else { return 0 }
+        return counts.rowByRow + counts.refetched
+    }
+
+    func titles() -> [String] { observer?.results.map(\.title) ?? [] }
 }
 
 /// Counts the changes `withObservationTracking` reports, for tests that wait for one.

@@ -51,6 +51,19 @@ import Testing
         #expect(observer.results.allSatisfy { $0.modelContext === context }, "the models are the observer's context's")
     }
 
+    @Test func anObserverOnAModelActorUpdatesOnThatActor() async throws {
+        let (container, context) = try seeded([("b", 1)])
+        let watcher = LiveBookWatcher(modelContainer: container)
+        try await watcher.start()
+        context.insert(LiveBook("a", rating: 2))
+        try context.save()
+        for _ in 0..<500 where await watcher.backgroundUpdates() == 0 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(await watcher.backgroundUpdates() == 1, "the observer's own task updated it, on the actor")
+        #expect(await watcher.titles() == ["a", "b"])
+    }
+
     @Test func observationFiresOnlyWhenTheResultsChange() async throws {
         let (container, context) = try seeded([("a", 5), ("b", 1)])
         let observer = try ResultsObserver<LiveBook, Never>(
