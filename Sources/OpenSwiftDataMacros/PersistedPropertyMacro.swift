@@ -25,7 +25,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             get {
                 _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
                 if _\(raw: name) == nil { _$backingData._fulfill(self, property: \(raw: index)) }
-                return _\(raw: name)!
+                return _\(raw: name) ?? OpenSwiftData._osdPlaceholder(self, property: \(raw: index))
             }
             """,
             """

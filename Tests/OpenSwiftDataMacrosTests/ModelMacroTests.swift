@@ -142,7 +142,7 @@ import Testing
                         if _rating == nil {
                             _$backingData._fulfill(self, property: 2)
                         }
-                        return _rating!
+                        return _rating ?? OpenSwiftData._osdPlaceholder(self, property: 2)
                     }
                     set {
                         let value = OpenSwiftData._osdWillSet(self, 2, self._rating, newValue)

@@ -254,7 +254,7 @@ import Testing
                         if _key == nil {
                             _$backingData._fulfill(self, property: 0)
                         }
-                        return _key!
+                        return _key ?? OpenSwiftData._osdPlaceholder(self, property: 0)
                     }
                     set {
                         let value = OpenSwiftData._osdWillSet(self, 0, self._key, newValue)

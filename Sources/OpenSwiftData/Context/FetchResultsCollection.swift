@@ -52,10 +52,10 @@ final class BatchLoader<Element: PersistentModel> {
 
     func model(at position: Int) -> Element {
         let batch = position / batchSize
-        if batches[batch] == nil {
-            batches = [batch: load(batch)]
-        }
-        return batches[batch]![position - batch * batchSize]
+        if let models = batches[batch] { return models[position - batch * batchSize] }
+        let models = load(batch)
+        batches = [batch: models]
+        return models[position - batch * batchSize]
     }
 
     private func load(_ batch: Int) -> [Element] {
@@ -76,12 +76,18 @@ final class BatchLoader<Element: PersistentModel> {
                 }
             }
         } catch {
-            preconditionFailure("OpenSwiftData: loading a batch of \(entity.name) failed: \(error)")
+            // A subscript cannot throw: the batch's models are faults that load on first access,
+            // and the context's next fetch or save throws the error.
+            context.deferReadFailure(error)
+            Diagnostics.report("loading a batch of \(entity.name) failed: \(error); its models load on first access instead")
         }
-        // A row deleted since the keys were read becomes a fault of the collection's entity, which
-        // is an `Element`; reading it then reports the deletion.
+        // A row not loaded (deleted since the keys were read, or a failed batch) becomes a fault of
+        // the collection's entity, which is an `Element`; reading it then loads it or reports why not.
+        let storeIdentifier = context.container.store(for: entity).identifier
         return keys[range].map { key in
-            loaded[key] ?? (context.model(for: PersistentIdentifier(storeIdentifier: context.container.store(for: entity).identifier, entityName: entity.name, key: .permanent(key))) as! Element)
+            if let model = loaded[key] { return model }
+            let id = PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entity.name, key: .permanent(key))
+            return context.registeredModel(for: id) ?? context.makeFault(Element.self, primaryKey: key, entity: entity)
         }
     }
 }

@@ -187,8 +187,15 @@ public final class ModelContainer: Sendable {
 
     /// Deletes every model in the container's store.
     @available(*, deprecated, renamed: "erase()")
+    ///
+    /// This method cannot throw: a failure is reported through ``OpenSwiftDataDiagnostics``; call
+    /// ``erase()`` to handle it.
     public func deleteAllData() {
-        try? erase()
+        do {
+            try erase()
+        } catch {
+            Diagnostics.report("deleteAllData() failed: \(error)")
+        }
     }
 
     /// The changes of every save in any of the container's contexts, from now on.

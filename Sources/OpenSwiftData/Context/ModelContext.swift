@@ -38,6 +38,11 @@ public final class ModelContext {
     /// The error of a store read made where SwiftData's API cannot throw (a merge, a model
     /// actor's subscript), thrown by the next fetch or save.
     var deferredReadFailure: (any Error)?
+
+    /// Keeps the first error of a read made where the API cannot throw, for the next fetch or save.
+    func deferReadFailure(_ error: any Error) {
+        if deferredReadFailure == nil { deferredReadFailure = error }
+    }
     /// How many of `deleted` have had their `.cascade` rules applied.
     var propagatedDeletions = 0
     /// The entity of the model class used last, so that runs of inserts skip the schema lookup.
@@ -245,7 +250,7 @@ public final class ModelContext {
         return inserted.first { $0.persistentModelID == id }
     }
 
-    func makeFault<M: PersistentModel>(_ type: M.Type, primaryKey: Int64, entity: Schema.Entity) -> any PersistentModel {
+    func makeFault<M: PersistentModel>(_ type: M.Type, primaryKey: Int64, entity: Schema.Entity) -> M {
         let model: M
         if M._osdHasConstants {
             // `let` properties are set once, as the model is made: they are read now.

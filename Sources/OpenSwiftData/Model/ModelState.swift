@@ -63,15 +63,19 @@ public class _ModelState {
         if contextReference?.context == nil, primaryKey != 0, !isDeleted, let standIn = contextReference?.standIn() {
             standIn.adoptOrphan(model)
         }
+        let name = "\(M.self).\(M.schemaMetadata[index].name)"
         guard let context, primaryKey != 0 else {
-            preconditionFailure(
-                "OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) was read after the model's ModelContext was deallocated (or the model was never saved); keep the context alive while you use the models it fetched"
-            )
+            Diagnostics.report("\(name) was read after the model's ModelContext and ModelContainer were deallocated (or the model was never saved): it reads as a placeholder; keep the container alive while you use the models it fetched")
+            return
         }
         do {
             try context.load(model, property: index)
         } catch {
-            preconditionFailure("OpenSwiftData: could not load \(M.self).\(M.schemaMetadata[index].name): \(error)")
+            // A getter cannot throw: the property reads as a placeholder, and the context's next
+            // fetch or save throws the error.
+            if (error as? SwiftDataError)?.kind == .modelNotFound { isDeleted = true }
+            context.deferReadFailure(error)
+            Diagnostics.report("could not load \(name): \(error); it reads as a placeholder, and the context's next fetch or save throws the error")
         }
     }
 

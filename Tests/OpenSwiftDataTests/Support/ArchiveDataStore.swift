@@ -34,6 +34,16 @@ final class ArchiveDataStore: DataStore {
         failures[url] = error
     }
 
+    /// Reads of the archive at `url` that are still to fail, and with what.
+    nonisolated(unsafe) private static var readFailures: [URL: (count: Int, error: any Error)] = [:]
+
+    /// Makes the next `count` fetches from the archive at `url` throw `error`.
+    static func failNextReads(at url: URL, count: Int = 1, with error: any Error) {
+        lock.lock()
+        defer { lock.unlock() }
+        readFailures[url] = (count, error)
+    }
+
     /// The snapshots of an archive, decoded, in insertion order.
     static func contents(at url: URL) throws -> [DefaultSnapshot] {
         try withArchive(url) { archive in try archive.order.compactMap { try archive.snapshots[$0].map { try decoder.decode(DefaultSnapshot.self, from: $0) } } }
@@ -58,7 +68,11 @@ final class ArchiveDataStore: DataStore {
         if request.descriptor.predicate != nil { throw DataStoreError.preferInMemoryFilter }
         if !request.descriptor.sortBy.isEmpty { throw DataStoreError.preferInMemorySort }
         let all = try Self.withArchive(configuration.url) { archive in
-            try archive.order.compactMap { key in try archive.snapshots[key].map { try Self.decoder.decode(DefaultSnapshot.self, from: $0) } }
+            if let failure = Self.readFailures[configuration.url], failure.count > 0 {
+                Self.readFailures[configuration.url] = (failure.count - 1, failure.error)
+                throw failure.error
+            }
+            return try archive.order.compactMap { key in try archive.snapshots[key].map { try Self.decoder.decode(DefaultSnapshot.self, from: $0) } }
         }
         let name = String(describing: T.self)
         return DataStoreFetchResult(descriptor: request.descriptor, fetchedSnapshots: all.filter { $0.persistentIdentifier.entityName == name })

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// Reads that fail where SwiftData's API cannot throw (a property getter, a batched collection's
+/// subscript) never stop the process: the value reads as a placeholder or loads later, the failure
+/// is reported through `OpenSwiftDataDiagnostics`, and the context's next fetch or save throws it.
+@Suite(.serialized) struct NoTrapTests {
+    struct Unreadable: Error, Equatable {}
+
+    /// Collects the reports that mention `subject` while `body` runs.
+    func reports(mentioning subject: String, _ body: () throws -> Void) rethrows -> [String] {
+        let collected = LockedValue<[String]>([])
+        let previous = OpenSwiftDataDiagnostics.handler
+        OpenSwiftDataDiagnostics.handler = { message in
+            if message.contains(subject) { collected.withValue { $0.append(message) } }
+        }
+        defer { OpenSwiftDataDiagnostics.handler = previous }
+        try body()
+        return collected.load()
+    }
+
+    @Test func aPropertyOfARowDeletedElsewhereReadsAsAPlaceholder() throws {
+        let store = TemporaryStore()
+        let container = try store.container(LiveBook.self, LiveAuthor.self)
+        let setup = ModelContext(container)
+        setup.insert(LiveBook("Dune", genre: "SF", rating: 5))
+        try setup.save()
+
+        let context = ModelContext(container)
+        var titlesOnly = FetchDescriptor<LiveBook>()
+        titlesOnly.propertiesToFetch = [\.title]
+        let book = try #require(try context.fetch(titlesOnly).first)
+        let other = ModelContext(container)
+        try other.delete(model: LiveBook.self)
+        try other.save()
+
+        var genre: String?
+        let reported = reports(mentioning: "LiveBook.genre") { genre = book.genre }
+        #expect(genre == "", "an unloadable String reads as empty, where SwiftData would stop the process")
+        #expect(book.isDeleted)
+        #expect(reported.count == 1, "the failure is reported: \(reported)")
+        #expect(book.title == "Dune", "what was loaded stays")
+        let error = try #require(throws: SwiftDataError.self) { try context.fetch(FetchDescriptor<LiveBook>()) }
+        #expect(error == .modelNotFound)
+        #expect(try context.fetch(FetchDescriptor<LiveBook>()).isEmpty, "reported once, then fetches work")
+    }
+
+    @Test func aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch() throws {
+        let store = TemporaryStore()
+        let container = try store.container(LiveBook.self, LiveAuthor.self)
+        let setup = ModelContext(container)
+        for number in 0..<10 { setup.insert(LiveBook("book \(number)")) }
+        try setup.save()
+
+        let context = ModelContext(container)
+        let books = try context.fetch(FetchDescriptor<LiveBook>(sortBy: [SortDescriptor(\.title)]), batchSize: 4)
+        // Another connection takes the table away after the keys were read: every read fails.
+        let other = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
+        try other.execute(#"ALTER TABLE "LiveBook" RENAME TO "Hidden""#)
+        var title: String?
+        let reported = reports(mentioning: "LiveBook") { title = books[0].title }
+        #expect(title == "", "the batch's models are there; what cannot load reads as a placeholder")
+        #expect(reported.contains { $0.contains("batch of LiveBook") }, "the failed batch is reported: \(reported)")
+        #expect(!books[0].isDeleted, "a failed read is not a deletion")
+        try other.execute(#"ALTER TABLE "Hidden" RENAME TO "LiveBook""#)
+        #expect(throws: SwiftDataError.self) { try context.fetch(FetchDescriptor<LiveBook>()) }
+        #expect(try context.fetch(FetchDescriptor<LiveBook>(sortBy: [SortDescriptor(\.title)])).map(\.title) == (0..<10).map { "book \($0)" })
+        #expect(books[5].title == "book 5", "later batches load")
+    }
+}
