@@ -72,6 +72,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "MemoryProbe",
+            dependencies: ["OpenSwiftData", "PredicateFuzzing"],
+            path: "Tools/MemoryProbe",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "HistoryWriter",
             dependencies: ["PredicateFuzzing", "OpenSwiftData"],
             path: "Tools/HistoryWriter",
@@ -91,7 +97,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "PredicateFuzzing", "HistoryWriter", "MigrationScenarios", "MigrationKill"],
+            dependencies: ["OpenSwiftData", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "MigrationScenarios", "MigrationKill"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

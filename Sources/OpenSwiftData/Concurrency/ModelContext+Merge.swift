@@ -45,7 +45,7 @@ extension ModelContext {
                 guard let model = registeredModel(id) else { continue }
                 let state = model._osdState
                 state.isDeleted = true
-                registry[id.entityName]?.models[state.primaryKey] = nil
+                registry[id.entityName]?.remove(state.primaryKey)
             }
         }
     }
@@ -72,7 +72,7 @@ extension ModelContext {
                     refresh(model)
                 } else {
                     model._osdState.isDeleted = true
-                    registered.models[model._osdState.primaryKey] = nil
+                    registered.remove(model._osdState.primaryKey)
                 }
             }
         }

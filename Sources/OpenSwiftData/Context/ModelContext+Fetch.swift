@@ -153,7 +153,7 @@ extension ModelContext {
         let registered = registeredModels(of: shape.entity)
         // A result set holds each row once, so a context that has none of these models registered
         // needs no identity-map lookups.
-        let needsLookup = !registered.models.isEmpty
+        let needsLookup = !registered.models.isEmpty || !registered.orphans.isEmpty
         var results: [AnyObject] = []
         let store = container.store(for: shape.entity)
         let storeIdentifier = store.identifier
@@ -169,18 +169,23 @@ extension ModelContext {
         storeIdentifier: String? = nil
     ) throws -> any PersistentModel {
         let primaryKey = row._int64(0)
-        if lookup, let existing = registered.models[primaryKey] {
+        if lookup, let existing = registered.model(forKey: primaryKey) {
             if existing._osdState.isFault, attributes == nil { fill(existing, from: row, shape: shape) }
             return existing
         }
         let entity = shape.entity
         let model = try decode(entity.modelType, row: row, shape: shape, attributes: attributes)
+        if isStandIn {
+            // What a stand-in loads is held by the orphans it loads for; a to-one decoded now
+            // would refer back to them, and nothing would ever release either. It loads on access.
+            for (property, link) in entity.links where link.storage == .foreignKey { model._osdUnload(property: property) }
+        }
         let state = model._osdState
         state.context = self
         state.primaryKey = primaryKey
         state.entityName = entity.name
         state.storeIdentifier = storeIdentifier ?? container.store(for: entity).identifier
-        registered.models[primaryKey] = model
+        registered.insert(model, forKey: primaryKey)
         return model
     }
 

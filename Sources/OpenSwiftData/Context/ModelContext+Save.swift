@@ -193,7 +193,7 @@ extension ModelContext {
             if upserted.contains(position) {
                 // The new model took over an existing row: it becomes that row's object in this
                 // context, and an object registered for the row before reloads the saved values.
-                if let previous = registered!.models.models[key], previous !== model { refresh(previous) }
+                if let previous = registered!.models.model(forKey: key), previous !== model { refresh(previous) }
                 registered!.models.models[key] = model
                 updatedIDs.append(model.persistentModelID)
                 continue
@@ -220,7 +220,7 @@ extension ModelContext {
             let alreadyReported = reported[entity.name] ?? []
             deletedIDs.reserveCapacity(deletedIDs.count + keys.count)
             for key in keys where !alreadyReported.contains(key) {
-                if let model = registered?.models[key] {
+                if let model = registered?.model(forKey: key) {
                     model._osdState.isDeleted = true
                     forget(model, into: &deletedIDs)
                 } else {
@@ -254,7 +254,7 @@ extension ModelContext {
     private func forget(_ model: any PersistentModel, into deletedIDs: inout [PersistentIdentifier]) {
         let state = model._osdState
         deletedIDs.append(model.persistentModelID)
-        registry[state.entityName!]?.models[state.primaryKey] = nil
+        registry[state.entityName!]?.remove(state.primaryKey)
         if let entity = entity(of: model) {
             for property in entity.links.keys { model._osdSetRelated(property: property, to: []) }
         }

@@ -38,6 +38,9 @@ public final class ModelContext {
     /// The error of a store read made where SwiftData's API cannot throw (a merge, a model
     /// actor's subscript), thrown by the next fetch or save.
     var deferredReadFailure: (any Error)?
+    /// Whether this context loads for models whose own context was deallocated
+    /// (``ContextReference/standIn()``); it then holds its models weakly.
+    var isStandIn = false
 
     /// Keeps the first error of a read made where the API cannot throw, for the next fetch or save.
     func deferReadFailure(_ error: any Error) {
@@ -71,6 +74,25 @@ public final class ModelContext {
         self.seenGeneration = container.saveLog.latestGeneration
         reference.context = self
         reference.setContainer(container, strongly: true)
+    }
+
+    deinit {
+        releaseRelationships()
+    }
+
+    /// Unloads the relationships of the saved models this context holds.
+    ///
+    /// Related models refer to each other (an author's books, each book's author): once the
+    /// context is gone, those references alone would keep them all alive for ever. A model still
+    /// in use reloads a relationship through a stand-in context on next access.
+    private func releaseRelationships() {
+        for (name, registered) in registry where !registered.models.isEmpty {
+            guard let entity = container.schema.entitiesByName[name], !entity.links.isEmpty else { continue }
+            let properties = Array(entity.links.keys)
+            for model in registered.models.values where !model._osdState.isDeleted {
+                for property in properties { model._osdUnload(property: property) }
+            }
+        }
     }
 
     /// Whether the context has unsaved inserts, changes or deletions.
@@ -246,7 +268,7 @@ public final class ModelContext {
     }
 
     func registeredModel(_ id: PersistentIdentifier) -> (any PersistentModel)? {
-        if let primaryKey = id.primaryKey { return registry[id.entityName]?.models[primaryKey] }
+        if let primaryKey = id.primaryKey { return registry[id.entityName]?.model(forKey: primaryKey) }
         return inserted.first { $0.persistentModelID == id }
     }
 
@@ -271,9 +293,13 @@ public final class ModelContext {
     /// Takes in a saved model whose own context was deallocated, so that what it loads from now on
     /// relates to it: the model joins this context's identity map unless the row already has a model.
     func adoptOrphan(_ model: some PersistentModel) {
-        guard let entity = entity(of: model), registeredModels(of: entity).models[model._osdState.primaryKey] == nil else { return }
-        // Its state keeps the dead context's reference, which holds this context.
-        registeredModels(of: entity).models[model._osdState.primaryKey] = model
+        guard let entity = entity(of: model) else { return }
+        let registered = registeredModels(of: entity)
+        let key = model._osdState.primaryKey
+        guard registered.model(forKey: key) == nil else { return }
+        // Its state keeps the dead context's reference, which holds this context: held weakly
+        // here, so that once nothing else holds the orphans, they and this context are released.
+        registered.insert(model, forKey: key)
     }
 
     /// Adds a saved model to the identity map.
@@ -283,13 +309,13 @@ public final class ModelContext {
         state.primaryKey = primaryKey
         state.entityName = entity.name
         state.storeIdentifier = container.store(for: entity).identifier
-        registeredModels(of: entity).models[primaryKey] = model
+        registeredModels(of: entity).insert(model, forKey: primaryKey)
     }
 
     /// The identity map of one entity.
     func registeredModels(of entity: Schema.Entity) -> RegisteredModels {
         if let models = registry[entity.name] { return models }
-        let models = RegisteredModels()
+        let models = RegisteredModels(holdsWeakly: isStandIn)
         registry[entity.name] = models
         return models
     }
@@ -403,4 +429,39 @@ extension ModelContext {
 /// The registered models of one entity, by primary key. A class so that a fetch looks it up once.
 final class RegisteredModels {
     var models = PrimaryKeyMap()
+    /// The models of a stand-in context (``ModelContext/isStandIn``), held weakly: the orphans it
+    /// loads for hold it (through their dead context's reference), and what it loads refers back
+    /// to them (inverse relationships), so holding them too would keep everything alive for ever.
+    var orphans: [Int64: WeakModel] = [:]
+    /// Whether models are held weakly, in `orphans`: a stand-in context's.
+    let holdsWeakly: Bool
+
+    init(holdsWeakly: Bool = false) {
+        self.holdsWeakly = holdsWeakly
+    }
+
+    /// Registers a model for a key.
+    func insert(_ model: any PersistentModel, forKey key: Int64) {
+        if holdsWeakly { orphans[key] = WeakModel(model: model) } else { models[key] = model }
+    }
+
+    /// The model registered for a key: one the context holds, or a live orphan it took in.
+    func model(forKey key: Int64) -> (any PersistentModel)? {
+        if let model = models[key] { return model }
+        guard !orphans.isEmpty, let entry = orphans[key] else { return nil }
+        if let orphan = entry.model { return orphan }
+        orphans[key] = nil
+        return nil
+    }
+
+    /// Forgets the model registered for a key.
+    func remove(_ key: Int64) {
+        models[key] = nil
+        if !orphans.isEmpty { orphans[key] = nil }
+    }
+}
+
+/// A weak reference to a model.
+struct WeakModel {
+    weak var model: (any PersistentModel)?
 }

@@ -112,6 +112,7 @@ final class ContextReference {
         if let replacement { return replacement }
         guard let container = container ?? weakContainer else { return nil }
         let standIn = ModelContext(container)
+        standIn.isStandIn = true
         replacement = standIn
         return standIn
     }

@@ -11,7 +11,7 @@ extension ModelContext {
             registered = (entity, registeredModels(of: entity))
             lastRelatedEntity = registered
         }
-        if let existing = registered.models.models[primaryKey] {
+        if let existing = registered.models.model(forKey: primaryKey) {
             return unsafeDowncast(existing, to: R.self)
         }
         if !registered.entity.descendants.isEmpty {
@@ -31,7 +31,7 @@ extension ModelContext {
             return model
         }
         for entity in base.concreteEntities {
-            if let existing = registeredModels(of: entity).models[primaryKey] { return try related(existing, entity) }
+            if let existing = registeredModels(of: entity).model(forKey: primaryKey) { return try related(existing, entity) }
         }
         for entity in base.descendants where try container.store(for: entity).rowExists(of: entity, key: primaryKey) {
             return try related(makeFault(entity.modelType, primaryKey: primaryKey, entity: entity), entity)

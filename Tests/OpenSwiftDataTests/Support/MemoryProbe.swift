@@ -1,0 +1,24 @@
+import Foundation
+import Testing
+
+/// Runs the `MemoryProbe` helper (built with the tests) on a store of its own and returns how many
+/// bytes its resident memory grew after a warm-up: measured in a process of its own, since the
+/// tests running beside each other in this one would move any figure taken here.
+func residentGrowth(ofProbe work: String, rounds: Int) throws -> Int {
+    let store = TemporaryStore()
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("MemoryProbe")
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = [store.url.path, work, "\(rounds)"]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "MemoryProbe \(work): \(text)")
+    return try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "MemoryProbe printed \(text)")
+}
+
+/// Whether this process runs under ThreadSanitizer, whose runtime defines `__tsan_init`: its
+/// shadow memory and histories grow, so memory bounds do not apply.
+let isRunningUnderThreadSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
