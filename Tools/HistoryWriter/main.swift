@@ -6,10 +6,14 @@ import PredicateFuzzing
 //
 //   HistoryWriter STORE edit     rank of "first" → 99 (or +1), insert "second", delete "doomed"
 //   HistoryWriter STORE loop     saves of ten new owners each, until killed
+//   HistoryWriter STORE contend SAVES TOTAL NAME
+//                                SAVES saves, each inserting owner "NAME-seq" (rank seq) and setting
+//                                the rank of one of the owners "shared-0…3" to seq; then waits until
+//                                it sees TOTAL owners named other than "shared-…" and prints "ok"
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else {
-    print("usage: HistoryWriter STORE edit|loop")
+guard arguments.count >= 3 else {
+    print("usage: HistoryWriter STORE edit|loop|contend SAVES TOTAL NAME")
     exit(2)
 }
 do {
@@ -33,6 +37,22 @@ do {
             batch += 1
             if batch == 1 { print("started") }
         }
+    case "contend" where arguments.count == 6:
+        guard let saves = Int(arguments[3]), let total = Int(arguments[4]) else { exit(2) }
+        let name = arguments[5]
+        let shared = try context.fetch(FetchDescriptor<FuzzOwner>(predicate: #Predicate { $0.name.starts(with: "shared-") }))
+        guard shared.count == 4 else {
+            print("error: \(shared.count) shared owners")
+            exit(1)
+        }
+        for seq in 0..<saves {
+            context.insert(FuzzOwner(name: "\(name)-\(seq)", rank: seq))
+            shared[seq % shared.count].rank = seq
+            try context.save()
+        }
+        let others = FetchDescriptor<FuzzOwner>(predicate: #Predicate { !$0.name.starts(with: "shared-") })
+        for _ in 0..<1_000 where try context.fetchCount(others) < total { Thread.sleep(forTimeInterval: 0.01) }
+        print(try context.fetchCount(others) == total ? "ok" : "saw \(try context.fetchCount(others)) of \(total)")
     default:
         print("unknown action \(arguments[2])")
         exit(2)
