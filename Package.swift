@@ -72,6 +72,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "LedgerKill",
+            dependencies: ["OpenSwiftData", "PredicateFuzzing", "MigrationScenarios"],
+            path: "Tools/LedgerKill",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "MemoryProbe",
             dependencies: ["OpenSwiftData", "PredicateFuzzing"],
             path: "Tools/MemoryProbe",
@@ -97,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "MigrationScenarios", "MigrationKill"],
+            dependencies: ["OpenSwiftData", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "LedgerKill", "MigrationScenarios", "MigrationKill"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -97,8 +97,8 @@ public enum KillScenario: String, CaseIterable, Sendable {
         }
     }
 
-    /// `PRAGMA integrity_check` and no migration file beside the store.
-    static func checkFile(at url: URL) -> [String] {
+    /// `PRAGMA integrity_check` and no migration file beside the store: what is wrong, one line each.
+    public static func checkFile(at url: URL) -> [String] {
         var violations: [String] = []
         var db: OpaquePointer?
         if sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK {

@@ -1,0 +1,137 @@
+import Foundation
+import MigrationScenarios
+import OpenSwiftData
+import PredicateFuzzing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// A writer killed with SIGKILL at random moments, over and over, on one store: a ledger of
+// transfers between accounts, each save moving money and recording the transfers in the same
+// transaction. After each kill the store must pass SQLite's integrity check (and have no
+// migration file beside it), the money must add up, the ledger's sequence numbers must have no gap, and replaying the ledger from the opening
+// balances must give the balances stored.
+//
+//   LedgerKill [--kills N] [--seed S]   kills (default 1,000), prints the report, exits 1 on a violation
+//   LedgerKill worker STORE SEED        the writer: opens (or creates) the ledger, then saves until killed
+
+/// The accounts (`FuzzOwner`: name, balance in `rank`) and the ledger (`FuzzItem`: sequence number
+/// in `score`, "from>to:amount" in `title`).
+let schema = Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self])
+let accounts = 10
+let openingBalance = 1_000
+
+func container(_ url: URL) throws -> ModelContainer {
+    try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
+}
+
+/// Saves transfers until killed: one to five per save, in one transaction with their ledger entries.
+func work(store: URL, seed: UInt64) throws -> Never {
+    let context = ModelContext(try container(store))
+    var owners = try context.fetch(FetchDescriptor<FuzzOwner>(sortBy: [SortDescriptor(\.name)]))
+    if owners.isEmpty {
+        owners = (0..<accounts).map { FuzzOwner(name: "account \($0)", rank: openingBalance) }
+        for owner in owners { context.insert(owner) }
+        try context.save()
+    }
+    var random = SplitMix64(seed: seed)
+    var next = (try context.fetch(FetchDescriptor<FuzzItem>(sortBy: [SortDescriptor(\.score, order: .reverse)])).first?.score ?? 0) + 1
+    print("started")
+    fflush(nil)
+    while true {
+        for _ in 0..<Int.random(in: 1...5, using: &random) {
+            let from = Int.random(in: 0..<owners.count, using: &random)
+            let to = (from + Int.random(in: 1..<owners.count, using: &random)) % owners.count
+            let amount = Int.random(in: 1...50, using: &random)
+            owners[from].rank -= amount
+            owners[to].rank += amount
+            context.insert(FuzzItem(title: "\(from)>\(to):\(amount)", score: next))
+            next += 1
+        }
+        try context.save()
+    }
+}
+
+/// What is wrong with the ledger at `store`, one line each.
+func verify(store: URL) -> [String] {
+    do {
+        let context = ModelContext(try container(store))
+        let owners = try context.fetch(FetchDescriptor<FuzzOwner>(sortBy: [SortDescriptor(\.name)]))
+        let entries = try context.fetch(FetchDescriptor<FuzzItem>(sortBy: [SortDescriptor(\.score)]))
+        var problems: [String] = []
+        if owners.isEmpty {
+            return entries.isEmpty ? [] : ["\(entries.count) ledger entries without accounts"]
+        }
+        if owners.count != accounts { problems.append("\(owners.count) accounts") }
+        let total = owners.reduce(0) { $0 + $1.rank }
+        if total != accounts * openingBalance { problems.append("the balances add up to \(total)") }
+        if entries.map(\.score) != Array(1..<(entries.count + 1)) {
+            problems.append("the ledger's sequence numbers have gaps or repeats")
+        }
+        var replayed = Array(repeating: openingBalance, count: accounts)
+        for entry in entries {
+            let parts = entry.title.split(whereSeparator: { $0 == ">" || $0 == ":" }).compactMap { Int($0) }
+            guard parts.count == 3, replayed.indices.contains(parts[0]), replayed.indices.contains(parts[1]) else {
+                problems.append("ledger entry \(entry.score) reads \(entry.title)")
+                continue
+            }
+            replayed[parts[0]] -= parts[2]
+            replayed[parts[1]] += parts[2]
+        }
+        if owners.count == accounts, replayed != owners.map(\.rank) {
+            problems.append("replaying the ledger gives \(replayed), the accounts hold \(owners.map(\.rank))")
+        }
+        return problems + KillScenario.checkFile(at: store)
+    } catch {
+        return ["opening the store failed: \(error)"]
+    }
+}
+
+let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "worker", let seed = UInt64(arguments[3]) {
+    do {
+        try work(store: URL(fileURLWithPath: arguments[2]), seed: seed)
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+}
+
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+let kills = Int(option("--kills") ?? "1000") ?? 1_000
+let seed = UInt64(option("--seed") ?? "\(UInt64.random(in: 1...1_000_000))") ?? 1
+var random = SplitMix64(seed: seed)
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("osd-ledger-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+let store = folder.appendingPathComponent("ledger.store")
+var violations: [String] = []
+var killedWhileWriting = 0
+let started = Date()
+for kill in 0..<kills {
+    let worker = Process()
+    worker.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    worker.arguments = ["worker", store.path, "\(UInt64.random(in: 1...UInt64.max, using: &random))"]
+    let output = Pipe()
+    worker.standardOutput = output
+    try worker.run()
+    // Half the kills after the writer said it started (mid-save), half at any moment of its start.
+    if kill % 2 == 0 { _ = output.fileHandleForReading.availableData }
+    usleep(UInt32.random(in: 0..<200_000, using: &random))
+    Glibc.kill(worker.processIdentifier, SIGKILL)
+    worker.waitUntilExit()
+    if worker.terminationReason == .uncaughtSignal { killedWhileWriting += 1 }
+    let found = verify(store: store)
+    violations += found.map { "kill \(kill): \($0)" }
+    if !found.isEmpty { break }
+}
+let context = ModelContext(try container(store))
+let entries = try context.fetchCount(FetchDescriptor<FuzzItem>())
+print("LedgerKill --kills \(kills) --seed \(seed): \(kills) kills (\(killedWhileWriting) while the writer ran), \(entries) transfers in the ledger, \(violations.count) violations, \(Int(Date().timeIntervalSince(started))) s")
+for violation in violations { print("  \(violation)") }
+exit(violations.isEmpty ? 0 : 1)
