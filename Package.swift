@@ -78,6 +78,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FaultProbe",
+            dependencies: ["OpenSwiftData", "MigrationScenarios"],
+            path: "Tools/FaultProbe",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "MemoryProbe",
             dependencies: ["OpenSwiftData", "PredicateFuzzing"],
             path: "Tools/MemoryProbe",
@@ -103,7 +109,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "LedgerKill", "MigrationScenarios", "MigrationKill"],
+            dependencies: ["OpenSwiftData", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "LedgerKill", "FaultProbe", "MigrationScenarios", "MigrationKill"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
