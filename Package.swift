@@ -85,7 +85,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MemoryProbe",
-            dependencies: ["OpenSwiftData", "PredicateFuzzing"],
+            dependencies: ["OpenSwiftData", "PredicateFuzzing", "CSQLite"],
             path: "Tools/MemoryProbe",
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import OpenSwiftData
 import PredicateFuzzing
@@ -9,12 +10,69 @@ import PredicateFuzzing
 //   MemoryProbe STORE requests N    N requests: a context fetches a row, ends, and the row's items
 //                                   load through a stand-in context after it
 //   MemoryProbe STORE observers N   N results observers created, read and released
+//   MemoryProbe STORE soak N        4 model actors, N rounds each of mixed work at once (inserts,
+//                                   fetches, updates, relationship edits, deletes); prints the
+//                                   resident memory less SQLite's own (its page caches, which fill
+//                                   up to their bound as the file and its history grow) after the
+//                                   warm-up and at the end, the saves made and the rows left
 
 /// The resident memory of this process in bytes (Linux: `/proc/self/statm`; 0 where unavailable).
 func residentBytes() -> Int {
     guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
           let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// One of the soak's actors: keeps about 200 rows of its own, changing them every round.
+@ModelActor
+actor SoakWorker {
+    func run(rounds: Int, worker: Int, warmUp: @Sendable () -> Void) throws -> Int {
+        var fuzzer = PredicateFuzzer(seed: UInt64(worker + 1))
+        var mine: [PersistentIdentifier] = []
+        var saves = 0
+        for round in 0..<rounds {
+            if round == rounds / 10 { warmUp() }
+            // Five new rows with items.
+            for plain in fuzzer.rows(count: 5) {
+                let row = FuzzRow(plain)
+                row.text = "worker \(worker)"
+                modelContext.insert(row)
+                row.items = (0..<2).map { FuzzItem(title: "item \($0)", score: round) }
+            }
+            try modelContext.save()
+            saves += 1
+            mine = try modelContext.fetchIdentifiers(FetchDescriptor<FuzzRow>(
+                predicate: #Predicate { $0.text == "worker \(worker)" }, sortBy: [SortDescriptor(\.persistentModelID)]))
+            // Updates and a relationship edit on rows fetched by predicate.
+            let threshold = round % 7
+            var recent = FetchDescriptor<FuzzRow>(predicate: #Predicate { $0.int > threshold || $0.flag }, sortBy: [SortDescriptor(\.int)])
+            recent.fetchLimit = 20
+            let fetched = try modelContext.fetch(recent)
+            for row in fetched { row.optInt = round }
+            if let first = fetched.first, let last = fetched.last, first !== last, let item = first.items.first {
+                item.row = last
+            }
+            // The oldest rows of this worker go, so that the store stays the same size.
+            if mine.count > 200 {
+                for id in mine.prefix(5) {
+                    guard let row = self[id, as: FuzzRow.self] else { continue }
+                    for item in row.items { modelContext.delete(item) }
+                    modelContext.delete(row)
+                }
+            }
+            try modelContext.save()
+            saves += 1
+        }
+        return saves
+    }
+}
+
+final class WarmUp: @unchecked Sendable {
+    // @unchecked Sendable: `resident` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var resident = 0
+    func record() { lock.withLock { resident = max(resident, residentBytes() - Int(sqlite3_memory_used())) } }
+    var value: Int { lock.withLock { resident } }
 }
 
 let arguments = CommandLine.arguments
@@ -32,6 +90,22 @@ do {
     row.items = (0..<3).map { FuzzItem(title: "item \($0)", score: $0) }
     try setup.save()
 
+    if arguments[2] == "soak" {
+        let warmUp = WarmUp()
+        let saves = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<4 {
+                let actor = SoakWorker(modelContainer: container)
+                group.addTask { try await actor.run(rounds: rounds, worker: worker, warmUp: { warmUp.record() }) }
+            }
+            var total = 0
+            for try await saves in group { total += saves }
+            return total
+        }
+        let reader = ModelContext(container)
+        let rows = try reader.fetchCount(FetchDescriptor<FuzzRow>()) + reader.fetchCount(FetchDescriptor<FuzzItem>())
+        print("\(warmUp.value) \(residentBytes() - Int(sqlite3_memory_used())) \(saves) \(rows)")
+        exit(0)
+    }
     var warmedUp = 0
     for round in 0..<rounds {
         if round == rounds / 10 { warmedUp = residentBytes() }
