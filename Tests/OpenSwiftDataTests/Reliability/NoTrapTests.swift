@@ -69,3 +69,49 @@ import Testing
         #expect(books[5].title == "book 5", "later batches load")
     }
 }
+
+/// A store file damaged while a process uses it (an I/O error, a bad disk, another program)
+/// gives thrown errors, never a trap.
+@Suite struct DamagedFileTests {
+    @Test func aFileDamagedMidRunGivesErrorsNotTraps() throws {
+        let store = TemporaryStore()
+        let container = try store.container(LiveBook.self, LiveAuthor.self)
+        let context = ModelContext(container)
+        for number in 0..<2_000 { context.insert(LiveBook("book \(number)", genre: String(repeating: "g", count: 200))) }
+        try context.save()
+        let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+        // Every page after the first few is overwritten with garbage, under the open store.
+        let handle = try FileHandle(forWritingTo: store.url)
+        try handle.seek(toOffset: 4096 * 2)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096 * 64))
+        try handle.close()
+
+        let reopened = #expect(throws: SwiftDataError.self, "opening the damaged file is a clear error") {
+            try store.container(LiveBook.self, LiveAuthor.self)
+        }
+        #expect(reopened == .storeIsCorrupt)
+        // The container opened before the damage keeps going, and reports what it finds.
+        let reader = ModelContext(container)
+        var outcomes: [String] = []
+        do {
+            let books = try reader.fetch(FetchDescriptor<LiveBook>(sortBy: [SortDescriptor(\.title)]))
+            outcomes.append("fetched \(books.count)")
+        } catch {
+            outcomes.append("fetch threw \(type(of: error))")
+            #expect(error is SwiftDataError, "\(error)")
+        }
+        let writer = ModelContext(container)
+        writer.insert(LiveBook("after"))
+        do {
+            try writer.save()
+            outcomes.append("saved")
+        } catch {
+            outcomes.append("save threw")
+            #expect(error is SwiftDataError, "\(error)")
+            #expect(writer.hasChanges, "a failed save keeps the context's changes")
+        }
+        #expect(outcomes.contains { $0.contains("threw") }, "the damage was noticed: \(outcomes)")
+    }
+}
