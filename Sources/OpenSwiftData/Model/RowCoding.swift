@@ -117,7 +117,7 @@ extension _RowReader {
     /// Reads a JSON-stored `Codable` value. Called by generated code.
     public func _read<T: Codable>(_ type: T.Type, _ column: Int32, _ context: ModelContext) throws -> T {
         if _isNull(column) {
-            if let optional = T.self as? any _OptionalValue.Type { return optional._nilValue as! T }
+            if let optional = T.self as? any _OptionalValue.Type, let none = optional._nilValue as? T { return none }
             throw ValueCodingError.unexpectedNull(context: _context)
         }
         let text = _string(column)

@@ -85,7 +85,7 @@ enum ModelGraph {
         of index: Int, in type: any PersistentModel.Type, metadata: [Schema.PropertyMetadata],
         destination: any PersistentModel.Type
     ) -> Int? {
-        let relationship = metadata[index].metadata as! Schema.Relationship
+        guard let relationship = metadata[index].metadata as? Schema.Relationship else { return nil }
         let destinationMetadata = ObjectIdentifier(destination) == ObjectIdentifier(type) ? metadata : destination.schemaMetadata
         if let declared = relationship.inverseKeyPath {
             return destinationMetadata.firstIndex { $0.keypath == declared }

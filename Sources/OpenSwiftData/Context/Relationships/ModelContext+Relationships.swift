@@ -71,7 +71,9 @@ extension ModelContext {
                     merged[owner, default: []] += models
                 }
             }
-            return merged.mapValues { $0.sorted { ($0 as! any PersistentModel)._osdState.primaryKey < ($1 as! any PersistentModel)._osdState.primaryKey } }
+            // Every object a store fetch materializes is a model.
+            func key(_ object: AnyObject) -> Int64 { (object as? any PersistentModel)?._osdState.primaryKey ?? 0 }
+            return merged.mapValues { $0.sorted { key($0) < key($1) } }
         }
         return try relatedRows(of: link, from: source, owners: owners, destination: destination)
     }
