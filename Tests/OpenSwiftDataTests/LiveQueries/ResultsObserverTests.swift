@@ -277,13 +277,8 @@ import Testing
         let counter = ChangeCounter()
         counter.track { _ = observer.results }
 
-        let helper = Process()
-        helper.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("HistoryWriter")
-        helper.arguments = [store.url.path, "edit"]
-        helper.standardOutput = Pipe()
-        try helper.run()
-        helper.waitUntilExit()
-        #expect(helper.terminationStatus == 0)
+        let (status, _) = try HelperProcess.run("HistoryWriter", [store.url.path, "edit"])
+        #expect(status == 0)
         await waitUntil { counter.count > 0 }
         #expect(counter.count > 0, "the container noticed the other process's save by itself")
         #expect(observer.results.map(\.name) == ["first", "second"])

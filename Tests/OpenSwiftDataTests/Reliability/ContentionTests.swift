@@ -16,15 +16,8 @@ import Testing
 
         let processes = 4
         let saves = 2_500
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("HistoryWriter")
         let writers = try (0..<processes).map { number in
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = [store.url.path, "contend", "\(saves)", "\(processes * saves)", "writer\(number)"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            return (process, output)
+            try HelperProcess.start("HistoryWriter", [store.url.path, "contend", "\(saves)", "\(processes * saves)", "writer\(number)"])
         }
         for (number, (process, output)) in writers.enumerated() {
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

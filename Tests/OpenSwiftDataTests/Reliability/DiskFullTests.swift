@@ -7,15 +7,8 @@ import Testing
 @Suite struct DiskFullTests {
     @Test func savesAndMigrationsOnAFullDiskThrowAndLoseNothing() throws {
         let store = TemporaryStore()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("FaultProbe")
-        process.arguments = [store.folder.path, "diskfull"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (status, text) = try HelperProcess.run("FaultProbe", [store.folder.path, "diskfull"])
+        #expect(status == 0, "\(text)")
         #expect(!text.contains("FAILED"), "\(text)")
         #expect(text.split(separator: "\n").filter { $0.hasPrefix("ok:") }.count == 11, "every check ran: \(text)")
     }

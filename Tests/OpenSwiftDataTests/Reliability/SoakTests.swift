@@ -8,15 +8,8 @@ import Testing
 @Suite struct SoakTests {
     @Test func mixedWorkOnFourActorsKeepsMemoryFlat() throws {
         let store = TemporaryStore()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("MemoryProbe")
-        process.arguments = [store.url.path, "soak", "1000"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (status, text) = try HelperProcess.run("MemoryProbe", [store.url.path, "soak", "1000"])
+        #expect(status == 0, "\(text)")
         let figures = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         try #require(figures.count == 4, "MemoryProbe printed \(text)")
         let (warm, end, saves, rows) = (figures[0], figures[1], figures[2], figures[3])

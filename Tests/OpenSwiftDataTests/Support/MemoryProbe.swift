@@ -6,16 +6,8 @@ import Testing
 /// tests running beside each other in this one would move any figure taken here.
 func residentGrowth(ofProbe work: String, rounds: Int) throws -> Int {
     let store = TemporaryStore()
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("MemoryProbe")
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = [store.url.path, work, "\(rounds)"]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "MemoryProbe \(work): \(text)")
+    let (status, text) = try HelperProcess.run("MemoryProbe", [store.url.path, work, "\(rounds)"])
+    #expect(status == 0, "MemoryProbe \(work): \(text)")
     return try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "MemoryProbe printed \(text)")
 }
 

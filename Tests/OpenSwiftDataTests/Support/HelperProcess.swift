@@ -1,0 +1,29 @@
+import Foundation
+
+/// The helper executables that `swift build` puts beside the test bundle (`Tools/`): other
+/// processes on the same store, and processes measured or damaged alone.
+enum HelperProcess {
+    /// The URL of the helper named `name`.
+    static func url(_ name: String) -> URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    /// Starts the helper `name` with `arguments`, its standard output piped.
+    static func start(_ name: String, _ arguments: [String]) throws -> (process: Process, output: Pipe) {
+        let process = Process()
+        process.executableURL = url(name)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        return (process, output)
+    }
+
+    /// Runs the helper `name` with `arguments` to its end; returns its exit status and output.
+    static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let (process, output) = try start(name, arguments)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+}
