@@ -108,7 +108,6 @@ let seed = UInt64(option("--seed") ?? "\(UInt64.random(in: 1...1_000_000))") ?? 
 var random = SplitMix64(seed: seed)
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("osd-ledger-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: folder) }
 let store = folder.appendingPathComponent("ledger.store")
 var violations: [String] = []
 var killedWhileWriting = 0
@@ -134,4 +133,6 @@ let context = ModelContext(try container(store))
 let entries = try context.fetchCount(FetchDescriptor<FuzzItem>())
 print("LedgerKill --kills \(kills) --seed \(seed): \(kills) kills (\(killedWhileWriting) while the writer ran), \(entries) transfers in the ledger, \(violations.count) violations, \(Int(Date().timeIntervalSince(started))) s")
 for violation in violations { print("  \(violation)") }
+// `exit` ends the process before any `defer` of top-level code would run.
+try? FileManager.default.removeItem(at: folder)
 exit(violations.isEmpty ? 0 : 1)
