@@ -128,6 +128,7 @@ let store = folder.appendingPathComponent("ledger.store")
 var violations: [String] = []
 var verified = Verified()
 var killedWhileWriting = 0
+var made = 0
 let started = Date()
 for kill in 0..<kills {
     let worker = Process()
@@ -141,6 +142,7 @@ for kill in 0..<kills {
     usleep(UInt32.random(in: 0..<200_000, using: &random))
     Glibc.kill(worker.processIdentifier, SIGKILL)
     worker.waitUntilExit()
+    made += 1
     if worker.terminationReason == .uncaughtSignal { killedWhileWriting += 1 }
     // The integrity check reads the whole file: after the first 50 kills, every tenth and the last.
     let found = verify(store: store, &verified, integrity: kill < 50 || kill % 10 == 0 || kill == kills - 1)
@@ -149,7 +151,7 @@ for kill in 0..<kills {
 }
 let context = ModelContext(try container(store))
 let entries = try context.fetchCount(FetchDescriptor<FuzzItem>())
-print("LedgerKill --kills \(kills) --seed \(seed): \(kills) kills (\(killedWhileWriting) while the writer ran), \(entries) transfers in the ledger, \(violations.count) violations, \(Int(Date().timeIntervalSince(started))) s")
+print("LedgerKill --kills \(kills) --seed \(seed): \(made) kills (\(killedWhileWriting) while the writer ran), \(entries) transfers in the ledger, \(violations.count) violations, \(Int(Date().timeIntervalSince(started))) s")
 for violation in violations { print("  \(violation)") }
 // `exit` ends the process before any `defer` of top-level code would run.
 try? FileManager.default.removeItem(at: folder)
