@@ -150,14 +150,25 @@ extension ModelContext {
     }
 
     private func fetchObjects(_ shape: RowShape, fetch: StoreFetch, attributes: [Int]?) throws -> [AnyObject] {
+        let store = container.store(for: shape.entity)
+        return try materializeRows(shape, attributes: attributes) { try store.forEachRow(fetch, attributes: attributes, $0) }
+    }
+
+    /// Loads the rows among `keys` that a keyed fetch selects as models of type `T`, reusing
+    /// registered instances.
+    func fetchModels<T: PersistentModel>(_ shape: RowShape, keyed: any KeyedFetch, keys: [Int64], attributes: [Int]?) throws -> [T] {
+        try materializeRows(shape, attributes: attributes) { try keyed.forEachRow(keys: keys, $0) }.compactMap { $0 as? T }
+    }
+
+    /// Materializes each row `rows` reads as a model of `shape`'s entity.
+    private func materializeRows(_ shape: RowShape, attributes: [Int]?, _ rows: ((StoreRow) throws -> Void) throws -> Void) throws -> [AnyObject] {
         let registered = registeredModels(of: shape.entity)
         // A result set holds each row once, so a context that has none of these models registered
         // needs no identity-map lookups.
         let needsLookup = !registered.models.isEmpty || !registered.orphans.isEmpty
         var results: [AnyObject] = []
-        let store = container.store(for: shape.entity)
-        let storeIdentifier = store.identifier
-        try store.forEachRow(fetch, attributes: attributes) { row in
+        let storeIdentifier = container.store(for: shape.entity).identifier
+        try rows { row in
             results.append(try materialize(row, shape: shape, attributes: attributes, registered: registered, lookup: needsLookup, storeIdentifier: storeIdentifier))
         }
         return results

@@ -28,9 +28,10 @@ final class LiveResults<Element: PersistentModel> {
     private struct RowLocalQuery {
         let entity: Schema.Entity
         let storeIdentifier: String
-        let plan: QueryPlan
         let shape: RowShape
         let attributes: [Int]?
+        /// The descriptor's filter, prepared to run over the changed rows' keys.
+        let keyed: any KeyedFetch
     }
 
     /// The most rows one update follows one by one; a larger change refetches, which is cheaper.
@@ -128,9 +129,7 @@ final class LiveResults<Element: PersistentModel> {
         if FetchQuery.hasPendingChanges(context, entity: query.entity) { return nil }
         var matching: [Element] = []
         if !rows.candidates.isEmpty {
-            let keys = QueryExpression.inList(.key(scope: 0), rows.candidates.map { .integer($0) })
-            let filter = query.plan.filter.map { QueryExpression.and($0, keys) } ?? keys
-            matching = try context.fetchModels(query.shape, fetch: StoreFetch(entity: query.entity, filter: filter), attributes: query.attributes)
+            matching = try context.fetchModels(query.shape, keyed: query.keyed, keys: rows.candidates, attributes: query.attributes)
             if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
                 try context.prefetch(descriptor.relationshipKeyPathsForPrefetching, of: matching, shape: query.shape)
             }
@@ -203,8 +202,9 @@ final class LiveResults<Element: PersistentModel> {
         guard descriptor.fetchLimit == nil, descriptor.fetchOffset == nil else { return nil }
         let query = try FetchQuery(descriptor, context: context)
         guard query.entity.descendants.isEmpty, query.plan.isRowLocal(in: query.entity) else { return nil }
-        return RowLocalQuery(entity: query.entity, storeIdentifier: query.store.identifier, plan: query.plan,
-                             shape: query.shape, attributes: query.attributes)
+        return RowLocalQuery(entity: query.entity, storeIdentifier: query.store.identifier,
+                             shape: query.shape, attributes: query.attributes,
+                             keyed: try query.store.keyedFetch(StoreFetch(entity: query.entity, filter: query.plan.filter), attributes: query.attributes))
     }
 }
 

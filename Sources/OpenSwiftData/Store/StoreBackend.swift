@@ -32,6 +32,8 @@ package protocol StoreBackend: AnyObject, Sendable {
     /// Calls `body` with each row the fetch selects, in its order: the key, then `attributes` in
     /// order, or the shape's selected properties when `attributes` is `nil`.
     func forEachRow(_ fetch: StoreFetch, attributes: [Int]?, _ body: (StoreRow) throws -> Void) throws
+    /// Prepares the filter of `fetch` (not its order or page) to run many times over a few keys.
+    func keyedFetch(_ fetch: StoreFetch, attributes: [Int]?) throws -> any KeyedFetch
     /// The number of rows the fetch selects.
     func count(_ fetch: StoreFetch) throws -> Int
     /// The keys of the rows the fetch selects, in its order.

@@ -33,6 +33,16 @@ extension SQLiteStore {
         }
     }
 
+    /// Compiles the filter of `fetch` once; each run adds `AND key IN (…)` for its keys and uses the
+    /// connection's cached statement for that many keys.
+    func keyedFetch(_ fetch: StoreFetch, attributes: [Int]?) throws -> any KeyedFetch {
+        let layout = try layout(for: fetch.entity.name)
+        var compiler = SQLCompiler(layout: layout)
+        let filter = fetch.filter.map { "(\(compiler.sql($0))) AND " } ?? ""
+        let prefix = attributes.map { layout.selectPrefix(attributes: $0) } ?? layout.selectPrefix
+        return SQLiteKeyedFetch(store: self, head: "\(prefix) WHERE \(filter)\(layout.table).\(TableLayout.primaryKey) IN (", arguments: compiler.arguments)
+    }
+
     /// The number of matching rows.
     func count(_ fetch: StoreFetch) throws -> Int {
         let layout = try layout(for: fetch.entity.name)
@@ -139,6 +149,26 @@ extension SQLiteStore {
                 if try statement.step() { try body(statement) }
             }
             statement.reset()
+        }
+    }
+}
+
+/// A fetch whose filter is compiled to SQL once, run over a few keys at a time.
+struct SQLiteKeyedFetch: KeyedFetch {
+    let store: SQLiteStore
+    /// The statement up to the opening parenthesis of its key list.
+    let head: String
+    /// The filter's arguments, before the keys.
+    let arguments: [StoredValue]
+
+    func forEachRow(keys: [Int64], _ body: (StoreRow) throws -> Void) throws {
+        guard !keys.isEmpty else { return }
+        let sql = head + repeatElement("?", count: keys.count).joined(separator: ", ") + ")"
+        try store.withReader { connection in
+            let statement = try connection.statement(sql)
+            try statement.bind(arguments + keys.map { .integer($0) })
+            defer { statement.reset() }
+            while try statement.step() { try body(statement) }
         }
     }
 }
