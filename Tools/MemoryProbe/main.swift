@@ -43,9 +43,11 @@ actor SoakWorker {
             saves += 1
             mine = try modelContext.fetchIdentifiers(FetchDescriptor<FuzzRow>(
                 predicate: #Predicate { $0.text == "worker \(worker)" }, sortBy: [SortDescriptor(\.persistentModelID)]))
-            // Updates and a relationship edit on rows fetched by predicate.
+            // Updates and a relationship edit on rows fetched by predicate: this worker's own, since
+            // another deleting a row this one edits is a real conflict (its save would throw).
             let threshold = round % 7
-            var recent = FetchDescriptor<FuzzRow>(predicate: #Predicate { $0.int > threshold || $0.flag }, sortBy: [SortDescriptor(\.int)])
+            let name = "worker \(worker)"
+            var recent = FetchDescriptor<FuzzRow>(predicate: #Predicate { $0.text == name && ($0.int > threshold || $0.flag) }, sortBy: [SortDescriptor(\.int)])
             recent.fetchLimit = 20
             let fetched = try modelContext.fetch(recent)
             for row in fetched { row.optInt = round }
