@@ -70,10 +70,14 @@ public class _ModelState {
         }
         do {
             try context.load(model, property: index)
+        } catch let error as SwiftDataError where error.kind == .modelNotFound {
+            // The row was deleted elsewhere: the model says so, and the property reads as a
+            // placeholder (SwiftData stops the process here).
+            isDeleted = true
+            Diagnostics.report("\(name) was read after its row was deleted elsewhere: it reads as a placeholder, and the model reports isDeleted")
         } catch {
             // A getter cannot throw: the property reads as a placeholder, and the context's next
             // fetch or save throws the error.
-            if (error as? SwiftDataError)?.kind == .modelNotFound { isDeleted = true }
             context.deferReadFailure(error)
             Diagnostics.report("could not load \(name): \(error); it reads as a placeholder, and the context's next fetch or save throws the error")
         }
