@@ -9,9 +9,9 @@ import Observation
 /// withObservationTracking { _ = observer.eventCounter } onChange: { reloadTrips() }
 /// ```
 ///
-/// The observer looks four times a second, and reads the history only when something was saved:
-/// by a context of the container (noted in its save log) or by another connection (the store says
-/// so cheaply). It stops when it is released.
+/// The observer looks after each save of a context of the container (its save log signals it), and
+/// after another connection's save once the container has seen it (it looks twice a second while an
+/// observer exists); it reads the history only then. It stops when it is released.
 @Observable
 public final class HistoryObserver {
     /// A number that increases each time new relevant transactions appear.
@@ -43,10 +43,11 @@ public final class HistoryObserver {
         authors: Set<String> = [], modelContainer: ModelContainer, isolation: isolated (any Actor)? = #isolation
     ) throws {
         try self.init(historyTokens: historyTokens, observedModels: observedModels, authors: authors, modelContainer: modelContainer)
+        let signals = modelContainer.saveLog.signals()
+        modelContainer.followExternalSaves()
         watcher = Task { [weak self] in
             _ = isolation
-            while true {
-                do { try await Task.sleep(nanoseconds: 250_000_000) } catch { return }   // cancelled
+            for await _ in signals {
                 guard let self else { return }
                 do {
                     try self.check()
