@@ -11,18 +11,24 @@ import Testing
         try ModelContext(container).fetch(FetchDescriptor<LiveAuthor>()).first
     }
 
-    @Test func modelsThatOutliveTheirContextAreReleasedWithTheirStandIn() throws {
-        let store = TemporaryStore()
+    /// A container on `store` holding one author and her books.
+    func authorWithBooks(_ titles: [String], in store: TemporaryStore) throws -> ModelContainer {
         let container = try store.container(LiveBook.self, LiveAuthor.self)
         let setup = ModelContext(container)
         let author = LiveAuthor("Le Guin")
         setup.insert(author)
-        for title in ["The Dispossessed", "The Lathe of Heaven", "Earthsea"] {
+        for title in titles {
             let book = LiveBook(title)
             setup.insert(book)
             book.author = author
         }
         try setup.save()
+        return container
+    }
+
+    @Test func modelsThatOutliveTheirContextAreReleasedWithTheirStandIn() throws {
+        let store = TemporaryStore()
+        let container = try authorWithBooks(["The Dispossessed", "The Lathe of Heaven", "Earthsea"], in: store)
 
         weak var firstAuthor: LiveAuthor?
         weak var firstBook: LiveBook?
@@ -53,14 +59,7 @@ import Testing
 
     @Test func modelsRelatedToEachOtherAreReleasedWithTheirContext() throws {
         let store = TemporaryStore()
-        let container = try store.container(LiveBook.self, LiveAuthor.self)
-        let setup = ModelContext(container)
-        let author = LiveAuthor("Le Guin")
-        setup.insert(author)
-        let book = LiveBook("Earthsea")
-        setup.insert(book)
-        book.author = author
-        try setup.save()
+        let container = try authorWithBooks(["Earthsea"], in: store)
 
         weak var released: LiveAuthor?
         weak var releasedBook: LiveBook?
