@@ -115,12 +115,8 @@ if arguments.count == 4, arguments[1] == "worker", let seed = UInt64(arguments[3
     }
 }
 
-func option(_ name: String) -> String? {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
-}
-let kills = Int(option("--kills") ?? "1000") ?? 1_000
-let seed = UInt64(option("--seed") ?? "\(UInt64.random(in: 1...1_000_000))") ?? 1
+let kills = Int(commandLineOption("--kills") ?? "1000") ?? 1_000
+let seed = UInt64(commandLineOption("--seed") ?? "\(UInt64.random(in: 1...1_000_000))") ?? 1
 var random = SplitMix64(seed: seed)
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("osd-ledger-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -29,14 +29,10 @@ if arguments.first == "worker" {
     }
 }
 
-func option(_ name: String) -> String? {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
-}
-let kills = option("--kills").flatMap(Int.init) ?? 100
-let rows = option("--rows").flatMap(Int.init) ?? 60_000
-let seed = option("--seed").flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64(UInt32.max))
-let scenarios = option("--scenarios").map { $0.split(separator: ",").compactMap { KillScenario(rawValue: String($0)) } } ?? KillScenario.allCases
+let kills = commandLineOption("--kills").flatMap(Int.init) ?? 100
+let rows = commandLineOption("--rows").flatMap(Int.init) ?? 60_000
+let seed = commandLineOption("--seed").flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64(UInt32.max))
+let scenarios = commandLineOption("--scenarios").map { $0.split(separator: ",").compactMap { KillScenario(rawValue: String($0)) } } ?? KillScenario.allCases
 let worker = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
 
 print("seed \(seed), \(kills) kills per scenario, \(rows) rows")
