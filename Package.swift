@@ -12,9 +12,11 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+        .executable(name: "osd", targets: ["osd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -34,6 +36,22 @@ let package = Package(
         .target(
             name: "OpenSwiftData",
             dependencies: ["CSQLite", "OpenSwiftDataMacros"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "OSDKit",
+            dependencies: ["OpenSwiftData"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "osd",
+            dependencies: ["OSDKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OSDToolTests",
+            dependencies: ["osd", "OSDKit", "OpenSwiftData"],
+            exclude: ["Golden"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

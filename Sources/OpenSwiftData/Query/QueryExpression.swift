@@ -38,13 +38,21 @@ package indirect enum QueryExpression: Hashable, Sendable {
     /// The models a relationship relates to an owner, and what to compute over them.
     package struct Subquery: Hashable, Sendable {
         /// The scope of the related rows, for ``QueryExpression/scoped(scope:property:)``.
-        var scope: Int
+        package var scope: Int
         /// The entity of the related rows.
-        var entity: String
-        var relation: Relation
+        package var entity: String
+        package var relation: Relation
         /// An extra condition on the related rows.
-        var filter: QueryExpression?
-        var output: Output
+        package var filter: QueryExpression?
+        package var output: Output
+
+        package init(scope: Int, entity: String, relation: Relation, filter: QueryExpression?, output: Output) {
+            self.scope = scope
+            self.entity = entity
+            self.relation = relation
+            self.filter = filter
+            self.output = output
+        }
     }
 
     /// How the related rows are found from the owner.
@@ -73,11 +81,17 @@ package indirect enum QueryExpression: Hashable, Sendable {
     /// How a comparison treats NULL, text and floating-point operands.
     package struct CompareOptions: Hashable, Sendable {
         /// Compares NULLs as values, as Swift's `==` on optionals does (`nil == nil`).
-        var nullSafe = false
+        package var nullSafe = false
         /// The operands are text: compare them by Swift's canonical-equivalence order.
-        var text = false
+        package var text = false
         /// The operands are floating-point: NaN compares unequal to everything, as in Swift.
-        var floating = false
+        package var floating = false
+
+        package init(nullSafe: Bool = false, text: Bool = false, floating: Bool = false) {
+            self.nullSafe = nullSafe
+            self.text = text
+            self.floating = floating
+        }
     }
 
     package enum ArithmeticOperator: Hashable, Sendable {
@@ -102,12 +116,19 @@ package indirect enum QueryExpression: Hashable, Sendable {
 
 /// A sort key: an attribute, or an expression such as a related model's attribute, and a direction.
 package struct QuerySort: Hashable, Sendable {
-    var attribute: Int
-    var ascending: Bool
+    package var attribute: Int
+    package var ascending: Bool
     /// When set, the value to sort by instead of the attribute.
-    var expression: QueryExpression? = nil
+    package var expression: QueryExpression? = nil
     /// Whether the values are text, compared by Swift's order.
-    var isText = false
+    package var isText = false
+
+    package init(attribute: Int, ascending: Bool, expression: QueryExpression? = nil, isText: Bool = false) {
+        self.attribute = attribute
+        self.ascending = ascending
+        self.expression = expression
+        self.isText = isText
+    }
 }
 
 /// A fetch in store-neutral terms.

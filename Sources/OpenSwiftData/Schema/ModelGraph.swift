@@ -166,4 +166,9 @@ package struct LinkName: Hashable, Sendable {
     var entity: String
     /// The owning relationship's property name.
     var property: String
+
+    package init(entity: String, property: String) {
+        self.entity = entity
+        self.property = property
+    }
 }

@@ -111,7 +111,7 @@ extension SQLiteStore {
 struct HistoryLog {
     private struct Run {
         let kind: StoreHistoryChange.Kind
-        let entity: Schema.Entity
+        let entityName: String
         var keys: [Int64] = []
         var masks: [Int64] = []
         var tombstones: [[String: SnapshotValue]] = []
@@ -124,27 +124,32 @@ struct HistoryLog {
 
     /// Records an insert. Called once per new row: a run of one entity appends to one array.
     mutating func insert(_ entity: Schema.Entity, key: Int64) {
-        let last = Self.run(in: &inserted, .insert, entity)
+        insert(entityName: entity.name, key: key)
+    }
+
+    /// Records an insert into the entity named `entityName`.
+    mutating func insert(entityName: String, key: Int64) {
+        let last = Self.run(in: &inserted, .insert, entityName)
         inserted[last].keys.append(key)
     }
 
     mutating func update(_ entity: Schema.Entity, key: Int64, mask: UInt64) {
-        let last = Self.run(in: &updated, .update, entity)
+        let last = Self.run(in: &updated, .update, entity.name)
         updated[last].keys.append(key)
         updated[last].masks.append(Int64(bitPattern: mask))
     }
 
     mutating func delete(_ entity: Schema.Entity, key: Int64, preserved: [String: SnapshotValue]?) {
-        let last = Self.run(in: &deleted, .delete, entity)
+        let last = Self.run(in: &deleted, .delete, entity.name)
         deleted[last].keys.append(key)
         // One entry per key, so that the preserved values stay aligned with the keys.
         deleted[last].tombstones.append(preserved ?? [:])
     }
 
     /// The position of the run a change of `entity` joins: the last one, or a new one.
-    private static func run(in runs: inout [Run], _ kind: StoreHistoryChange.Kind, _ entity: Schema.Entity) -> Int {
-        if let last = runs.last, last.entity === entity { return runs.count - 1 }
-        runs.append(Run(kind: kind, entity: entity))
+    private static func run(in runs: inout [Run], _ kind: StoreHistoryChange.Kind, _ entityName: String) -> Int {
+        if let last = runs.last, last.entityName == entityName { return runs.count - 1 }
+        runs.append(Run(kind: kind, entityName: entityName))
         return runs.count - 1
     }
 
@@ -178,7 +183,7 @@ struct HistoryLog {
 
     private static func append(_ run: Run, to bytes: inout [UInt8]) throws {
         bytes.append(UInt8(run.kind.rawValue))
-        var name = run.entity.name
+        var name = run.entityName
         name.withUTF8 { utf8 in
             appendVarint(UInt64(utf8.count), to: &bytes)
             bytes.append(contentsOf: utf8)

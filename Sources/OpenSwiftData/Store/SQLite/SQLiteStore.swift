@@ -97,6 +97,9 @@ final class SQLiteStore: @unchecked Sendable {
                 self.identifier = existing.identifier ?? UUID().uuidString
                 if let migration {
                     try SQLiteStore.migrate(connection, with: migration, to: models)
+                } else if writable, existing.schema?.isDetailed == false {
+                    // The record predates the details tools read; the storage it describes matches.
+                    try SQLiteStore.record(models, on: connection)
                 }
             } else {
                 self.identifier = UUID().uuidString
@@ -135,14 +138,19 @@ final class SQLiteStore: @unchecked Sendable {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             try migration.run(on: connection)
-            let record = try connection.uncachedStatement("UPDATE osd_metadata SET value = ? WHERE key = 'schema'")
-            try record.bind([.text(try schema.json())])
-            try record.run()
+            try record(schema, on: connection)
             try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Replaces the recorded schema (inside the caller's transaction, or as one statement).
+    private static func record(_ schema: StoredSchema, on connection: SQLiteConnection) throws {
+        let record = try connection.uncachedStatement("UPDATE osd_metadata SET value = ? WHERE key = 'schema'")
+        try record.bind([.text(try schema.json())])
+        try record.run()
     }
 
     /// Runs `body` with exclusive use of the connection, turning SQLite errors into public ones.

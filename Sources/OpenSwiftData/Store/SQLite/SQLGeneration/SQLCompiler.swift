@@ -1,17 +1,32 @@
 /// Compiles a ``QueryExpression`` into SQL text and its bound arguments. Values never enter the
 /// text, so equal query shapes produce equal SQL and share a cached prepared statement.
 struct SQLCompiler {
-    let layout: TableLayout
+    /// The fetched table, quoted.
+    let table: String
+    /// The quoted column of each attribute, by property index (empty when expressions name
+    /// properties by ``QueryExpression/scoped(scope:property:)`` only).
+    let columns: [String?]
     private(set) var arguments: [StoredValue] = []
 
     init(layout: TableLayout) {
-        self.layout = layout
+        self.table = layout.table
+        self.columns = layout.columns
+    }
+
+    /// A compiler for expressions that name properties by name, over the (quoted) table.
+    init(table: String) {
+        self.table = table
+        self.columns = []
+    }
+
+    private func column(_ index: Int) -> String {
+        index < columns.count ? columns[index] ?? "NULL" : "NULL"
     }
 
     mutating func sql(_ expression: QueryExpression) -> String {
         switch expression {
         case .attribute(let index):
-            return "\(layout.table).\(layout.column(index))"
+            return "\(table).\(column(index))"
         case .scoped(let scope, let property):
             return "\(alias(scope)).\(SQL.quote(property))"
         case .key(let scope):
@@ -95,15 +110,15 @@ struct SQLCompiler {
     mutating func orderBy(_ sort: [QuerySort]) -> String {
         let keys = sort.map { key in
             let value = key.expression.map { sql($0) + (key.isText ? " COLLATE \(SwiftSemantics.collationName)" : "") }
-                ?? "\(layout.table).\(layout.column(key.attribute))"
+                ?? "\(table).\(column(key.attribute))"
             return "\(value) \(key.ascending ? "ASC" : "DESC")"
         }
-        return " ORDER BY " + (keys + ["\(layout.table).\(TableLayout.primaryKey)"]).joined(separator: ", ")
+        return " ORDER BY " + (keys + ["\(table).\(TableLayout.primaryKey)"]).joined(separator: ", ")
     }
 
     /// The name a scope's rows go by: the fetched table for scope 0, an alias for subqueries.
     private func alias(_ scope: Int) -> String {
-        scope == 0 ? layout.table : "s\(scope)"
+        scope == 0 ? table : "s\(scope)"
     }
 
     /// A correlated subquery over related rows.

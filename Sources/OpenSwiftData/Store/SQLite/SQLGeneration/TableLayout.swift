@@ -180,5 +180,5 @@ enum SQL {
 
 extension LinkName {
     /// The table that holds the pairs.
-    var table: String { "osd_link_\(entity)_\(property)" }
+    package var table: String { "osd_link_\(entity)_\(property)" }
 }

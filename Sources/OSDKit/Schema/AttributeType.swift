@@ -1,0 +1,35 @@
+import OpenSwiftData
+
+/// The attribute types a schema file may name: every type OpenSwiftData stores natively, and
+/// arrays, sets and dictionaries of them (stored as JSON).
+enum AttributeType {
+    /// The scalar types and how the store keeps them.
+    static let scalars: [String: StorageClass] = [
+        "String": .text, "URL": .text,
+        "Int": .integer, "Int8": .integer, "Int16": .integer, "Int32": .integer, "Int64": .integer,
+        "UInt8": .integer, "UInt16": .integer, "UInt32": .integer, "Bool": .integer,
+        "UInt": .unsignedInteger, "UInt64": .unsignedInteger,
+        "Double": .real, "Float": .real, "Date": .date, "Data": .blob, "UUID": .uuid, "Decimal": .decimal,
+    ]
+
+    /// How the store keeps values of `type` (without a trailing `?`), or `nil` for an unknown type.
+    static func storage(of type: String) -> StorageClass? {
+        if let scalar = scalars[type] { return scalar }
+        if type.hasPrefix("["), type.hasSuffix("]") {
+            let inner = type.dropFirst().dropLast()
+            let parts = inner.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            return parts.allSatisfy { scalars[$0] != nil } ? .json : nil
+        }
+        if type.hasPrefix("Set<"), type.hasSuffix(">") {
+            return scalars[String(type.dropFirst(4).dropLast())] != nil ? .json : nil
+        }
+        return nil
+    }
+
+    /// Whether `text` is a valid Swift identifier (no keywords check beyond the common ones).
+    static func isIdentifier(_ text: String) -> Bool {
+        guard let first = text.first, first.isLetter || first == "_" else { return false }
+        let keywords: Set = ["class", "struct", "enum", "var", "let", "func", "init", "self", "Self", "in", "is", "as", "default", "return", "import", "protocol", "extension", "nil", "true", "false", "operator", "static", "where", "while", "for", "if", "else", "switch", "case", "do", "try", "throw", "throws", "catch", "repeat", "guard", "defer", "break", "continue", "public", "private", "internal", "fileprivate", "deinit", "subscript", "typealias", "associatedtype", "inout", "super", "Any", "Type", "Protocol"]
+        return text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } && !keywords.contains(text)
+    }
+}

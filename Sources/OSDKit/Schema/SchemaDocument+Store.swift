@@ -1,0 +1,46 @@
+import OpenSwiftData
+
+extension SchemaDocument {
+    /// The schema a store records, in the brief's format. A subclass lists only what it adds to
+    /// its superclass. Records written before relationships and types were recorded give each
+    /// attribute the type its storage implies and no relationships.
+    init(_ stored: StoredSchema) {
+        models = stored.entities.map { entity in
+            let inherited = Set(entity.superentity.flatMap { name in stored.entities.first { $0.name == name } }
+                .map { $0.plainAttributes.map(\.name) + $0.recordedRelationships.map(\.name) } ?? [])
+            let single = Set(entity.uniquenessConstraints.filter { $0.count == 1 }.map { $0[0] })
+            let indexed = Set(entity.indices.filter { $0.count == 1 }.map { $0[0] })
+            let attributes = entity.plainAttributes.filter { !inherited.contains($0.name) }.map { attribute in
+                Attribute(
+                    name: attribute.name, type: StoredSchema.Entity.baseType(of: attribute),
+                    optional: attribute.isOptional ? true : nil,
+                    unique: single.contains(attribute.name) ? true : nil,
+                    indexed: indexed.contains(attribute.name) ? true : nil,
+                    originalName: attribute.originalName, externalStorage: attribute.isExternal)
+            }
+            let relationships = entity.recordedRelationships.filter { !inherited.contains($0.name) }.map { relationship in
+                Relationship(
+                    name: relationship.name, destination: relationship.destination, toMany: relationship.isToMany ? true : nil,
+                    deleteRule: relationship.deleteRule.rawValue, inverse: relationship.inverse, originalName: relationship.originalName)
+            }
+            let compoundUnique = entity.uniquenessConstraints.filter { $0.count > 1 }
+            let compoundIndexes = entity.indices.filter { $0.count > 1 }
+            return Model(
+                name: entity.name, superclass: entity.superentity, attributes: attributes, relationships: relationships,
+                unique: compoundUnique.isEmpty ? nil : compoundUnique, indexes: compoundIndexes.isEmpty ? nil : compoundIndexes)
+        }
+    }
+}
+
+extension SchemaDocument {
+    /// The schema a store records.
+    public init(storeAt path: String) throws {
+        self.init(try StoreFile(path: path).schema)
+    }
+
+    /// A schema file, or the schema of a store file (told apart by the SQLite header).
+    public static func load(fromSchemaOrStore path: String) throws -> SchemaDocument {
+        let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 16) } ?? Data()
+        return header == Data("SQLite format 3\0".utf8) ? try SchemaDocument(storeAt: path) : try load(from: path)
+    }
+}

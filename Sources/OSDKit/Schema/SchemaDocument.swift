@@ -1,0 +1,170 @@
+import Foundation
+
+/// A schema in the `schema.json` format of the project's brief: what `osd schema` writes and the
+/// generators read.
+///
+/// ```json
+/// {"models":[{"name":"Project",
+///   "attributes":[{"name":"id","type":"UUID","unique":true},{"name":"createdAt","type":"Date","default":"now"}],
+///   "relationships":[{"name":"tasks","destination":"Task","toMany":true,"deleteRule":"cascade","inverse":"project"}]}]}
+/// ```
+///
+/// Attributes take `type` (see ``AttributeType``), `optional`, `unique`, `indexed`, `default`
+/// (a JSON value of the type, or `"now"` for a `Date`), `originalName` and `externalStorage`.
+/// Relationships take `destination`, `toMany`, `deleteRule` (`nullify`, the default, `cascade`,
+/// `deny`, `noAction`), `inverse` and `originalName`. A model may add `superclass`, and
+/// `unique` and `indexes` for constraints over several attributes (lists of attribute names).
+public struct SchemaDocument: Codable, Equatable, Sendable {
+    public var models: [Model]
+
+    public init(models: [Model]) {
+        self.models = models
+    }
+
+    /// One model class.
+    public struct Model: Codable, Equatable, Sendable {
+        public var name: String
+        public var superclass: String?
+        public var attributes: [Attribute]
+        public var relationships: [Relationship]
+        /// Uniqueness constraints over several attributes (`#Unique`).
+        public var unique: [[String]]?
+        /// Indexes over several attributes (`#Index`).
+        public var indexes: [[String]]?
+
+        public init(name: String, superclass: String? = nil, attributes: [Attribute], relationships: [Relationship] = [], unique: [[String]]? = nil, indexes: [[String]]? = nil) {
+            self.name = name
+            self.superclass = superclass
+            self.attributes = attributes
+            self.relationships = relationships
+            self.unique = unique
+            self.indexes = indexes
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            superclass = try container.decodeIfPresent(String.self, forKey: .superclass)
+            attributes = try container.decodeIfPresent([Attribute].self, forKey: .attributes) ?? []
+            relationships = try container.decodeIfPresent([Relationship].self, forKey: .relationships) ?? []
+            unique = try container.decodeIfPresent([[String]].self, forKey: .unique)
+            indexes = try container.decodeIfPresent([[String]].self, forKey: .indexes)
+        }
+    }
+
+    /// A stored property with a value type.
+    public struct Attribute: Codable, Equatable, Sendable {
+        public var name: String
+        public var type: String
+        public var optional: Bool?
+        public var unique: Bool?
+        public var indexed: Bool?
+        public var `default`: DefaultValue?
+        public var originalName: String?
+        public var externalStorage: Bool?
+
+        public init(name: String, type: String, optional: Bool? = nil, unique: Bool? = nil, indexed: Bool? = nil, default: DefaultValue? = nil, originalName: String? = nil, externalStorage: Bool? = nil) {
+            self.name = name
+            self.type = type
+            self.optional = optional
+            self.unique = unique
+            self.indexed = indexed
+            self.default = `default`
+            self.originalName = originalName
+            self.externalStorage = externalStorage
+        }
+
+        /// Whether the attribute is optional, by `optional` or a type ending in `?`.
+        public var isOptional: Bool { optional == true || type.hasSuffix("?") }
+        /// The type without a trailing `?`.
+        public var baseType: String { type.hasSuffix("?") ? String(type.dropLast()) : type }
+    }
+
+    /// A relationship to another model.
+    public struct Relationship: Codable, Equatable, Sendable {
+        public var name: String
+        public var destination: String
+        public var toMany: Bool?
+        public var deleteRule: String?
+        public var inverse: String?
+        public var originalName: String?
+
+        public init(name: String, destination: String, toMany: Bool? = nil, deleteRule: String? = nil, inverse: String? = nil, originalName: String? = nil) {
+            self.name = name
+            self.destination = destination
+            self.toMany = toMany
+            self.deleteRule = deleteRule
+            self.inverse = inverse
+            self.originalName = originalName
+        }
+
+        public var isToMany: Bool { toMany == true }
+        /// The delete rule, `nullify` when none is given.
+        public var rule: String { deleteRule ?? "nullify" }
+    }
+
+    /// An attribute's default: a JSON string, number or Boolean (`"now"` for the current date).
+    public enum DefaultValue: Codable, Equatable, Sendable {
+        case string(String)
+        case integer(Int64)
+        case number(Double)
+        case boolean(Bool)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) { self = .boolean(flag) }
+            else if let number = try? container.decode(Int64.self) { self = .integer(number) }
+            else if let number = try? container.decode(Double.self) { self = .number(number) }
+            else { self = .string(try container.decode(String.self)) }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .string(let text): try container.encode(text)
+            case .integer(let number): try container.encode(number)
+            case .number(let number): try container.encode(number)
+            case .boolean(let flag): try container.encode(flag)
+            }
+        }
+    }
+
+    /// The model named `name`.
+    public func model(named name: String) -> Model? { models.first { $0.name == name } }
+
+    // MARK: Reading and writing
+
+    /// Reads and validates the schema file at `path`.
+    public static func load(from path: String) throws -> SchemaDocument {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ToolError("Cannot read \(path): there is no such file.")
+        }
+        let document: SchemaDocument
+        do {
+            document = try JSONDecoder().decode(SchemaDocument.self, from: data)
+        } catch let error as DecodingError {
+            throw ToolError("\(path) is not a schema: \(describe(error))")
+        } catch {
+            throw ToolError("\(path) is not a schema: \(error)")
+        }
+        do {
+            try document.validate()
+        } catch {
+            throw ToolError("\(path): \(error.message)")
+        }
+        return document
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let components = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return components.isEmpty ? "" : " at \(components.hasPrefix(".") ? String(components.dropFirst()) : components)"
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(key.stringValue) is missing\(path(context))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(context.debugDescription)\(path(context))"
+        case .dataCorrupted(let context): return "the JSON cannot be read\(path(context)) (\(context.underlyingError.map { "\($0)" } ?? context.debugDescription))"
+        @unknown default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import OpenSwiftData
+
+/// `osd inspect`: what a store holds, from the schema it records.
+public struct StoreInspector {
+    public var path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// What `osd inspect --json` prints.
+    public struct Report: Encodable {
+        public var path: String
+        public var format: Int64
+        public var identifier: String?
+        public var schemaVersion: String?
+        public var fileBytes: Int64
+        public var walBytes: Int64
+        public var historyTransactions: Int64
+        public var relationshipsRecorded: Bool
+        public var models: [Model]
+
+        public struct Model: Encodable {
+            public var name: String
+            public var superclass: String?
+            public var rows: Int64
+            public var attributes: [Attribute]
+            public var relationships: [Relationship]
+            public var uniquenessConstraints: [[String]]
+            public var indexes: [[String]]
+        }
+
+        public struct Attribute: Encodable {
+            public var name: String
+            public var type: String
+            public var optional: Bool
+            public var unique: Bool
+            public var indexed: Bool
+            public var originalName: String?
+            public var externalStorage: Bool
+        }
+
+        public struct Relationship: Encodable {
+            public var name: String
+            public var destination: String
+            public var toMany: Bool
+            public var deleteRule: String
+            public var inverse: String?
+            public var originalName: String?
+            public var storage: String
+        }
+    }
+
+    public func report() throws -> Report {
+        let file = try StoreFile(path: path)
+        let schema = file.schema
+        let models = try schema.entities.map { entity in
+            let single = Set(entity.uniquenessConstraints.filter { $0.count == 1 }.map { $0[0] })
+            let indexed = Set(entity.indices.flatMap { $0 })
+            return Report.Model(
+                name: entity.name, superclass: entity.superentity,
+                rows: try ModelTable(entity).count(in: file),
+                attributes: entity.plainAttributes.map { attribute in
+                    Report.Attribute(
+                        name: attribute.name, type: StoredSchema.Entity.baseType(of: attribute), optional: attribute.isOptional,
+                        unique: single.contains(attribute.name), indexed: indexed.contains(attribute.name),
+                        originalName: attribute.originalName, externalStorage: attribute.isExternal == true)
+                },
+                relationships: entity.recordedRelationships.map { relationship in
+                    Report.Relationship(
+                        name: relationship.name, destination: relationship.destination, toMany: relationship.isToMany,
+                        deleteRule: relationship.deleteRule.rawValue, inverse: relationship.inverse,
+                        originalName: relationship.originalName,
+                        storage: storageDescription(relationship))
+                },
+                uniquenessConstraints: entity.uniquenessConstraints, indexes: entity.indices)
+        }
+        func size(_ path: String) -> Int64 {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        return Report(
+            path: path, format: file.format, identifier: file.identifier,
+            schemaVersion: schema.version.map { "\($0)" }, fileBytes: size(path), walBytes: size(path + "-wal"),
+            historyTransactions: try file.historyTransactionCount(), relationshipsRecorded: schema.isDetailed, models: models)
+    }
+
+    private func storageDescription(_ relationship: StoredSchema.Relationship) -> String {
+        switch relationship.storage {
+        case "column": "foreign key column \(relationship.name)"
+        case "inverse": "the inverse's foreign key"
+        default: "link table \(relationship.linkName?.table ?? "?")"
+        }
+    }
+
+    /// The report as JSON.
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(try report()), as: UTF8.self)
+    }
+
+    /// The report as text for people.
+    public func text() throws -> String {
+        let report = try report()
+        var lines = [
+            "Store      \(report.path)",
+            "Format     \(report.format)\(report.schemaVersion.map { ", schema version \($0)" } ?? "")",
+            "Size       \(bytes(report.fileBytes)) (WAL \(bytes(report.walBytes)))",
+            "History    \(report.historyTransactions) transactions",
+        ]
+        if !report.relationshipsRecorded {
+            lines.append("Note       this store's schema record predates relationship details; open it once with the app to record them")
+        }
+        for model in report.models {
+            lines.append("")
+            lines.append("\(model.name)\(model.superclass.map { " : \($0)" } ?? "") — \(model.rows) \(model.rows == 1 ? "row" : "rows")")
+            for attribute in model.attributes {
+                var traits: [String] = []
+                if attribute.unique { traits.append("unique") }
+                if attribute.indexed { traits.append("indexed") }
+                if attribute.externalStorage { traits.append("external storage") }
+                if let original = attribute.originalName { traits.append("was \(original)") }
+                lines.append("  \(attribute.name): \(attribute.type)\(attribute.optional ? "?" : "")\(traits.isEmpty ? "" : "  (\(traits.joined(separator: ", ")))")")
+            }
+            for relationship in model.relationships {
+                let type = relationship.toMany ? "[\(relationship.destination)]" : "\(relationship.destination)?"
+                var traits = ["delete rule \(relationship.deleteRule)"]
+                traits.append(relationship.inverse.map { "inverse \($0)" } ?? "no inverse")
+                if let original = relationship.originalName { traits.append("was \(original)") }
+                traits.append(relationship.storage)
+                lines.append("  \(relationship.name): \(type)  (\(traits.joined(separator: ", ")))")
+            }
+            let compound = model.uniquenessConstraints.filter { $0.count > 1 }
+            for constraint in compound { lines.append("  #Unique(\(constraint.joined(separator: ", ")))") }
+            for index in model.indexes where index.count > 1 { lines.append("  #Index(\(index.joined(separator: ", ")))") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func bytes(_ count: Int64) -> String {
+        count < 1024 ? "\(count) bytes" : count < 1 << 20 ? String(format: "%.1f KiB", Double(count) / 1024) : String(format: "%.1f MiB", Double(count) / 1_048_576)
+    }
+}

@@ -1,0 +1,54 @@
+import OpenSwiftData
+
+/// `osd export`: every row of the chosen models, one file per model, as JSON (an array with one
+/// object per line, the form `osd import` reads) or CSV.
+public struct StoreExport {
+    public var models: [String]?
+    public var format: String
+    public var directory: URL
+
+    public init(models: [String]?, format: String, directory: URL) {
+        self.models = models
+        self.format = format
+        self.directory = directory
+    }
+
+    /// Writes the files; returns the number of rows written per model, in schema order.
+    @discardableResult
+    public func run(storeAt path: String) throws -> [(model: String, rows: Int)] {
+        guard let format = RowFormat(rawValue: format), format != .table else {
+            throw ToolError("Unknown export format \(format.debugDescription); use json or csv.")
+        }
+        let file = try StoreFile(path: path)
+        let entities = try (models ?? file.schema.entities.map(\.name)).map { try file.schema.entity(named: $0) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var written: [(String, Int)] = []
+        for entity in entities {
+            let table = ModelTable(entity)
+            let total = Int(try table.count(in: file))
+            let progress = Progress("Exporting \(entity.name)", total: total)
+            var lines: [String] = format == .json ? ["["] : [RowFormat.csvLine(table.fieldNames)]
+            var count = 0
+            try table.forEachRow(in: file) { row in
+                if format == .json {
+                    if count > 0 { lines[lines.count - 1] += "," }
+                    lines.append(RowFormat.jsonObject(row, of: table))
+                } else {
+                    lines.append(RowFormat.csvLine(RowFormat.fields(row)))
+                }
+                count += 1
+                progress.update(count)
+            }
+            progress.finish()
+            if format == .json { lines.append("]") }
+            let target = directory.appendingPathComponent("\(entity.name).\(format.rawValue)")
+            do {
+                try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: target, options: .atomic)
+            } catch {
+                throw ToolError("Cannot write \(target.path): \(error.localizedDescription)")
+            }
+            written.append((entity.name, count))
+        }
+        return written
+    }
+}

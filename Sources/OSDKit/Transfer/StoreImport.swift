@@ -1,0 +1,229 @@
+import OpenSwiftData
+
+/// `osd import`: rows from the JSON files `osd export` writes (`Model.json`, one object per
+/// line), into a store, in one transaction: every row lands or none does.
+///
+/// Every file is read and checked before anything is written; a bad file is reported by name,
+/// line and field. Relationships refer to rows by the `_id` they have in the files. When the
+/// imported models' tables are empty the rows keep those identifiers; otherwise they get new
+/// ones and the relationships follow. The import is recorded in the store's history (author
+/// `osd import`), so apps that follow the store see the new rows.
+public struct StoreImport {
+    public var directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// A row read from a file, checked against the schema.
+    private struct Record {
+        var line: Int
+        var id: Int64
+        var values: [StoredValue]
+        var foreignKeys: [Int64?]
+        var links: [[Int64]]
+    }
+
+    private struct ModelFile {
+        var name: String
+        var table: ModelTable
+        var records: [Record]
+    }
+
+    /// Imports the files; returns the number of rows imported per model.
+    @discardableResult
+    public func run(storeAt path: String) throws -> [(model: String, rows: Int)] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ToolError("There is no directory at \(directory.path).")
+        }
+        let file = try StoreFile(path: path, writable: true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
+        guard !names.isEmpty else { throw ToolError("\(directory.path) holds no .json files to import.") }
+        var files: [ModelFile] = []
+        for name in names {
+            let model = String(name.dropLast(5))
+            let entity: StoredSchema.Entity
+            do { entity = try file.schema.entity(named: model) } catch { throw ToolError("\(name): \(error.message)") }
+            let table = ModelTable(entity)
+            files.append(ModelFile(name: name, table: table, records: try read(name, table: table)))
+        }
+        try checkReferences(files, schema: file.schema)
+        let total = files.reduce(0) { $0 + $1.records.count }
+        let progress = Progress("Importing", total: total)
+        defer { progress.finish() }
+        return try file.transaction {
+            let preserve = try files.allSatisfy { try $0.table.count(in: file) == 0 }
+            var keys: [String: [Int64: Int64]] = [:]
+            var done = 0
+            for model in files {
+                let table = model.table
+                let root = rootName(of: table.entity.name, in: file.schema)
+                let keysTable = root.map { StoreFile.quote(StoreFile.sharedKeysTable(root: $0)) }
+                let columns = table.attributes.map { StoreFile.quote($0.name) }
+                for record in model.records {
+                    var key: Int64? = preserve ? record.id : nil
+                    if let keysTable {
+                        key = preserve
+                            ? try file.run("INSERT INTO \(keysTable) (k) VALUES (?)", [.integer(record.id)])
+                            : try file.run("INSERT INTO \(keysTable) DEFAULT VALUES")
+                    }
+                    let names = (key == nil ? [] : [StoreFile.primaryKeyColumn]) + columns
+                    let values = (key.map { [StoredValue.integer($0)] } ?? []) + record.values
+                    let sql = names.isEmpty
+                        ? "INSERT INTO \(table.table) DEFAULT VALUES"
+                        : "INSERT INTO \(table.table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+                    do {
+                        keys[table.entity.name, default: [:]][record.id] = try file.run(sql, values)
+                    } catch let error as SwiftDataError where error == .uniquenessConflict {
+                        throw ToolError("\(model.name) line \(record.line): another \(table.entity.name) has the same value for \(table.entity.uniquenessConstraints.map { $0.joined(separator: "+") }.joined(separator: " or ")); nothing was imported.")
+                    }
+                    done += 1
+                    progress.update(done)
+                }
+            }
+            var inserted: [(entity: String, keys: [Int64])] = []
+            for model in files {
+                let table = model.table
+                for record in model.records {
+                    guard let newKey = keys[table.entity.name]?[record.id] else { throw ToolError("\(model.name) line \(record.line): the row was not inserted.") }
+                    for (relationship, target) in zip(table.foreignKeys, record.foreignKeys) {
+                        guard let target else { continue }
+                        let resolved = try resolved(target, relationship, keys: keys, schema: file.schema, record: record, file: model.name)
+                        try file.run("UPDATE \(table.table) SET \(StoreFile.quote(relationship.name)) = ? WHERE \(StoreFile.primaryKeyColumn) = ?", [.integer(resolved), .integer(newKey)])
+                    }
+                    for (relationship, targets) in zip(table.links, record.links) {
+                        guard let link = relationship.linkName else { continue }
+                        for target in targets {
+                            let resolved = try resolved(target, relationship, keys: keys, schema: file.schema, record: record, file: model.name)
+                            let pair: [StoredValue] = relationship.ownsLink == false ? [.integer(resolved), .integer(newKey)] : [.integer(newKey), .integer(resolved)]
+                            try file.run("INSERT OR IGNORE INTO \(StoreFile.quote(link.table)) (owner, target) VALUES (?, ?)", pair)
+                        }
+                    }
+                }
+                inserted.append((table.entity.name, model.records.compactMap { keys[table.entity.name]?[$0.id] }))
+            }
+            try file.recordInsertions(inserted, author: "osd import")
+            return files.map { ($0.table.entity.name, $0.records.count) }
+        }
+    }
+
+    /// The root of the class hierarchy `name` belongs to, or `nil` outside hierarchies.
+    private func rootName(of name: String, in schema: StoredSchema) -> String? {
+        var current = name
+        while let parent = schema.entities.first(where: { $0.name == current })?.superentity { current = parent }
+        let inHierarchy = current != name || schema.entities.contains { $0.superentity == name }
+        return inHierarchy ? current : nil
+    }
+
+    /// The new key of a relationship's target, or an error naming the line (checked before writing).
+    private func resolved(_ id: Int64, _ relationship: StoredSchema.Relationship, keys: [String: [Int64: Int64]], schema: StoredSchema, record: Record, file: String) throws -> Int64 {
+        guard let key = resolve(id, destination: relationship.destination, keys: keys, schema: schema) else {
+            throw ToolError("\(file) line \(record.line): \(relationship.name) refers to \(relationship.destination) \(id), which is in no imported file.")
+        }
+        return key
+    }
+
+    /// The new key of the row a file calls `id`, among the destination model and its subclasses.
+    private func resolve(_ id: Int64, destination: String, keys: [String: [Int64: Int64]], schema: StoredSchema) -> Int64? {
+        for name in [destination] + schema.descendants(of: destination).map(\.name) {
+            if let key = keys[name]?[id] { return key }
+        }
+        return nil
+    }
+
+    /// Every relationship refers to a row of the files, and identifiers are unique per hierarchy.
+    private func checkReferences(_ files: [ModelFile], schema: StoredSchema) throws {
+        var ids: [String: [Int64: Int]] = [:]
+        for model in files {
+            for record in model.records {
+                if let line = ids[model.table.entity.name]?[record.id] {
+                    throw ToolError("\(model.name) line \(record.line): _id \(record.id) is also on line \(line).")
+                }
+                ids[model.table.entity.name, default: [:]][record.id] = record.line
+            }
+        }
+        let keys = ids.mapValues { Dictionary(uniqueKeysWithValues: $0.keys.map { ($0, $0) }) }
+        for model in files {
+            let table = model.table
+            for record in model.records {
+                for (relationship, target) in zip(table.foreignKeys, record.foreignKeys) {
+                    if let target, resolve(target, destination: relationship.destination, keys: keys, schema: schema) == nil {
+                        throw ToolError("\(model.name) line \(record.line): \(relationship.name) refers to \(relationship.destination) \(target), which is in no imported file.")
+                    }
+                }
+                for (relationship, targets) in zip(table.links, record.links) {
+                    for target in targets where resolve(target, destination: relationship.destination, keys: keys, schema: schema) == nil {
+                        throw ToolError("\(model.name) line \(record.line): \(relationship.name) refers to \(relationship.destination) \(target), which is in no imported file.")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads and checks one file.
+    private func read(_ name: String, table: ModelTable) throws -> [Record] {
+        let url = directory.appendingPathComponent(name)
+        guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8) else {
+            throw ToolError("\(name): cannot be read as UTF-8 text.")
+        }
+        var records: [Record] = []
+        let decoder = JSONDecoder()
+        let entity = table.entity
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let lineNumber = index + 1
+            var line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line == "[" || line == "]" { continue }
+            if line.hasSuffix(",") { line.removeLast() }
+            func fail(_ message: String) -> ToolError { ToolError("\(name) line \(lineNumber): \(message); nothing was imported.") }
+            guard case .object(let object)? = try? decoder.decode(JSONValue.self, from: Data(line.utf8)) else {
+                throw fail("not a JSON object (osd import reads one object per line, as osd export writes)")
+            }
+            guard case .integer(let id)? = object["_id"] else { throw fail("_id is missing or not an integer") }
+            var record = Record(line: lineNumber, id: id, values: [], foreignKeys: [], links: [])
+            let known = Set(table.fieldNames)
+            if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+                let other = entity.recordedRelationships.contains { $0.name == unknown }
+                throw fail(other
+                    ? "\(unknown) is the inverse side of a relationship; set it from the other model's file"
+                    : "\(entity.name) has no field \(unknown)\(suggestion(for: unknown, among: Array(known)))")
+            }
+            for attribute in table.attributes {
+                let value = object[attribute.name] ?? .null
+                if value == .null {
+                    guard attribute.isOptional else { throw fail("\(attribute.name) is missing; \(entity.name).\(attribute.name) is not optional") }
+                    record.values.append(.null)
+                    continue
+                }
+                if let expected = value.mismatch(for: attribute) { throw fail("\(attribute.name) must be \(expected)") }
+                guard let text = value.scalarText else { throw fail("\(attribute.name) must be a single value") }
+                do {
+                    record.values.append(attribute.encode(try ValueText.value(text, for: attribute)))
+                } catch {
+                    throw fail("\(attribute.name): \(error.message)")
+                }
+            }
+            for relationship in table.foreignKeys {
+                switch object[relationship.name] ?? .null {
+                case .null: record.foreignKeys.append(nil)
+                case .integer(let key): record.foreignKeys.append(key)
+                default: throw fail("\(relationship.name) must be the _id of a \(relationship.destination) or null")
+                }
+            }
+            for relationship in table.links {
+                switch object[relationship.name] ?? .array([]) {
+                case .array(let elements):
+                    var keys: [Int64] = []
+                    for element in elements {
+                        guard case .integer(let key) = element else { throw fail("\(relationship.name) must be a list of \(relationship.destination) _id numbers") }
+                        keys.append(key)
+                    }
+                    record.links.append(keys)
+                default: throw fail("\(relationship.name) must be a list of \(relationship.destination) _id numbers")
+                }
+            }
+            records.append(record)
+        }
+        return records
+    }
+}

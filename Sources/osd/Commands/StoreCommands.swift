@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import OSDKit
+
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a store's models, attributes, relationships, indexes, row counts and sizes.")
+
+    @Argument(help: "The store file.") var store: String
+    @Flag(help: "Print JSON for machines.") var json = false
+
+    func run() throws {
+        try reportingFailures {
+            let inspector = StoreInspector(path: store)
+            printLine(json ? try inspector.json() : try inspector.text())
+        }
+    }
+}
+
+struct Query: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the rows of one model that match an expression.",
+        discussion: """
+            EXPR is written as a #Predicate body over the stored schema, with the same semantics:
+              rating >= 4 && name.contains("Paris") && trip.name == "x" && tags.isEmpty == false && due == nil
+            Paths follow to-one relationships (trip.name); to-many ones have isEmpty, count and
+            contains(where: EXPR); text has contains, starts(with:), hasPrefix, localizedStandardContains,
+            count and isEmpty. Dates are written as ISO 8601 strings, UUIDs and Decimals as strings.
+            """)
+
+    @Argument(help: "The store file.") var store: String
+    @Argument(help: "The model to query.") var model: String
+    @Option(name: .customLong("where"), help: "Only rows for which EXPR is true.") var expression: String?
+    @Option(help: "Sort by KEY, ascending, or KEY:desc; repeat for more keys.") var sort: [String] = []
+    @Option(help: "At most N rows.") var limit: Int?
+    @Option(help: "Skip the first N rows.") var offset: Int?
+    @Flag(help: "Print the number of matching rows only.") var count = false
+    @Option(help: "table, json or csv.") var format = "table"
+
+    func run() throws {
+        try reportingFailures {
+            let query = StoreQuery(model: model, whereExpression: expression, sort: sort, limit: limit, offset: offset)
+            if count {
+                printLine(String(try query.count(storeAt: store)))
+            } else {
+                try query.run(storeAt: store, format: format, output: printLine)
+            }
+        }
+    }
+}
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write every row of a store's models to files, one per model.",
+        discussion: "JSON files hold an array with one object per line, relationships by _id: the form `osd import` reads.")
+
+    @Argument(help: "The store file.") var store: String
+    @Option(help: "Only these models, separated by commas.") var models: String?
+    @Option(help: "json or csv.") var format = "json"
+    @Option(help: "The directory to write to (created if needed).") var out: String
+
+    func run() throws {
+        try reportingFailures {
+            let names = models.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            let written = try StoreExport(models: names, format: format, directory: URL(fileURLWithPath: out)).run(storeAt: store)
+            for (model, rows) in written { printLine("\(model): \(rows) rows") }
+        }
+    }
+}
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add the rows of `osd export` JSON files to a store, in one transaction.",
+        discussion: "All or nothing: a bad file is named with its line and field and nothing is written.")
+
+    @Argument(help: "The store file.") var store: String
+    @Option(help: "The directory of Model.json files.") var from: String
+
+    func run() throws {
+        try reportingFailures {
+            let imported = try StoreImport(directory: URL(fileURLWithPath: from)).run(storeAt: store)
+            for (model, rows) in imported { printLine("\(model): \(rows) rows imported") }
+        }
+    }
+}
+
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the schema a store records, as schema.json.")
+
+    @Argument(help: "The store file.") var store: String
+    @Flag(help: "Print JSON (the only format; accepted for clarity).") var json = false
+
+    func run() throws {
+        try reportingFailures {
+            printLine(try SchemaDocument(storeAt: store).json())
+        }
+    }
+}
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a store: integrity, relationships, and tables against its recorded schema.",
+        discussion: "Prints one line and exits 0 when the store is sound, 1 otherwise.")
+
+    @Argument(help: "The store file.") var store: String
+
+    func run() throws {
+        try reportingFailures {
+            let problems = try StoreVerifier(path: store).problems()
+            if problems.isEmpty {
+                printLine("ok: \(store) is sound")
+            } else {
+                printLine("damaged: \(store): \(problems.joined(separator: "; "))")
+                throw ExitCode.failure
+            }
+        }
+    }
+}
