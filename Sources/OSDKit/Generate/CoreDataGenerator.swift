@@ -3,7 +3,7 @@
 ///
 /// Types follow Xcode's code generation: non-optional numbers and Booleans as Swift scalars,
 /// optional ones as `NSNumber?`, `Decimal` as `NSDecimalNumber`, to-many relationships as `NSSet`,
-/// collections as transformable attributes (`NSSecureUnarchiveFromData`).
+/// collections as optional transformable attributes (`NSSecureUnarchiveFromData`).
 public struct CoreDataGenerator {
     public var schema: SchemaDocument
 
@@ -110,9 +110,10 @@ public struct CoreDataGenerator {
         let base = switch type {
         case "Decimal": "NSDecimalNumber"
         case "String", "Date", "Data", "UUID", "URL": type
-        default: "NSObject"
+        default: type   // a collection, kept by a transformable attribute
         }
-        return base + (attribute.isOptional || base == "NSObject" ? "?" : "")
+        let isCollection = attribute.baseType.hasPrefix("[") || attribute.baseType.hasPrefix("Set<")
+        return base + (attribute.isOptional || isCollection ? "?" : "")
     }
 
     private func attributeType(_ type: String) -> String {

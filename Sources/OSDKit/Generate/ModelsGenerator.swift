@@ -4,7 +4,7 @@
 /// `@Attribute` options; each relationship a property with `@Relationship` (delete rule,
 /// `inverse:` on one side of each pair: the to-many side, or the first by name); each class an
 /// `init` with one parameter per attribute in schema order, optional and defaulted ones with
-/// default arguments, relationships left out. To-one relationships are optional, as SwiftData
+/// default arguments, relationships left out (a subclass's take its superclass's first). To-one relationships are optional, as SwiftData
 /// recommends, so that no `init` needs a related model.
 public struct ModelsGenerator {
     public var schema: SchemaDocument
@@ -111,7 +111,7 @@ public struct ModelsGenerator {
 
     private func initializer(_ model: SchemaDocument.Model) -> [String] {
         let (inherited, own) = initializerAttributes(model)
-        let parameters = (own + inherited).map { attribute -> String in
+        let parameters = (inherited + own).map { attribute -> String in
             var text = "\(attribute.name): \(swiftType(attribute))"
             if let value = attribute.default {
                 text += " = " + SwiftLiteral.defaultValue(value, type: attribute.baseType)

@@ -41,6 +41,11 @@ extension SchemaDocument {
     /// A schema file, or the schema of a store file (told apart by the SQLite header).
     public static func load(fromSchemaOrStore path: String) throws -> SchemaDocument {
         let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 16) } ?? Data()
-        return header == Data("SQLite format 3\0".utf8) ? try SchemaDocument(storeAt: path) : try load(from: path)
+        if header == Data("SQLite format 3\0".utf8) { return try SchemaDocument(storeAt: path) }
+        do {
+            return try load(from: path)
+        } catch let error as ToolError where !header.isEmpty && header.first != UInt8(ascii: "{") {
+            throw ToolError("\(path) is not an SQLite database, and not a schema file either (\(error.message)).")
+        }
     }
 }

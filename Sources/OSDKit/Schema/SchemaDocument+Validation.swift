@@ -78,7 +78,9 @@ extension SchemaDocument {
         case (.date, .string(let text)): fits = ValueText.date(text) != nil
         case (.integer, .integer) where type != "Bool", (.unsignedInteger, .integer), (.real, .integer), (.real, .number): fits = true
         case (.integer, .boolean) where type == "Bool": fits = true
-        case (.text, .string), (.decimal, .integer), (.decimal, .number), (.decimal, .string): fits = true
+        case (.text, .string(let text)) where type == "URL": fits = URL(string: text) != nil
+        case (.decimal, .string(let text)): fits = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) != nil && text.allSatisfy { "0123456789+-.eE".contains($0) }
+        case (.text, .string), (.decimal, .integer), (.decimal, .number): fits = true
         case (.uuid, .string(let text)): fits = text == "new" || UUID(uuidString: text) != nil
         case (.json, .string(let text)): fits = text == "[]" || text == "[:]"
         default: fits = false

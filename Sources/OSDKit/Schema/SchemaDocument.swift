@@ -137,7 +137,7 @@ public struct SchemaDocument: Codable, Equatable, Sendable {
     /// Reads and validates the schema file at `path`.
     public static func load(from path: String) throws -> SchemaDocument {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ToolError("Cannot read \(path): there is no such file.")
+            throw ToolError("There is no file at \(path).")
         }
         let document: SchemaDocument
         do {

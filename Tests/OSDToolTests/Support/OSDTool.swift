@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftData
 
 /// Runs the `osd` executable that `swift build` puts beside the test bundle.
 enum OSDTool {
@@ -59,4 +60,12 @@ final class TemporaryDirectory {
 
     /// The path of `name` inside the directory.
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+extension StoreFile {
+    /// An SQLite database with one table that OpenSwiftData did not write, made with the tool's
+    /// own connection type so that the tests need no other SQLite binding.
+    static func createForeignDatabase(at path: String) throws {
+        try foreignDatabase(at: path, sql: "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('ann')")
+    }
 }

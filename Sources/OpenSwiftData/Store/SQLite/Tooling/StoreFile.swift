@@ -170,3 +170,12 @@ package final class StoreFile {
         }
     }
 }
+
+extension StoreFile {
+    /// Creates a plain SQLite database at `path` by running `sql`: a file that is not a store, for
+    /// tests of what tools do with one.
+    package static func foreignDatabase(at path: String, sql: String) throws {
+        let connection = try SQLiteConnection(path: path, readOnly: false, create: true)
+        try connection.execute(sql)
+    }
+}
