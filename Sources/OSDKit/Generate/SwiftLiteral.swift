@@ -4,19 +4,7 @@ import Foundation
 enum SwiftLiteral {
     /// A string literal with Swift's escapes.
     static func string(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20: result += "\\u{\(String(scalar.value, radix: 16))}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        ValueText.escaped(text) { "\\u{\(String($0, radix: 16))}" }
     }
 
     /// The expression of an attribute's default value.

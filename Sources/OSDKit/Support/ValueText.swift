@@ -43,6 +43,12 @@ enum ValueText {
 
     /// A JSON string literal.
     static func quoted(_ text: String) -> String {
+        escaped(text) { String(format: "\\u%04x", $0) }
+    }
+
+    /// `text` in double quotes with `"`, `\`, line breaks and tabs escaped, and other control
+    /// characters written by `control` (JSON and Swift spell them differently).
+    static func escaped(_ text: String, control: (UInt32) -> String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -51,7 +57,7 @@ enum ValueText {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.value < 0x20: result += control(scalar.value)
             default: result.unicodeScalars.append(scalar)
             }
         }
