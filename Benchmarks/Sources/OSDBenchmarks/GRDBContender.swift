@@ -94,6 +94,8 @@ final class GRDBContender: Contender {
             }
         case .w6:
             return try time { try queue.write { db in try TripRecord.filter(Column("rating") == 1).deleteAll(db) } }
+        case .w6c:
+            return try runCascadeDelete(scale: scale)
         case .w7:
             return try runGraph(scale: scale)
         case .w8:

@@ -67,7 +67,7 @@ extension RawSQLite {
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
 
-    private func insertGraph(_ trips: [TripData]) throws -> Int {
+    func insertGraph(_ trips: [TripData], activitiesPerTrip: Int = GraphWorkload.activitiesPerTrip) throws -> Int {
         let tripInsert = try prepare(Self.insertSQL)
         let activity = try prepare("INSERT INTO activity (name, cost, trip) VALUES (?,?,?)")
         defer {
@@ -80,7 +80,7 @@ extension RawSQLite {
             bind(trip, to: tripInsert)
             guard sqlite3_step(tripInsert) == SQLITE_DONE else { throw BenchError(String(cString: sqlite3_errmsg(db))) }
             let id = sqlite3_last_insert_rowid(db)
-            for index in 0..<GraphWorkload.activitiesPerTrip {
+            for index in 0..<activitiesPerTrip {
                 sqlite3_reset(activity)
                 bindText(activity, 1, GraphWorkload.activityName(number, index))
                 sqlite3_bind_double(activity, 2, GraphWorkload.activityCost(number, index))

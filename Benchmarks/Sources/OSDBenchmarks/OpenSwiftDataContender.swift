@@ -118,6 +118,8 @@ final class OpenSwiftDataContender: Contender {
                 try context.save()
                 return count
             }
+        case .w6c:
+            return try runCascadeDelete(scale: scale)
         case .w7:
             return try runGraph(scale: scale)
         case .w8:

@@ -151,6 +151,8 @@ final class RawSQLite: Contender {
                 try exec("COMMIT")
                 return deleted
             }
+        case .w6c:
+            return try runCascadeDelete(scale: scale)
         case .w7:
             return try runGraph(scale: scale)
         case .w8:

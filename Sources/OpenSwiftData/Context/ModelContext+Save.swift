@@ -17,7 +17,8 @@ extension ModelContext {
         try throwDeferredReadFailure()
         guard hasChanges else { return }
         try checkSavesAllowed()
-        try loadModelsDeletedByRuleBearingPredicates()
+        let storeAppliesRules = storeCanApplyDeleteRules()
+        if !storeAppliesRules { try loadModelsDeletedByRuleBearingPredicates() }
         // Delete rules first: a `.deny` throws before anything changed.
         try applyDeleteRules()
         try validateRelationships()
@@ -26,6 +27,7 @@ extension ModelContext {
         changes.author = author
         changes.recordsHistory = recordsHistory
         changes.origin = container.externalSaves.origin
+        changes.appliesDeleteRules = storeAppliesRules
         var batchDeletedEntities: [Schema.Entity] = []
         var filteredDeletes: [(Schema.Entity, [Int64])] = []
         for pending in pendingBatchDeletes {
@@ -75,9 +77,12 @@ extension ModelContext {
             return try saveAcrossStores(changes, batchDeletedEntities: batchDeletedEntities, filteredDeletes: filteredDeletes)
         }
         let result = try container.stores[0].store.save(changes)
-        let deletedEntities = Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name))
+        let deletedEntities = Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name) + result.ruleDeleted.map(\.entity.name))
+        let batchDeleted = storeAppliesRules
+            ? result.ruleDeleted.map { ($0.entity, $0.keys) }
+            : Array(zip(batchDeletedEntities, result.batchDeleted))
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
-                batchDeleted: Array(zip(batchDeletedEntities, result.batchDeleted)) + filteredDeletes)
+                batchDeleted: batchDeleted + filteredDeletes)
         if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
         if let transaction = result.historyTransaction { noteSavedTransaction(transaction, mergingOthers: insertsOnly) }
     }
@@ -113,6 +118,18 @@ extension ModelContext {
                 throw SwiftDataError(.saveNotAllowed, reason: "\(name) is stored by configuration \(configuration.name), which has allowsSave: false")
             }
         }
+    }
+
+    /// Whether this save's deletions by predicate of models with delete rules can run in the store,
+    /// which applies the rules in SQL: a single store that can, predicates it evaluates exactly,
+    /// and no other pending inserts or changes (the rules then apply to the stored relationships,
+    /// which are the context's). Otherwise the models are loaded and the rules applied to them.
+    private func storeCanApplyDeleteRules() -> Bool {
+        guard pendingBatchDeletes.contains(where: { pending in
+            pending.entity.links.values.contains { $0.deleteRule == .cascade || $0.deleteRule == .deny }
+        }) else { return false }
+        return deleteRulesMayRunInStore && container.stores.count == 1 && container.stores[0].store.appliesDeleteRules
+            && inserted.isEmpty && changed.isEmpty && pendingBatchDeletes.allSatisfy(\.plan.isExact)
     }
 
     /// Turns deletions by predicate of models with `.cascade` or `.deny` relationships into

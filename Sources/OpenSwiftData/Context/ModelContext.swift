@@ -30,6 +30,9 @@ public final class ModelContext {
     var deleted: [any PersistentModel] = []
     /// Deletions by predicate to apply at the next save.
     var pendingBatchDeletes: [(entity: Schema.Entity, filter: (any PersistentModel) throws -> Bool, plan: QueryPlan)] = []
+    /// Whether deletions by predicate of models with delete rules may run in the store (tests turn
+    /// it off to compare with loading the models).
+    var deleteRulesMayRunInStore = true
     /// Whether this is the container's main context.
     var isMainContext = false
     private var autosaveScheduled = false

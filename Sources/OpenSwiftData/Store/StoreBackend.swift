@@ -70,6 +70,10 @@ package protocol StoreBackend: AnyObject, Sendable {
     /// The highest transaction number ever deleted from the history, or 0: a token older than it
     /// has lost part of what came after it.
     func historyDeletedThrough() throws -> Int64
+    /// Whether the store can apply delete rules itself when a save asks it to
+    /// (``StoreChanges/appliesDeleteRules``); otherwise the context loads the models a rule-bearing
+    /// deletion by predicate selects and applies the rules to them.
+    var appliesDeleteRules: Bool { get }
     /// A number that changes whenever a connection other than the store's own commits to it (another
     /// container, another process), or `nil` when the store cannot tell.
     func externalCommitMarker() throws -> Int64?
@@ -78,4 +82,6 @@ package protocol StoreBackend: AnyObject, Sendable {
 extension StoreBackend {
     /// Stores work from the store-neutral filter and sort alone.
     var takesFetchDescriptors: Bool { false }
+    /// Stores leave delete rules to the context unless they say otherwise.
+    var appliesDeleteRules: Bool { false }
 }

@@ -8,6 +8,9 @@ package struct StoreSaveResult {
     var batchDeleted: [[Int64]]
     /// The history transaction the save recorded, if the store keeps history.
     var historyTransaction: Int64? = nil
+    /// When the store applied the delete rules (``StoreChanges/appliesDeleteRules``): every row it
+    /// deleted, by entity, the batch deletes' rows and the ones their rules reached.
+    var ruleDeleted: [(entity: Schema.Entity, keys: [Int64])] = []
 }
 
 /// Everything one save writes.
@@ -27,6 +30,11 @@ package struct StoreChanges {
     var deletes: [(entity: Schema.Entity, primaryKey: Int64)] = []
     /// Filters whose matching rows to delete, without loading them.
     var batchDeletes: [(entity: Schema.Entity, filter: QueryExpression?)] = []
+    /// Whether the store applies the delete rules of the deleted rows (``StoreBackend/appliesDeleteRules``):
+    /// `.cascade` through chains, `.deny` (throwing before anything changes), `.nullify`. Set only
+    /// when the context has no other pending writes, so that the stored relationships are the
+    /// ones to apply the rules to.
+    var appliesDeleteRules = false
     /// Many-to-many and one-way to-many relationships to write anew: the owner's pairs are
     /// replaced by one per target.
     var linkWrites: [(link: LinkName, owner: any PersistentModel, targets: [any PersistentModel])] = []

@@ -4,6 +4,8 @@ extension SQLiteStore: StoreBackend {
     func canEvaluate(_ expression: QueryExpression) -> Bool { true }
     /// SQLite orders by every sort key the translator produces.
     func canSort(by sort: [QuerySort]) -> Bool { true }
+    /// SQLite applies delete rules in SQL (see `SQLiteStore+DeleteRules.swift`).
+    var appliesDeleteRules: Bool { true }
 }
 
 extension ModelConfiguration {

@@ -35,22 +35,28 @@ extension SQLiteStore {
         var batchDeleted: [[Int64]] = []
         var history = HistoryLog()
         let recordsHistory = changes.recordsHistory
-        for (entity, filter) in changes.batchDeletes {
-            let layout = try layout(entity)
-            let preserved = recordsHistory ? try preservedValues(layout, where: filter, on: connection) : [:]
-            var compiler = SQLCompiler(layout: layout)
-            // Always a WHERE clause: without one SQLite truncates the table, bypassing the hook
-            // that names the deleted rows. The hook reports them in the delete's own pass (a
-            // `RETURNING` clause makes SQLite delete in two passes, a separate SELECT scans twice:
-            // each measured 50-100% slower).
-            let whereClause = " WHERE " + (filter.map { compiler.sql($0) } ?? "\(TableLayout.primaryKey) IS NOT NULL")
-            let delete = try connection.statement("DELETE FROM \(layout.table)\(whereClause)")
-            try delete.bind(compiler.arguments)
-            let keys = try connection.collectingDeletedRowIDs { try delete.run() }
-            try removeReferences(to: keys, of: layout, on: connection)
-            batchDeleted.append(keys)
-            if recordsHistory {
-                for key in keys { history.delete(entity, key: key, preserved: preserved[key]) }
+        var ruleDeleted: [(entity: Schema.Entity, keys: [Int64])] = []
+        if changes.appliesDeleteRules {
+            ruleDeleted = try deleteApplyingRules(changes, history: &history, on: connection).deleted
+            batchDeleted = changes.batchDeletes.map { entity, _ in ruleDeleted.first { $0.entity === entity }?.keys ?? [] }
+        } else {
+            for (entity, filter) in changes.batchDeletes {
+                let layout = try layout(entity)
+                let preserved = recordsHistory ? try preservedValues(layout, where: filter, on: connection) : [:]
+                var compiler = SQLCompiler(layout: layout)
+                // Always a WHERE clause: without one SQLite truncates the table, bypassing the hook
+                // that names the deleted rows. The hook reports them in the delete's own pass (a
+                // `RETURNING` clause makes SQLite delete in two passes, a separate SELECT scans twice:
+                // each measured 50-100% slower).
+                let whereClause = " WHERE " + (filter.map { compiler.sql($0) } ?? "\(TableLayout.primaryKey) IS NOT NULL")
+                let delete = try connection.statement("DELETE FROM \(layout.table)\(whereClause)")
+                try delete.bind(compiler.arguments)
+                let keys = try connection.collectingDeletedRowIDs { try delete.run() }
+                try removeReferences(to: keys, of: layout, on: connection)
+                batchDeleted.append(keys)
+                if recordsHistory {
+                    for key in keys { history.delete(entity, key: key, preserved: preserved[key]) }
+                }
             }
         }
         var statement: SQLiteStatement?
@@ -65,15 +71,17 @@ extension SQLiteStore {
             statementSQL = sql
             return fresh
         }
-        for (entity, primaryKey) in changes.deletes {
+        for (entity, primaryKey) in changes.deletes where !changes.appliesDeleteRules {
             let layout = try layout(entity)
-            if recordsHistory {
-                let preserved = try preservedValues(layout, where: .compare(.equal, .key(scope: 0), .value(.integer(primaryKey)), .init()), on: connection)
-                history.delete(entity, key: primaryKey, preserved: preserved[primaryKey])
-            }
+            let preserved = recordsHistory
+                ? try preservedValues(layout, where: .compare(.equal, .key(scope: 0), .value(.integer(primaryKey)), .init()), on: connection)
+                : [:]
             let delete = try prepared(layout.deleteSQL)
             try delete._bind(primaryKey, 0)
             try delete.run()
+            // A row a batch delete of this save removed is recorded once.
+            guard connection.changes > 0 else { continue }
+            if recordsHistory { history.delete(entity, key: primaryKey, preserved: preserved[primaryKey]) }
             try removeReferences(to: [primaryKey], of: layout, on: connection)
         }
         var deferred: [(layout: TableLayout, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
@@ -171,6 +179,7 @@ extension SQLiteStore {
             }
         }
         var result = StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
+        result.ruleDeleted = ruleDeleted
         if recordsHistory, !history.isEmpty {
             result.historyTransaction = try history.write(author: changes.author, origin: changes.origin, on: connection)
         }

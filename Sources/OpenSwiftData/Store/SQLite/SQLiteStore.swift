@@ -32,13 +32,17 @@ final class SQLiteStore: @unchecked Sendable {
     /// For each entity, the statements that remove references to one of its deleted rows (bound
     /// to its primary key): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [String]]
+    /// The same statements for every doomed row of an entity at once (bound to its hierarchy's
+    /// root name, see ``deleteApplyingRules(_:history:on:)``).
+    let setReferenceCleanup: [String: [String]]
 
     /// Opens or creates the store at `url`, or an in-memory store when `url` is `nil`.
     init(url: URL?, schema: Schema, allowsSave: Bool) throws {
         self.schema = schema
         let layouts = Dictionary(schema.entities.map { ($0.name, TableLayout(entity: $0)) }, uniquingKeysWith: { a, _ in a })
         self.layouts = layouts
-        self.referenceCleanup = SQLiteStore.referenceCleanup(layouts)
+        self.referenceCleanup = SQLiteStore.referenceCleanup(layouts, matching: "= ?")
+        self.setReferenceCleanup = SQLiteStore.referenceCleanup(layouts, matching: "IN (SELECT k FROM \(SQLiteStore.doomedTable) WHERE root = ?)")
         let models = StoredSchema(schema)
         guard let url else {
             self.path = ":memory:"
@@ -205,8 +209,9 @@ final class SQLiteStore: @unchecked Sendable {
         return sql
     }
 
-    /// The statements that remove every reference to a deleted row of each entity.
-    private static func referenceCleanup(_ layouts: [String: TableLayout]) -> [String: [String]] {
+    /// The statements that remove every reference to a deleted row of each entity: `matching`
+    /// completes the condition on the referring column (`= ?` for one key).
+    private static func referenceCleanup(_ layouts: [String: TableLayout], matching: String) -> [String: [String]] {
         var result: [String: [String]] = [:]
         func targets(_ link: RelationshipLink) -> [String] {
             [link.destinationName] + (layouts[link.destinationName]?.entity.descendants.map(\.name) ?? [])
@@ -218,13 +223,13 @@ final class SQLiteStore: @unchecked Sendable {
                 case .foreignKey:
                     for target in targets(link) {
                         result[target, default: []].append(
-                            "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) = ?")
+                            "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) \(matching)")
                     }
                 case .link(let name, true):
                     let table = name.table
-                    result[layout.entity.name, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE owner = ?")
+                    result[layout.entity.name, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE owner \(matching)")
                     for target in targets(link) {
-                        result[target, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE target = ?")
+                        result[target, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE target \(matching)")
                     }
                 case .link, .inverseForeignKey:
                     break

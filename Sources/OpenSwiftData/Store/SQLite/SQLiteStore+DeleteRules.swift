@@ -1,0 +1,164 @@
+/// Deletions by predicate of models with `.cascade` and `.deny` relationships, in SQL: the rows to
+/// delete are gathered in a temporary table (the predicate's rows, then, through chains, the rows
+/// their `.cascade` relationships reach), a `.deny` relationship that still holds a row that stays
+/// throws before anything is deleted, and every table loses its doomed rows in one statement, with
+/// references to them (`.nullify`, link tables) removed in one statement each.
+extension SQLiteStore {
+    /// The rows a save deletes by rule, per entity.
+    struct RuleDeletion {
+        /// The deleted keys of each entity that lost rows, in schema order.
+        var deleted: [(entity: Schema.Entity, keys: [Int64])] = []
+    }
+
+    static let doomedTable = "temp.osd_doomed"
+
+    /// Deletes the rows the batch deletes select and the rows `changes.deletes` names, applying
+    /// the delete rules of every doomed row. Runs inside the save's transaction, before its other
+    /// writes; throws (and the save rolls back) when a `.deny` rule blocks.
+    func deleteApplyingRules(_ changes: StoreChanges, history: inout HistoryLog, on connection: SQLiteConnection) throws -> RuleDeletion {
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS osd_doomed (root TEXT NOT NULL, k INTEGER NOT NULL, PRIMARY KEY (root, k)) WITHOUT ROWID")
+        try connection.statement("DELETE FROM \(Self.doomedTable)").run()
+        // The rows the predicates select, and the models deleted one by one.
+        for (entity, filter) in changes.batchDeletes {
+            let layout = try self.layout(for: entity.name)
+            var compiler = SQLCompiler(layout: layout)
+            let condition = filter.map { " WHERE " + compiler.sql($0) } ?? ""
+            let seed = try connection.statement("INSERT OR IGNORE INTO \(Self.doomedTable) (root, k) SELECT ?, \(TableLayout.primaryKey) FROM \(layout.table)\(condition)")
+            try seed.bind([.text(entity.root.name)] + compiler.arguments)
+            try seed.run()
+            seed.reset()
+        }
+        if !changes.deletes.isEmpty {
+            let seed = try connection.statement("INSERT OR IGNORE INTO \(Self.doomedTable) (root, k) VALUES (?, ?)")
+            for (entity, key) in changes.deletes {
+                try seed.bind([.text(entity.root.name), .integer(key)])
+                try seed.run()
+                seed.reset()
+            }
+        }
+        try cascade(on: connection)
+        try checkDenyRules(on: connection)
+        var result = RuleDeletion()
+        for entity in schema.entities {
+            let layout = try self.layout(for: entity.name)
+            let doomed = "(SELECT k FROM \(Self.doomedTable) WHERE root = ?)"
+            let root = StoredValue.text(entity.root.name)
+            let preserved: [Int64: [String: SnapshotValue]]
+            if changes.recordsHistory, !layout.preservedAttributes.isEmpty {
+                let select = try connection.statement("\(layout.selectPrefix(attributes: layout.preservedAttributes)) WHERE \(TableLayout.primaryKey) IN \(doomed)")
+                try select.bind([root])
+                preserved = try layout.preservedValues(from: select, attributes: layout.preservedAttributes)
+                select.reset()
+            } else {
+                preserved = [:]
+            }
+            let delete = try connection.statement("DELETE FROM \(layout.table) WHERE \(TableLayout.primaryKey) IN \(doomed)")
+            try delete.bind([root])
+            let keys = try connection.collectingDeletedRowIDs { try delete.run() }
+            delete.reset()
+            guard !keys.isEmpty else { continue }
+            result.deleted.append((entity, keys))
+            if changes.recordsHistory {
+                for key in keys { history.delete(entity, key: key, preserved: preserved[key]) }
+            }
+        }
+        // References to the deleted rows, from rows that stay: one statement per foreign key and link table.
+        for entity in schema.entities where result.deleted.contains(where: { $0.entity === entity }) {
+            for sql in setReferenceCleanup[entity.name] ?? [] {
+                let cleanup = try connection.statement(sql)
+                try cleanup.bind([.text(entity.root.name)])
+                try cleanup.run()
+                cleanup.reset()
+            }
+        }
+        return result
+    }
+
+    /// Adds to the doomed rows what their `.cascade` relationships reach, until nothing is added.
+    private func cascade(on connection: SQLiteConnection) throws {
+        let statements = cascadeStatements
+        guard !statements.isEmpty else { return }
+        var added = true
+        while added {
+            added = false
+            for sql in statements {
+                try connection.statement(sql).run()
+                if connection.changes > 0 { added = true }
+            }
+        }
+    }
+
+    /// Throws when a doomed row's `.deny` relationship holds a row that is not doomed.
+    private func checkDenyRules(on connection: SQLiteConnection) throws {
+        for (entity, link, sql) in denyChecks {
+            let check = try connection.statement(sql)
+            defer { check.reset() }
+            if try check.step() {
+                throw SwiftDataError(.modelValidationFailure, reason: "\(entity.name).\(link.name) has the delete rule .deny and still holds a \(link.destinationName): delete or unlink the related models first. Nothing was saved; the context keeps its changes.")
+            }
+        }
+    }
+
+    /// The rows of a model's hierarchy that are doomed, as SQL.
+    private static func doomed(_ entity: Schema.Entity) -> String {
+        "(SELECT k FROM \(doomedTable) WHERE root = '\(entity.root.name.replacingOccurrences(of: "'", with: "''"))')"
+    }
+
+    /// The tables that hold rows of a relationship's destination: its own and its subclasses'.
+    private func destinationTables(_ link: RelationshipLink) -> [TableLayout] {
+        guard let destination = layouts[link.destinationName] else { return [] }
+        return destination.entity.concreteEntities.compactMap { layouts[$0.name] }
+    }
+
+    /// One statement per `.cascade` relationship: the related rows of doomed rows become doomed.
+    var cascadeStatements: [String] {
+        var statements: [String] = []
+        for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
+            for (property, link) in layout.links.sorted(by: { $0.key < $1.key }) where link.deleteRule == .cascade {
+                guard let destination = layouts[link.destinationName]?.entity else { continue }
+                let insert = "INSERT OR IGNORE INTO \(Self.doomedTable) (root, k) SELECT '\(destination.root.name.replacingOccurrences(of: "'", with: "''"))', "
+                let owners = Self.doomed(layout.entity)
+                switch link.storage {
+                case .foreignKey:
+                    let column = layout.column(property)
+                    statements.append(insert + "\(column) FROM \(layout.table) WHERE \(column) IS NOT NULL AND \(TableLayout.primaryKey) IN \(owners)")
+                case .inverseForeignKey:
+                    guard let inverse = link.inverse else { continue }
+                    for table in destinationTables(link) {
+                        statements.append(insert + "\(TableLayout.primaryKey) FROM \(table.table) WHERE \(table.column(inverse)) IN \(owners)")
+                    }
+                case .link(let name, let ownerIsSource):
+                    let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
+                    statements.append(insert + "\(other) FROM \(SQL.quote(name.table)) WHERE \(own) IN \(owners)")
+                }
+            }
+        }
+        return statements
+    }
+
+    /// One query per `.deny` relationship: a row that a doomed row relates to and that stays.
+    var denyChecks: [(Schema.Entity, RelationshipLink, String)] {
+        var checks: [(Schema.Entity, RelationshipLink, String)] = []
+        for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
+            for (property, link) in layout.links.sorted(by: { $0.key < $1.key }) where link.deleteRule == .deny {
+                guard let destination = layouts[link.destinationName]?.entity else { continue }
+                let owners = Self.doomed(layout.entity)
+                let staying = "NOT IN \(Self.doomed(destination))"
+                switch link.storage {
+                case .foreignKey:
+                    let column = layout.column(property)
+                    checks.append((layout.entity, link, "SELECT 1 FROM \(layout.table) WHERE \(TableLayout.primaryKey) IN \(owners) AND \(column) IS NOT NULL AND \(column) \(staying) LIMIT 1"))
+                case .inverseForeignKey:
+                    guard let inverse = link.inverse else { continue }
+                    for table in destinationTables(link) {
+                        checks.append((layout.entity, link, "SELECT 1 FROM \(table.table) WHERE \(table.column(inverse)) IN \(owners) AND \(TableLayout.primaryKey) \(staying) LIMIT 1"))
+                    }
+                case .link(let name, let ownerIsSource):
+                    let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
+                    checks.append((layout.entity, link, "SELECT 1 FROM \(SQL.quote(name.table)) WHERE \(own) IN \(owners) AND \(other) \(staying) LIMIT 1"))
+                }
+            }
+        }
+        return checks
+    }
+}
