@@ -16,7 +16,7 @@ extension SQLiteStore {
     /// the delete rules of every doomed row. Runs inside the save's transaction, before its other
     /// writes; throws (and the save rolls back) when a `.deny` rule blocks.
     func deleteApplyingRules(_ changes: StoreChanges, history: inout HistoryLog, on connection: SQLiteConnection) throws -> RuleDeletion {
-        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS osd_doomed (root TEXT NOT NULL, k INTEGER NOT NULL, PRIMARY KEY (root, k)) WITHOUT ROWID")
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS osd_doomed (root TEXT NOT NULL, k INTEGER NOT NULL, wave INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (root, k)) WITHOUT ROWID")
         try connection.statement("DELETE FROM \(Self.doomedTable)").run()
         // The rows the predicates select, and the models deleted one by one.
         for (entity, filter) in changes.batchDeletes {
@@ -74,17 +74,23 @@ extension SQLiteStore {
         return result
     }
 
-    /// Adds to the doomed rows what their `.cascade` relationships reach, until nothing is added.
+    /// Adds to the doomed rows what their `.cascade` relationships reach, in waves: each pass
+    /// follows the rows the previous one added (the seed is wave 0), until a pass adds nothing.
     private func cascade(on connection: SQLiteConnection) throws {
         let statements = cascadeStatements
         guard !statements.isEmpty else { return }
+        var wave: Int64 = 0
         var added = true
         while added {
             added = false
             for sql in statements {
-                try connection.statement(sql).run()
+                let statement = try connection.statement(sql)
+                try statement.bind([.integer(wave + 1), .integer(wave)])
+                try statement.run()
+                statement.reset()
                 if connection.changes > 0 { added = true }
             }
+            wave += 1
         }
     }
 
@@ -99,9 +105,10 @@ extension SQLiteStore {
         }
     }
 
-    /// The rows of a model's hierarchy that are doomed, as SQL.
-    private static func doomed(_ entity: Schema.Entity) -> String {
-        "(SELECT k FROM \(doomedTable) WHERE root = '\(entity.root.name.replacingOccurrences(of: "'", with: "''"))')"
+    /// The rows of a model's hierarchy that are doomed, as SQL; with `lastWave`, only those the
+    /// previous cascade pass added (its number bound as the statement's second parameter).
+    private static func doomed(_ entity: Schema.Entity, lastWave: Bool = false) -> String {
+        "(SELECT k FROM \(doomedTable) WHERE root = '\(entity.root.name.replacingOccurrences(of: "'", with: "''"))'\(lastWave ? " AND wave = ?2" : ""))"
     }
 
     /// The tables that hold rows of a relationship's destination: its own and its subclasses'.
@@ -110,26 +117,27 @@ extension SQLiteStore {
         return destination.entity.concreteEntities.compactMap { layouts[$0.name] }
     }
 
-    /// One statement per `.cascade` relationship: the related rows of doomed rows become doomed.
+    /// One statement per `.cascade` relationship: the related rows of the rows the last pass doomed
+    /// become doomed, in the next wave (parameter 1; the last wave is parameter 2).
     var cascadeStatements: [String] {
         var statements: [String] = []
         for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
             for (property, link) in layout.links.sorted(by: { $0.key < $1.key }) where link.deleteRule == .cascade {
                 guard let destination = layouts[link.destinationName]?.entity else { continue }
-                let insert = "INSERT OR IGNORE INTO \(Self.doomedTable) (root, k) SELECT '\(destination.root.name.replacingOccurrences(of: "'", with: "''"))', "
-                let owners = Self.doomed(layout.entity)
+                let insert = "INSERT OR IGNORE INTO \(Self.doomedTable) (root, k, wave) SELECT '\(destination.root.name.replacingOccurrences(of: "'", with: "''"))', "
+                let owners = Self.doomed(layout.entity, lastWave: true)
                 switch link.storage {
                 case .foreignKey:
                     let column = layout.column(property)
-                    statements.append(insert + "\(column) FROM \(layout.table) WHERE \(column) IS NOT NULL AND \(TableLayout.primaryKey) IN \(owners)")
+                    statements.append(insert + "\(column), ?1 FROM \(layout.table) WHERE \(column) IS NOT NULL AND \(TableLayout.primaryKey) IN \(owners)")
                 case .inverseForeignKey:
                     guard let inverse = link.inverse else { continue }
                     for table in destinationTables(link) {
-                        statements.append(insert + "\(TableLayout.primaryKey) FROM \(table.table) WHERE \(table.column(inverse)) IN \(owners)")
+                        statements.append(insert + "\(TableLayout.primaryKey), ?1 FROM \(table.table) WHERE \(table.column(inverse)) IN \(owners)")
                     }
                 case .link(let name, let ownerIsSource):
                     let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
-                    statements.append(insert + "\(other) FROM \(SQL.quote(name.table)) WHERE \(own) IN \(owners)")
+                    statements.append(insert + "\(other), ?1 FROM \(SQL.quote(name.table)) WHERE \(own) IN \(owners)")
                 }
             }
         }
