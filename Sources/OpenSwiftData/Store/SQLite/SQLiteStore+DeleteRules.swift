@@ -1,5 +1,5 @@
 /// Deletions by predicate of models with `.cascade` and `.deny` relationships, in SQL: the rows to
-/// delete are gathered in a temporary table (the predicate's rows, then, through chains, the rows
+/// delete are gathered in temporary tables, one per class hierarchy (the predicate's rows, then, through chains, the rows
 /// their `.cascade` relationships reach), a `.deny` relationship that still holds a row that stays
 /// throws before anything is deleted, and every table loses its doomed rows in one statement, with
 /// references to them (`.nullify`, link tables) removed in one statement each.
@@ -10,50 +10,52 @@ extension SQLiteStore {
         var deleted: [(entity: Schema.Entity, keys: [Int64])] = []
     }
 
-    static let doomedTable = "temp.osd_doomed"
+    /// The temporary table of the doomed keys of a class hierarchy (keys are unique within one).
+    static func doomedTable(root: String) -> String { "temp.\(SQL.quote("osd_doomed_\(root)"))" }
+
+    /// The roots of the schema's class hierarchies (each entity outside one is its own root).
+    private var roots: [String] { Array(Set(schema.entities.map(\.root.name))).sorted() }
 
     /// Deletes the rows the batch deletes select and the rows `changes.deletes` names, applying
     /// the delete rules of every doomed row. Runs inside the save's transaction, before its other
     /// writes; throws (and the save rolls back) when a `.deny` rule blocks.
     func deleteApplyingRules(_ changes: StoreChanges, history: inout HistoryLog, on connection: SQLiteConnection) throws -> RuleDeletion {
-        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS osd_doomed (root TEXT NOT NULL, k INTEGER NOT NULL, wave INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (root, k)) WITHOUT ROWID")
-        try connection.statement("DELETE FROM \(Self.doomedTable)").run()
+        for root in roots {
+            let table = Self.doomedTable(root: root)
+            try connection.statement("CREATE TEMP TABLE IF NOT EXISTS \(table) (k INTEGER PRIMARY KEY, wave INTEGER NOT NULL DEFAULT 0)").run()
+            try connection.statement("DELETE FROM \(table)").run()
+        }
         // The rows the predicates select, and the models deleted one by one.
         for (entity, filter) in changes.batchDeletes {
             let layout = try self.layout(for: entity.name)
             var compiler = SQLCompiler(layout: layout)
             let condition = filter.map { " WHERE " + compiler.sql($0) } ?? ""
-            let seed = try connection.statement("INSERT OR IGNORE INTO \(Self.doomedTable) (root, k) SELECT ?, \(TableLayout.primaryKey) FROM \(layout.table)\(condition)")
-            try seed.bind([.text(entity.root.name)] + compiler.arguments)
+            let seed = try connection.statement("INSERT OR IGNORE INTO \(Self.doomedTable(root: entity.root.name)) (k) SELECT \(TableLayout.primaryKey) FROM \(layout.table)\(condition)")
+            try seed.bind(compiler.arguments)
             try seed.run()
             seed.reset()
         }
-        if !changes.deletes.isEmpty {
-            let seed = try connection.statement("INSERT OR IGNORE INTO \(Self.doomedTable) (root, k) VALUES (?, ?)")
-            for (entity, key) in changes.deletes {
-                try seed.bind([.text(entity.root.name), .integer(key)])
-                try seed.run()
-                seed.reset()
-            }
+        for (entity, key) in changes.deletes {
+            let seed = try connection.statement("INSERT OR IGNORE INTO \(Self.doomedTable(root: entity.root.name)) (k) VALUES (?)")
+            try seed.bind([.integer(key)])
+            try seed.run()
+            seed.reset()
         }
         try cascade(on: connection)
         try checkDenyRules(on: connection)
         var result = RuleDeletion()
         for entity in schema.entities {
             let layout = try self.layout(for: entity.name)
-            let doomed = "(SELECT k FROM \(Self.doomedTable) WHERE root = ?)"
-            let root = StoredValue.text(entity.root.name)
+            let doomed = Self.doomed(entity)
             let preserved: [Int64: [String: SnapshotValue]]
             if changes.recordsHistory, !layout.preservedAttributes.isEmpty {
                 let select = try connection.statement("\(layout.selectPrefix(attributes: layout.preservedAttributes)) WHERE \(TableLayout.primaryKey) IN \(doomed)")
-                try select.bind([root])
                 preserved = try layout.preservedValues(from: select, attributes: layout.preservedAttributes)
                 select.reset()
             } else {
                 preserved = [:]
             }
             let delete = try connection.statement("DELETE FROM \(layout.table) WHERE \(TableLayout.primaryKey) IN \(doomed)")
-            try delete.bind([root])
             let keys = try connection.collectingDeletedRowIDs { try delete.run() }
             delete.reset()
             guard !keys.isEmpty else { continue }
@@ -65,10 +67,7 @@ extension SQLiteStore {
         // References to the deleted rows, from rows that stay: one statement per foreign key and link table.
         for entity in schema.entities where result.deleted.contains(where: { $0.entity === entity }) {
             for sql in setReferenceCleanup[entity.name] ?? [] {
-                let cleanup = try connection.statement(sql)
-                try cleanup.bind([.text(entity.root.name)])
-                try cleanup.run()
-                cleanup.reset()
+                try connection.statement(sql).run()
             }
         }
         return result
@@ -107,8 +106,9 @@ extension SQLiteStore {
 
     /// The rows of a model's hierarchy that are doomed, as SQL; with `lastWave`, only those the
     /// previous cascade pass added (its number bound as the statement's second parameter).
-    private static func doomed(_ entity: Schema.Entity, lastWave: Bool = false) -> String {
-        "(SELECT k FROM \(doomedTable) WHERE root = '\(entity.root.name.replacingOccurrences(of: "'", with: "''"))'\(lastWave ? " AND wave = ?2" : ""))"
+    static func doomed(_ entity: Schema.Entity, lastWave: Bool = false) -> String {
+        let table = doomedTable(root: entity.root.name)
+        return lastWave ? "(SELECT k FROM \(table) WHERE wave = ?2)" : "(SELECT k FROM \(table))"
     }
 
     /// The tables that hold rows of a relationship's destination: its own and its subclasses'.
@@ -124,7 +124,7 @@ extension SQLiteStore {
         for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
             for (property, link) in layout.links.sorted(by: { $0.key < $1.key }) where link.deleteRule == .cascade {
                 guard let destination = layouts[link.destinationName]?.entity else { continue }
-                let insert = "INSERT OR IGNORE INTO \(Self.doomedTable) (root, k, wave) SELECT '\(destination.root.name.replacingOccurrences(of: "'", with: "''"))', "
+                let insert = "INSERT OR IGNORE INTO \(Self.doomedTable(root: destination.root.name)) (k, wave) SELECT "
                 let owners = Self.doomed(layout.entity, lastWave: true)
                 switch link.storage {
                 case .foreignKey:

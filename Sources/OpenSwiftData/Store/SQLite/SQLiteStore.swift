@@ -32,8 +32,8 @@ final class SQLiteStore: @unchecked Sendable {
     /// For each entity, the statements that remove references to one of its deleted rows (bound
     /// to its primary key): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [String]]
-    /// The same statements for every doomed row of an entity at once (bound to its hierarchy's
-    /// root name, see ``deleteApplyingRules(_:history:on:)``).
+    /// The same statements for every doomed row of an entity at once (see
+    /// ``deleteApplyingRules(_:history:on:)``).
     let setReferenceCleanup: [String: [String]]
 
     /// Opens or creates the store at `url`, or an in-memory store when `url` is `nil`.
@@ -41,8 +41,10 @@ final class SQLiteStore: @unchecked Sendable {
         self.schema = schema
         let layouts = Dictionary(schema.entities.map { ($0.name, TableLayout(entity: $0)) }, uniquingKeysWith: { a, _ in a })
         self.layouts = layouts
-        self.referenceCleanup = SQLiteStore.referenceCleanup(layouts, matching: "= ?")
-        self.setReferenceCleanup = SQLiteStore.referenceCleanup(layouts, matching: "IN (SELECT k FROM \(SQLiteStore.doomedTable) WHERE root = ?)")
+        self.referenceCleanup = SQLiteStore.referenceCleanup(layouts) { _ in "= ?" }
+        self.setReferenceCleanup = SQLiteStore.referenceCleanup(layouts) { target in
+            "IN (SELECT k FROM \(SQLiteStore.doomedTable(root: layouts[target]?.entity.root.name ?? target)))"
+        }
         let models = StoredSchema(schema)
         guard let url else {
             self.path = ":memory:"
@@ -210,8 +212,8 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// The statements that remove every reference to a deleted row of each entity: `matching`
-    /// completes the condition on the referring column (`= ?` for one key).
-    private static func referenceCleanup(_ layouts: [String: TableLayout], matching: String) -> [String: [String]] {
+    /// completes the condition on the referring column, for the entity referred to (`= ?` for one key).
+    private static func referenceCleanup(_ layouts: [String: TableLayout], matching: (String) -> String) -> [String: [String]] {
         var result: [String: [String]] = [:]
         func targets(_ link: RelationshipLink) -> [String] {
             [link.destinationName] + (layouts[link.destinationName]?.entity.descendants.map(\.name) ?? [])
@@ -223,13 +225,13 @@ final class SQLiteStore: @unchecked Sendable {
                 case .foreignKey:
                     for target in targets(link) {
                         result[target, default: []].append(
-                            "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) \(matching)")
+                            "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) \(matching(target))")
                     }
                 case .link(let name, true):
                     let table = name.table
-                    result[layout.entity.name, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE owner \(matching)")
+                    result[layout.entity.name, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE owner \(matching(layout.entity.name))")
                     for target in targets(link) {
-                        result[target, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE target \(matching)")
+                        result[target, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE target \(matching(target))")
                     }
                 case .link, .inverseForeignKey:
                     break
