@@ -182,3 +182,57 @@ struct TransferTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path("csv/Stop.csv")))
     }
 }
+
+extension TransferTests {
+    private func fleetContainer(_ path: String) throws -> ModelContainer {
+        try ModelContainer(for: Ship.self, Port.self, CrewMember.self, Skill.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+    }
+
+    @Test("a class hierarchy round-trips: keys shared by the base class and its subclasses stay unique")
+    func hierarchyRoundTrip() throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.path("fleet.store")
+        let context = ModelContext(try fleetContainer(source))
+        let port = Port(code: "OSL", country: "NO")
+        context.insert(port)
+        for index in 0..<3 {
+            let vessel = Vessel(name: "vessel \(index)")
+            let ship = Ship(name: "ship \(index)", tonnage: Double(index))
+            context.insert(vessel)
+            context.insert(ship)
+            vessel.homePort = port
+            ship.homePort = port
+            let member = CrewMember(fullName: "crew \(index)")
+            ship.crew.append(member)
+            member.skills.append(Skill(title: "skill \(index)"))
+        }
+        try context.save()
+        let target = directory.path("copy.store")
+        _ = try fleetContainer(target)
+        #expect(try OSDTool.run("export", source, "--out", directory.path("first")).status == 0)
+        let imported = try OSDTool.run("import", target, "--from", directory.path("first"))
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(try OSDTool.run("export", target, "--out", directory.path("second")).status == 0)
+        for model in ["Vessel", "Ship", "Port", "CrewMember", "Skill"] {
+            #expect(Golden.contents(directory.path("first/\(model).json")) == Golden.contents(directory.path("second/\(model).json")), "\(model)")
+        }
+        let copy = ModelContext(try fleetContainer(target))
+        let vessels = try copy.fetch(FetchDescriptor<Vessel>())
+        #expect(vessels.count == 6)
+        #expect(try copy.fetch(FetchDescriptor<Ship>()).map { $0.crew.count } == [1, 1, 1])
+        #expect(try copy.fetch(FetchDescriptor<Port>()).first?.vessels.count == 6)
+
+        // The same _id in the base class's file and a subclass's file is refused.
+        let third = directory.path("third.store")
+        _ = try fleetContainer(third)
+        let vesselFile = directory.path("first/Vessel.json")
+        let shipLine = try #require(try String(contentsOfFile: directory.path("first/Ship.json"), encoding: .utf8).split(separator: "\n").dropFirst().first)
+        let shipID = try #require(shipLine.split(separator: ",").first?.split(separator: ":").last)
+        let clash = "[\n{\"_id\":\(shipID),\"id\":\"\(UUID().uuidString)\",\"name\":\"clash\",\"launched\":\"2026-01-01T00:00:00Z\",\"homePort\":null}\n]\n"
+        try Data(clash.utf8).write(to: URL(fileURLWithPath: vesselFile))
+        let refused = try OSDTool.run("import", third, "--from", directory.path("first"))
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("_id \(shipID) is also"), "\(refused.error)")
+        #expect(try OSDTool.run("query", third, "Ship", "--count").output == "0\n")
+    }
+}

@@ -134,16 +134,20 @@ public struct StoreImport {
 
     /// Every relationship refers to a row of the files, and identifiers are unique per hierarchy.
     private func checkReferences(_ files: [ModelFile], schema: StoredSchema) throws {
-        var ids: [String: [Int64: Int]] = [:]
+        // Identifiers are unique within a class hierarchy (a relationship to the base class holds
+        // keys of any subclass's rows).
+        var ids: [String: [Int64: String]] = [:]
+        var keys: [String: [Int64: Int64]] = [:]
         for model in files {
+            let hierarchy = rootName(of: model.table.entity.name, in: schema) ?? model.table.entity.name
             for record in model.records {
-                if let line = ids[model.table.entity.name]?[record.id] {
-                    throw ToolError("\(model.name) line \(record.line): _id \(record.id) is also on line \(line).")
+                if let place = ids[hierarchy]?[record.id] {
+                    throw ToolError("\(model.name) line \(record.line): _id \(record.id) is also \(place).")
                 }
-                ids[model.table.entity.name, default: [:]][record.id] = record.line
+                ids[hierarchy, default: [:]][record.id] = "\(model.name) line \(record.line)"
+                keys[model.table.entity.name, default: [:]][record.id] = record.id
             }
         }
-        let keys = ids.mapValues { Dictionary(uniqueKeysWithValues: $0.keys.map { ($0, $0) }) }
         for model in files {
             let table = model.table
             for record in model.records {
