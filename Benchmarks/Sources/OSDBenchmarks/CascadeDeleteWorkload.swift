@@ -42,18 +42,7 @@ extension GRDBContender {
         configuration.prepareDatabase { db in try db.execute(sql: sharedPragmas) }
         let queue = try DatabaseQueue(path: path + "-w6c", configuration: configuration)
         try queue.write { db in try db.execute(sql: sharedSchema + GraphWorkload.schema) }
-        let trips = CascadeDeleteWorkload.trips(scale: scale)
-        try queue.write { db in
-            for (number, trip) in trips.enumerated() {
-                var record = TripRecord(trip)
-                try record.insert(db)
-                for index in 0..<CascadeDeleteWorkload.activitiesPerTrip {
-                    var activity = ActivityRecord(
-                        name: GraphWorkload.activityName(number, index), cost: GraphWorkload.activityCost(number, index), trip: record.id!)
-                    try activity.insert(db)
-                }
-            }
-        }
+        _ = try Self.insertGraph(CascadeDeleteWorkload.trips(scale: scale), activitiesPerTrip: CascadeDeleteWorkload.activitiesPerTrip, into: queue)
         return try time { try queue.write { db in try TripRecord.filter(Column("rating") == 1).deleteAll(db) } }
     }
 }
@@ -63,18 +52,7 @@ extension OpenSwiftDataContender {
         let url = URL(fileURLWithPath: path + "-w6c")
         let trips = CascadeDeleteWorkload.trips(scale: scale)
         let container = try ModelContainer(for: Voyage.self, Activity.self, configurations: ModelConfiguration(url: url))
-        do {
-            let context = ModelContext(container)
-            for (number, trip) in trips.enumerated() {
-                let voyage = Voyage(trip)
-                context.insert(voyage)
-                for index in 0..<CascadeDeleteWorkload.activitiesPerTrip {
-                    voyage.activities.append(Activity(
-                        name: GraphWorkload.activityName(number, index), cost: GraphWorkload.activityCost(number, index)))
-                }
-            }
-            try context.save()
-        }
+        _ = try Self.insertGraph(trips, activitiesPerTrip: CascadeDeleteWorkload.activitiesPerTrip, into: container)
         let count = CascadeDeleteWorkload.deletedTrips(trips)
         return try time {
             let context = ModelContext(container)

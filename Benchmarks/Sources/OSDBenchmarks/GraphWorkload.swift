@@ -138,26 +138,29 @@ struct TripWithActivities: Decodable, FetchableRecord {
 }
 
 extension GRDBContender {
+    /// Inserts the trips with their activities in one transaction; returns the number of trips.
+    static func insertGraph(_ trips: [TripData], activitiesPerTrip: Int, into queue: DatabaseQueue) throws -> Int {
+        try queue.write { db in
+            for (number, trip) in trips.enumerated() {
+                var record = TripRecord(trip)
+                try record.insert(db)
+                for index in 0..<activitiesPerTrip {
+                    var activity = ActivityRecord(
+                        name: GraphWorkload.activityName(number, index), cost: GraphWorkload.activityCost(number, index), trip: record.id!)
+                    try activity.insert(db)
+                }
+            }
+            return trips.count
+        }
+    }
+
     func runGraph(scale: Int) throws -> (seconds: Double, checksum: Int) {
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: sharedPragmas) }
         let queue = try DatabaseQueue(path: path + "-w7", configuration: configuration)
         try queue.write { db in try db.execute(sql: sharedSchema + GraphWorkload.schema) }
         let trips = TripData.generate(count: GraphWorkload.trips(scale: scale))
-        let insert = try time {
-            try queue.write { db in
-                for (number, trip) in trips.enumerated() {
-                    var record = TripRecord(trip)
-                    try record.insert(db)
-                    for index in 0..<GraphWorkload.activitiesPerTrip {
-                        var activity = ActivityRecord(
-                            name: GraphWorkload.activityName(number, index), cost: GraphWorkload.activityCost(number, index), trip: record.id!)
-                        try activity.insert(db)
-                    }
-                }
-                return trips.count
-            }
-        }
+        let insert = try time { try Self.insertGraph(trips, activitiesPerTrip: GraphWorkload.activitiesPerTrip, into: queue) }
         let fetch = try time {
             let loaded = try queue.read { db in
                 try TripRecord.including(all: TripRecord.activities.forKey("activities")).asRequest(of: TripWithActivities.self).fetchAll(db)
@@ -210,23 +213,26 @@ final class Activity {
 }
 
 extension OpenSwiftDataContender {
+    /// Inserts the trips with their activities in one save; returns the number of trips.
+    static func insertGraph(_ trips: [TripData], activitiesPerTrip: Int, into container: ModelContainer) throws -> Int {
+        let context = ModelContext(container)
+        for (number, trip) in trips.enumerated() {
+            let voyage = Voyage(trip)
+            context.insert(voyage)
+            for index in 0..<activitiesPerTrip {
+                voyage.activities.append(Activity(
+                    name: GraphWorkload.activityName(number, index), cost: GraphWorkload.activityCost(number, index)))
+            }
+        }
+        try context.save()
+        return trips.count
+    }
+
     func runGraph(scale: Int) throws -> (seconds: Double, checksum: Int) {
         let url = URL(fileURLWithPath: path + "-w7")
         let trips = TripData.generate(count: GraphWorkload.trips(scale: scale))
         let writer = try ModelContainer(for: Voyage.self, Activity.self, configurations: ModelConfiguration(url: url))
-        let insert = try time {
-            let context = ModelContext(writer)
-            for (number, trip) in trips.enumerated() {
-                let voyage = Voyage(trip)
-                context.insert(voyage)
-                for index in 0..<GraphWorkload.activitiesPerTrip {
-                    voyage.activities.append(Activity(
-                        name: GraphWorkload.activityName(number, index), cost: GraphWorkload.activityCost(number, index)))
-                }
-            }
-            try context.save()
-            return trips.count
-        }
+        let insert = try time { try Self.insertGraph(trips, activitiesPerTrip: GraphWorkload.activitiesPerTrip, into: writer) }
         // A fresh container: nothing registered, nothing cached.
         let reader = try ModelContainer(for: Voyage.self, Activity.self, configurations: ModelConfiguration(url: url))
         let fetch = try time {
