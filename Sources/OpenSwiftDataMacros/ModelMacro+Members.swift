@@ -135,6 +135,17 @@ extension ModelMacro {
             cases: cases, superCall: "super._osdUnload(property: index)", otherwise: "break")
     }
 
+    /// Forgets one property's loaded value without telling Observation: for a context that is
+    /// going away, whose models read the same value again from the store.
+    static func releaseOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+        let cases = properties.enumerated().map { index, property in
+            property.isConstant ? "    case \(index): break" : "    case \(index): _\(property.name) = nil"
+        }
+        return dispatch(
+            shape, signature: "_osdRelease(property index: Swift.Int)",
+            cases: cases, superCall: "super._osdRelease(property: index)", otherwise: "break")
+    }
+
     /// Adds `other` to, or removes it from, one relationship's storage without inverse
     /// maintenance: the other half of keeping an inverse consistent. Returns the model a to-one
     /// relationship pointed at before, when `other` replaced it.

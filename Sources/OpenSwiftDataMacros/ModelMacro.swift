@@ -109,6 +109,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             decodeOne(shape, properties),
             encodeOne(shape, properties),
             resetOne(shape, properties),
+            releaseOne(shape, properties),
         ]
         if shape.isFinal && !shape.isSubclass { members.append(factory(typeName: typeName)) }
         return members

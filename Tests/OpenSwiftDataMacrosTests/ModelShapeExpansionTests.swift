@@ -182,6 +182,15 @@ import Testing
                     }
                 }
 
+                public func _osdRelease(property index: Swift.Int) {
+                    switch index {
+                    case 0:
+                        _rating = nil
+                    default:
+                        break
+                    }
+                }
+
                 public static func _osdMake() -> Note {
                     Note(backingData: OpenSwiftData._ModelBacking<Note>())
                 }

@@ -93,7 +93,7 @@ public final class ModelContext {
             guard let entity = container.schema.entitiesByName[name], !entity.links.isEmpty else { continue }
             let properties = Array(entity.links.keys)
             for model in registered.models.values where !model._osdState.isDeleted {
-                for property in properties { model._osdUnload(property: property) }
+                for property in properties { model._osdRelease(property: property) }
             }
         }
     }

@@ -23,7 +23,7 @@
     conformances: PersistentModel, Observable, _PersistentModelRoot,
     names: named(_$backingData), named(persistentBackingData), named(_osdState), named(schemaMetadata),
     named(init), named(_$observationRegistrar), named(_$observationRegistrarStorage), named(_osdDecodeAll), named(_osdDecode), named(_osdEncode),
-    named(_osdUnload), named(_osdEntityName),
+    named(_osdUnload), named(_osdRelease), named(_osdEntityName),
     named(_osdEncodeAll), named(_osdMake), named(_osdWriteDefault),
     named(_osdRelate), named(_osdSetRelated), named(_osdVisitRelated), named(_osdSuperentity), named(_osdPropertyCount), named(_osdHasConstants),
     named(_OSDRoot), named(_osdInheritedKeyPaths), prefixed(_osdKeyPaths)

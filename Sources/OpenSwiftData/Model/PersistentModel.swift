@@ -27,6 +27,9 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     func _osdEncode(property index: Int, to writer: some _RowWriter, at column: Int32, deferring links: _DeferredLinks) throws
     /// Forgets the loaded value of one property so that the next read loads it again. Generated; not API.
     func _osdUnload(property index: Int)
+    /// Forgets the loaded value of one property without telling Observation (the next read loads
+    /// the same value again): for models whose context is going away. Generated; not API.
+    func _osdRelease(property index: Int)
     /// Adds a model to, or removes it from, one relationship without touching its inverse; returns
     /// the model a to-one relationship held before `other` replaced it. Generated; not API.
     func _osdRelate(property index: Int, to other: any PersistentModel, adding: Bool) -> (any PersistentModel)?
