@@ -84,13 +84,20 @@ struct PrimaryKeyMap {
 
     private mutating func rehash(size: Int) {
         let oldKeys = keys
-        let oldSlots = slots
+        var oldSlots = slots
         keys = Array(repeating: 0, count: size)
         slots = Array(repeating: nil, count: size)
         shift = 64 - size.trailingZeroBitCount
-        count = 0
-        for (key, model) in zip(oldKeys, oldSlots) {
-            if let model { insert(model, for: key) }
+        let mask = size - 1
+        // Each model moves from the old table to the new one: no retain and release per entry,
+        // and no duplicate check (the keys are distinct).
+        for index in oldSlots.indices {
+            guard let model = oldSlots[index].take() else { continue }
+            let key = oldKeys[index]
+            var target = slot(for: key)
+            while slots[target] != nil { target = (target + 1) & mask }
+            keys[target] = key
+            slots[target] = consume model
         }
     }
 }
