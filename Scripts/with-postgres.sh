@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs a command with a throwaway PostgreSQL server: Scripts/with-postgres.sh CMD [ARG...]
+#
+# Creates a cluster in a temporary directory (initdb, as an unprivileged user when run as root),
+# starts it on a free loopback port, exports OSD_POSTGRES_URL (postgres://osd@127.0.0.1:PORT/osd),
+# runs CMD, then stops the server and removes its files, whatever CMD did. Exits with CMD's status.
+# Needs Debian's `postgresql` package (or initdb and pg_ctl on PATH).
+set -euo pipefail
+
+if [ "$#" -eq 0 ]; then
+    echo "usage: $0 CMD [ARG...]" >&2
+    exit 64
+fi
+
+find_tool() {
+    if command -v "$1" >/dev/null 2>&1; then command -v "$1"; return; fi
+    local candidate
+    for candidate in /usr/lib/postgresql/*/bin/"$1"; do
+        if [ -x "$candidate" ]; then echo "$candidate"; return; fi
+    done
+    echo "with-postgres: $1 not found; install PostgreSQL (apt-get install postgresql)" >&2
+    exit 69
+}
+INITDB=$(find_tool initdb)
+PG_CTL=$(find_tool pg_ctl)
+CREATEDB=$(find_tool createdb)
+
+# A free loopback port: bind to port 0 and read what the system chose.
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/osd-postgres.XXXXXX")
+chmod 755 "$DIR"
+DATA="$DIR/data"
+LOG="$DIR/server.log"
+
+# PostgreSQL refuses to run as root: run the server as an unprivileged user then.
+as_server() { "$@"; }
+if [ "$(id -u)" -eq 0 ]; then
+    SERVER_USER=postgres
+    id "$SERVER_USER" >/dev/null 2>&1 || SERVER_USER=nobody
+    chown "$SERVER_USER" "$DIR"
+    as_server() { runuser -u "$SERVER_USER" -- "$@"; }
+fi
+
+cleanup() {
+    as_server "$PG_CTL" -D "$DATA" -m immediate stop >/dev/null 2>&1 || true
+    rm -rf "$DIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+as_server "$INITDB" -D "$DATA" -U osd --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$DIR/initdb.log" 2>&1 || {
+    cat "$DIR/initdb.log" >&2
+    exit 70
+}
+as_server "$PG_CTL" -D "$DATA" -l "$LOG" -w -t 30 \
+    -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null || {
+    cat "$LOG" >&2
+    exit 70
+}
+as_server "$CREATEDB" -h 127.0.0.1 -p "$PORT" -U osd osd
+
+export OSD_POSTGRES_URL="postgres://osd@127.0.0.1:$PORT/osd"
+set +e
+"$@"
+STATUS=$?
+set -e
+exit "$STATUS"
