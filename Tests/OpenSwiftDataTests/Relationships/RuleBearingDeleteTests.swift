@@ -146,3 +146,20 @@ struct RuleBearingDeleteTests {
         #expect(try other.fetchCount(FetchDescriptor<Writer>()) == 5)
     }
 }
+
+extension RuleBearingDeleteTests {
+    @Test("a row deleted by predicate and held by the context is in the history once")
+    func historyRecordsEachDeletionOnce() throws {
+        try seed(store.url, seed: 11)
+        let context = ModelContext(try ModelContainer(for: Journey.self, Folder.self, Memo.self, Writer.self, configurations: ModelConfiguration(url: store.url)))
+        // Registered first, so that the deletion by predicate also deletes them one by one.
+        let labels = try context.fetch(FetchDescriptor<Label>(predicate: #Predicate { $0.name < "l3" }))
+        #expect(labels.count == 5)   // l0, l1, l10, l11, l2
+        try context.delete(model: Label.self, where: #Predicate { $0.name < "l3" })
+        try context.save()
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        let deletions = history.last?.changes.filter { if case .delete = $0 { true } else { false } } ?? []
+        #expect(deletions.count == labels.count)
+        #expect(Set(deletions.map(\.changedPersistentIdentifier)).count == labels.count)
+    }
+}
