@@ -94,6 +94,7 @@ package final class StoreFile {
     }
 
     /// Runs `body` in one write transaction: everything it writes lands, or nothing does.
+    @discardableResult
     package func transaction<R>(_ body: () throws -> R) throws -> R {
         guard isWritable else {
             throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) was opened for reading.")
