@@ -5,27 +5,34 @@
 /// costs one multiplication, where `Dictionary` runs SipHash on every lookup. Removal shifts the
 /// following entries back, so there are no tombstones and lookups stay short.
 ///
-/// The table holds plain object references, not `any PersistentModel` existentials: an array of
-/// optional existentials is destroyed element by element through generic value witnesses (about
-/// 300 instructions per slot, empty ones included: a fifth of a 100,000-row fetch), where an array
-/// of references is released in a tight loop. The existential is rebuilt on the way out by a
-/// conversion made from the class of the first model stored (every model of an entity has its
-/// class), with a checked cast for any other.
-struct PrimaryKeyMap {
+/// The table holds unmanaged object references, retained and released by the map itself, not
+/// `any PersistentModel` existentials: an array of optional existentials (or of optional
+/// references) is destroyed element by element through generic value witnesses, about 300
+/// instructions per slot, empty ones included (a sixth of a 100,000-row fetch), where an array of
+/// unmanaged references is plain memory. The existential is rebuilt on the way out by a conversion
+/// made from the class of the first model stored (every model of an entity has its class), with a
+/// checked cast for any other. The map cannot be copied, so each reference has one owner.
+struct PrimaryKeyMap: ~Copyable {
     private var keys: [Int64] = []
-    private var slots: [AnyObject?] = []
+    private var slots: [Unmanaged<AnyObject>?] = []
     private var shift = 64
     /// Rebuilds the existential of a stored object.
     private var model: ModelConversion?
     /// The number of registered models.
     private(set) var count = 0
 
+    init() {}
+
+    deinit {
+        for slot in slots { slot?.release() }
+    }
+
     var isEmpty: Bool { count == 0 }
 
     /// The registered models, in no particular order.
     var values: [any PersistentModel] {
         guard let model else { return [] }
-        return slots.compactMap { $0.flatMap(model.convert) }
+        return slots.compactMap { $0.flatMap { model.convert($0.takeUnretainedValue()) } }
     }
 
     subscript(key: Int64) -> (any PersistentModel)? {
@@ -33,7 +40,7 @@ struct PrimaryKeyMap {
             guard count > 0, let model else { return nil }
             var index = slot(for: key)
             while let object = slots[index] {
-                if keys[index] == key { return model.convert(object) }
+                if keys[index] == key { return model.convert(object.takeUnretainedValue()) }
                 index = (index + 1) & (slots.count - 1)
             }
             return nil
@@ -57,16 +64,18 @@ struct PrimaryKeyMap {
     private mutating func insert(_ newModel: any PersistentModel, for key: Int64) {
         if model == nil { model = ModelConversion(newModel) }
         if (count + 1) * 4 > slots.count * 3 { reserveCapacity(count + 1) }
+        let retained = Unmanaged<AnyObject>.passRetained(newModel)
         var index = slot(for: key)
-        while slots[index] != nil {
+        while let existing = slots[index] {
             if keys[index] == key {
-                slots[index] = newModel
+                slots[index] = retained
+                existing.release()
                 return
             }
             index = (index + 1) & (slots.count - 1)
         }
         keys[index] = key
-        slots[index] = newModel
+        slots[index] = retained
         count += 1
     }
 
@@ -75,7 +84,7 @@ struct PrimaryKeyMap {
         let mask = slots.count - 1
         var index = slot(for: key)
         while slots[index] != nil, keys[index] != key { index = (index + 1) & mask }
-        guard slots[index] != nil else { return }
+        guard let removed = slots[index] else { return }
         slots[index] = nil
         count -= 1
         // Shift back each following entry whose home slot is at or before the hole.
@@ -93,24 +102,26 @@ struct PrimaryKeyMap {
             }
             next = (next + 1) & mask
         }
+        // Released last: a model's deinit may look the map up.
+        removed.release()
     }
 
     private mutating func rehash(size: Int) {
         let oldKeys = keys
-        var oldSlots = slots
+        let oldSlots = slots
         keys = Array(repeating: 0, count: size)
         slots = Array(repeating: nil, count: size)
         shift = 64 - size.trailingZeroBitCount
         let mask = size - 1
-        // Each model moves from the old table to the new one: no retain and release per entry,
-        // and no duplicate check (the keys are distinct).
+        // Each reference moves from the old table to the new one, keeping its retain, with no
+        // duplicate check (the keys are distinct).
         for index in oldSlots.indices {
-            guard let object = oldSlots[index].take() else { continue }
+            guard let object = oldSlots[index] else { continue }
             let key = oldKeys[index]
             var target = slot(for: key)
             while slots[target] != nil { target = (target + 1) & mask }
             keys[target] = key
-            slots[target] = consume object
+            slots[target] = object
         }
     }
 }

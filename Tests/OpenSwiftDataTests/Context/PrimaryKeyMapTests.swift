@@ -38,4 +38,33 @@ import Testing
         #expect((0..<100).allSatisfy { map[Int64($0)] != nil })
         #expect(map[100] == nil)
     }
+
+    @Test func holdsItsModelsAndReleasesThemWhenRemovedReplacedOrGone() {
+        weak var removed: Note?
+        weak var replaced: Note?
+        weak var kept: Note?
+        do {
+            var map = PrimaryKeyMap()
+            do {
+                let first = Note(text: "removed")
+                let second = Note(text: "replaced")
+                let third = Note(text: "kept")
+                removed = first
+                replaced = second
+                kept = third
+                map[1] = first
+                map[2] = second
+                for key in 3..<1_000 { map[Int64(key)] = third }   // grows the table several times
+            }
+            #expect(removed != nil && replaced != nil && kept != nil)   // the map holds them
+            map[1] = nil
+            #expect(removed == nil)
+            map[2] = Note(text: "other")
+            #expect(replaced == nil)
+            #expect(kept != nil)
+            #expect(map[999] as? Note === kept)
+        }
+        #expect(kept == nil)
+    }
 }
+
