@@ -1,14 +1,14 @@
 /// `osd diagram`: the schema as a Mermaid `erDiagram`: each model with its attributes (type,
 /// `UK` for unique ones, `FK` for to-one relationships' keys, "optional" as a comment), and one
 /// line per relationship, or per pair of inverse relationships, with both cardinalities.
-public struct MermaidDiagram {
-    public var schema: SchemaDocument
+package struct MermaidDiagram {
+    package var schema: SchemaDocument
 
-    public init(schema: SchemaDocument) {
+    package init(schema: SchemaDocument) {
         self.schema = schema
     }
 
-    public func source() -> String {
+    package func source() -> String {
         var lines = ["erDiagram"]
         for model in schema.models {
             lines.append("    \(model.name) {")

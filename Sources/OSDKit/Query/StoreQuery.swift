@@ -1,15 +1,15 @@
 import OpenSwiftData
 
 /// `osd query`: rows of one model that match an expression, sorted, paged, in a format.
-public struct StoreQuery {
-    public var model: String
-    public var whereExpression: String?
+package struct StoreQuery {
+    package var model: String
+    package var whereExpression: String?
     /// Sort keys as `path` or `path:desc` (`path:asc` too).
-    public var sort: [String] = []
-    public var limit: Int?
-    public var offset: Int?
+    package var sort: [String] = []
+    package var limit: Int?
+    package var offset: Int?
 
-    public init(model: String, whereExpression: String? = nil, sort: [String] = [], limit: Int? = nil, offset: Int? = nil) {
+    package init(model: String, whereExpression: String? = nil, sort: [String] = [], limit: Int? = nil, offset: Int? = nil) {
         self.model = model
         self.whereExpression = whereExpression
         self.sort = sort
@@ -18,7 +18,7 @@ public struct StoreQuery {
     }
 
     /// The number of matching rows (limit and offset apply).
-    public func count(storeAt path: String) throws -> Int {
+    package func count(storeAt path: String) throws -> Int {
         let (file, table, clause) = try prepare(path)
         let total = Int(try table.count(in: file, whereClause: clause.whereClause, arguments: clause.arguments))
         let skipped = max(0, total - (offset ?? 0))
@@ -26,7 +26,7 @@ public struct StoreQuery {
     }
 
     /// The matching rows, written in `format` to `output` line by line.
-    public func run(storeAt path: String, format: String, output: (String) -> Void) throws {
+    package func run(storeAt path: String, format: String, output: (String) -> Void) throws {
         guard let format = RowFormat(rawValue: format) else {
             throw ToolError("Unknown format \(format.debugDescription); use table, json or csv.")
         }

@@ -1,7 +1,7 @@
 extension SchemaDocument {
     /// The schema as JSON in the brief's layout: keys in a fixed order, one line per attribute
     /// and relationship, so that files diff well and golden files stay stable.
-    public func json() -> String {
+    package func json() -> String {
         var lines = ["{", "  \"models\": ["]
         for (index, model) in models.enumerated() {
             lines.append("    {")

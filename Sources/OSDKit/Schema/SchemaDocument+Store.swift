@@ -34,12 +34,12 @@ extension SchemaDocument {
 
 extension SchemaDocument {
     /// The schema a store records.
-    public init(storeAt path: String) throws {
+    package init(storeAt path: String) throws {
         self.init(try StoreFile(path: path).schema)
     }
 
     /// A schema file, or the schema of a store file (told apart by the SQLite header).
-    public static func load(fromSchemaOrStore path: String) throws -> SchemaDocument {
+    package static func load(fromSchemaOrStore path: String) throws -> SchemaDocument {
         let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 16) } ?? Data()
         if header == Data("SQLite format 3\0".utf8) { return try SchemaDocument(storeAt: path) }
         do {

@@ -4,7 +4,7 @@ extension SchemaDocument {
     /// Checks that the schema describes models that can exist: known types, unique names,
     /// destinations that exist, inverses that point back, defaults of the right type, constraints
     /// over existing attributes. The error names the model and the field.
-    public func validate() throws(ToolError) {
+    package func validate() throws(ToolError) {
         guard !models.isEmpty else { throw ToolError("the schema has no models") }
         var seen: Set<String> = []
         for model in models {

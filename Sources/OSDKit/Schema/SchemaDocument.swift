@@ -14,25 +14,25 @@ import Foundation
 /// Relationships take `destination`, `toMany`, `deleteRule` (`nullify`, the default, `cascade`,
 /// `deny`, `noAction`), `inverse` and `originalName`. A model may add `superclass`, and
 /// `unique` and `indexes` for constraints over several attributes (lists of attribute names).
-public struct SchemaDocument: Codable, Equatable, Sendable {
-    public var models: [Model]
+package struct SchemaDocument: Codable, Equatable, Sendable {
+    package var models: [Model]
 
-    public init(models: [Model]) {
+    package init(models: [Model]) {
         self.models = models
     }
 
     /// One model class.
-    public struct Model: Codable, Equatable, Sendable {
-        public var name: String
-        public var superclass: String?
-        public var attributes: [Attribute]
-        public var relationships: [Relationship]
+    package struct Model: Codable, Equatable, Sendable {
+        package var name: String
+        package var superclass: String?
+        package var attributes: [Attribute]
+        package var relationships: [Relationship]
         /// Uniqueness constraints over several attributes (`#Unique`).
-        public var unique: [[String]]?
+        package var unique: [[String]]?
         /// Indexes over several attributes (`#Index`).
-        public var indexes: [[String]]?
+        package var indexes: [[String]]?
 
-        public init(name: String, superclass: String? = nil, attributes: [Attribute], relationships: [Relationship] = [], unique: [[String]]? = nil, indexes: [[String]]? = nil) {
+        package init(name: String, superclass: String? = nil, attributes: [Attribute], relationships: [Relationship] = [], unique: [[String]]? = nil, indexes: [[String]]? = nil) {
             self.name = name
             self.superclass = superclass
             self.attributes = attributes
@@ -41,7 +41,7 @@ public struct SchemaDocument: Codable, Equatable, Sendable {
             self.indexes = indexes
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             name = try container.decode(String.self, forKey: .name)
             superclass = try container.decodeIfPresent(String.self, forKey: .superclass)
@@ -53,17 +53,17 @@ public struct SchemaDocument: Codable, Equatable, Sendable {
     }
 
     /// A stored property with a value type.
-    public struct Attribute: Codable, Equatable, Sendable {
-        public var name: String
-        public var type: String
-        public var optional: Bool?
-        public var unique: Bool?
-        public var indexed: Bool?
-        public var `default`: DefaultValue?
-        public var originalName: String?
-        public var externalStorage: Bool?
+    package struct Attribute: Codable, Equatable, Sendable {
+        package var name: String
+        package var type: String
+        package var optional: Bool?
+        package var unique: Bool?
+        package var indexed: Bool?
+        package var `default`: DefaultValue?
+        package var originalName: String?
+        package var externalStorage: Bool?
 
-        public init(name: String, type: String, optional: Bool? = nil, unique: Bool? = nil, indexed: Bool? = nil, default: DefaultValue? = nil, originalName: String? = nil, externalStorage: Bool? = nil) {
+        package init(name: String, type: String, optional: Bool? = nil, unique: Bool? = nil, indexed: Bool? = nil, default: DefaultValue? = nil, originalName: String? = nil, externalStorage: Bool? = nil) {
             self.name = name
             self.type = type
             self.optional = optional
@@ -75,21 +75,21 @@ public struct SchemaDocument: Codable, Equatable, Sendable {
         }
 
         /// Whether the attribute is optional, by `optional` or a type ending in `?`.
-        public var isOptional: Bool { optional == true || type.hasSuffix("?") }
+        package var isOptional: Bool { optional == true || type.hasSuffix("?") }
         /// The type without a trailing `?`.
-        public var baseType: String { type.hasSuffix("?") ? String(type.dropLast()) : type }
+        package var baseType: String { type.hasSuffix("?") ? String(type.dropLast()) : type }
     }
 
     /// A relationship to another model.
-    public struct Relationship: Codable, Equatable, Sendable {
-        public var name: String
-        public var destination: String
-        public var toMany: Bool?
-        public var deleteRule: String?
-        public var inverse: String?
-        public var originalName: String?
+    package struct Relationship: Codable, Equatable, Sendable {
+        package var name: String
+        package var destination: String
+        package var toMany: Bool?
+        package var deleteRule: String?
+        package var inverse: String?
+        package var originalName: String?
 
-        public init(name: String, destination: String, toMany: Bool? = nil, deleteRule: String? = nil, inverse: String? = nil, originalName: String? = nil) {
+        package init(name: String, destination: String, toMany: Bool? = nil, deleteRule: String? = nil, inverse: String? = nil, originalName: String? = nil) {
             self.name = name
             self.destination = destination
             self.toMany = toMany
@@ -98,19 +98,19 @@ public struct SchemaDocument: Codable, Equatable, Sendable {
             self.originalName = originalName
         }
 
-        public var isToMany: Bool { toMany == true }
+        package var isToMany: Bool { toMany == true }
         /// The delete rule, `nullify` when none is given.
-        public var rule: String { deleteRule ?? "nullify" }
+        package var rule: String { deleteRule ?? "nullify" }
     }
 
     /// An attribute's default: a JSON string, number or Boolean (`"now"` for the current date).
-    public enum DefaultValue: Codable, Equatable, Sendable {
+    package enum DefaultValue: Codable, Equatable, Sendable {
         case string(String)
         case integer(Int64)
         case number(Double)
         case boolean(Bool)
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let flag = try? container.decode(Bool.self) { self = .boolean(flag) }
             else if let number = try? container.decode(Int64.self) { self = .integer(number) }
@@ -118,7 +118,7 @@ public struct SchemaDocument: Codable, Equatable, Sendable {
             else { self = .string(try container.decode(String.self)) }
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
             case .string(let text): try container.encode(text)
@@ -130,12 +130,12 @@ public struct SchemaDocument: Codable, Equatable, Sendable {
     }
 
     /// The model named `name`.
-    public func model(named name: String) -> Model? { models.first { $0.name == name } }
+    package func model(named name: String) -> Model? { models.first { $0.name == name } }
 
     // MARK: Reading and writing
 
     /// Reads and validates the schema file at `path`.
-    public static func load(from path: String) throws -> SchemaDocument {
+    package static func load(from path: String) throws -> SchemaDocument {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ToolError("There is no file at \(path).")
         }

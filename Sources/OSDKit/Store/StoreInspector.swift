@@ -1,57 +1,57 @@
 import OpenSwiftData
 
 /// `osd inspect`: what a store holds, from the schema it records.
-public struct StoreInspector {
-    public var path: String
+package struct StoreInspector {
+    package var path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// What `osd inspect --json` prints.
-    public struct Report: Encodable {
-        public var path: String
-        public var format: Int64
-        public var identifier: String?
-        public var schemaVersion: String?
-        public var fileBytes: Int64
-        public var walBytes: Int64
-        public var historyTransactions: Int64
-        public var relationshipsRecorded: Bool
-        public var models: [Model]
+    package struct Report: Encodable {
+        package var path: String
+        package var format: Int64
+        package var identifier: String?
+        package var schemaVersion: String?
+        package var fileBytes: Int64
+        package var walBytes: Int64
+        package var historyTransactions: Int64
+        package var relationshipsRecorded: Bool
+        package var models: [Model]
 
-        public struct Model: Encodable {
-            public var name: String
-            public var superclass: String?
-            public var rows: Int64
-            public var attributes: [Attribute]
-            public var relationships: [Relationship]
-            public var uniquenessConstraints: [[String]]
-            public var indexes: [[String]]
+        package struct Model: Encodable {
+            package var name: String
+            package var superclass: String?
+            package var rows: Int64
+            package var attributes: [Attribute]
+            package var relationships: [Relationship]
+            package var uniquenessConstraints: [[String]]
+            package var indexes: [[String]]
         }
 
-        public struct Attribute: Encodable {
-            public var name: String
-            public var type: String
-            public var optional: Bool
-            public var unique: Bool
-            public var indexed: Bool
-            public var originalName: String?
-            public var externalStorage: Bool
+        package struct Attribute: Encodable {
+            package var name: String
+            package var type: String
+            package var optional: Bool
+            package var unique: Bool
+            package var indexed: Bool
+            package var originalName: String?
+            package var externalStorage: Bool
         }
 
-        public struct Relationship: Encodable {
-            public var name: String
-            public var destination: String
-            public var toMany: Bool
-            public var deleteRule: String
-            public var inverse: String?
-            public var originalName: String?
-            public var storage: String
+        package struct Relationship: Encodable {
+            package var name: String
+            package var destination: String
+            package var toMany: Bool
+            package var deleteRule: String
+            package var inverse: String?
+            package var originalName: String?
+            package var storage: String
         }
     }
 
-    public func report() throws -> Report {
+    package func report() throws -> Report {
         let file = try StoreFile(path: path)
         let schema = file.schema
         let models = try schema.entities.map { entity in
@@ -93,14 +93,14 @@ public struct StoreInspector {
     }
 
     /// The report as JSON.
-    public func json() throws -> String {
+    package func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(try report()), as: UTF8.self)
     }
 
     /// The report as text for people.
-    public func text() throws -> String {
+    package func text() throws -> String {
         let report = try report()
         var lines = [
             "Store      \(report.path)",

@@ -2,15 +2,15 @@ import OpenSwiftData
 
 /// `osd verify`: whether a store is sound: SQLite's integrity check, every relationship pointing
 /// at a row that exists, and the tables matching the schema the file records.
-public struct StoreVerifier {
-    public var path: String
+package struct StoreVerifier {
+    package var path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// The problems found; empty when the store is sound.
-    public func problems() throws -> [String] {
+    package func problems() throws -> [String] {
         let file = try StoreFile(path: path)
         var problems = try file.integrityProblems().map { "integrity check: \($0)" }
         guard problems.isEmpty else { return problems }

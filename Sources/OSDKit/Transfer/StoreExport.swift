@@ -2,12 +2,12 @@ import OpenSwiftData
 
 /// `osd export`: every row of the chosen models, one file per model, as JSON (an array with one
 /// object per line, the form `osd import` reads) or CSV.
-public struct StoreExport {
-    public var models: [String]?
-    public var format: String
-    public var directory: URL
+package struct StoreExport {
+    package var models: [String]?
+    package var format: String
+    package var directory: URL
 
-    public init(models: [String]?, format: String, directory: URL) {
+    package init(models: [String]?, format: String, directory: URL) {
         self.models = models
         self.format = format
         self.directory = directory
@@ -15,7 +15,7 @@ public struct StoreExport {
 
     /// Writes the files; returns the number of rows written per model, in schema order.
     @discardableResult
-    public func run(storeAt path: String) throws -> [(model: String, rows: Int)] {
+    package func run(storeAt path: String) throws -> [(model: String, rows: Int)] {
         guard let format = RowFormat(rawValue: format), format != .table else {
             throw ToolError("Unknown export format \(format.debugDescription); use json or csv.")
         }

@@ -8,10 +8,10 @@ import OpenSwiftData
 /// imported models' tables are empty the rows keep those identifiers; otherwise they get new
 /// ones and the relationships follow. The import is recorded in the store's history (author
 /// `osd import`), so apps that follow the store see the new rows.
-public struct StoreImport {
-    public var directory: URL
+package struct StoreImport {
+    package var directory: URL
 
-    public init(directory: URL) {
+    package init(directory: URL) {
         self.directory = directory
     }
 
@@ -32,7 +32,7 @@ public struct StoreImport {
 
     /// Imports the files; returns the number of rows imported per model.
     @discardableResult
-    public func run(storeAt path: String) throws -> [(model: String, rows: Int)] {
+    package func run(storeAt path: String) throws -> [(model: String, rows: Int)] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ToolError("There is no directory at \(directory.path).")
