@@ -30,10 +30,14 @@ do {
         try context.save()
         print("saved")
     case "loop":
+        // Until killed, or until the process that started it is gone (a crashed test run must not
+        // leave it writing for ever); a context per batch, so that memory stays flat.
+        let parent = getppid()
         var batch = 0
-        while true {
-            for number in 0..<10 { context.insert(FuzzOwner(name: "loop-\(batch)-\(number)", rank: batch)) }
-            try context.save()
+        while getppid() == parent {
+            let batchContext = ModelContext(context.container)
+            for number in 0..<10 { batchContext.insert(FuzzOwner(name: "loop-\(batch)-\(number)", rank: batch)) }
+            try batchContext.save()
             batch += 1
             if batch == 1 { print("started") }
         }
