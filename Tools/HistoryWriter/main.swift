@@ -36,6 +36,7 @@ do {
         var batch = 0
         while getppid() == parent {
             let batchContext = ModelContext(context.container)
+            batchContext.author = context.author
             for number in 0..<10 { batchContext.insert(FuzzOwner(name: "loop-\(batch)-\(number)", rank: batch)) }
             try batchContext.save()
             batch += 1

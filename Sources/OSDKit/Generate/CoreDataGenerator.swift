@@ -23,17 +23,17 @@ package struct CoreDataGenerator {
             lines.append("@objc(\(model.name))")
             lines.append("public class \(model.name): \(model.superclass ?? "NSManagedObject") {")
             for attribute in model.attributes {
-                lines.append("    @NSManaged package var \(attribute.name): \(managedType(attribute))")
+                lines.append("    @NSManaged public var \(attribute.name): \(managedType(attribute))")
             }
             for relationship in model.relationships {
-                lines.append("    @NSManaged package var \(relationship.name): \(relationship.isToMany ? "NSSet?" : "\(relationship.destination)?")")
+                lines.append("    @NSManaged public var \(relationship.name): \(relationship.isToMany ? "NSSet?" : "\(relationship.destination)?")")
             }
             lines.append("}")
             lines.append("")
         }
         lines.append("/// Builds the managed object model of the schema in code.")
-        lines.append("package enum ModelBuilder {")
-        lines.append("    package static func makeModel() -> NSManagedObjectModel {")
+        lines.append("public enum ModelBuilder {")
+        lines.append("    public static func makeModel() -> NSManagedObjectModel {")
         for model in schema.models {
             let entity = variable(model.name)
             lines.append("        let \(entity) = NSEntityDescription()")
