@@ -40,6 +40,8 @@ extension SchemaDocument {
 
     /// A schema file, or the schema of a store file (told apart by the SQLite header).
     package static func load(fromSchemaOrStore path: String) throws -> SchemaDocument {
+        // Only a sniff of the header: a file that cannot be read is reported by `load(from:)`,
+        // which reads it again and throws with the path.
         let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 16) } ?? Data()
         if header == Data("SQLite format 3\0".utf8) { return try SchemaDocument(storeAt: path) }
         do {

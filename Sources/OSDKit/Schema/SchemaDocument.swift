@@ -112,6 +112,7 @@ package struct SchemaDocument: Codable, Equatable, Sendable {
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
+            // Each kind in turn; the last attempt throws the decoder's error for a value of none.
             if let flag = try? container.decode(Bool.self) { self = .boolean(flag) }
             else if let number = try? container.decode(Int64.self) { self = .integer(number) }
             else if let number = try? container.decode(Double.self) { self = .number(number) }

@@ -75,6 +75,7 @@ package struct StoreInspector {
                 },
                 uniquenessConstraints: entity.uniquenessConstraints, indexes: entity.indices)
         }
+        /// The size of a file, 0 when there is none (a store without pending WAL has no `-wal`).
         func size(_ path: String) -> Int64 {
             ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
         }

@@ -14,6 +14,7 @@ enum JSONValue: Decodable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Each kind in turn; the last attempt throws the decoder's error for a value of none.
         if container.decodeNil() { self = .null }
         else if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
         else if let number = try? container.decode(Int64.self) {
