@@ -12,11 +12,13 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+        .library(name: "OpenSwiftDataPostgres", targets: ["OpenSwiftDataPostgres"]),
         .executable(name: "osd", targets: ["osd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -36,6 +38,18 @@ let package = Package(
         .target(
             name: "OpenSwiftData",
             dependencies: ["CSQLite", "OpenSwiftDataMacros"],
+            swiftSettings: swiftSettings
+        ),
+        // The PostgreSQL store: a product of its own, so that apps on the embedded store never build
+        // or link SwiftNIO.
+        .target(
+            name: "OpenSwiftDataPostgres",
+            dependencies: ["OpenSwiftData", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: ["OpenSwiftDataPostgres", "OpenSwiftData", "PredicateFuzzing"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -127,7 +141,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "LedgerKill", "FaultProbe", "MigrationScenarios", "MigrationKill"],
+            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "LedgerKill", "FaultProbe", "MigrationScenarios", "MigrationKill"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -92,10 +92,14 @@ public final class ModelContainer: Sendable {
         self.externalSaves = try ExternalSaves(stores: stores)
     }
 
-    /// Opens the store a configuration describes: SQLite for a ``ModelConfiguration``, the
+    /// Opens the store a configuration describes: SQLite for a ``ModelConfiguration``, a store of
+    /// OpenSwiftData's own behind the seam for a ``StoreBackendConfiguration`` (PostgreSQL), the
     /// configuration's own ``DataStore`` behind an adapter otherwise.
     private static func openStore(_ configuration: any DataStoreConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws -> any StoreBackend {
         if let configuration = configuration as? ModelConfiguration { return try configuration.makeStore(schema: schema) }
+        if let configuration = configuration as? any StoreBackendConfiguration {
+            return try configuration.openBackend(schema: schema, migrationPlan: migrationPlan)
+        }
         return try configuration.openCustomStore(schema: schema, migrationPlan: migrationPlan)
     }
 

@@ -12,7 +12,7 @@ public class _ModelState {
         set { contextReference = newValue?.reference }
     }
     /// The row of the model in its store, or 0 before the first save.
-    var primaryKey: Int64 = 0
+    package var primaryKey: Int64 = 0
     /// A process-unique number that identifies the model before its first save.
     var temporaryKey: UInt64 = 0
     /// The name of the model's entity, set when a context first manages the model.
@@ -24,7 +24,7 @@ public class _ModelState {
     /// Whether the model is inserted in its context and not saved yet.
     var isInserted = false
     /// Whether the model is marked for deletion.
-    var isDeleted = false
+    package var isDeleted = false
     /// Whether the model was created from an identifier and none of its row is loaded yet.
     var isFault = false
     /// Whether the context already lists the model among its changed models.

@@ -49,10 +49,10 @@ public final class _DeferredLinks {
     public init() {}
 
     /// Whether nothing was deferred.
-    var isEmpty: Bool { links.isEmpty }
+    package var isEmpty: Bool { links.isEmpty }
 
     /// Returns the deferred links and forgets them.
-    func take() -> [(parameter: Int32, target: any PersistentModel)] {
+    package func take() -> [(parameter: Int32, target: any PersistentModel)] {
         defer { links.removeAll(keepingCapacity: true) }
         return links
     }

@@ -121,7 +121,7 @@ package final class RelationshipLink: @unchecked Sendable {
     // around (once per relationship set) costs one retain, not one per string inside.
 
     /// Where the store keeps a relationship.
-    enum Storage: Hashable, Sendable {
+    package enum Storage: Hashable, Sendable {
         /// A column of the source's table holds the related row's primary key.
         case foreignKey
         /// The inverse's foreign-key column, in the destination's table, points at the source.
@@ -131,16 +131,16 @@ package final class RelationshipLink: @unchecked Sendable {
         case link(LinkName, ownerIsSource: Bool)
     }
 
-    let property: Int
-    let name: String
-    let isToMany: Bool
-    let destination: any PersistentModel.Type
-    let destinationName: String
+    package let property: Int
+    package let name: String
+    package let isToMany: Bool
+    package let destination: any PersistentModel.Type
+    package let destinationName: String
     /// The inverse relationship's property index on the destination.
-    let inverse: Int?
-    let inverseIsToMany: Bool
-    let deleteRule: Schema.Relationship.DeleteRule
-    let storage: Storage
+    package let inverse: Int?
+    package let inverseIsToMany: Bool
+    package let deleteRule: Schema.Relationship.DeleteRule
+    package let storage: Storage
 
     init(
         property: Int, name: String, isToMany: Bool, destination: any PersistentModel.Type, destinationName: String,
@@ -163,9 +163,9 @@ package final class RelationshipLink: @unchecked Sendable {
 /// the store's business.
 package struct LinkName: Hashable, Sendable {
     /// The entity that declares the owning relationship.
-    var entity: String
+    package var entity: String
     /// The owning relationship's property name.
-    var property: String
+    package var property: String
 
     package init(entity: String, property: String) {
         self.entity = entity

@@ -18,20 +18,20 @@ extension Schema {
         /// The entities that inherit from this one directly.
         public internal(set) var subentities: Set<Entity> = []
         /// The entities that inherit from this one, directly or not, in schema order.
-        var descendants: [Entity] = []
+        package var descendants: [Entity] = []
         /// This entity and its descendants: the tables a fetch of this model reads.
         var concreteEntities: [Entity] { [self] + descendants }
         /// The topmost entity of this one's hierarchy (itself when it has no superentity).
-        var root: Entity { superentity?.root ?? self }
+        package var root: Entity { superentity?.root ?? self }
         /// Whether the entity is part of a class hierarchy (has a superentity or subentities).
-        var isInHierarchy: Bool { superentity != nil || !subentities.isEmpty }
+        package var isInHierarchy: Bool { superentity != nil || !subentities.isEmpty }
 
         /// The model class the entity describes.
-        let modelType: any PersistentModel.Type
+        package let modelType: any PersistentModel.Type
         /// Every persisted property as the store sees it, by declaration index.
-        let fields: [Field]
+        package let fields: [Field]
         /// The relationships, resolved, by property index.
-        let links: [Int: RelationshipLink]
+        package let links: [Int: RelationshipLink]
         /// The relationships with a `minimumModelCount` above 0 or a `maximumModelCount`, by property index.
         let relationshipCountLimits: [Int: (minimum: Int, maximum: Int)]
         /// The index of each persisted property by its key path, for predicates and sorts.
@@ -115,18 +115,18 @@ extension Schema {
 
 extension Schema.Entity {
     /// One persisted property as the store sees it: an attribute, or a relationship and its column.
-    struct Field {
-        let name: String
+    package struct Field {
+        package let name: String
         /// The name in a previous version of the schema, or `name`.
-        let originalName: String
-        let attribute: Schema.Attribute?
-        let relationship: Schema.Relationship?
+        package let originalName: String
+        package let attribute: Schema.Attribute?
+        package let relationship: Schema.Relationship?
         /// How the property's column stores values, or `nil` when the property has no column in
         /// the entity's table (a to-many relationship, or the side of a one-to-one without the key).
-        let storage: StorageClass?
-        let isOptional: Bool
+        package let storage: StorageClass?
+        package let isOptional: Bool
         /// Whether the column is loaded on first access rather than with the row.
-        let isExternal: Bool
+        package let isExternal: Bool
 
         init(_ property: (any SchemaProperty)?) {
             name = property?.name ?? ""
@@ -147,6 +147,6 @@ extension Schema.Entity {
         }
 
         /// Whether the property has a column in the entity's table.
-        var hasColumn: Bool { storage != nil }
+        package var hasColumn: Bool { storage != nil }
     }
 }

@@ -22,7 +22,7 @@ struct FilteringKeyedFetch: KeyedFetch {
 
 extension StoreBackend {
     /// Prepares the filter of `fetch` to run over keys, by adding the keys to it at each run.
-    func keyedFetch(_ fetch: StoreFetch, attributes: [Int]?) throws -> any KeyedFetch {
+    package func keyedFetch(_ fetch: StoreFetch, attributes: [Int]?) throws -> any KeyedFetch {
         FilteringKeyedFetch(store: self, fetch: fetch, attributes: attributes)
     }
 }

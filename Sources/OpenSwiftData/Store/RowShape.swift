@@ -6,30 +6,30 @@
 /// relationship; to-many relationships, and the keyless side of a one-to-one, are loaded apart.
 /// External-storage attributes are left out of full fetches and loaded on first access.
 package final class RowShape: Sendable {
-    let entity: Schema.Entity
+    package let entity: Schema.Entity
     /// The relationships, by property index.
-    let links: [Int: RelationshipLink]
+    package let links: [Int: RelationshipLink]
     /// The properties with a value of their own in the row, in order.
-    let storedProperties: [Int]
+    package let storedProperties: [Int]
     /// The properties a full fetch loads: every stored property but external-storage ones.
-    let eagerAttributes: [Int]
+    package let eagerAttributes: [Int]
     /// Whether a full fetch selects every property in order (so `_osdDecodeAll` applies): the
     /// entity has no external storage. Properties without a stored value read as NULL and decode
     /// as unloaded.
-    let loadsAllAttributes: Bool
+    package let loadsAllAttributes: Bool
     /// The properties a full fetch selects after the key, in order: every property or, when some
     /// are loaded on first access, the eager ones.
-    let selectedProperties: [Int]
+    package let selectedProperties: [Int]
     /// Whether the entity owns the pairs of a many-to-many or one-way to-many relationship, which
     /// a save writes apart from its rows.
-    let ownsLinks: Bool
+    package let ownsLinks: Bool
     /// The to-one relationships without a stored value (the keyless side of a one-to-one): a row
     /// decodes them as `nil`, so they are marked unloaded after decoding.
-    let keylessToOne: [Int]
+    package let keylessToOne: [Int]
     /// Whether the model class has `let` properties, which are read as a model is made.
-    let hasConstants: Bool
+    package let hasConstants: Bool
 
-    init(entity: Schema.Entity) {
+    package init(entity: Schema.Entity) {
         self.entity = entity
         self.links = entity.links
         let fields = entity.fields

@@ -81,7 +81,7 @@ package protocol StoreBackend: AnyObject, Sendable {
 
 extension StoreBackend {
     /// Stores work from the store-neutral filter and sort alone.
-    var takesFetchDescriptors: Bool { false }
+    package var takesFetchDescriptors: Bool { false }
     /// Stores leave delete rules to the context unless they say otherwise.
-    var appliesDeleteRules: Bool { false }
+    package var appliesDeleteRules: Bool { false }
 }

@@ -1,43 +1,51 @@
 /// What a save wrote, for the context to bring its models up to date.
 package struct StoreSaveResult {
     /// The primary key of each insert, in order: a new row, or the existing row it updated.
-    var inserted: [Int64]
+    package var inserted: [Int64]
     /// The positions of the inserts that updated an existing row (upserts).
-    var upserted: [Int]
+    package var upserted: [Int]
     /// The rows each batch delete removed.
-    var batchDeleted: [[Int64]]
+    package var batchDeleted: [[Int64]]
     /// The history transaction the save recorded, if the store keeps history.
-    var historyTransaction: Int64? = nil
+    package var historyTransaction: Int64? = nil
     /// When the store applied the delete rules (``StoreChanges/appliesDeleteRules``): every row it
     /// deleted, by entity, the batch deletes' rows and the ones their rules reached.
-    var ruleDeleted: [(entity: Schema.Entity, keys: [Int64])] = []
+    package var ruleDeleted: [(entity: Schema.Entity, keys: [Int64])] = []
+
+    /// A result with the keys of the inserts, which inserts became upserts, and each batch
+    /// delete's rows.
+    package init(inserted: [Int64], upserted: [Int], batchDeleted: [[Int64]]) {
+        self.inserted = inserted
+        self.upserted = upserted
+        self.batchDeleted = batchDeleted
+    }
 }
 
 /// Everything one save writes.
 package struct StoreChanges {
     /// The author the history records for the save, the context's `author`.
-    var author: String?
+    package var author: String?
     /// Whether the save is recorded in the store's history; migrations' saves are not.
-    var recordsHistory = true
+    package var recordsHistory = true
     /// A number that names the saving container in the history, so that it can tell its own saves
     /// from other containers' and processes'.
-    var origin: Int64 = 0
+    package var origin: Int64 = 0
     /// New models, with their entities.
-    var inserts: [(entity: Schema.Entity, model: any PersistentModel)] = []
+    package var inserts: [(entity: Schema.Entity, model: any PersistentModel)] = []
     /// Changed models and the mask of their changed attributes.
-    var updates: [(entity: Schema.Entity, model: any PersistentModel, mask: UInt64)] = []
+    package var updates: [(entity: Schema.Entity, model: any PersistentModel, mask: UInt64)] = []
     /// Rows to delete.
-    var deletes: [(entity: Schema.Entity, primaryKey: Int64)] = []
+    package var deletes: [(entity: Schema.Entity, primaryKey: Int64)] = []
     /// Filters whose matching rows to delete, without loading them.
-    var batchDeletes: [(entity: Schema.Entity, filter: QueryExpression?)] = []
+    package var batchDeletes: [(entity: Schema.Entity, filter: QueryExpression?)] = []
     /// Whether the store applies the delete rules of the deleted rows (``StoreBackend/appliesDeleteRules``):
     /// `.cascade` through chains, `.deny` (throwing before anything changes), `.nullify`. Set only
     /// when the context has no other pending writes, so that the stored relationships are the
     /// ones to apply the rules to.
-    var appliesDeleteRules = false
+    package var appliesDeleteRules = false
     /// Many-to-many and one-way to-many relationships to write anew: the owner's pairs are
     /// replaced by one per target.
-    var linkWrites: [(link: LinkName, owner: any PersistentModel, targets: [any PersistentModel])] = []
+    package var linkWrites: [(link: LinkName, owner: any PersistentModel, targets: [any PersistentModel])] = []
 
-    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty && linkWrites.isEmpty }
+    package var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty && linkWrites.isEmpty }
 }

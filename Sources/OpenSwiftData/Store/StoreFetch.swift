@@ -1,10 +1,10 @@
 /// A fetch in store terms: an entity's rows, a filter, an order and a page.
 package struct StoreFetch {
-    let entity: Schema.Entity
-    var filter: QueryExpression?
-    var sort: [QuerySort] = []
-    var limit: Int?
-    var offset: Int?
+    package let entity: Schema.Entity
+    package var filter: QueryExpression?
+    package var sort: [QuerySort] = []
+    package var limit: Int?
+    package var offset: Int?
     /// The descriptor the fetch came from, for stores that take fetch descriptors themselves
     /// (``StoreBackend/takesFetchDescriptors``).
     var source: (any DataStoreFetchSource)?

@@ -11,6 +11,19 @@ package struct StoreHistoryTransaction: Sendable {
     /// The container that saved, as ``StoreChanges/origin`` named it.
     let origin: Int64
     let changes: [StoreHistoryChange]
+
+    package init(
+        id: Int64, timestamp: Date, author: String?, bundleIdentifier: String, processIdentifier: String, origin: Int64,
+        changes: [StoreHistoryChange]
+    ) {
+        self.id = id
+        self.timestamp = timestamp
+        self.author = author
+        self.bundleIdentifier = bundleIdentifier
+        self.processIdentifier = processIdentifier
+        self.origin = origin
+        self.changes = changes
+    }
 }
 
 /// One model's change within a saved transaction.
@@ -30,17 +43,17 @@ package struct StoreHistoryChange: Sendable {
 
 extension StoreBackend {
     /// Stores of OpenSwiftData's own keep their history in ``historyTransactions(after:)``.
-    func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]? { nil }
+    package func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]? { nil }
     /// Stores of OpenSwiftData's own delete history through ``deleteHistory(transactions:)``.
-    func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool { false }
+    package func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool { false }
     /// Stores that cannot tell whether another connection committed never report it.
-    func externalCommitMarker() throws -> Int64? { nil }
+    package func externalCommitMarker() throws -> Int64? { nil }
     /// Stores without history hold none.
-    func latestHistoryTransaction() throws -> Int64 { 0 }
+    package func latestHistoryTransaction() throws -> Int64 { 0 }
     /// Stores without history hold none.
-    func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] { [] }
+    package func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] { [] }
     /// Stores without history hold none to delete.
-    func deleteHistory(transactions ids: [Int64]) throws {}
+    package func deleteHistory(transactions ids: [Int64]) throws {}
     /// Stores without history never deleted any.
-    func historyDeletedThrough() throws -> Int64 { 0 }
+    package func historyDeletedThrough() throws -> Int64 { 0 }
 }

@@ -8,20 +8,21 @@
 /// catch let error as SwiftDataError where error == .modelValidationFailure { … }
 /// ```
 public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
-    enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         case loadIssueModelContainer, modelValidationFailure, missingModelContext, unsupportedPredicate
         case unsupportedSortDescriptor, includePendingChangesWithBatchSize, duplicateConfiguration
         case configurationSchemaNotFoundInContainerSchema, unknownSchema, backwardMigration
         case storeIsNotSQLite, storeIsCorrupt, storeIsReadOnly, storeIsBusy, storeFromNewerVersion
         case schemaMismatch, saveNotAllowed, storeFailure, modelNotFound, uniquenessConflict
         case migrationFailed, historyTokenExpired
+        case invalidStoreURL, storeUnavailable, storeAccessDenied
     }
 
-    let kind: Kind
+    package let kind: Kind
     /// What went wrong, with the model, property, store path or SQL involved.
     public let reason: String?
 
-    init(_ kind: Kind, reason: String? = nil) {
+    package init(_ kind: Kind, reason: String? = nil) {
         self.kind = kind
         self.reason = reason
     }
@@ -87,12 +88,21 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     /// longer all recorded. Fetch from the start of the remaining history instead.
     public static let historyTokenExpired = SwiftDataError(.historyTokenExpired)
 
-    static func modelValidationFailure(model: String, property: String, reason: String) -> SwiftDataError {
+    /// The location of a store that runs on a database server cannot be used: its URL is not a
+    /// database URL, or it lacks the host or database. Nothing was contacted.
+    public static let invalidStoreURL = SwiftDataError(.invalidStoreURL)
+    /// The database server of a store cannot be reached: the connection was refused, timed out or
+    /// was lost. A save in flight when the connection was lost wrote nothing.
+    public static let storeUnavailable = SwiftDataError(.storeUnavailable)
+    /// The database server refused the store's credentials, or the user may not use the database.
+    public static let storeAccessDenied = SwiftDataError(.storeAccessDenied)
+
+    package static func modelValidationFailure(model: String, property: String, reason: String) -> SwiftDataError {
         SwiftDataError(.modelValidationFailure, reason: "\(model).\(property): \(reason)")
     }
 
     /// The same error with more context in front of its reason.
-    func adding(context: String) -> SwiftDataError {
+    package func adding(context: String) -> SwiftDataError {
         SwiftDataError(kind, reason: reason.map { "\(context): \($0)" } ?? context)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import OpenSwiftData
+import OpenSwiftDataPostgres
 
 /// A custom `DataStore` written as an app writes one, against the public API only: it keeps each
 /// model's snapshot encoded as JSON in an archive named by a URL, which lives as long as the test
@@ -130,14 +131,24 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
     /// A custom `DataStore` (``ArchiveDataStore``) behind the DataStore adapter.
     case dataStore
+    /// The PostgreSQL store, on the server `OSD_POSTGRES_URL` names.
+    case postgres
+
+    /// Every backend, PostgreSQL only when a server is available (`Scripts/with-postgres.sh`);
+    /// `PostgresAvailabilityTests` says when it is not.
+    static var allCases: [Backend] {
+        PostgresTestServer.url == nil ? [.sqlite, .dataStore] : [.sqlite, .dataStore, .postgres]
+    }
 
     var testDescription: String { rawValue }
 
-    /// A configuration of this backend at a URL.
+    /// A configuration of this backend at a URL. On PostgreSQL, the URL names the configuration's
+    /// own namespace, so that each test's store is its own.
     func configuration(url: URL, allowsSave: Bool = true) -> any DataStoreConfiguration {
         switch self {
         case .sqlite: ModelConfiguration(url: url, allowsSave: allowsSave)
         case .dataStore: ArchiveConfiguration(url: url)
+        case .postgres: PostgresTestServer.configuration(for: url)
         }
     }
 }

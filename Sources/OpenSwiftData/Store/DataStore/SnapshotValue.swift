@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Encoded as a one-key object that names the form (`{"text": "Paris"}`, `{"date": …}`), so that a
 /// snapshot decodes without the schema.
-enum SnapshotValue: Hashable, Sendable {
+package enum SnapshotValue: Hashable, Sendable {
     case null
     /// Integers and Booleans; `UInt64` in its order-preserving form.
     case integer(Int64)
@@ -45,7 +45,7 @@ extension SnapshotValue: Codable {
         case null, integer, real, realBits, date, text, json, uuid, bytes, identifier, identifiers
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Form.self)
         switch self {
         case .null: try container.encode(true, forKey: .null)
@@ -63,7 +63,7 @@ extension SnapshotValue: Codable {
         }
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Form.self)
         guard let form = container.allKeys.first, container.allKeys.count == 1 else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "A snapshot value is an object with one key that names its form, such as {\"text\": \"Paris\"}"))

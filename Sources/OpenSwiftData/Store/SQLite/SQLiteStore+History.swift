@@ -108,7 +108,7 @@ extension SQLiteStore {
 }
 
 /// The changes one save makes, gathered while it writes, then recorded as one history transaction.
-struct HistoryLog {
+package struct HistoryLog {
     private struct Run {
         let kind: StoreHistoryChange.Kind
         let entityName: String
@@ -117,13 +117,18 @@ struct HistoryLog {
         var tombstones: [[String: SnapshotValue]] = []
     }
 
+    package init() {}
+
+    /// The process's identity in the history: its bundle identifier (or executable name) and id.
+    package static var processIdentity: (bundle: String, process: String) { SQLiteStore.processIdentity }
+
     private var inserted: [Run] = []
     private var updated: [Run] = []
     private var deleted: [Run] = []
-    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     /// Records an insert. Called once per new row: a run of one entity appends to one array.
-    mutating func insert(_ entity: Schema.Entity, key: Int64) {
+    package mutating func insert(_ entity: Schema.Entity, key: Int64) {
         insert(entityName: entity.name, key: key)
     }
 
@@ -133,13 +138,13 @@ struct HistoryLog {
         inserted[last].keys.append(key)
     }
 
-    mutating func update(_ entity: Schema.Entity, key: Int64, mask: UInt64) {
+    package mutating func update(_ entity: Schema.Entity, key: Int64, mask: UInt64) {
         let last = Self.run(in: &updated, .update, entity.name)
         updated[last].keys.append(key)
         updated[last].masks.append(Int64(bitPattern: mask))
     }
 
-    mutating func delete(_ entity: Schema.Entity, key: Int64, preserved: [String: SnapshotValue]?) {
+    package mutating func delete(_ entity: Schema.Entity, key: Int64, preserved: [String: SnapshotValue]?) {
         let last = Self.run(in: &deleted, .delete, entity.name)
         deleted[last].keys.append(key)
         // One entry per key, so that the preserved values stay aligned with the keys.
@@ -172,7 +177,7 @@ struct HistoryLog {
     /// the number of keys, each key as the difference from the previous one, for an update one mask
     /// per key, and the preserved values' JSON length and text (0 for none). Numbers are LEB128
     /// varints (differences zigzag-encoded), so a run of consecutive keys takes a byte per key.
-    func encoded() throws -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)
         for run in inserted { try Self.append(run, to: &bytes) }
@@ -218,7 +223,7 @@ struct HistoryLog {
     }
 
     /// The changes of a BLOB that ``encoded()`` wrote, or `nil` when it is malformed.
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> [StoreHistoryChange]? {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) throws -> [StoreHistoryChange]? {
         var offset = 0
         func varint() -> UInt64? {
             var value: UInt64 = 0

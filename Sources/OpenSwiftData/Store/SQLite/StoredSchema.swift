@@ -63,7 +63,7 @@ package struct StoredSchema: Codable, Equatable, Sendable {
     /// The version identifier of the schema that wrote the store (absent in older records).
     package var version: Schema.Version?
 
-    init(_ schema: Schema) {
+    package init(_ schema: Schema) {
         version = schema.version
         entities = schema.entities.map { entity in
             Entity(
@@ -141,7 +141,7 @@ package struct StoredSchema: Codable, Equatable, Sendable {
     }
 
     /// Human-readable differences from `other` (the models), or an empty list when they match.
-    func differences(from models: StoredSchema) -> [String] {
+    package func differences(from models: StoredSchema) -> [String] {
         var result: [String] = []
         let stored = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for entity in models.entities {

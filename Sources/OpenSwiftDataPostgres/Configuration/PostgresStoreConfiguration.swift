@@ -1,0 +1,84 @@
+import Foundation
+import OpenSwiftData
+
+/// A configuration that keeps a container's models in a PostgreSQL database.
+///
+/// Use it where one file on one machine is not enough: several server processes, or several
+/// machines, that share one set of models. Pass it to a container as you would a
+/// ``ModelConfiguration``:
+///
+/// ```swift
+/// let url = URL(string: "postgres://app:secret@127.0.0.1:5432/trips")!
+/// let container = try ModelContainer(
+///     for: Trip.self,
+///     configurations: PostgresStoreConfiguration(url: url)
+/// )
+/// ```
+///
+/// Each configuration keeps its tables in a PostgreSQL schema (a namespace) of its own, named by
+/// the configuration's ``name``, so that several apps or tests can share one database. The first
+/// container to open a configuration creates its namespace and tables; later ones check that the
+/// recorded models match, and never change a namespace that holds something else.
+public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
+    /// The store a PostgreSQL configuration describes.
+    public typealias Store = PostgresStore
+
+    /// Whether the connection to the server is encrypted.
+    public enum TransportSecurity: Hashable, Sendable {
+        /// TLS when the server is on another host, none on the loopback interface (the default).
+        case automatic
+        /// No TLS, wherever the server is.
+        case disabled
+        /// TLS, with the server's certificate verified against the system's trust roots.
+        case required
+    }
+
+    /// The name of the configuration, and of the PostgreSQL schema (namespace) that holds its tables.
+    public var name: String
+    /// The models the store holds, or `nil` for all of the container's models.
+    public var schema: Schema?
+    /// The server and database, as `postgres://user:password@host:port/database`.
+    public var url: URL
+    /// Whether the connection uses TLS.
+    public var transportSecurity: TransportSecurity
+
+    /// Creates a configuration for models kept in a PostgreSQL database.
+    ///
+    /// - Parameters:
+    ///   - name: The name of the configuration; its tables live in the PostgreSQL schema of that
+    ///     name. At most 63 bytes.
+    ///   - schema: The models the store holds, or `nil` for all of the container's models.
+    ///   - url: The server and database, as `postgres://user:password@host:port/database`
+    ///     (`postgresql://` also works; the port defaults to 5432).
+    ///   - transportSecurity: Whether the connection uses TLS: by default, only when the server
+    ///     is not on the loopback interface.
+    public init(name: String = "default", schema: Schema? = nil, url: URL, transportSecurity: TransportSecurity = .automatic) {
+        self.name = name
+        self.schema = schema
+        self.url = url
+        self.transportSecurity = transportSecurity
+    }
+
+    /// Throws ``SwiftDataError/invalidStoreURL`` when the URL or the name cannot describe a store.
+    public func validate() throws {
+        _ = try PostgresLocation(self)
+    }
+
+    /// Configurations are equal when they name the same store.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.name == rhs.name && lhs.url == rhs.url && lhs.transportSecurity == rhs.transportSecurity
+    }
+
+    /// Hashes the name and the URL.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(url)
+    }
+}
+
+extension PostgresStoreConfiguration: StoreBackendConfiguration {
+    /// Connects to the server and opens (or creates) the configuration's namespace.
+    package func openBackend(schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws -> any StoreBackend {
+        try PostgresBackend(location: PostgresLocation(self), schema: schema)
+    }
+}

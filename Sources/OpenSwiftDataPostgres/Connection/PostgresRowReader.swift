@@ -1,0 +1,115 @@
+import Foundation
+import OpenSwiftData
+import PostgresNIO
+
+/// A row of a PostgreSQL result, read column by column by generated model code. Values arrive in
+/// PostgreSQL's binary format: integers and doubles big-endian, text as UTF-8, BYTEA as bytes.
+struct PostgresRowReader: _RowReader {
+    let row: PostgresRandomAccessRow
+
+    init(_ row: PostgresRow) {
+        self.row = row.makeRandomAccess()
+    }
+
+    /// The number of columns.
+    var count: Int { row.count }
+
+    func _isNull(_ column: Int32) -> Bool {
+        Int(column) >= row.count || row[Int(column)].bytes == nil
+    }
+
+    func _int64(_ column: Int32) -> Int64 {
+        guard Int(column) < row.count else { return 0 }
+        let cell = row[Int(column)]
+        guard let bytes = cell.bytes else { return 0 }
+        let at = bytes.readerIndex
+        switch cell.dataType {
+        case .int8: return bytes.getInteger(at: at, as: Int64.self) ?? 0
+        case .int4: return Int64(bytes.getInteger(at: at, as: Int32.self) ?? 0)
+        case .int2: return Int64(bytes.getInteger(at: at, as: Int16.self) ?? 0)
+        case .bool: return Int64(bytes.getInteger(at: at, as: UInt8.self) ?? 0)
+        case .float8: return Int64(exactly: _double(column)) ?? 0
+        default: return 0
+        }
+    }
+
+    func _double(_ column: Int32) -> Double {
+        guard Int(column) < row.count else { return 0 }
+        let cell = row[Int(column)]
+        guard let bytes = cell.bytes else { return 0 }
+        switch cell.dataType {
+        case .float8: return Double(bitPattern: bytes.getInteger(at: bytes.readerIndex, as: UInt64.self) ?? 0)
+        case .float4: return Double(Float(bitPattern: bytes.getInteger(at: bytes.readerIndex, as: UInt32.self) ?? 0))
+        default: return Double(_int64(column))
+        }
+    }
+
+    func _string(_ column: Int32) -> String {
+        guard Int(column) < row.count, let bytes = row[Int(column)].bytes else { return "" }
+        return bytes.getString(at: bytes.readerIndex, length: bytes.readableBytes) ?? ""
+    }
+
+    func _withBytes<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard Int(column) < row.count, let bytes = row[Int(column)].bytes else {
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        return try bytes.withUnsafeReadableBytes(body)
+    }
+
+    var _context: (model: String, property: String)? { nil }
+}
+
+/// The values generated model code writes for one row, by property index, turned into a
+/// statement's parameters in the order the statement names them.
+final class PostgresParameters: _RowWriter {
+    enum Value {
+        case null, integer(Int64), real(Double), text(String), bytes(ByteBuffer)
+    }
+
+    private(set) var values: [Value]
+    private let storage: [StorageClass?]
+
+    init(entity: Schema.Entity) {
+        self.storage = entity.fields.map(\.storage)
+        self.values = Array(repeating: .null, count: entity.fields.count)
+    }
+
+    func _hasParameter(_ column: Int32) -> Bool { Int(column) < storage.count && storage[Int(column)] != nil }
+    func _bindNull(_ column: Int32) throws { set(.null, column) }
+    func _bind(_ value: Int64, _ column: Int32) throws { set(.integer(value), column) }
+    func _bind(_ value: Double, _ column: Int32) throws { set(.real(value), column) }
+    func _bind(_ value: String, _ column: Int32) throws { set(.text(value), column) }
+    func _bind(bytes: UnsafeRawBufferPointer, _ column: Int32) throws {
+        // A NaN arrives as its 8 bytes (SQLite would turn it into NULL); PostgreSQL keeps NaN.
+        if Int(column) < storage.count, storage[Int(column)] == .real, bytes.count == 8 {
+            return set(.real(Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))), column)
+        }
+        set(.bytes(ByteBuffer(bytes: bytes)), column)
+    }
+
+    private func set(_ value: Value, _ column: Int32) {
+        guard Int(column) < values.count else { return }
+        values[Int(column)] = value
+    }
+
+    /// Forgets every value.
+    func reset() {
+        for index in values.indices { values[index] = .null }
+    }
+
+    /// The parameters of the given properties, in order, then `keys`.
+    func bindings(_ properties: [Int], then keys: [Int64] = []) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: properties.count + keys.count)
+        for property in properties {
+            switch values[property] {
+            case .null: bindings.appendNull()
+            case .integer(let number): bindings.append(number)
+            case .real(let number): bindings.append(number)
+            case .text(let text): bindings.append(text)
+            case .bytes(let bytes): bindings.append(bytes)
+            }
+        }
+        for key in keys { bindings.append(key) }
+        return bindings
+    }
+}

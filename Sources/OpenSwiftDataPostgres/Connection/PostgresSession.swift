@@ -1,0 +1,133 @@
+import Foundation
+import OpenSwiftData
+import PostgresNIO
+
+/// One connection to the server, used synchronously: each call blocks the calling thread until
+/// the server answers, while SwiftNIO's event loops do the work. The store's seam is synchronous,
+/// like SQLite's C API; no call is ever made on an event loop.
+///
+/// A lost connection (the server restarted, the network dropped) fails the call in flight with
+/// ``SwiftDataError/storeUnavailable``; the next call connects again.
+final class PostgresSession: @unchecked Sendable {
+    // @unchecked Sendable: `connection` is replaced only inside `lock`; PostgresConnection itself
+    // is Sendable and queues the queries it is given.
+
+    let location: PostgresLocation
+    private let lock = NSLock()
+    private var connection: PostgresConnection?
+    /// Called on an event loop with each notification from another connection on `channel`.
+    private let listener: (channel: String, handler: @Sendable () -> Void)?
+    /// The server process that serves the current connection, to tell its own notifications apart.
+    private(set) var backendProcess: Int32 = 0
+
+    static let logger: Logger = {
+        var logger = Logger(label: "OpenSwiftData.Postgres")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// Connects to the server.
+    init(_ location: PostgresLocation, listeningOn channel: String? = nil, handler: @escaping @Sendable () -> Void = {}) throws {
+        self.location = location
+        self.listener = channel.map { ($0, handler) }
+        _ = try currentConnection()
+    }
+
+    deinit {
+        if let connection { Self.discard(connection) }
+    }
+
+    /// Closes a connection without waiting, keeping it alive until it is closed (PostgresNIO
+    /// requires a connection to be closed before it goes away).
+    private static func discard(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    /// The open connection, connecting first when there is none or it was lost.
+    private func currentConnection() throws -> PostgresConnection {
+        lock.lock()
+        defer { lock.unlock() }
+        if let connection, !connection.isClosed { return connection }
+        if let connection { Self.discard(connection) }
+        connection = nil
+        let fresh = try Self.connect(location)
+        do {
+            try listen(on: fresh)
+        } catch {
+            Self.discard(fresh)
+            throw error
+        }
+        connection = fresh
+        return fresh
+    }
+
+    /// Starts listening for other connections' notifications on a new connection. Saves announced
+    /// while no connection listened are unknown: the handler runs once, so that the store looks.
+    private func listen(on fresh: PostgresConnection) throws {
+        if let listener {
+            let pid = try Self.backendProcess(of: fresh)
+            backendProcess = pid
+            let handler = listener.handler
+            fresh.addListener(channel: listener.channel) { _, notification in
+                if notification.backendPID != pid { handler() }
+            }
+            _ = try Self.wait(fresh.query(PostgresQuery(unsafeSQL: "LISTEN \(PostgresSQL.quote(listener.channel))"), logger: Self.logger), location, "LISTEN")
+            handler()
+        }
+    }
+
+    private static func connect(_ location: PostgresLocation) throws -> PostgresConnection {
+        let tls: PostgresConnection.Configuration.TLS
+        if location.usesTLS {
+            do {
+                tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            } catch {
+                throw SwiftDataError(.storeUnavailable, reason: "Cannot set up TLS for \(location.displayName): \(error)")
+            }
+        } else {
+            tls = .disable
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.username,
+            password: location.password, database: location.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(10)
+        let future = PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger)
+        return try wait(future, location, "Connecting")
+    }
+
+    private static func backendProcess(of connection: PostgresConnection) throws -> Int32 {
+        let rows = try wait(connection.query(PostgresQuery(unsafeSQL: "SELECT pg_backend_pid()"), logger: logger), PostgresLocation?.none, "pg_backend_pid").rows
+        guard let cell = rows.first?.makeRandomAccess()[0].bytes, let pid = cell.getInteger(at: cell.readerIndex, as: Int32.self) else { return 0 }
+        return pid
+    }
+
+    /// Waits for a future off the event loops, turning PostgreSQL's errors into ``SwiftDataError``s.
+    private static func wait<T: Sendable>(_ future: EventLoopFuture<T>, _ location: PostgresLocation?, _ statement: String) throws -> T {
+        do {
+            return try future.wait()
+        } catch {
+            throw PostgresFailure.swiftDataError(error, location: location, statement: statement)
+        }
+    }
+
+    /// Runs one statement and returns every row it produced.
+    @discardableResult
+    func query(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
+        let connection = try currentConnection()
+        return try Self.wait(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger), location, sql).rows
+    }
+
+    /// Runs a statement that returns no rows.
+    func execute(_ sql: String) throws {
+        try query(sql)
+    }
+
+    /// Closes the connection.
+    func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let connection { Self.discard(connection) }
+        connection = nil
+    }
+}

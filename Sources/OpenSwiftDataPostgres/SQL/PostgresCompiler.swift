@@ -1,0 +1,261 @@
+import OpenSwiftData
+import PostgresNIO
+
+/// Compiles a ``QueryExpression`` into PostgreSQL text and its bound parameters, with Swift's
+/// semantics: text compared by NFC forms byte-wise, NaN unequal to everything and unordered, `nil`
+/// compared as a value where Swift's `==` on optionals does, integer division by zero as NULL.
+///
+/// PostgreSQL is typed where SQLite is not, so each expression is compiled either as a condition
+/// (a Boolean) or as a value, and converted where the context asks for the other. Values never
+/// enter the text.
+struct PostgresCompiler {
+    let table: PostgresTable
+    private(set) var bindings = PostgresBindings()
+    private var count = 0
+
+    init(table: PostgresTable) {
+        self.table = table
+    }
+
+    /// Whether the compiler can express `expression`: everything but Swift's Character-based text
+    /// functions, which run in Swift.
+    static func canCompile(_ expression: QueryExpression) -> Bool {
+        switch expression {
+        case .text: false
+        case .attribute, .value, .boolean, .scoped, .key: true
+        case .compare(_, let lhs, let rhs, _), .and(let lhs, let rhs), .or(let lhs, let rhs),
+             .arithmetic(_, let lhs, let rhs), .coalesce(let lhs, let rhs):
+            canCompile(lhs) && canCompile(rhs)
+        case .not(let operand), .negate(let operand), .isNull(let operand), .falseIfNull(let operand), .inList(let operand, _):
+            canCompile(operand)
+        case .conditional(let test, let yes, let no):
+            canCompile(test) && canCompile(yes) && canCompile(no)
+        case .subquery(let query):
+            (query.filter.map(canCompile) ?? true) && {
+                switch query.output {
+                case .value(let value): canCompile(value)
+                case .exists, .count: true
+                }
+            }() && {
+                switch query.relation {
+                case .primaryKey(let key), .inverse(_, let key), .link(_, _, let key): canCompile(key)
+                }
+            }()
+        }
+    }
+
+    /// Whether an expression is a Boolean in PostgreSQL.
+    private static func isCondition(_ expression: QueryExpression) -> Bool {
+        switch expression {
+        case .compare, .and, .or, .not, .isNull, .falseIfNull, .inList, .boolean: true
+        case .subquery(let query): query.output == .exists
+        case .conditional(_, let yes, let no), .coalesce(let yes, let no): isCondition(yes) && isCondition(no)
+        default: false
+        }
+    }
+
+    /// The expression as a Boolean: a value is true when it is not zero.
+    mutating func condition(_ expression: QueryExpression) throws -> String {
+        Self.isCondition(expression) ? try booleanSQL(expression) : "(\(try value(expression)) <> 0)"
+    }
+
+    /// The expression as a value: a Boolean is 1 or 0 (or NULL).
+    mutating func value(_ expression: QueryExpression) throws -> String {
+        if Self.isCondition(expression) { return "((\(try booleanSQL(expression)))::int4::int8)" }
+        switch expression {
+        case .attribute(let index):
+            return index < table.columns.count ? table.columns[index].map { "t0.\($0)" } ?? "NULL" : "NULL"
+        case .scoped(let scope, let property):
+            return "\(Self.alias(scope)).\(PostgresSQL.quote(property))"
+        case .key(let scope):
+            return "\(Self.alias(scope)).\(PostgresSQL.primaryKey)"
+        case .value(let stored):
+            return parameter(stored)
+        case .arithmetic(let operation, let lhs, let rhs):
+            let left = try value(lhs)
+            let right = try value(rhs)
+            return switch operation {
+            case .add: "(\(left) + \(right))"
+            case .subtract: "(\(left) - \(right))"
+            case .multiply: "(\(left) * \(right))"
+            // SQLite's answer to a zero divisor, which the SQL store gives too: NULL, not an error.
+            case .divide: "(\(left) / NULLIF(\(right), 0))"
+            case .remainder: "(\(left) % NULLIF(\(right), 0))"
+            }
+        case .negate(let operand):
+            return "(- \(try value(operand)))"
+        case .conditional(let test, let yes, let no):
+            return "(CASE WHEN \(try condition(test)) THEN \(try value(yes)) ELSE \(try value(no)) END)"
+        case .coalesce(let lhs, let rhs):
+            return "COALESCE(\(try value(lhs)), \(try value(rhs)))"
+        case .subquery(let query):
+            return try subquery(query)
+        case .text:
+            throw SwiftDataError(.unsupportedPredicate, reason: "The PostgreSQL store evaluates Character-based text functions in Swift")
+        case .compare, .and, .or, .not, .isNull, .falseIfNull, .inList, .boolean:
+            return try booleanSQL(expression)
+        }
+    }
+
+    private mutating func booleanSQL(_ expression: QueryExpression) throws -> String {
+        switch expression {
+        case .boolean(let value):
+            return value ? "TRUE" : "FALSE"
+        case .compare(let operation, let lhs, let rhs, let options):
+            return try comparison(operation, lhs, rhs, options)
+        case .and(let lhs, let rhs):
+            return "(\(try condition(lhs)) AND \(try condition(rhs)))"
+        case .or(let lhs, let rhs):
+            return "(\(try condition(lhs)) OR \(try condition(rhs)))"
+        case .not(let operand):
+            return "(NOT \(try condition(operand)))"
+        case .isNull(let operand):
+            return "(\(Self.isCondition(operand) ? try booleanSQL(operand) : try value(operand)) IS NULL)"
+        case .falseIfNull(let operand):
+            return "COALESCE(\(try condition(operand)), FALSE)"
+        case .inList(let operand, let values):
+            // NaN equals nothing in Swift; PostgreSQL says NaN = NaN.
+            let isFloating = values.contains { if case .real = $0 { true } else { false } }
+            let candidates = values.filter {
+                switch $0 {
+                case .real(let number): !number.isNaN
+                case .blob(let bytes): !(isFloating && bytes.count == 8)
+                default: true
+                }
+            }
+            guard !candidates.isEmpty else { return "FALSE" }
+            let isText = candidates.contains { if case .text = $0 { true } else { false } }
+            let left = try value(operand)
+            let list = candidates.map { isText ? PostgresSQL.swiftText(parameter($0)) : parameter($0) }
+            return "(\(isText ? PostgresSQL.swiftText(left) : left) IN (\(list.joined(separator: ", "))))"
+        case .subquery(let query):
+            return try subquery(query)
+        case .conditional(let test, let yes, let no):
+            return "(CASE WHEN \(try condition(test)) THEN \(try condition(yes)) ELSE \(try condition(no)) END)"
+        case .coalesce(let lhs, let rhs):
+            return "COALESCE(\(try condition(lhs)), \(try condition(rhs)))"
+        default:
+            return "(\(try value(expression)) <> 0)"
+        }
+    }
+
+    private mutating func comparison(
+        _ operation: QueryExpression.ComparisonOperator, _ lhs: QueryExpression, _ rhs: QueryExpression,
+        _ options: QueryExpression.CompareOptions
+    ) throws -> String {
+        let symbol = switch operation {
+        case .equal: options.nullSafe ? "IS NOT DISTINCT FROM" : "="
+        case .notEqual: options.nullSafe ? "IS DISTINCT FROM" : "<>"
+        case .less: "<"
+        case .lessOrEqual: "<="
+        case .greater: ">"
+        case .greaterOrEqual: ">="
+        }
+        // A NaN operand arrives as its 8 bytes, the SQLite store's form.
+        let lhs = options.floating ? Self.nanAsReal(lhs) : lhs
+        let rhs = options.floating ? Self.nanAsReal(rhs) : rhs
+        func operand(_ expression: QueryExpression) throws -> String {
+            let sql = try value(expression)
+            return options.text ? PostgresSQL.swiftText(sql) : sql
+        }
+        let plain = "(\(try operand(lhs)) \(symbol) \(try operand(rhs)))"
+        guard options.floating else { return plain }
+        // Swift says NaN is unequal to everything and unordered; PostgreSQL orders it last.
+        let nanResult = operation == .notEqual ? "TRUE" : "FALSE"
+        let left = try value(lhs)
+        let right = try value(rhs)
+        return "(CASE WHEN (\(left))::float8 = 'NaN'::float8 OR (\(right))::float8 = 'NaN'::float8 THEN \(nanResult) ELSE \(plain) END)"
+    }
+
+    /// A floating-point value given as the 8 bytes of a NaN, as a real.
+    private static func nanAsReal(_ expression: QueryExpression) -> QueryExpression {
+        guard case .value(.blob(let bytes)) = expression, bytes.count == 8 else { return expression }
+        let bits = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        return .value(.real(Double(bitPattern: bits)))
+    }
+
+    /// `ORDER BY` for sort keys, with the primary key as the final tiebreaker. `nil` sorts first
+    /// ascending, as in Swift and in the SQLite store.
+    mutating func orderBy(_ sort: [QuerySort]) throws -> String {
+        let keys = try sort.map { key in
+            let isText: Bool
+            let sql: String
+            if let expression = key.expression {
+                sql = try value(expression)
+                isText = key.isText
+            } else {
+                sql = try value(.attribute(key.attribute))
+                isText = key.attribute < table.entity.fields.count && table.entity.fields[key.attribute].storage == .text
+            }
+            return "\(isText ? PostgresSQL.swiftText(sql) : sql) \(key.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")"
+        }
+        return " ORDER BY " + (keys + ["t0.\(PostgresSQL.primaryKey)"]).joined(separator: ", ")
+    }
+
+    /// A bound parameter of a value, typed so that PostgreSQL need not infer it.
+    private mutating func parameter(_ stored: StoredValue) -> String {
+        switch stored {
+        case .null:
+            return "NULL"
+        case .integer(let number):
+            bindings.append(number)
+            count += 1
+            return "$\(count)::int8"
+        case .real(let number):
+            bindings.append(number)
+            count += 1
+            return "$\(count)::float8"
+        case .text(let text):
+            bindings.append(text)
+            count += 1
+            return "$\(count)::text"
+        case .blob(let bytes):
+            bindings.append(ByteBuffer(bytes: bytes))
+            count += 1
+            return "$\(count)::bytea"
+        }
+    }
+
+    /// Appends a key parameter after the expression's own, for statements that add one.
+    mutating func keyParameter(_ key: Int64) -> String {
+        parameter(.integer(key))
+    }
+
+    /// Appends a parameter of many keys.
+    mutating func keysParameter(_ keys: [Int64]) -> String {
+        bindings.append(keys)
+        count += 1
+        return "$\(count)::int8[]"
+    }
+
+    /// The name a scope's rows go by: `t0` for the fetched table, an alias for subqueries.
+    private static func alias(_ scope: Int) -> String {
+        scope == 0 ? "t0" : "s\(scope)"
+    }
+
+    /// A correlated subquery over related rows.
+    private mutating func subquery(_ query: QueryExpression.Subquery) throws -> String {
+        let alias = Self.alias(query.scope)
+        let output = switch query.output {
+        case .value(let expression): try value(expression)
+        case .exists: "1"
+        case .count: "count(*)"
+        }
+        var from = "\(table.namespace).\(PostgresSQL.quote(query.entity)) AS \(alias)"
+        let condition: String
+        switch query.relation {
+        case .primaryKey(let key):
+            condition = "\(alias).\(PostgresSQL.primaryKey) = \(try value(key))"
+        case .inverse(let property, let key):
+            condition = "\(alias).\(PostgresSQL.quote(property)) = \(try value(key))"
+        case .link(let name, let ownerIsSource, let owner):
+            let link = "l\(query.scope)"
+            let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
+            from += " JOIN \(table.linkTable(name)) AS \(link) ON \(link).\(other) = \(alias).\(PostgresSQL.primaryKey)"
+            condition = "\(link).\(own) = \(try value(owner))"
+        }
+        let filter = try query.filter.map { " AND \(try self.condition($0))" } ?? ""
+        let select = "SELECT \(output) FROM \(from) WHERE \(condition)\(filter)"
+        return query.output == .exists ? "EXISTS (\(select))" : "(\(select))"
+    }
+}

@@ -1,0 +1,34 @@
+import OpenSwiftData
+
+/// Small helpers for writing PostgreSQL text.
+enum PostgresSQL {
+    /// Quotes an identifier.
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Quotes a string literal.
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// The column type of a storage class. Text compares byte-wise (`COLLATE "C"`); queries
+    /// compare NFC forms to get Swift's semantics.
+    static func columnType(_ storage: StorageClass) -> String {
+        switch storage {
+        case .integer, .unsignedInteger: "BIGINT"
+        case .real, .date: "DOUBLE PRECISION"
+        case .text: "TEXT COLLATE \"C\""
+        case .json: "TEXT"
+        case .blob, .uuid, .decimal: "BYTEA"
+        }
+    }
+
+    /// Text in the form Swift compares: canonical equivalence, then the scalar order of NFC.
+    static func swiftText(_ sql: String) -> String {
+        "normalize((\(sql))::text, NFC) COLLATE \"C\""
+    }
+
+    /// The primary-key column of every table.
+    static let primaryKey = "\"_pk\""
+}

@@ -1,0 +1,139 @@
+import OpenSwiftData
+
+/// How one entity is laid out in PostgreSQL: its table in the configuration's namespace, its
+/// columns and the text of its fixed statements. Parameters are numbered by position among the
+/// entity's stored properties, so a row binds its values in property order.
+///
+/// Column types (see docs/StorageLayout.md): integers, Booleans and `UInt64` (sign bit flipped)
+/// BIGINT; `Double`, `Float` and `Date` DOUBLE PRECISION; `String` and `URL` TEXT COLLATE "C";
+/// `Data`, `UUID` and `Decimal` BYTEA; other Codable values TEXT holding JSON. Every table is keyed
+/// by `_pk BIGINT`, drawn from one sequence per class hierarchy.
+final class PostgresTable: Sendable {
+    let entity: Schema.Entity
+    let shape: RowShape
+    /// The qualified, quoted table name.
+    let table: String
+    /// The quoted column name of each property, by property index; `nil` for a property without a column.
+    let columns: [String?]
+    /// The sequence that hands out the keys of the entity's class hierarchy.
+    let keySequence: String
+    let insertSQL: String
+    /// `SELECT` of the primary key and the selected properties, from the table as `t0`.
+    let selectPrefix: String
+    /// The attributes of the uniqueness constraints, in order.
+    let uniqueKeyAttributes: [Int]
+    /// `SELECT` of the rows that share any uniqueness constraint's values with the bound ones.
+    let upsertLookupSQL: String?
+    /// `UPDATE` of every stored column of one row; the key is the last parameter.
+    let fullUpdateSQL: String
+    /// The pairs of the relationships this entity owns.
+    let ownedLinks: [LinkName]
+    /// The link tables this entity owns, qualified and quoted.
+    let ownedLinkTables: [String]
+    let namespace: String
+
+    init(entity: Schema.Entity, namespace: String) {
+        self.entity = entity
+        self.namespace = namespace
+        let shape = RowShape(entity: entity)
+        self.shape = shape
+        let table = "\(namespace).\(PostgresSQL.quote(entity.name))"
+        self.table = table
+        self.keySequence = "\(namespace).\(PostgresSQL.quote("osd_keys_\(entity.root.name)"))"
+        let columns = entity.fields.map { $0.hasColumn ? PostgresSQL.quote($0.name) : nil }
+        self.columns = columns
+        let stored = shape.storedProperties
+        let names = stored.map { columns[$0]! }
+        let parameters = stored.indices.map { "$\($0 + 1)" }
+        self.insertSQL = stored.isEmpty
+            ? "INSERT INTO \(table) DEFAULT VALUES RETURNING \(PostgresSQL.primaryKey)"
+            : "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", "))) RETURNING \(PostgresSQL.primaryKey)"
+        let selected = ["t0.\(PostgresSQL.primaryKey)"] + shape.selectedProperties.map { columns[$0].map { "t0.\($0)" } ?? "NULL" }
+        self.selectPrefix = "SELECT \(selected.joined(separator: ", ")) FROM \(table) AS t0"
+        let indexByName = Dictionary(entity.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let constraints = entity.uniquenessConstraints.map { $0.compactMap { indexByName[$0] } }.filter { !$0.isEmpty }
+        self.uniqueKeyAttributes = constraints.flatMap { $0 }
+        var number = 0
+        let terms = constraints.map { constraint in
+            "(" + constraint.map { property in
+                number += 1
+                return "\(columns[property] ?? "NULL") = $\(number)"
+            }.joined(separator: " AND ") + ")"
+        }
+        self.upsertLookupSQL = terms.isEmpty ? nil
+            : "SELECT \(PostgresSQL.primaryKey) FROM \(table) WHERE \(terms.joined(separator: " OR "))"
+        let assignments = zip(names, parameters).map { "\($0) = \($1)" }.joined(separator: ", ")
+        self.fullUpdateSQL = "UPDATE \(table) SET \(assignments.isEmpty ? "\(PostgresSQL.primaryKey) = \(PostgresSQL.primaryKey)" : assignments) WHERE \(PostgresSQL.primaryKey) = $\(stored.count + 1)"
+        let ownedLinks = entity.links.values.compactMap { link -> LinkName? in
+            if case .link(let name, true) = link.storage { return name }
+            return nil
+        }.sorted { $0.table < $1.table }
+        self.ownedLinks = ownedLinks
+        self.ownedLinkTables = ownedLinks.map { "\(namespace).\(PostgresSQL.quote($0.table))" }
+    }
+
+    /// The column of a property that has one.
+    func column(_ property: Int) -> String { columns[property] ?? "NULL" }
+
+    /// The qualified link table of a relationship's pairs.
+    func linkTable(_ name: LinkName) -> String { "\(namespace).\(PostgresSQL.quote(name.table))" }
+
+    /// `SELECT` of the primary key and the given properties.
+    func selectPrefix(attributes: [Int]) -> String {
+        let selected = ["t0.\(PostgresSQL.primaryKey)"] + attributes.map { columns[$0].map { "t0.\($0)" } ?? "NULL" }
+        return "SELECT \(selected.joined(separator: ", ")) FROM \(table) AS t0"
+    }
+
+    /// `UPDATE … SET` for the stored properties whose bits are set in `mask`, in property order,
+    /// keyed by the last parameter; `nil` when none of them has a column.
+    func updateSQL(mask: UInt64) -> (sql: String, properties: [Int])? {
+        let properties = shape.storedProperties.filter { mask & (1 << UInt64($0)) != 0 }
+        guard !properties.isEmpty else { return nil }
+        let assignments = properties.enumerated().map { "\(columns[$1]!) = $\($0 + 1)" }
+        return ("UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(PostgresSQL.primaryKey) = $\(properties.count + 1)", properties)
+    }
+
+    /// The statements that create the table, its indexes and the link tables it owns (the key
+    /// sequence is created once per hierarchy, by the store).
+    var createStatements: [String] {
+        var definitions = ["\(PostgresSQL.primaryKey) BIGINT PRIMARY KEY DEFAULT nextval('\(keySequence.replacingOccurrences(of: "'", with: "''"))')"]
+        for index in shape.storedProperties {
+            let field = entity.fields[index]
+            guard let storage = field.storage else { continue }
+            definitions.append("\(columns[index]!) \(PostgresSQL.columnType(storage))\(field.isOptional ? "" : " NOT NULL")")
+        }
+        var statements = ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"]
+        let prefix = entity.name
+        for (number, constraint) in entity.uniquenessConstraints.enumerated() {
+            let names = constraint.map(PostgresSQL.quote).joined(separator: ", ")
+            statements.append("CREATE UNIQUE INDEX \(PostgresSQL.quote(Self.indexName("osd_unique_\(prefix)_\(number)"))) ON \(table) (\(names))")
+        }
+        for (number, index) in entity.indices.enumerated() {
+            let names = index.map(PostgresSQL.quote).joined(separator: ", ")
+            statements.append("CREATE INDEX \(PostgresSQL.quote(Self.indexName("osd_index_\(prefix)_\(number)"))) ON \(table) (\(names))")
+        }
+        for (property, link) in entity.links.sorted(by: { $0.key < $1.key }) where link.storage == .foreignKey {
+            statements.append("CREATE INDEX \(PostgresSQL.quote(Self.indexName("osd_fk_\(prefix)_\(link.name)"))) ON \(table) (\(columns[property]!))")
+        }
+        for name in ownedLinks {
+            let link = linkTable(name)
+            statements.append("CREATE TABLE \(link) (owner BIGINT NOT NULL, target BIGINT NOT NULL, PRIMARY KEY (owner, target))")
+            statements.append("CREATE INDEX \(PostgresSQL.quote(Self.indexName(name.table + "_target"))) ON \(link) (target, owner)")
+        }
+        return statements
+    }
+
+    /// An index name within PostgreSQL's 63-byte limit, unique by a hash suffix when shortened.
+    static func indexName(_ name: String) -> String {
+        guard name.utf8.count > 63 else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let suffix = "_" + String(hash, radix: 16)
+        var prefix = ""
+        for character in name {
+            if prefix.utf8.count + String(character).utf8.count + suffix.utf8.count > 63 { break }
+            prefix.append(character)
+        }
+        return prefix + suffix
+    }
+}

@@ -1,0 +1,122 @@
+import OpenSwiftData
+import PostgresNIO
+
+extension PostgresBackend: StoreBackend {
+    var isReadOnly: Bool { false }
+
+    /// PostgreSQL evaluates every expression but Swift's Character-based text functions, which
+    /// run in Swift on the rows the rest of the predicate selects.
+    func canEvaluate(_ expression: QueryExpression) -> Bool { PostgresCompiler.canCompile(expression) }
+
+    func canSort(by sort: [QuerySort]) -> Bool {
+        sort.allSatisfy { $0.expression.map(PostgresCompiler.canCompile) ?? true }
+    }
+
+    func rowShape(of entity: Schema.Entity) throws -> RowShape {
+        try table(for: entity.name).shape
+    }
+
+    /// The WHERE, ORDER BY, LIMIT and OFFSET clauses of a fetch, and their parameters.
+    func clauses(_ fetch: StoreFetch, table: PostgresTable, ordered: Bool) throws -> (sql: String, compiler: PostgresCompiler) {
+        var compiler = PostgresCompiler(table: table)
+        var sql = ""
+        if let filter = fetch.filter { sql += " WHERE " + (try compiler.condition(filter)) }
+        if ordered && !fetch.sort.isEmpty { sql += try compiler.orderBy(fetch.sort) }
+        if let limit = fetch.limit { sql += " LIMIT \(compiler.keyParameter(Int64(max(limit, 0))))" }
+        if let offset = fetch.offset, offset > 0 { sql += " OFFSET \(compiler.keyParameter(Int64(offset)))" }
+        return (sql, compiler)
+    }
+
+    /// Runs a query and calls `body` with each row, after the query has finished, so that a store
+    /// call `body` makes (a relationship resolved while rows are decoded) finds the session free.
+    private func forEach(_ sql: String, _ bindings: PostgresBindings, _ body: (PostgresRowReader) throws -> Void) throws {
+        let rows = try withSession { try $0.query(sql, bindings) }
+        for row in rows { try body(PostgresRowReader(row)) }
+    }
+
+    func forEachRow(_ fetch: StoreFetch, attributes: [Int]?, _ body: (StoreRow) throws -> Void) throws {
+        let table = try table(for: fetch.entity.name)
+        let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
+        let prefix = attributes.map { table.selectPrefix(attributes: $0) } ?? table.selectPrefix
+        try forEach(prefix + clauses, compiler.bindings) { try body($0) }
+    }
+
+    func count(_ fetch: StoreFetch) throws -> Int {
+        let table = try table(for: fetch.entity.name)
+        let (clauses, compiler) = try clauses(fetch, table: table, ordered: false)
+        let sql = fetch.limit == nil && fetch.offset == nil
+            ? "SELECT count(*) FROM \(table.table) AS t0\(clauses)"
+            : "SELECT count(*) FROM (SELECT 1 FROM \(table.table) AS t0\(clauses)) AS page"
+        var result = 0
+        try forEach(sql, compiler.bindings) { result = Int($0._int64(0)) }
+        return result
+    }
+
+    func primaryKeys(_ fetch: StoreFetch) throws -> [Int64] {
+        let table = try table(for: fetch.entity.name)
+        let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
+        var keys: [Int64] = []
+        try forEach("SELECT t0.\(PostgresSQL.primaryKey) FROM \(table.table) AS t0\(clauses)", compiler.bindings) { keys.append($0._int64(0)) }
+        return keys
+    }
+
+    func forEachRow(of entity: Schema.Entity, primaryKeys: [Int64], _ body: (StoreRow) throws -> Void) throws {
+        guard !primaryKeys.isEmpty else { return }
+        let table = try table(for: entity.name)
+        var bindings = PostgresBindings()
+        bindings.append(primaryKeys)
+        var rows: [Int64: PostgresRowReader] = [:]
+        try forEach("\(table.selectPrefix) WHERE t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])", bindings) { rows[$0._int64(0)] = $0 }
+        for key in primaryKeys { if let row = rows[key] { try body(row) } }
+    }
+
+    func loadAttribute(of entity: Schema.Entity, primaryKey: Int64, attribute: Int, _ body: (StoreRow) throws -> Void) throws -> Bool {
+        let table = try table(for: entity.name)
+        var bindings = PostgresBindings()
+        bindings.append(primaryKey)
+        var found = false
+        try forEach("SELECT \(table.column(attribute)) FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = $1", bindings) {
+            found = true
+            try body($0)
+        }
+        return found
+    }
+
+    func rowExists(of entity: Schema.Entity, key: Int64) throws -> Bool {
+        let table = try table(for: entity.name)
+        var bindings = PostgresBindings()
+        bindings.append(key)
+        var found = false
+        try forEach("SELECT 1::int8 FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = $1", bindings) { _ in found = true }
+        return found
+    }
+
+    func forEachRelatedRow(
+        of link: RelationshipLink, from source: Schema.Entity, owners: [Int64], destination: Schema.Entity,
+        _ body: (StoreRow, _ owner: Int64) throws -> Void
+    ) throws {
+        let table = try self.table(for: source.name)
+        let target = try self.table(for: destination.name)
+        var bindings = PostgresBindings()
+        bindings.append(owners)
+        let ownerColumn: String
+        var sql: String
+        switch link.storage {
+        case .foreignKey:
+            ownerColumn = "o.\(PostgresSQL.primaryKey)"
+            sql = "\(target.selectPrefix) JOIN \(table.table) AS o ON o.\(table.column(link.property)) = t0.\(PostgresSQL.primaryKey)"
+        case .inverseForeignKey:
+            guard let inverse = link.inverse else { return }
+            ownerColumn = "t0.\(target.column(inverse))"
+            sql = target.selectPrefix
+        case .link(let name, let ownerIsSource):
+            let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
+            ownerColumn = "l.\(own)"
+            sql = "\(target.selectPrefix) JOIN \(table.linkTable(name)) AS l ON l.\(other) = t0.\(PostgresSQL.primaryKey)"
+        }
+        sql = sql.replacingOccurrences(of: " FROM ", with: ", \(ownerColumn) FROM ", options: [], range: sql.range(of: " FROM "))
+        sql += " WHERE \(ownerColumn) = ANY($1::int8[]) ORDER BY \(ownerColumn), t0.\(PostgresSQL.primaryKey)"
+        let ownerIndex = Int32(target.shape.selectedProperties.count + 1)
+        try forEach(sql, bindings) { try body($0, $0._int64(ownerIndex)) }
+    }
+}

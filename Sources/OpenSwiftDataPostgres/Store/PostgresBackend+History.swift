@@ -1,0 +1,118 @@
+import Foundation
+import OpenSwiftData
+import PostgresNIO
+
+/// The history of a PostgreSQL store: one row per saved transaction in `osd_history`, written in
+/// the save's own transaction, in the same encoding as the SQLite store's (see
+/// docs/StorageLayout.md). Numbers are handed out under an advisory lock held until commit, so
+/// they grow in commit order without gaps a reader could skip past, and never repeat: the next
+/// number follows both the newest row and the highest number ever deleted.
+extension PostgresBackend {
+    /// Records a save's history transaction and announces the save; returns its number.
+    func record(_ history: HistoryLog, author: String?, origin: Int64, on session: PostgresSession) throws -> Int64 {
+        try session.execute("SELECT pg_advisory_xact_lock(\(historyLockKey))")
+        let identity = HistoryLog.processIdentity
+        var bindings = PostgresBindings()
+        bindings.append(Date().timeIntervalSinceReferenceDate)
+        bindings.append(author)
+        bindings.append(identity.bundle)
+        bindings.append(identity.process)
+        bindings.append(origin)
+        bindings.append(ByteBuffer(bytes: try history.encoded()))
+        let rows = try session.query("""
+            INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes)
+            SELECT greatest((SELECT coalesce(max(id), 0) FROM \(namespace).osd_history),
+                            (SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyDeletedThrough')) + 1,
+                   $1, $2, $3, $4, $5, $6
+            RETURNING id
+            """, bindings)
+        guard let id = rows.first.map({ PostgresRowReader($0)._int64(0) }) else {
+            throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction. Nothing was saved.")
+        }
+        try session.execute("NOTIFY \(PostgresSQL.quote(channel))")
+        return id
+    }
+
+    func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] {
+        var bindings = PostgresBindings()
+        bindings.append(id)
+        let rows = try withSession {
+            try $0.query("SELECT id, timestamp, author, bundle, process, origin, changes FROM \(namespace).osd_history WHERE id > $1 ORDER BY id", bindings)
+        }
+        return try rows.map { row in
+            let reader = PostgresRowReader(row)
+            let changes = try reader._withBytes(6) { try HistoryLog.decode($0) }
+            guard let changes else {
+                throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(location.displayName) has an unreadable transaction \(reader._int64(0))")
+            }
+            return StoreHistoryTransaction(
+                id: reader._int64(0), timestamp: Date(timeIntervalSinceReferenceDate: reader._double(1)),
+                author: reader._isNull(2) ? nil : reader._string(2), bundleIdentifier: reader._string(3),
+                processIdentifier: reader._string(4), origin: reader._int64(5), changes: changes)
+        }
+    }
+
+    func latestHistoryTransaction() throws -> Int64 {
+        let rows = try withSession { try $0.query("SELECT coalesce(max(id), 0) FROM \(namespace).osd_history") }
+        return rows.first.map { PostgresRowReader($0)._int64(0) } ?? 0
+    }
+
+    func deleteHistory(transactions ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        try transaction { session in
+            try session.execute("SELECT pg_advisory_xact_lock(\(historyLockKey))")
+            var bindings = PostgresBindings()
+            bindings.append(ids)
+            try session.query("DELETE FROM \(namespace).osd_history WHERE id = ANY($1::int8[])", bindings)
+            try markHistoryDeleted(through: ids.max() ?? 0, on: session)
+        }
+    }
+
+    func historyDeletedThrough() throws -> Int64 {
+        let rows = try withSession { try $0.query("SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyDeletedThrough'") }
+        return rows.first.map { PostgresRowReader($0)._int64(0) } ?? 0
+    }
+
+    /// Records that history up to a transaction was deleted, keeping the highest mark.
+    func markHistoryDeleted(through id: Int64, on session: PostgresSession) throws {
+        var bindings = PostgresBindings()
+        bindings.append(String(id))
+        try session.query("UPDATE \(namespace).osd_metadata SET value = greatest(value::int8, $1::int8)::text WHERE key = 'historyDeletedThrough'", bindings)
+    }
+
+    /// The values a deletion keeps in the history for the rows a filter selects, by key: none
+    /// when the entity has no `.preserveValueOnDeletion` attribute.
+    func preservedValues(_ table: PostgresTable, where filter: QueryExpression?, on session: PostgresSession) throws -> [Int64: [String: SnapshotValue]] {
+        let entity = table.entity
+        let attributes = entity.fields.indices.filter { index in
+            table.columns[index] != nil && entity.fields[index].attribute?.options.contains(.preserveValueOnDeletion) == true
+        }
+        guard !attributes.isEmpty else { return [:] }
+        var compiler = PostgresCompiler(table: table)
+        let condition = try filter.map { " WHERE " + (try compiler.condition($0)) } ?? ""
+        var values: [Int64: [String: SnapshotValue]] = [:]
+        for row in try session.query("\(table.selectPrefix(attributes: attributes))\(condition)", compiler.bindings) {
+            let reader = PostgresRowReader(row)
+            var preserved: [String: SnapshotValue] = [:]
+            for (offset, index) in attributes.enumerated() {
+                let column = Int32(offset + 1)
+                let field = entity.fields[index]
+                guard !reader._isNull(column), let storage = field.storage else {
+                    preserved[field.name] = .null
+                    continue
+                }
+                preserved[field.name] = switch storage {
+                case .integer, .unsignedInteger: .integer(reader._int64(column))
+                case .real: .real(reader._double(column))
+                case .date: .date(Date(timeIntervalSinceReferenceDate: reader._double(column)))
+                case .text: .text(reader._string(column))
+                case .json: .json(reader._string(column))
+                case .uuid: reader._withBytes(column) { $0.count == 16 ? .uuid(UUID(uuid: $0.loadUnaligned(as: uuid_t.self))) : .bytes(Data($0)) }
+                case .blob, .decimal: .bytes(reader._withBytes(column) { Data($0) })
+                }
+            }
+            values[reader._int64(0)] = preserved
+        }
+        return values
+    }
+}

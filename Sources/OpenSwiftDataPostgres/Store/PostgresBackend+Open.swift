@@ -1,0 +1,87 @@
+import Foundation
+import OpenSwiftData
+import PostgresNIO
+
+extension PostgresBackend {
+    /// Opens the configuration's namespace, creating it when it does not exist, and returns the
+    /// store's identifier. Creation is one transaction under an advisory lock, so two processes
+    /// opening a new namespace at once create it once.
+    static func open(_ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation) throws -> String {
+        try session.execute("BEGIN")
+        do {
+            try session.execute("SELECT pg_advisory_xact_lock(hashtext(\(PostgresSQL.literal("osd-open:" + location.namespace))))")
+            let identifier: String
+            if let recorded = try recordedMetadata(session, location: location) {
+                identifier = try check(recorded, against: schema, location: location)
+            } else {
+                identifier = UUID().uuidString
+                try create(session, tables: tables, schema: schema, identifier: identifier, namespace: namespace, location: location)
+            }
+            try session.execute("COMMIT")
+            return identifier
+        } catch {
+            do { try session.execute("ROLLBACK") } catch {}
+            throw error
+        }
+    }
+
+    /// The namespace's metadata, `nil` when the namespace does not exist; throws when it exists
+    /// but is not a store's.
+    private static func recordedMetadata(_ session: PostgresSession, location: PostgresLocation) throws -> [String: String]? {
+        var bindings = PostgresBindings()
+        bindings.append(location.namespace)
+        let relations = try session.query(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1", bindings)
+            .map { PostgresRowReader($0)._string(0) }
+        let exists = try !session.query("SELECT 1::int8 FROM pg_namespace WHERE nspname = $1", bindings).isEmpty
+        guard exists else { return nil }
+        guard relations.contains("osd_metadata") else {
+            if relations.isEmpty {
+                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) exists but is empty and was not made by OpenSwiftData; drop it or name another configuration. Nothing was changed.")
+            }
+            throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) holds tables that are not an OpenSwiftData store (\(relations.sorted().prefix(5).joined(separator: ", "))); name another configuration. Nothing was changed.")
+        }
+        let rows = try session.query("SELECT key, value FROM \(PostgresSQL.quote(location.namespace)).osd_metadata")
+        return Dictionary(rows.map { PostgresRowReader($0) }.map { ($0._string(0), $0._string(1)) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Checks a recorded namespace against the container's models; returns its identifier.
+    private static func check(_ metadata: [String: String], against models: StoredSchema, location: PostgresLocation) throws -> String {
+        let format = metadata["format"].flatMap { Int64($0) } ?? 0
+        guard format <= formatVersion else {
+            throw SwiftDataError(.storeFromNewerVersion, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has format \(format); this version of OpenSwiftData reads up to \(formatVersion). Nothing was changed.")
+        }
+        guard let json = metadata["schema"], let recorded = try? JSONDecoder().decode(StoredSchema.self, from: Data(json.utf8)) else {
+            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has an unreadable schema record. Nothing was changed.")
+        }
+        let differences = recorded.differences(from: models)
+        guard differences.isEmpty else {
+            if let stored = recorded.version, let current = models.version, stored > current {
+                throw SwiftDataError(.backwardMigration, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) was written by version \(stored) of the schema, newer than \(current). Nothing was changed.")
+            }
+            throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) holds other models: \(differences.prefix(5).joined(separator: "; ")). The PostgreSQL store does not migrate yet: use another configuration name, or migrate with the SQLite store and `osd export`/`import`. Nothing was changed.")
+        }
+        return metadata["identifier"] ?? UUID().uuidString
+    }
+
+    /// Creates the namespace, its sequences, tables, indexes and history, and records the schema.
+    private static func create(
+        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, identifier: String, namespace: String, location: PostgresLocation
+    ) throws {
+        try session.execute("CREATE SCHEMA \(namespace)")
+        try session.execute("CREATE TABLE \(namespace).osd_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        try session.execute("CREATE TABLE \(namespace).osd_history (id BIGINT PRIMARY KEY, timestamp DOUBLE PRECISION NOT NULL, author TEXT, bundle TEXT NOT NULL, process TEXT NOT NULL, origin BIGINT NOT NULL, changes BYTEA NOT NULL)")
+        for sequence in Set(tables.values.map(\.keySequence)).sorted() {
+            try session.execute("CREATE SEQUENCE \(sequence)")
+        }
+        for table in tables.values.sorted(by: { $0.table < $1.table }) {
+            for statement in table.createStatements { try session.execute(statement) }
+        }
+        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0")] {
+            var bindings = PostgresBindings()
+            bindings.append(key)
+            bindings.append(value)
+            try session.query("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ($1, $2)", bindings)
+        }
+    }
+}

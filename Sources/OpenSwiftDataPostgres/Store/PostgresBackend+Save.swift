@@ -1,0 +1,171 @@
+import Foundation
+import OpenSwiftData
+import PostgresNIO
+
+extension PostgresBackend {
+    /// Writes the changes in one transaction. On any error nothing is written, and new models
+    /// keep no key.
+    ///
+    /// An inserted model whose values of a uniqueness constraint match an existing row updates that
+    /// row instead (an upsert); matching two different rows is a uniqueness conflict.
+    ///
+    /// A save that lost a race with another connection (a deadlock, or a unique key another
+    /// process inserted first) was rolled back by the server; it runs again, up to four more
+    /// times, and then sees the other connection's rows (the insert becomes an upsert).
+    func save(_ changes: StoreChanges) throws -> StoreSaveResult {
+        var attempt = 1
+        while true {
+            do {
+                return try transaction { session in try write(changes, on: session) }
+            } catch let error as SwiftDataError {
+                for (_, model) in changes.inserts { model._osdState.primaryKey = 0 }
+                guard attempt < 5, PostgresFailure.isLostRace(error) else { throw error }
+                attempt += 1
+            } catch {
+                for (_, model) in changes.inserts { model._osdState.primaryKey = 0 }
+                throw error
+            }
+        }
+    }
+
+    private func write(_ changes: StoreChanges, on session: PostgresSession) throws -> StoreSaveResult {
+        var history = HistoryLog()
+        let recordsHistory = changes.recordsHistory
+        var batchDeleted: [[Int64]] = []
+        for (entity, filter) in changes.batchDeletes {
+            let table = try table(for: entity.name)
+            let preserved = recordsHistory ? try preservedValues(table, where: filter, on: session) : [:]
+            var compiler = PostgresCompiler(table: table)
+            let condition = try filter.map { " WHERE " + (try compiler.condition($0)) } ?? ""
+            let keys = try session.query("DELETE FROM \(table.table) AS t0\(condition) RETURNING t0.\(PostgresSQL.primaryKey)", compiler.bindings)
+                .map { PostgresRowReader($0)._int64(0) }
+            try removeReferences(to: keys, of: table, on: session)
+            batchDeleted.append(keys)
+            if recordsHistory { for key in keys { history.delete(entity, key: key, preserved: preserved[key]) } }
+        }
+        for (entity, primaryKey) in changes.deletes {
+            let table = try table(for: entity.name)
+            let preserved = recordsHistory
+                ? try preservedValues(table, where: .compare(.equal, .key(scope: 0), .value(.integer(primaryKey)), .init()), on: session)
+                : [:]
+            var bindings = PostgresBindings()
+            bindings.append(primaryKey)
+            let deleted = try session.query("DELETE FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = $1 RETURNING \(PostgresSQL.primaryKey)", bindings)
+            // A row a batch delete of this save removed is recorded once.
+            guard !deleted.isEmpty else { continue }
+            if recordsHistory { history.delete(entity, key: primaryKey, preserved: preserved[primaryKey]) }
+            try removeReferences(to: [primaryKey], of: table, on: session)
+        }
+        var deferred: [(table: PostgresTable, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
+        let links = _DeferredLinks()
+        var keys: [Int64] = []
+        var upserted: [Int] = []
+        keys.reserveCapacity(changes.inserts.count)
+        for (position, (entity, model)) in changes.inserts.enumerated() {
+            let table = try table(for: entity.name)
+            let values = PostgresParameters(entity: entity)
+            try encodeAll(model, table: table, to: values, deferring: links)
+            let stored = table.shape.storedProperties
+            if table.upsertLookupSQL != nil, let existing = try existingRow(values, table: table, on: session) {
+                try session.query(table.fullUpdateSQL, values.bindings(stored, then: [existing]))
+                if !links.isEmpty { deferred.append((table, model, links.take())) }
+                model._osdState.primaryKey = existing
+                keys.append(existing)
+                upserted.append(position)
+                if recordsHistory { history.update(entity, key: existing, mask: stored.reduce(0) { $0 | 1 << UInt64($1) }) }
+                continue
+            }
+            let inserted = try session.query(table.insertSQL, values.bindings(stored))
+            guard let key = inserted.first.map({ PostgresRowReader($0)._int64(0) }) else {
+                throw SwiftDataError(.storeFailure, reason: "PostgreSQL returned no key for a new \(entity.name). Nothing was saved.")
+            }
+            if !links.isEmpty { deferred.append((table, model, links.take())) }
+            model._osdState.primaryKey = key
+            keys.append(key)
+            if recordsHistory { history.insert(entity, key: key) }
+        }
+        for (table, model, links) in deferred {
+            for (parameter, target) in links where table.columns[Int(parameter)] != nil
+                && target._osdState.primaryKey != 0 && !target._osdState.isDeleted {
+                var bindings = PostgresBindings()
+                bindings.append(target._osdState.primaryKey)
+                bindings.append(model._osdState.primaryKey)
+                try session.query("UPDATE \(table.table) SET \(table.column(Int(parameter))) = $1 WHERE \(PostgresSQL.primaryKey) = $2", bindings)
+            }
+        }
+        for (entity, model, mask) in changes.updates {
+            if recordsHistory { history.update(entity, key: model._osdState.primaryKey, mask: mask) }
+            let table = try table(for: entity.name)
+            guard let update = table.updateSQL(mask: mask) else { continue }
+            let values = PostgresParameters(entity: entity)
+            for property in update.properties {
+                try encode(model, property: property, table: table, to: values, deferring: links)
+            }
+            _ = links.take()
+            try session.query(update.sql, values.bindings(update.properties, then: [model._osdState.primaryKey]))
+        }
+        for (link, owner, targets) in changes.linkWrites {
+            let ownerTable = try table(for: link.entity)
+            let name = ownerTable.linkTable(link)
+            var clear = PostgresBindings()
+            clear.append(owner._osdState.primaryKey)
+            try session.query("DELETE FROM \(name) WHERE owner = $1", clear)
+            let keys = targets.filter { $0._osdState.primaryKey != 0 && !$0._osdState.isDeleted }.map(\._osdState.primaryKey)
+            guard !keys.isEmpty else { continue }
+            var add = PostgresBindings()
+            add.append(owner._osdState.primaryKey)
+            add.append(keys)
+            try session.query("INSERT INTO \(name) (owner, target) SELECT $1, unnest($2::int8[]) ON CONFLICT DO NOTHING", add)
+        }
+        var result = StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
+        if recordsHistory, !history.isEmpty {
+            result.historyTransaction = try record(history, author: changes.author, origin: changes.origin, on: session)
+        }
+        return result
+    }
+
+    /// Removes every reference to deleted rows: foreign keys pointing at them become NULL, their
+    /// link-table rows go.
+    private func removeReferences(to keys: [Int64], of table: PostgresTable, on session: PostgresSession) throws {
+        guard let statements = referenceCleanup[table.entity.name], !keys.isEmpty else { return }
+        for sql in statements {
+            var bindings = PostgresBindings()
+            bindings.append(keys)
+            try session.query(sql, bindings)
+        }
+    }
+
+    /// The row an inserted model's uniqueness-constraint values already name, if any.
+    private func existingRow(_ values: PostgresParameters, table: PostgresTable, on session: PostgresSession) throws -> Int64? {
+        guard let sql = table.upsertLookupSQL else { return nil }
+        let rows = Set(try session.query(sql, values.bindings(table.uniqueKeyAttributes)).map { PostgresRowReader($0)._int64(0) })
+        guard rows.count <= 1 else {
+            throw SwiftDataError(.uniquenessConflict, reason: "A new \(table.entity.name) matches \(rows.count) different stored rows on its uniqueness constraints \(table.entity.uniquenessConstraints); it can update only one. Nothing was saved.")
+        }
+        return rows.first
+    }
+
+    private func encodeAll(_ model: any PersistentModel, table: PostgresTable, to values: PostgresParameters, deferring links: _DeferredLinks) throws {
+        do {
+            try model._osdEncodeAll(to: values, startingAt: 0, deferring: links)
+        } catch {
+            // Encode again property by property, to name the one that failed.
+            for index in table.shape.storedProperties {
+                try encode(model, property: index, table: table, to: values, deferring: _DeferredLinks())
+            }
+            throw error
+        }
+    }
+
+    private func encode(
+        _ model: any PersistentModel, property index: Int, table: PostgresTable, to values: PostgresParameters, deferring links: _DeferredLinks
+    ) throws {
+        do {
+            try model._osdEncode(property: index, to: values, at: Int32(index), deferring: links)
+        } catch let error as SwiftDataError {
+            throw error
+        } catch {
+            throw SwiftDataError.modelValidationFailure(model: table.entity.name, property: table.entity.fields[index].name, reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import OpenSwiftData
+import PostgresNIO
+
+/// The PostgreSQL store: a configuration's models in tables of one PostgreSQL schema (namespace),
+/// reached through one connection whose use a lock serializes, with the schema recorded in the
+/// namespace and other connections' saves announced by `NOTIFY`.
+///
+/// Opening never changes a namespace it cannot use: one that holds other tables, another
+/// version's format, or other models is refused with nothing written.
+final class PostgresBackend: @unchecked Sendable {
+    // @unchecked Sendable: the session serializes its own use; `externalCommits` is atomic through
+    // its lock; everything else is immutable.
+
+    /// The on-server format this version writes. A namespace with a larger number is refused.
+    static let formatVersion: Int64 = 1
+
+    let schema: Schema
+    let location: PostgresLocation
+    let tables: [String: PostgresTable]
+    let identifier: String
+    /// The quoted namespace.
+    let namespace: String
+    /// The channel other connections' saves are announced on.
+    let channel: String
+    /// The advisory lock that orders the saves' history transactions: each save takes it just
+    /// before it records its transaction and holds it until it commits, so numbers are handed
+    /// out in commit order and a reader never sees a later number before an earlier one.
+    let historyLockKey: String
+    let session: PostgresSession
+    /// Serializes the store's use of its session: a save's statements run as one transaction.
+    let lock = NSRecursiveLock()
+    /// How many saves of other connections were announced since the store opened.
+    private let externalCommits = ExternalCommitCounter()
+    /// For each entity, the statements that remove references to its deleted rows (bound to an
+    /// array of keys): foreign keys set to NULL, link-table rows deleted.
+    let referenceCleanup: [String: [String]]
+
+    init(location: PostgresLocation, schema: Schema) throws {
+        self.schema = schema
+        self.location = location
+        let namespace = PostgresSQL.quote(location.namespace)
+        self.namespace = namespace
+        let tables = Dictionary(schema.entities.map { ($0.name, PostgresTable(entity: $0, namespace: namespace)) }, uniquingKeysWith: { a, _ in a })
+        self.tables = tables
+        self.referenceCleanup = Self.referenceCleanup(tables)
+        self.channel = "osd_" + location.namespace
+        self.historyLockKey = "hashtext(\(PostgresSQL.literal("osd:" + location.namespace)))"
+        let counter = externalCommits
+        self.session = try PostgresSession(location, listeningOn: channel) { counter.increment() }
+        self.identifier = try Self.open(session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location)
+    }
+
+    /// The table of an entity.
+    func table(for entityName: String) throws -> PostgresTable {
+        guard let table = tables[entityName] else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(entityName) is not in the container's schema")
+        }
+        return table
+    }
+
+    /// Runs `body` with exclusive use of the session.
+    func withSession<R>(_ body: (PostgresSession) throws -> R) throws -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(session)
+    }
+
+    /// Runs `body` in one transaction: all of it or, on any error, none of it.
+    func transaction<R>(_ body: (PostgresSession) throws -> R) throws -> R {
+        try withSession { session in
+            try session.execute("BEGIN")
+            do {
+                let result = try body(session)
+                try session.execute("COMMIT")
+                return result
+            } catch {
+                // A lost connection took the transaction with it; the server rolled it back.
+                do { try session.execute("ROLLBACK") } catch {}
+                throw error
+            }
+        }
+    }
+
+    /// The statements that remove every reference to deleted rows of each entity.
+    private static func referenceCleanup(_ tables: [String: PostgresTable]) -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        func targets(_ link: RelationshipLink) -> [String] {
+            [link.destinationName] + (tables[link.destinationName]?.entity.descendants.map(\.name) ?? [])
+        }
+        for table in tables.values {
+            for (property, link) in table.entity.links {
+                switch link.storage {
+                case .foreignKey:
+                    for target in targets(link) {
+                        result[target, default: []].append(
+                            "UPDATE \(table.table) SET \(table.column(property)) = NULL WHERE \(table.column(property)) = ANY($1::int8[])")
+                    }
+                case .link(let name, true):
+                    let link = table.linkTable(name)
+                    result[table.entity.name, default: []].append("DELETE FROM \(link) WHERE owner = ANY($1::int8[])")
+                    for target in targets(table.entity.links[property]!) {
+                        result[target, default: []].append("DELETE FROM \(link) WHERE target = ANY($1::int8[])")
+                    }
+                case .link, .inverseForeignKey:
+                    break
+                }
+            }
+        }
+        return result.mapValues { Array(Set($0)).sorted() }
+    }
+
+    /// Deletes every row of every entity, in one transaction; the history goes too.
+    func eraseAll() throws {
+        try transaction { session in
+            for table in tables.values.sorted(by: { $0.table < $1.table }) {
+                try session.execute("DELETE FROM \(table.table)")
+                for link in table.ownedLinkTables { try session.execute("DELETE FROM \(link)") }
+            }
+            try session.execute("SELECT pg_advisory_xact_lock(\(historyLockKey))")
+            if let last = try session.query("SELECT max(id) FROM \(namespace).osd_history").first.map(PostgresRowReader.init), !last._isNull(0) {
+                try markHistoryDeleted(through: last._int64(0), on: session)
+                try session.execute("DELETE FROM \(namespace).osd_history")
+            }
+            try session.execute("NOTIFY \(PostgresSQL.quote(channel))")
+        }
+    }
+
+    /// The number of announced saves by other connections.
+    func externalCommitMarker() throws -> Int64? { externalCommits.value }
+}
+
+/// A counter that event-loop callbacks increment and the store reads.
+final class ExternalCommitCounter: @unchecked Sendable {
+    // @unchecked Sendable: `count` is used only inside `lock`.
+    private let lock = NSLock()
+    private var count: Int64 = 0
+
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+
+    var value: Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+}
