@@ -49,7 +49,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["OpenSwiftDataPostgres", "OpenSwiftData", "PredicateFuzzing"],
+            dependencies: ["OpenSwiftDataPostgres", "OpenSwiftData", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -123,7 +123,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "HistoryWriter",
-            dependencies: ["PredicateFuzzing", "OpenSwiftData"],
+            dependencies: ["PredicateFuzzing", "OpenSwiftData", "OpenSwiftDataPostgres"],
             path: "Tools/HistoryWriter",
             swiftSettings: swiftSettings
         ),

@@ -1,8 +1,12 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataPostgres
 import PredicateFuzzing
 
 // Another process writing to a store, for the tests of changes made by other processes.
+//
+// STORE is a store file's path, or `postgres:NAME` for the PostgreSQL configuration NAME on the
+// server OSD_POSTGRES_URL names.
 //
 //   HistoryWriter STORE edit     rank of "first" → 99 (or +1), insert "second", delete "doomed"
 //   HistoryWriter STORE loop     saves of ten new owners each, until killed
@@ -17,8 +21,13 @@ guard arguments.count >= 3 else {
     exit(2)
 }
 do {
-    let container = try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]),
-                                       configurations: ModelConfiguration(url: URL(fileURLWithPath: arguments[1])))
+    let configuration: any DataStoreConfiguration
+    if arguments[1].hasPrefix("postgres:"), let server = ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"].flatMap(URL.init(string:)) {
+        configuration = PostgresStoreConfiguration(name: String(arguments[1].dropFirst("postgres:".count)), url: server)
+    } else {
+        configuration = ModelConfiguration(url: URL(fileURLWithPath: arguments[1]))
+    }
+    let container = try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]), configurations: [configuration])
     let context = ModelContext(container)
     context.author = "helper"
     switch arguments[2] {

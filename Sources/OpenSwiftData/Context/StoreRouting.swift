@@ -18,7 +18,8 @@ struct StoreSlot: Sendable {
         init(_ configuration: any DataStoreConfiguration) {
             name = configuration.name
             schema = configuration.schema
-            allowsSave = (configuration as? ModelConfiguration)?.allowsSave ?? true
+            allowsSave = (configuration as? ModelConfiguration)?.allowsSave
+                ?? (configuration as? any StoreBackendConfiguration)?.allowsSave ?? true
         }
     }
 }

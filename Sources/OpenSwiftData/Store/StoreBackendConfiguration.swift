@@ -2,6 +2,9 @@
 /// PostgreSQL store: the container opens its ``StoreBackend`` directly, through the typed path of
 /// the built-in store, rather than through ``DataStore`` snapshots.
 package protocol StoreBackendConfiguration: DataStoreConfiguration {
+    /// Whether contexts may save to the store.
+    var allowsSave: Bool { get }
+
     /// Opens (or creates) the store this configuration describes.
     ///
     /// - Parameters:

@@ -15,6 +15,9 @@ struct PostgresLocation: Sendable {
     /// The URL without its password, for messages.
     let displayName: String
 
+    /// How the store's connections name themselves to the server (`pg_stat_activity`).
+    var applicationName: String { String("OpenSwiftData \(namespace)".utf8.prefix(63)) ?? "OpenSwiftData" }
+
     init(_ configuration: PostgresStoreConfiguration) throws {
         let url = configuration.url
         func invalid(_ problem: String) -> SwiftDataError {

@@ -41,6 +41,8 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     public var url: URL
     /// Whether the connection uses TLS.
     public var transportSecurity: TransportSecurity
+    /// Whether contexts may save to the store.
+    public var allowsSave: Bool
 
     /// Creates a configuration for models kept in a PostgreSQL database.
     ///
@@ -50,12 +52,17 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     ///   - schema: The models the store holds, or `nil` for all of the container's models.
     ///   - url: The server and database, as `postgres://user:password@host:port/database`
     ///     (`postgresql://` also works; the port defaults to 5432).
+    ///   - allowsSave: Whether contexts may save to the store.
     ///   - transportSecurity: Whether the connection uses TLS: by default, only when the server
     ///     is not on the loopback interface.
-    public init(name: String = "default", schema: Schema? = nil, url: URL, transportSecurity: TransportSecurity = .automatic) {
+    public init(
+        name: String = "default", schema: Schema? = nil, url: URL, allowsSave: Bool = true,
+        transportSecurity: TransportSecurity = .automatic
+    ) {
         self.name = name
         self.schema = schema
         self.url = url
+        self.allowsSave = allowsSave
         self.transportSecurity = transportSecurity
     }
 
@@ -66,7 +73,7 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
 
     /// Configurations are equal when they name the same store.
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.name == rhs.name && lhs.url == rhs.url && lhs.transportSecurity == rhs.transportSecurity
+        lhs.name == rhs.name && lhs.url == rhs.url && lhs.allowsSave == rhs.allowsSave && lhs.transportSecurity == rhs.transportSecurity
     }
 
     /// Hashes the name and the URL.
@@ -79,6 +86,6 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
 extension PostgresStoreConfiguration: StoreBackendConfiguration {
     /// Connects to the server and opens (or creates) the configuration's namespace.
     package func openBackend(schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws -> any StoreBackend {
-        try PostgresBackend(location: PostgresLocation(self), schema: schema)
+        try PostgresBackend(location: PostgresLocation(self), schema: schema, allowsSave: allowsSave)
     }
 }

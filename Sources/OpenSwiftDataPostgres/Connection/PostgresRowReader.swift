@@ -59,6 +59,16 @@ struct PostgresRowReader: _RowReader {
     var _context: (model: String, property: String)? { nil }
 }
 
+/// Why a value cannot be written to PostgreSQL.
+enum PostgresTextError: Error, CustomStringConvertible {
+    /// PostgreSQL text cannot hold U+0000.
+    case containsNull
+
+    var description: String {
+        "the text contains U+0000 (NUL), which PostgreSQL text cannot hold; remove it or store the value as Data"
+    }
+}
+
 /// The values generated model code writes for one row, by property index, turned into a
 /// statement's parameters in the order the statement names them.
 final class PostgresParameters: _RowWriter {
@@ -78,7 +88,10 @@ final class PostgresParameters: _RowWriter {
     func _bindNull(_ column: Int32) throws { set(.null, column) }
     func _bind(_ value: Int64, _ column: Int32) throws { set(.integer(value), column) }
     func _bind(_ value: Double, _ column: Int32) throws { set(.real(value), column) }
-    func _bind(_ value: String, _ column: Int32) throws { set(.text(value), column) }
+    func _bind(_ value: String, _ column: Int32) throws {
+        guard !value.utf8.contains(0) else { throw PostgresTextError.containsNull }
+        set(.text(value), column)
+    }
     func _bind(bytes: UnsafeRawBufferPointer, _ column: Int32) throws {
         // A NaN arrives as its 8 bytes (SQLite would turn it into NULL); PostgreSQL keeps NaN.
         if Int(column) < storage.count, storage[Int(column)] == .real, bytes.count == 8 {

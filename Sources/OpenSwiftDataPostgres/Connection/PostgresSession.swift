@@ -91,6 +91,8 @@ final class PostgresSession: @unchecked Sendable {
             host: location.host, port: location.port, username: location.username,
             password: location.password, database: location.database, tls: tls)
         configuration.options.connectTimeout = .seconds(10)
+        // Names the store's connections in pg_stat_activity.
+        configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
         let future = PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger)
         return try wait(future, location, "Connecting")

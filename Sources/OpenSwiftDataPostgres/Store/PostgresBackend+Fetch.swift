@@ -2,8 +2,6 @@ import OpenSwiftData
 import PostgresNIO
 
 extension PostgresBackend: StoreBackend {
-    var isReadOnly: Bool { false }
-
     /// PostgreSQL evaluates every expression but Swift's Character-based text functions, which
     /// run in Swift on the rows the rest of the predicate selects.
     func canEvaluate(_ expression: QueryExpression) -> Bool { PostgresCompiler.canCompile(expression) }

@@ -6,7 +6,9 @@ extension PostgresBackend {
     /// Opens the configuration's namespace, creating it when it does not exist, and returns the
     /// store's identifier. Creation is one transaction under an advisory lock, so two processes
     /// opening a new namespace at once create it once.
-    static func open(_ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation) throws -> String {
+    static func open(
+        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation
+    ) throws -> String {
         try session.execute("BEGIN")
         do {
             try session.execute("SELECT pg_advisory_xact_lock(hashtext(\(PostgresSQL.literal("osd-open:" + location.namespace))))")

@@ -13,6 +13,9 @@ extension PostgresBackend {
     /// process inserted first) was rolled back by the server; it runs again, up to four more
     /// times, and then sees the other connection's rows (the insert becomes an upsert).
     func save(_ changes: StoreChanges) throws -> StoreSaveResult {
+        guard !isReadOnly else {
+            throw SwiftDataError(.storeIsReadOnly, reason: "The configuration of \(location.displayName) does not allow saves.")
+        }
         var attempt = 1
         while true {
             do {

@@ -19,6 +19,8 @@ final class PostgresBackend: @unchecked Sendable {
     let location: PostgresLocation
     let tables: [String: PostgresTable]
     let identifier: String
+    /// Whether the store refuses saves (its configuration does not allow them).
+    let isReadOnly: Bool
     /// The quoted namespace.
     let namespace: String
     /// The channel other connections' saves are announced on.
@@ -36,8 +38,9 @@ final class PostgresBackend: @unchecked Sendable {
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [String]]
 
-    init(location: PostgresLocation, schema: Schema) throws {
+    init(location: PostgresLocation, schema: Schema, allowsSave: Bool) throws {
         self.schema = schema
+        self.isReadOnly = !allowsSave
         self.location = location
         let namespace = PostgresSQL.quote(location.namespace)
         self.namespace = namespace

@@ -9,7 +9,7 @@ import Testing
     let store = TemporaryStore()
 
     func container() throws -> ModelContainer {
-        try ModelContainer(for: Schema([HTrip.self, HVisit.self, HTag.self]), configurations: ModelConfiguration(url: store.url))
+        try ModelContainer(for: Schema([HTrip.self, HVisit.self, HTag.self]), configurations: [store.configuration()])
     }
 
     @Test func countsOnlyTransactionsOfTheObservedModelsAndAuthors() async throws {

@@ -38,7 +38,7 @@ import Testing
     let store = TemporaryStore()
 
     func container() throws -> ModelContainer {
-        try ModelContainer(for: Schema([HTrip.self, HVisit.self, HTag.self]), configurations: ModelConfiguration(url: store.url))
+        try ModelContainer(for: Schema([HTrip.self, HVisit.self, HTag.self]), configurations: [store.configuration()])
     }
 
     func all(_ context: ModelContext) throws -> [DefaultHistoryTransaction] {

@@ -11,7 +11,7 @@ import Testing
     let store = TemporaryStore()
 
     func container() throws -> ModelContainer {
-        try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]), configurations: ModelConfiguration(url: store.url))
+        try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]), configurations: [store.configuration()])
     }
 
     /// Runs the helper executable that `swift build` puts beside the test bundle.
@@ -20,7 +20,7 @@ import Testing
         #expect(FileManager.default.isExecutableFile(atPath: binary.path), "the HistoryWriter helper is built with the tests")
         let process = Process()
         process.executableURL = binary
-        process.arguments = [store.url.path, action]
+        process.arguments = [store.helperArgument, action]
         process.standardOutput = Pipe()
         try process.run()
         return process

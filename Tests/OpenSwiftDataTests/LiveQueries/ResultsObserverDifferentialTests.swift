@@ -23,7 +23,7 @@ import Testing
     func observersEqualAFreshFetchAfterEverySave(seed: UInt64) throws {
         let store = TemporaryStore()
         let schema = Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self])
-        let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: store.url))
+        let container = try ModelContainer(for: schema, configurations: [store.configuration()])
         var random = SplitMix64(seed: seed)
         var fuzzer = PredicateFuzzer(seed: seed &* 7919, maximumDepth: 2)
         var nextIndex = 0
@@ -144,7 +144,7 @@ import Testing
         #expect(counts.contains { $0.rowByRow > 0 } && counts.contains { $0.refetched > 0 }, "seed \(seed): both ways of updating ran: \(counts)")
 
         // The store, reopened, agrees with what the observers show.
-        let reopened = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: store.url)))
+        let reopened = ModelContext(try ModelContainer(for: schema, configurations: [store.configuration()]))
         for (label, observer) in observers {
             #expect(try reopened.fetch(observer.fetchDescriptor).map(\.index) == observer.results.map(\.index), "seed \(seed), \(label) after reopening")
         }

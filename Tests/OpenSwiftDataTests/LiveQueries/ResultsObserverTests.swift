@@ -267,7 +267,7 @@ import Testing
     }
 
     @Test func anotherProcessSaveReachesTheObserver() async throws {
-        let container = try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]), configurations: ModelConfiguration(url: store.url))
+        let container = try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]), configurations: [store.configuration()])
         let setup = ModelContext(container)
         setup.insert(FuzzOwner(name: "first", rank: 1))
         setup.insert(FuzzOwner(name: "doomed", rank: 0))
@@ -277,7 +277,7 @@ import Testing
         let counter = ChangeCounter()
         counter.track { _ = observer.results }
 
-        let (status, _) = try HelperProcess.run("HistoryWriter", [store.url.path, "edit"])
+        let (status, _) = try HelperProcess.run("HistoryWriter", [store.helperArgument, "edit"])
         #expect(status == 0)
         await waitUntil { counter.count > 0 }
         #expect(counter.count > 0, "the container noticed the other process's save by itself")

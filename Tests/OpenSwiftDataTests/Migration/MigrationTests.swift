@@ -7,7 +7,7 @@ import OpenSwiftData
 /// failures that leave the store as it was.
 @Suite(.serialized) struct MigrationTests {
     private func container(_ version: any VersionedSchema.Type, plan: (any SchemaMigrationPlan.Type)? = nil, at store: TemporaryStore) throws -> ModelContainer {
-        try ModelContainer(for: Schema(versionedSchema: version), migrationPlan: plan, configurations: ModelConfiguration(url: store.url))
+        try ModelContainer(for: Schema(versionedSchema: version), migrationPlan: plan, configurations: [store.configuration()])
     }
 
     /// A V1 store with three trips, two of them named alike.

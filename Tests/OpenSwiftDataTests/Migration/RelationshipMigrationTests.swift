@@ -80,7 +80,7 @@ enum KennelV3: VersionedSchema {
 /// Relationships added and renamed by lightweight migrations, on store files.
 struct RelationshipMigrationTests {
     private func container(_ version: any VersionedSchema.Type, at store: TemporaryStore) throws -> ModelContainer {
-        try ModelContainer(for: Schema(versionedSchema: version), configurations: ModelConfiguration(url: store.url))
+        try ModelContainer(for: Schema(versionedSchema: version), configurations: [store.configuration()])
     }
 
     @Test func addingAndRenamingRelationshipsKeepsTheData() throws {
@@ -159,16 +159,16 @@ struct InheritanceMigrationTests {
     @Test func aSubclassAddedLaterGetsKeysNoStoredRowUses() throws {
         let store = TemporaryStore()
         do {
-            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: GalleryV1.self), configurations: ModelConfiguration(url: store.url)))
+            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: GalleryV1.self), configurations: [store.configuration()]))
             for name in ["a", "b", "c"] { context.insert(GalleryV1.Asset(name: name)) }
             try context.save()
         }
-        let container = try ModelContainer(for: Schema(versionedSchema: GalleryV2.self), configurations: ModelConfiguration(url: store.url))
+        let container = try ModelContainer(for: Schema(versionedSchema: GalleryV2.self), configurations: [store.configuration()])
         let context = ModelContext(container)
         context.insert(GalleryV2.Movie(name: "film", minutes: 90))
         context.insert(GalleryV2.Asset(name: "d"))
         try context.save()
-        let reopened = ModelContext(try ModelContainer(for: Schema(versionedSchema: GalleryV2.self), configurations: ModelConfiguration(url: store.url)))
+        let reopened = ModelContext(try ModelContainer(for: Schema(versionedSchema: GalleryV2.self), configurations: [store.configuration()]))
         let all = try reopened.fetch(FetchDescriptor<GalleryV2.Asset>(sortBy: [SortDescriptor(\.name)]))
         #expect(all.map(\.name) == ["a", "b", "c", "d", "film"])
         #expect(Set(all.map(\.persistentModelID.primaryKey)).count == 5, "no key is used twice in the hierarchy")

@@ -53,8 +53,8 @@ struct DocumentationSampleTests {
 
     func container() throws -> ModelContainer {
         try ModelContainer(
-            for: SampleTrip.self, BucketListItem.self, LivingAccommodation.self,
-            configurations: ModelConfiguration(url: store.url))
+            for: Schema([SampleTrip.self, BucketListItem.self, LivingAccommodation.self]),
+            configurations: [store.configuration()])
     }
 
     @Test func bucketListEditsAndCascadingDeletes() throws {

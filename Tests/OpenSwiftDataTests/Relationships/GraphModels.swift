@@ -136,7 +136,7 @@ var graphModels: [any PersistentModel.Type] { [
 
 extension TemporaryStore {
     /// A container of every graph model on the store file (a "reopen" when called again).
-    func graphContainer(_ backend: Backend = .sqlite) throws -> ModelContainer {
+    func graphContainer(_ backend: Backend = TemporaryStore.defaultBackend) throws -> ModelContainer {
         try ModelContainer(for: Schema(graphModels), configurations: [backend.configuration(url: url)])
     }
 }

@@ -51,7 +51,7 @@ struct InheritanceTests {
     let store = TemporaryStore()
 
     func container() throws -> ModelContainer {
-        try ModelContainer(for: Picture.self, Clip.self, Album.self, configurations: ModelConfiguration(url: store.url))
+        try ModelContainer(for: Schema([Picture.self, Clip.self, Album.self]), configurations: [store.configuration()])
     }
 
     /// Two plain items, three pictures and two clips.

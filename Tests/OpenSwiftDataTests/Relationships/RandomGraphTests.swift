@@ -145,7 +145,8 @@ struct RandomGraphTests {
             "SELECT count(*) FROM osd_link_Label_outings WHERE owner NOT IN (SELECT _pk FROM Label) OR target NOT IN (SELECT _pk FROM Outing)",
             "SELECT count(*) FROM osd_link_Member_followers WHERE owner NOT IN (SELECT _pk FROM Member) OR target NOT IN (SELECT _pk FROM Member)",
         ]
-        for sql in orphans {
+        // (The PostgreSQL run compares the stored graph with memory above; these queries read SQLite.)
+        for sql in orphans where TemporaryStore.defaultBackend == .sqlite {
             let count = try container.sqliteStore().withReader { try $0.integer(sql) }
             #expect(count == 0, "\(sql)")
         }

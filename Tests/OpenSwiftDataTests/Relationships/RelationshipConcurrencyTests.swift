@@ -33,7 +33,7 @@ private final class Flag: @unchecked Sendable {
 struct RelationshipConcurrencyTests {
     @MainActor @Test func aGraphImportedInAnActorIsSeenAndChangedElsewhere() async throws {
         let store = TemporaryStore()
-        let container = try ModelContainer(for: Schema(graphModels), configurations: ModelConfiguration(url: store.url))
+        let container = try ModelContainer(for: Schema(graphModels), configurations: [store.configuration()])
         let importer = JourneyImporter(modelContainer: container)
         let ids = try await importer.importJourneys(50, outingsEach: 4)
         #expect(ids.count == 50)
@@ -55,7 +55,7 @@ struct RelationshipConcurrencyTests {
 
     @Test func relationshipChangesNotifyObservers() throws {
         let store = TemporaryStore()
-        let context = ModelContext(try ModelContainer(for: Schema(graphModels), configurations: ModelConfiguration(url: store.url)))
+        let context = ModelContext(try ModelContainer(for: Schema(graphModels), configurations: [store.configuration()]))
         let journey = Journey(name: "watched")
         context.insert(journey)
         try context.save()

@@ -263,7 +263,7 @@ struct RelationshipTests {
 struct SchemaDiscoveryTests {
     @Test func relatedModelsJoinTheSchema() throws {
         let store = TemporaryStore()
-        let container = try ModelContainer(for: Journey.self, configurations: ModelConfiguration(url: store.url))
+        let container = try ModelContainer(for: Schema([Journey.self]), configurations: [store.configuration()])
         let names = Set(container.schema.entities.map(\.name))
         #expect(names.isSuperset(of: ["Journey", "Outing", "Lodging", "Label"]))
         let context = ModelContext(container)
@@ -271,7 +271,7 @@ struct SchemaDiscoveryTests {
         context.insert(journey)
         journey.outings.append(Outing(title: "found"))
         try context.save()
-        let reopened = ModelContext(try ModelContainer(for: Journey.self, configurations: ModelConfiguration(url: store.url)))
+        let reopened = ModelContext(try ModelContainer(for: Schema([Journey.self]), configurations: [store.configuration()]))
         #expect(try reopened.fetch(FetchDescriptor<Outing>()).first?.journey?.name == "only the root listed")
     }
 }

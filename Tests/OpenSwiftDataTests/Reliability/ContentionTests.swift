@@ -3,13 +3,14 @@ import PredicateFuzzing
 import Testing
 @testable import OpenSwiftData
 
-/// Several processes save to one SQLite file at once, on rows they all change: every save lands
+/// Several processes save to one store at once (an SQLite file, or, in the PostgreSQL run, one
+/// PostgreSQL namespace), on rows they all change: every save lands
 /// (none fails with "database is locked" while the others hold the write lock for less than the
 /// busy timeout), nothing committed is lost, and every process sees the others' rows.
 @Suite struct ContentionTests {
     @Test func fourProcessesSavingAtOnceLoseNothing() throws {
         let store = TemporaryStore()
-        let container = try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]), configurations: ModelConfiguration(url: store.url))
+        let container = try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]), configurations: [store.configuration()])
         let setup = ModelContext(container)
         for number in 0..<4 { setup.insert(FuzzOwner(name: "shared-\(number)", rank: -1)) }
         try setup.save()
@@ -17,7 +18,7 @@ import Testing
         let processes = 4
         let saves = 2_500
         let writers = try (0..<processes).map { number in
-            try HelperProcess.start("HistoryWriter", [store.url.path, "contend", "\(saves)", "\(processes * saves)", "writer\(number)"])
+            try HelperProcess.start("HistoryWriter", [store.helperArgument, "contend", "\(saves)", "\(processes * saves)", "writer\(number)"])
         }
         for (number, (process, output)) in writers.enumerated() {
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -26,7 +27,7 @@ import Testing
             #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "writer \(number) saw every process's rows: \(text)")
         }
 
-        let context = ModelContext(try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]), configurations: ModelConfiguration(url: store.url)))
+        let context = ModelContext(try ModelContainer(for: Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self]), configurations: [store.configuration()]))
         let owners = try context.fetch(FetchDescriptor<FuzzOwner>())
         for number in 0..<processes {
             let prefix = "writer\(number)-"
@@ -36,6 +37,7 @@ import Testing
         let shared = owners.filter { $0.name.hasPrefix("shared-") }
         #expect(shared.count == 4)
         #expect(shared.allSatisfy { $0.rank >= saves - 4 && $0.rank < saves }, "each shared row holds one writer's last value for it: \(shared.map(\.rank))")
+        guard TemporaryStore.defaultBackend == .sqlite else { return }
         let connection = try SQLiteConnection(path: store.url.path, readOnly: true, create: false)
         let check = try connection.uncachedStatement("PRAGMA integrity_check")
         #expect(try check.step() && check._string(0) == "ok")

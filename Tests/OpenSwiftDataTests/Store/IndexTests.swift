@@ -36,7 +36,7 @@ struct IndexTests {
 
     @Test func relationshipPredicatesUseTheForeignKeyIndex() throws {
         let store = TemporaryStore()
-        let container = try ModelContainer(for: Schema(graphModels), configurations: ModelConfiguration(url: store.url))
+        let container = try ModelContainer(for: Schema(graphModels), configurations: [store.configuration()])
         let plan = try queryPlan(FetchDescriptor<Journey>(predicate: #Predicate { $0.outings.count > 3 }), in: container)
         #expect(plan.contains("osd_fk_Outing_journey"), "\(plan)")
     }

@@ -38,12 +38,12 @@ final class Spotlight {
             try seed(container)
             return container
         case .file:
-            let container = try ModelContainer(for: Schema(Self.models), configurations: ModelConfiguration(url: store.url))
+            let container = try ModelContainer(for: Schema(Self.models), configurations: [store.configuration()])
             try seed(container)
             return container
         case .readOnly:
-            try seed(try ModelContainer(for: Schema(Self.models), configurations: ModelConfiguration(url: store.url)))
-            return try ModelContainer(for: Schema(Self.models), configurations: ModelConfiguration(url: store.url, allowsSave: false))
+            try seed(try ModelContainer(for: Schema(Self.models), configurations: [store.configuration()]))
+            return try ModelContainer(for: Schema(Self.models), configurations: [TemporaryStore.defaultBackend.configuration(url: store.url, allowsSave: false)])
         }
     }
 

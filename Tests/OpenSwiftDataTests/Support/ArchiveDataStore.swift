@@ -148,7 +148,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch self {
         case .sqlite: ModelConfiguration(url: url, allowsSave: allowsSave)
         case .dataStore: ArchiveConfiguration(url: url)
-        case .postgres: PostgresTestServer.configuration(for: url)
+        case .postgres: PostgresTestServer.configuration(for: url, allowsSave: allowsSave)
         }
     }
 }

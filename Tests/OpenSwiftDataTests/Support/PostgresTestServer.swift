@@ -10,10 +10,10 @@ enum PostgresTestServer {
 
     /// A configuration whose namespace is named after `location` (a test's temporary store URL),
     /// so that each test has its own tables and reopening the same URL reopens them.
-    static func configuration(for location: URL, schema: Schema? = nil) -> PostgresStoreConfiguration {
+    static func configuration(for location: URL, schema: Schema? = nil, allowsSave: Bool = true) -> PostgresStoreConfiguration {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in location.standardizedFileURL.path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return PostgresStoreConfiguration(name: "t" + String(hash, radix: 36), schema: schema, url: url ?? URL(string: "postgres://absent@127.0.0.1/none")!)
+        return PostgresStoreConfiguration(name: "t" + String(hash, radix: 36), schema: schema, url: url ?? URL(string: "postgres://absent@127.0.0.1/none")!, allowsSave: allowsSave)
     }
 }
 

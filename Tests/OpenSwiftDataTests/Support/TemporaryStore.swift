@@ -15,9 +15,27 @@ final class TemporaryStore {
 
     deinit { try? FileManager.default.removeItem(at: folder) }
 
+    /// The store the suites that do not name one run on: SQLite, or PostgreSQL when the run sets
+    /// `OSD_TEST_BACKEND=postgres` (and `OSD_POSTGRES_URL`), as `.ci/run`'s second pass does.
+    static let defaultBackend: Backend =
+        ProcessInfo.processInfo.environment["OSD_TEST_BACKEND"] == "postgres" && PostgresTestServer.url != nil ? .postgres : .sqlite
+
     /// A new container on the store file (a "reopen" when called again).
-    func container(_ types: any PersistentModel.Type..., allowsSave: Bool = true, backend: Backend = .sqlite) throws -> ModelContainer {
+    func container(_ types: any PersistentModel.Type..., allowsSave: Bool = true, backend: Backend = TemporaryStore.defaultBackend) throws -> ModelContainer {
         try ModelContainer(for: Schema(types), configurations: [backend.configuration(url: url, allowsSave: allowsSave)])
+    }
+
+    /// How a helper process (`Tools/HistoryWriter`) names the store in the run's default backend.
+    var helperArgument: String {
+        switch TemporaryStore.defaultBackend {
+        case .postgres: "postgres:" + PostgresTestServer.configuration(for: url).name
+        case .sqlite, .dataStore: url.path
+        }
+    }
+
+    /// The configuration of the store in the run's default backend.
+    func configuration() -> any DataStoreConfiguration {
+        TemporaryStore.defaultBackend.configuration(url: url)
     }
 
     /// The bytes of the store file and its WAL, to prove a failed open or save left them alone.

@@ -1,0 +1,139 @@
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataPostgres
+import Testing
+
+/// Saves of other containers (other connections, as other processes or servers make them) reach
+/// a container through `NOTIFY`, its history, and its live queries; lost connections and lost
+/// races surface as errors or retries, never as half-written saves.
+@Suite(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+struct PostgresChangePathTests {
+    let configuration: PostgresStoreConfiguration
+
+    init() throws {
+        configuration = try PostgresServer.freshConfiguration("change")
+    }
+
+    func container() throws -> ModelContainer {
+        try ModelContainer(for: Schema([Ticket.self, Desk.self]), configurations: [configuration])
+    }
+
+    @MainActor
+    @Test func anotherContainersSaveReachesTheObserverAndTheHistory() async throws {
+        let mine = try container()
+        let setup = ModelContext(mine)
+        setup.insert(Ticket(code: "a", title: "first"))
+        try setup.save()
+        let observer = try ResultsObserver<Ticket, Never>(sortBy: [SortDescriptor(\.code)], modelContainer: mine)
+        #expect(observer.results.map(\.code) == ["a"])
+
+        let other = ModelContext(try container())
+        other.author = "server 2"
+        other.insert(Ticket(code: "b", title: "second"))
+        try other.save()
+
+        for _ in 0..<500 where observer.results.count < 2 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(observer.results.map(\.code) == ["a", "b"], "the other connection's save arrived by NOTIFY")
+        let history = try setup.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.count == 2)
+        #expect(history.last?.author == "server 2")
+        #expect(history.map(\.token).sorted() == history.map(\.token))
+    }
+
+    @Test func concurrentUpsertsOfOneUniqueKeyEndAsOneRow() async throws {
+        _ = try container()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let context = ModelContext(try self.container())
+                    for round in 0..<25 {
+                        context.insert(Ticket(code: "shared", title: "writer \(writer) round \(round)", count: round))
+                        try context.save()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let tickets = try ModelContext(try container()).fetch(FetchDescriptor<Ticket>())
+        #expect(tickets.count == 1, "every insert of the same unique code became an upsert")
+        #expect(tickets.first?.count == 24)
+    }
+
+    @Test func aLostConnectionFailsTheSaveInFlightAndTheNextSaveSucceeds() throws {
+        let mine = try container()
+        let context = ModelContext(mine)
+        context.insert(Ticket(code: "before", title: "saved"))
+        try context.save()
+        // The server ends the store's connection, as a restart would.
+        let ended = try PostgresServer.sql("SELECT count(pg_terminate_backend(pid))::text FROM pg_stat_activity WHERE application_name = 'OpenSwiftData \(configuration.name)'")
+        #expect(ended != ["0"])
+        context.insert(Ticket(code: "after", title: "saved once"))
+        do {
+            try context.save()
+        } catch let error as SwiftDataError {
+            #expect(error == .storeUnavailable, "\(error)")
+            #expect(context.hasChanges, "the failed save keeps the context's changes")
+            try context.save()
+        }
+        let codes = try ModelContext(try container()).fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.code)])).map(\.code)
+        #expect(codes == ["after", "before"])
+    }
+
+    @Test func textComparesAndSortsAsSwiftDoes() throws {
+        let texts = ["e\u{301}", "é", "E", "e", "\u{212A}", "K", "a\u{30A}", "å", "Ω", "\u{2126}", "z", "", "👨‍👩‍👧", "line\r\n"]
+        let context = ModelContext(try container())
+        for (index, text) in texts.enumerated() { context.insert(Ticket(code: "\(index)", title: text)) }
+        try context.save()
+        let reader = ModelContext(try container())
+        let sorted = try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.title), SortDescriptor(\.code)]))
+        // Swift's order: canonically equivalent strings are equal (tied by code), else by the NFC scalars.
+        #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.title < $1.title || ($0.title == $1.title && Int($0.code)! < Int($1.code)!) })
+        for probe in ["é", "Ω", "K", "å", "e"] {
+            let equal = try reader.fetch(FetchDescriptor<Ticket>(predicate: #Predicate { $0.title == probe })).map(\.title)
+            #expect(Set(equal) == Set(texts.filter { $0 == probe }), "== \(probe)")
+            let less = try reader.fetchCount(FetchDescriptor<Ticket>(predicate: #Predicate { $0.title < probe }))
+            #expect(less == texts.filter { $0 < probe }.count, "< \(probe)")
+        }
+        // Character-based functions run in Swift, with Swift's answers.
+        let contains = try reader.fetch(FetchDescriptor<Ticket>(predicate: #Predicate { $0.title.contains("e") })).map(\.title)
+        #expect(Set(contains) == Set(texts.filter { $0.contains("e") }))
+    }
+
+    @Test func floatingPointValuesAreExactAndNaNIsUnequal() throws {
+        let values: [Double] = [.nan, -.nan, Double(bitPattern: 0x7FF8_0000_0000_1234), .infinity, -.infinity, -0.0, 0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1.0 / 3]
+        let context = ModelContext(try container())
+        for (index, value) in values.enumerated() { context.insert(Ticket(code: "\(index)", title: "", score: value)) }
+        try context.save()
+        let reader = ModelContext(try container())
+        let stored = try reader.fetch(FetchDescriptor<Ticket>()).sorted { Int($0.code)! < Int($1.code)! }.map(\.score.bitPattern)
+        #expect(stored == values.map(\.bitPattern))
+        let nan = Double.nan
+        #expect(try reader.fetchCount(FetchDescriptor<Ticket>(predicate: #Predicate { $0.score == nan })) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<Ticket>(predicate: #Predicate { $0.score != nan })) == values.count)
+        #expect(try reader.fetchCount(FetchDescriptor<Ticket>(predicate: #Predicate { $0.score > 0 })) == values.filter { $0 > 0 }.count)
+        let zero = 0.0
+        #expect(try reader.fetchCount(FetchDescriptor<Ticket>(predicate: #Predicate { $0.score == zero })) == 2, "-0.0 == 0.0")
+    }
+
+    @Test func cascadeAndHistoryFollowADeletionByPredicate() throws {
+        let context = ModelContext(try container())
+        let desk = Desk(name: "front")
+        context.insert(desk)
+        for number in 0..<5 {
+            let ticket = Ticket(code: "t\(number)", title: "ticket")
+            context.insert(ticket)
+            ticket.owner = desk
+        }
+        try context.save()
+        let other = ModelContext(try container())
+        try other.delete(model: Desk.self, where: #Predicate { $0.name == "front" })
+        try other.save()
+        let reader = ModelContext(try container())
+        #expect(try reader.fetchCount(FetchDescriptor<Desk>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<Ticket>()) == 0, "the cascade reached every ticket")
+        let last = try #require(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
+        #expect(last.changes.count == 6)
+    }
+}

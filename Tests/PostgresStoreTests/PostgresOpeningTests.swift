@@ -1,0 +1,105 @@
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataPostgres
+import Testing
+
+/// Bad locations and namespaces that are not the container's: each a specific error, nothing
+/// created or changed.
+@Suite struct PostgresOpeningTests {
+    @Test(arguments: [
+        "http://osd@127.0.0.1:5432/osd", "postgres://127.0.0.1:5432/osd", "postgres://osd@:5432/osd",
+        "postgres://osd@127.0.0.1:5432/", "postgres://osd@127.0.0.1:5432/osd?sslmode=verify-ca",
+    ])
+    func badURLsAreRefusedBeforeAnythingIsContacted(_ text: String) throws {
+        let configuration = PostgresStoreConfiguration(url: try #require(URL(string: text)))
+        let error = #expect(throws: SwiftDataError.invalidStoreURL) {
+            try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+        }
+        #expect(error?.description.contains("PostgreSQL configuration default") == true)
+    }
+
+    @Test func badConfigurationNamesAreRefused() throws {
+        let url = try #require(URL(string: "postgres://osd@127.0.0.1:5432/osd"))
+        for name in ["", String(repeating: "n", count: 64), "pg_catalog"] {
+            #expect(throws: SwiftDataError.invalidStoreURL) {
+                try ModelContainer(for: Schema([Poster.self]), configurations: [PostgresStoreConfiguration(name: name, url: url)])
+            }
+        }
+    }
+
+    @Test func aRefusedConnectionIsStoreUnavailable() throws {
+        // Nothing listens on port 1 of the loopback interface.
+        let configuration = PostgresStoreConfiguration(url: try #require(URL(string: "postgres://osd@127.0.0.1:1/osd")))
+        let error = #expect(throws: SwiftDataError.storeUnavailable) {
+            try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+        }
+        #expect(error?.description.contains("127.0.0.1:1") == true)
+    }
+
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func anUnknownUserIsAccessDenied() throws {
+        let server = try #require(PostgresServer.url)
+        var components = try #require(URLComponents(url: server, resolvingAgainstBaseURL: false))
+        components.user = "nobody_\(UUID().uuidString.prefix(6).lowercased())"
+        let configuration = PostgresStoreConfiguration(url: try #require(components.url))
+        #expect(throws: SwiftDataError.storeAccessDenied) {
+            try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+        }
+    }
+
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func aMissingDatabaseIsStoreUnavailable() throws {
+        let server = try #require(PostgresServer.url)
+        var components = try #require(URLComponents(url: server, resolvingAgainstBaseURL: false))
+        components.path = "/no_such_database"
+        let error = #expect(throws: SwiftDataError.storeUnavailable) {
+            try ModelContainer(for: Schema([Poster.self]), configurations: [PostgresStoreConfiguration(url: try #require(components.url))])
+        }
+        #expect(error?.description.contains("no_such_database") == true)
+    }
+
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func aNamespaceOfOtherModelsIsRefusedAndKeepsItsData() throws {
+        let configuration = try PostgresServer.freshConfiguration()
+        let context = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [configuration]))
+        context.insert(Poster(label: "kept"))
+        try context.save()
+        let tables = try PostgresServer.sql("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = '\(configuration.name)'")
+        let error = #expect(throws: SwiftDataError.schemaMismatch) {
+            try ModelContainer(for: Schema([Ticket.self, Desk.self]), configurations: [configuration])
+        }
+        #expect(error?.description.contains("model Ticket is not in the store") == true)
+        #expect(try PostgresServer.sql("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = '\(configuration.name)'") == tables)
+        let reopened = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [configuration]))
+        #expect(try reopened.fetch(FetchDescriptor<Poster>()).map(\.label) == ["kept"])
+    }
+
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func aNamespaceOfAnotherProgramIsRefusedUntouched() throws {
+        let configuration = try PostgresServer.freshConfiguration("other")
+        try PostgresServer.sql("CREATE SCHEMA \(configuration.name)")
+        try PostgresServer.sql("CREATE TABLE \(configuration.name).accounts (id int)")
+        try PostgresServer.sql("INSERT INTO \(configuration.name).accounts VALUES (1)")
+        let error = #expect(throws: SwiftDataError.schemaMismatch) {
+            try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+        }
+        #expect(error?.description.contains("accounts") == true)
+        #expect(try PostgresServer.sql("SELECT count(*)::text FROM pg_tables WHERE schemaname = '\(configuration.name)'") == ["1"])
+        #expect(try PostgresServer.sql("SELECT count(*)::text FROM \(configuration.name).accounts") == ["1"])
+    }
+
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func twoConfigurationsShareOneDatabaseApart() throws {
+        let first = try PostgresServer.freshConfiguration()
+        let second = try PostgresServer.freshConfiguration()
+        for (configuration, label) in [(first, "one"), (second, "two")] {
+            let context = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [configuration]))
+            context.insert(Poster(label: label))
+            try context.save()
+        }
+        for (configuration, label) in [(first, "one"), (second, "two")] {
+            let context = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [configuration]))
+            #expect(try context.fetch(FetchDescriptor<Poster>()).map(\.label) == [label])
+        }
+    }
+}

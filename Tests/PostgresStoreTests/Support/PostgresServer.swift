@@ -1,0 +1,38 @@
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataPostgres
+import PostgresNIO
+import Testing
+
+/// The server `OSD_POSTGRES_URL` names (`Scripts/with-postgres.sh swift test` starts one).
+enum PostgresServer {
+    static let url: URL? = ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"].flatMap(URL.init(string:))
+    static let isAvailable = url != nil
+    static let skipMessage: Comment = "OSD_POSTGRES_URL is not set: run `Scripts/with-postgres.sh swift test`"
+
+    /// A configuration of a namespace no other test uses.
+    static func freshConfiguration(_ prefix: String = "osd", allowsSave: Bool = true) throws -> PostgresStoreConfiguration {
+        let url = try #require(url)
+        let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        return PostgresStoreConfiguration(name: "\(prefix)_\(suffix)", url: url, allowsSave: allowsSave)
+    }
+
+    /// Runs SQL on a connection of its own and returns the first column of each row as text.
+    @discardableResult
+    static func sql(_ text: String) throws -> [String] {
+        let url = try #require(url)
+        let components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+        let configuration = PostgresConnection.Configuration(
+            host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: String(components.path.dropFirst()), tls: .disable)
+        var logger = Logger(label: "tests")
+        logger.logLevel = .critical
+        let connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 9, logger: logger).wait()
+        defer { try? connection.close().wait() }
+        let rows = try connection.query(PostgresQuery(unsafeSQL: text), logger: logger).wait().rows
+        return rows.map { row in
+            guard let bytes = row.makeRandomAccess()[0].bytes else { return "NULL" }
+            return bytes.getString(at: bytes.readerIndex, length: bytes.readableBytes) ?? ""
+        }
+    }
+}
