@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the whole test suite, and, when OSD_POSTGRES_URL names a server (Scripts/with-postgres.sh
+# sets it), the store-neutral suites a second time with PostgreSQL as their default store.
+#
+#   Scripts/with-postgres.sh Scripts/test-all.sh
+#
+# The first pass already runs the PostgreSQL tests (PostgresStoreTests, and the suites
+# parameterized over every backend). The second pass skips the suites that are about SQLite
+# files by design: corrupt or foreign files, file migrations and their kill tests, the SQL plans
+# SQLite chooses, several store files in one container, and failure injection into the SQLite seam.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+swift test "$@"
+
+if [ -n "${OSD_POSTGRES_URL:-}" ]; then
+    echo "== The store-neutral suites again, on PostgreSQL"
+    OSD_TEST_BACKEND=postgres swift test --skip-build --filter OpenSwiftDataTests \
+        --skip 'SeveralStoresTests|StoreErrorTests|ContainerTests|MigrationPlanTests|MigrationTests|MigrationKillTests|RelationshipMigrationTests|IndexTests|NoTrapTests|DiskFullTests|LedgerKillTests|MergeFailureTests|RuleBearingDeleteTests|prefetchedModelsAreLoadedByTheFetchItself|anotherContainerOnTheSameFileIsMergedAndItsOwnSavesAreNot'
+fi
