@@ -7,7 +7,8 @@
 # The first pass already runs the PostgreSQL tests (PostgresStoreTests, and the suites
 # parameterized over every backend). The second pass skips the suites that are about SQLite
 # files by design: corrupt or foreign files, file migrations and their kill tests, the SQL plans
-# SQLite chooses, several store files in one container, and failure injection into the SQLite seam.
+# SQLite chooses, several store files in one container, failure injection into the SQLite seam,
+# and migration plans' custom stages, which run on SQLite stores only so far.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,5 +17,5 @@ swift test "$@"
 if [ -n "${OSD_POSTGRES_URL:-}" ]; then
     echo "== The store-neutral suites again, on PostgreSQL"
     OSD_TEST_BACKEND=postgres swift test --skip-build --filter OpenSwiftDataTests \
-        --skip 'SeveralStoresTests|StoreErrorTests|ContainerTests|MigrationPlanTests|MigrationTests|MigrationKillTests|RelationshipMigrationTests|IndexTests|NoTrapTests|DiskFullTests|LedgerKillTests|MergeFailureTests|RuleBearingDeleteTests|prefetchedModelsAreLoadedByTheFetchItself|anotherContainerOnTheSameFileIsMergedAndItsOwnSavesAreNot'
+        --skip 'SeveralStoresTests|StoreErrorTests|ContainerTests|MigrationPlanTests|MigrationKillTests|aPlanRunsEveryStage|aFailingStageRestores|aStoreOfANewerSchemaVersion|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|NoTrapTests|DiskFullTests|LedgerKillTests|MergeFailureTests|RuleBearingDeleteTests|prefetchedModelsAreLoadedByTheFetchItself|anotherContainerOnTheSameFileIsMergedAndItsOwnSavesAreNot'
 fi

@@ -86,6 +86,6 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
 extension PostgresStoreConfiguration: StoreBackendConfiguration {
     /// Connects to the server and opens (or creates) the configuration's namespace.
     package func openBackend(schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws -> any StoreBackend {
-        try PostgresBackend(location: PostgresLocation(self), schema: schema, allowsSave: allowsSave)
+        try PostgresBackend(location: PostgresLocation(self), schema: schema, allowsSave: allowsSave, hasMigrationPlan: migrationPlan != nil)
     }
 }

@@ -18,6 +18,8 @@ final class PostgresTable: Sendable {
     /// The sequence that hands out the keys of the entity's class hierarchy.
     let keySequence: String
     let insertSQL: String
+    /// The primary key and the selected properties of `t0`, comma-separated.
+    let selectList: String
     /// `SELECT` of the primary key and the selected properties, from the table as `t0`.
     let selectPrefix: String
     /// The attributes of the uniqueness constraints, in order.
@@ -49,7 +51,8 @@ final class PostgresTable: Sendable {
             ? "INSERT INTO \(table) DEFAULT VALUES RETURNING \(PostgresSQL.primaryKey)"
             : "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", "))) RETURNING \(PostgresSQL.primaryKey)"
         let selected = ["t0.\(PostgresSQL.primaryKey)"] + shape.selectedProperties.map { columns[$0].map { "t0.\($0)" } ?? "NULL" }
-        self.selectPrefix = "SELECT \(selected.joined(separator: ", ")) FROM \(table) AS t0"
+        self.selectList = selected.joined(separator: ", ")
+        self.selectPrefix = "SELECT \(selectList) FROM \(table) AS t0"
         let indexByName = Dictionary(entity.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         let constraints = entity.uniquenessConstraints.map { $0.compactMap { indexByName[$0] } }.filter { !$0.isEmpty }
         self.uniqueKeyAttributes = constraints.flatMap { $0 }
@@ -102,7 +105,13 @@ final class PostgresTable: Sendable {
             guard let storage = field.storage else { continue }
             definitions.append("\(columns[index]!) \(PostgresSQL.columnType(storage))\(field.isOptional ? "" : " NOT NULL")")
         }
-        var statements = ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"]
+        return ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"] + indexStatements + ownedLinks.flatMap(linkTableStatements)
+    }
+
+    /// The statements that create the entity's unique and regular indexes, and one index per
+    /// foreign key (deletes and to-many loads look rows up by it).
+    var indexStatements: [String] {
+        var statements: [String] = []
         let prefix = entity.name
         for (number, constraint) in entity.uniquenessConstraints.enumerated() {
             let names = constraint.map(PostgresSQL.quote).joined(separator: ", ")
@@ -113,14 +122,18 @@ final class PostgresTable: Sendable {
             statements.append("CREATE INDEX \(PostgresSQL.quote(Self.indexName("osd_index_\(prefix)_\(number)"))) ON \(table) (\(names))")
         }
         for (property, link) in entity.links.sorted(by: { $0.key < $1.key }) where link.storage == .foreignKey {
-            statements.append("CREATE INDEX \(PostgresSQL.quote(Self.indexName("osd_fk_\(prefix)_\(link.name)"))) ON \(table) (\(columns[property]!))")
-        }
-        for name in ownedLinks {
-            let link = linkTable(name)
-            statements.append("CREATE TABLE \(link) (owner BIGINT NOT NULL, target BIGINT NOT NULL, PRIMARY KEY (owner, target))")
-            statements.append("CREATE INDEX \(PostgresSQL.quote(Self.indexName(name.table + "_target"))) ON \(link) (target, owner)")
+            statements.append("CREATE INDEX IF NOT EXISTS \(PostgresSQL.quote(Self.indexName("osd_fk_\(prefix)_\(link.name)"))) ON \(table) (\(columns[property]!))")
         }
         return statements
+    }
+
+    /// The statements that create one link table: (owner, target) pairs, indexed both ways.
+    func linkTableStatements(_ name: LinkName) -> [String] {
+        let link = linkTable(name)
+        return [
+            "CREATE TABLE \(link) (owner BIGINT NOT NULL, target BIGINT NOT NULL, PRIMARY KEY (owner, target))",
+            "CREATE INDEX \(PostgresSQL.quote(Self.indexName(name.table + "_target"))) ON \(link) (target, owner)",
+        ]
     }
 
     /// An index name within PostgreSQL's 63-byte limit, unique by a hash suffix when shortened.

@@ -98,22 +98,23 @@ extension PostgresBackend: StoreBackend {
         var bindings = PostgresBindings()
         bindings.append(owners)
         let ownerColumn: String
-        var sql: String
+        let join: String
         switch link.storage {
         case .foreignKey:
+            // The owner's column holds the key: select the destination rows it names.
             ownerColumn = "o.\(PostgresSQL.primaryKey)"
-            sql = "\(target.selectPrefix) JOIN \(table.table) AS o ON o.\(table.column(link.property)) = t0.\(PostgresSQL.primaryKey)"
+            join = " JOIN \(table.table) AS o ON o.\(table.column(link.property)) = t0.\(PostgresSQL.primaryKey)"
         case .inverseForeignKey:
             guard let inverse = link.inverse else { return }
             ownerColumn = "t0.\(target.column(inverse))"
-            sql = target.selectPrefix
+            join = ""
         case .link(let name, let ownerIsSource):
             let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
             ownerColumn = "l.\(own)"
-            sql = "\(target.selectPrefix) JOIN \(table.linkTable(name)) AS l ON l.\(other) = t0.\(PostgresSQL.primaryKey)"
+            join = " JOIN \(table.linkTable(name)) AS l ON l.\(other) = t0.\(PostgresSQL.primaryKey)"
         }
-        sql = sql.replacingOccurrences(of: " FROM ", with: ", \(ownerColumn) FROM ", options: [], range: sql.range(of: " FROM "))
-        sql += " WHERE \(ownerColumn) = ANY($1::int8[]) ORDER BY \(ownerColumn), t0.\(PostgresSQL.primaryKey)"
+        // Grouped by owner, each group in key order; the owner's key after the row's columns.
+        let sql = "SELECT \(target.selectList), \(ownerColumn) FROM \(target.table) AS t0\(join) WHERE \(ownerColumn) = ANY($1::int8[]) ORDER BY \(ownerColumn), t0.\(PostgresSQL.primaryKey)"
         let ownerIndex = Int32(target.shape.selectedProperties.count + 1)
         try forEach(sql, bindings) { try body($0, $0._int64(ownerIndex)) }
     }

@@ -7,14 +7,15 @@ extension PostgresBackend {
     /// store's identifier. Creation is one transaction under an advisory lock, so two processes
     /// opening a new namespace at once create it once.
     static func open(
-        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation
+        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation, allowsSave: Bool,
+        hasMigrationPlan: Bool
     ) throws -> String {
         try session.execute("BEGIN")
         do {
             try session.execute("SELECT pg_advisory_xact_lock(hashtext(\(PostgresSQL.literal("osd-open:" + location.namespace))))")
             let identifier: String
             if let recorded = try recordedMetadata(session, location: location) {
-                identifier = try check(recorded, against: schema, location: location)
+                identifier = try check(recorded, against: schema, tables: tables, namespace: namespace, location: location, allowsSave: allowsSave, hasMigrationPlan: hasMigrationPlan, on: session)
             } else {
                 identifier = UUID().uuidString
                 try create(session, tables: tables, schema: schema, identifier: identifier, namespace: namespace, location: location)
@@ -47,8 +48,12 @@ extension PostgresBackend {
         return Dictionary(rows.map { PostgresRowReader($0) }.map { ($0._string(0), $0._string(1)) }, uniquingKeysWith: { a, _ in a })
     }
 
-    /// Checks a recorded namespace against the container's models; returns its identifier.
-    private static func check(_ metadata: [String: String], against models: StoredSchema, location: PostgresLocation) throws -> String {
+    /// Checks a recorded namespace against the container's models, migrating it when the changes
+    /// are ones a lightweight migration makes; returns its identifier.
+    private static func check(
+        _ metadata: [String: String], against models: StoredSchema, tables: [String: PostgresTable], namespace: String,
+        location: PostgresLocation, allowsSave: Bool, hasMigrationPlan: Bool, on session: PostgresSession
+    ) throws -> String {
         let format = metadata["format"].flatMap { Int64($0) } ?? 0
         guard format <= formatVersion else {
             throw SwiftDataError(.storeFromNewerVersion, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has format \(format); this version of OpenSwiftData reads up to \(formatVersion). Nothing was changed.")
@@ -56,12 +61,31 @@ extension PostgresBackend {
         guard let json = metadata["schema"], let recorded = try? JSONDecoder().decode(StoredSchema.self, from: Data(json.utf8)) else {
             throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has an unreadable schema record. Nothing was changed.")
         }
-        let differences = recorded.differences(from: models)
-        guard differences.isEmpty else {
+        if !recorded.differences(from: models).isEmpty {
             if let stored = recorded.version, let current = models.version, stored > current {
                 throw SwiftDataError(.backwardMigration, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) was written by version \(stored) of the schema, newer than \(current). Nothing was changed.")
             }
-            throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) holds other models: \(differences.prefix(5).joined(separator: "; ")). The PostgreSQL store does not migrate yet: use another configuration name, or migrate with the SQLite store and `osd export`/`import`. Nothing was changed.")
+            // Not one model in common: the namespace is another app's, not an earlier version of this one.
+            guard recorded.entities.isEmpty || recorded.entities.contains(where: { tables[$0.name] != nil }) else {
+                let differences = recorded.differences(from: models).prefix(5).joined(separator: "; ")
+                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) holds other models, none of them the container's (\(differences)); name another configuration. Nothing was changed.")
+            }
+            guard !hasMigrationPlan else {
+                // A plan's custom stages would not run: migrating without them could lose what they keep.
+                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) was written by other models, and the container has a migration plan, whose stages do not run on the PostgreSQL store yet. Migrate without a plan (lightweight changes), or through an SQLite store with `osd export`/`osd import`. Nothing was changed.")
+            }
+            guard allowsSave else {
+                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) was written by different models and needs a migration, but the configuration does not allow saves. Nothing was changed.")
+            }
+            let migration = try PostgresMigration(from: recorded, to: tables, namespace: namespace, place: location.displayName) { table, column in
+                let condition = column.map { " WHERE \(PostgresSQL.quote($0)) IS NULL" } ?? ""
+                let rows = try session.query("SELECT count(*) FROM \(namespace).\(PostgresSQL.quote(table))\(condition)")
+                return rows.first.map { PostgresRowReader($0)._int64(0) } ?? 0
+            }
+            try migration.run(on: session)
+            var bindings = PostgresBindings()
+            bindings.append(try models.json())
+            try session.query("UPDATE \(namespace).osd_metadata SET value = $1 WHERE key = 'schema'", bindings)
         }
         return metadata["identifier"] ?? UUID().uuidString
     }

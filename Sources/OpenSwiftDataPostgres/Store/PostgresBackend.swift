@@ -38,7 +38,7 @@ final class PostgresBackend: @unchecked Sendable {
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [String]]
 
-    init(location: PostgresLocation, schema: Schema, allowsSave: Bool) throws {
+    init(location: PostgresLocation, schema: Schema, allowsSave: Bool, hasMigrationPlan: Bool = false) throws {
         self.schema = schema
         self.isReadOnly = !allowsSave
         self.location = location
@@ -51,7 +51,7 @@ final class PostgresBackend: @unchecked Sendable {
         self.historyLockKey = "hashtext(\(PostgresSQL.literal("osd:" + location.namespace)))"
         let counter = externalCommits
         self.session = try PostgresSession(location, listeningOn: channel) { counter.increment() }
-        self.identifier = try Self.open(session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location)
+        self.identifier = try Self.open(session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave, hasMigrationPlan: hasMigrationPlan)
     }
 
     /// The table of an entity.
