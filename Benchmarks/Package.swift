@@ -1,5 +1,6 @@
 // swift-tools-version: 6.0
-// The benchmark: OpenSwiftData, hand-written SQLite C calls and GRDB on the same workloads.
+// The benchmark: OpenSwiftData, hand-written SQLite C calls and GRDB on the same workloads; on
+// PostgreSQL, OpenSwiftData and hand-written postgres-nio.
 // A separate package so that GRDB never enters the graph of OpenSwiftData's users.
 import PackageDescription
 
@@ -9,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(name: "OpenSwiftData", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(name: "CSQLiteBench", providers: [.apt(["libsqlite3-dev"])]),
@@ -17,6 +19,8 @@ let package = Package(
             dependencies: [
                 "CSQLiteBench",
                 .product(name: "OpenSwiftData", package: "OpenSwiftData"),
+                .product(name: "OpenSwiftDataPostgres", package: "OpenSwiftData"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -49,9 +49,8 @@ extension GRDBContender {
 
 extension OpenSwiftDataContender {
     func runCascadeDelete(scale: Int) throws -> (seconds: Double, checksum: Int) {
-        let url = URL(fileURLWithPath: path + "-w6c")
         let trips = CascadeDeleteWorkload.trips(scale: scale)
-        let container = try ModelContainer(for: Voyage.self, Activity.self, configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(for: Schema([Voyage.self, Activity.self]), configurations: [configuration("-w6c")])
         _ = try Self.insertGraph(trips, activitiesPerTrip: CascadeDeleteWorkload.activitiesPerTrip, into: container)
         let count = CascadeDeleteWorkload.deletedTrips(trips)
         return try time {

@@ -229,12 +229,11 @@ extension OpenSwiftDataContender {
     }
 
     func runGraph(scale: Int) throws -> (seconds: Double, checksum: Int) {
-        let url = URL(fileURLWithPath: path + "-w7")
         let trips = TripData.generate(count: GraphWorkload.trips(scale: scale))
-        let writer = try ModelContainer(for: Voyage.self, Activity.self, configurations: ModelConfiguration(url: url))
+        let writer = try ModelContainer(for: Schema([Voyage.self, Activity.self]), configurations: [configuration("-w7")])
         let insert = try time { try Self.insertGraph(trips, activitiesPerTrip: GraphWorkload.activitiesPerTrip, into: writer) }
         // A fresh container: nothing registered, nothing cached.
-        let reader = try ModelContainer(for: Voyage.self, Activity.self, configurations: ModelConfiguration(url: url))
+        let reader = try ModelContainer(for: Schema([Voyage.self, Activity.self]), configurations: [configuration("-w7")])
         let fetch = try time {
             let context = ModelContext(reader)
             var descriptor = FetchDescriptor<Voyage>()

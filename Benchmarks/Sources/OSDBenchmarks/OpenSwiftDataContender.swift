@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataPostgres
 
 @Model
 final class Trip {
@@ -50,17 +51,52 @@ enum TripV2 {
     }
 }
 
+/// Where the OpenSwiftData contender keeps its store.
+enum BenchStore {
+    /// An SQLite file (the default).
+    case sqlite
+    /// A PostgreSQL schema of its own on the server `OSD_POSTGRES_URL` names.
+    case postgres(URL)
+
+    /// The server for the PostgreSQL contenders.
+    static func postgresServer() throws -> URL {
+        guard let url = ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"].flatMap(URL.init(string:)) else {
+            throw BenchError("set OSD_POSTGRES_URL (Scripts/with-postgres.sh) to run the PostgreSQL contenders")
+        }
+        return url
+    }
+}
+
 /// OpenSwiftData with `@Model` classes and a `ModelContext`.
 final class OpenSwiftDataContender: Contender {
     let container: ModelContainer
     let path: String
+    let store: BenchStore
 
-    init(path: String, rows: Int) throws {
+    convenience init(path: String, rows: Int) throws {
+        try self.init(path: path, rows: rows, store: .sqlite)
+    }
+
+    init(path: String, rows: Int, store: BenchStore) throws {
         self.path = path
-        container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        self.store = store
+        container = try ModelContainer(for: Schema([Trip.self]), configurations: [Self.configuration(path, store)])
         // The untimed seed goes in chunks, so that the workload's peak memory is its own.
         let seed = TripData.generate(count: rows)
         for start in stride(from: 0, to: rows, by: 10_000) { _ = try insert(Array(seed[start..<min(start + 10_000, rows)])) }
+    }
+
+    /// The configuration of the store at `path` (a file, or a PostgreSQL schema named after it).
+    static func configuration(_ path: String, _ store: BenchStore) -> any DataStoreConfiguration {
+        switch store {
+        case .sqlite: ModelConfiguration(url: URL(fileURLWithPath: path))
+        case .postgres(let server): PostgresStoreConfiguration(name: "osd_" + String(UInt64(bitPattern: Int64(path.hashValue)), radix: 36), url: server)
+        }
+    }
+
+    /// The configuration of a companion store of the workload's (`suffix` names it).
+    func configuration(_ suffix: String) -> any DataStoreConfiguration {
+        Self.configuration(path + suffix, store)
     }
 
     func insert(_ trips: [TripData]) throws -> Int {
@@ -134,9 +170,8 @@ final class OpenSwiftDataContender: Contender {
             }
         case .w10:
             // Opening the store with the new model migrates it (a lightweight migration).
-            let url = URL(fileURLWithPath: path)
             return try time {
-                let migrated = try ModelContainer(for: TripV2.Trip.self, configurations: ModelConfiguration(url: url))
+                let migrated = try ModelContainer(for: Schema([TripV2.Trip.self]), configurations: [configuration("")])
                 return try ModelContext(migrated).fetchCount(FetchDescriptor<TripV2.Trip>())
             }
         case .w9:

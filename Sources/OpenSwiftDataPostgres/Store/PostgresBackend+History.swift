@@ -95,21 +95,8 @@ extension PostgresBackend {
             let reader = PostgresRowReader(row)
             var preserved: [String: SnapshotValue] = [:]
             for (offset, index) in attributes.enumerated() {
-                let column = Int32(offset + 1)
                 let field = entity.fields[index]
-                guard !reader._isNull(column), let storage = field.storage else {
-                    preserved[field.name] = .null
-                    continue
-                }
-                preserved[field.name] = switch storage {
-                case .integer, .unsignedInteger: .integer(reader._int64(column))
-                case .real: .real(reader._double(column))
-                case .date: .date(Date(timeIntervalSinceReferenceDate: reader._double(column)))
-                case .text: .text(reader._string(column))
-                case .json: .json(reader._string(column))
-                case .uuid: reader._withBytes(column) { $0.count == 16 ? .uuid(UUID(uuid: $0.loadUnaligned(as: uuid_t.self))) : .bytes(Data($0)) }
-                case .blob, .decimal: .bytes(reader._withBytes(column) { Data($0) })
-                }
+                preserved[field.name] = field.storage.map { SnapshotValue(reader, column: Int32(offset + 1), storage: $0) } ?? .null
             }
             values[reader._int64(0)] = preserved
         }

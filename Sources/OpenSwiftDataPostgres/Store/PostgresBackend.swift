@@ -46,7 +46,7 @@ final class PostgresBackend: @unchecked Sendable {
         self.namespace = namespace
         let tables = Dictionary(schema.entities.map { ($0.name, PostgresTable(entity: $0, namespace: namespace)) }, uniquingKeysWith: { a, _ in a })
         self.tables = tables
-        self.referenceCleanup = Self.referenceCleanup(tables)
+        self.referenceCleanup = Self.referenceCleanup(tables, namespace: namespace)
         self.channel = "osd_" + location.namespace
         self.historyLockKey = "hashtext(\(PostgresSQL.literal("osd:" + location.namespace)))"
         let counter = externalCommits
@@ -86,31 +86,18 @@ final class PostgresBackend: @unchecked Sendable {
     }
 
     /// The statements that remove every reference to deleted rows of each entity.
-    private static func referenceCleanup(_ tables: [String: PostgresTable]) -> [String: [String]] {
-        var result: [String: [String]] = [:]
-        func targets(_ link: RelationshipLink) -> [String] {
-            [link.destinationName] + (tables[link.destinationName]?.entity.descendants.map(\.name) ?? [])
-        }
-        for table in tables.values {
-            for (property, link) in table.entity.links {
-                switch link.storage {
-                case .foreignKey:
-                    for target in targets(link) {
-                        result[target, default: []].append(
-                            "UPDATE \(table.table) SET \(table.column(property)) = NULL WHERE \(table.column(property)) = ANY($1::int8[])")
-                    }
-                case .link(let name, true):
-                    let link = table.linkTable(name)
-                    result[table.entity.name, default: []].append("DELETE FROM \(link) WHERE owner = ANY($1::int8[])")
-                    for target in targets(table.entity.links[property]!) {
-                        result[target, default: []].append("DELETE FROM \(link) WHERE target = ANY($1::int8[])")
-                    }
-                case .link, .inverseForeignKey:
-                    break
+    private static func referenceCleanup(_ tables: [String: PostgresTable], namespace: String) -> [String: [String]] {
+        StoredReference.byTarget(in: tables.values.map(\.entity)).mapValues { references in
+            references.compactMap { reference -> String? in
+                switch reference {
+                case .foreignKey(let entity, let property):
+                    guard let table = tables[entity] else { return nil }
+                    return "UPDATE \(table.table) SET \(table.column(property)) = NULL WHERE \(table.column(property)) = ANY($1::int8[])"
+                case .linkOwner(let name): return "DELETE FROM \(namespace).\(PostgresSQL.quote(name.table)) WHERE owner = ANY($1::int8[])"
+                case .linkTarget(let name): return "DELETE FROM \(namespace).\(PostgresSQL.quote(name.table)) WHERE target = ANY($1::int8[])"
                 }
-            }
+            }.sorted()
         }
-        return result.mapValues { Array(Set($0)).sorted() }
     }
 
     /// Deletes every row of every entity, in one transaction; the history goes too.

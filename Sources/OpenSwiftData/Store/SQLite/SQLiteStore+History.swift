@@ -293,21 +293,8 @@ extension TableLayout {
         while try statement.step() {
             var row: [String: SnapshotValue] = [:]
             for (offset, index) in attributes.enumerated() {
-                let column = Int32(offset + 1)
                 let field = entity.fields[index]
-                guard !statement._isNull(column), let storage = field.storage else {
-                    row[field.name] = .null
-                    continue
-                }
-                row[field.name] = switch storage {
-                case .integer, .unsignedInteger: .integer(statement._int64(column))
-                case .real: .real(statement._double(column))
-                case .date: .date(Date(timeIntervalSinceReferenceDate: statement._double(column)))
-                case .text: .text(statement._string(column))
-                case .json: .json(statement._string(column))
-                case .uuid: statement._withBytes(column) { $0.count == 16 ? .uuid(UUID(uuid: $0.loadUnaligned(as: uuid_t.self))) : .bytes(Data($0)) }
-                case .blob, .decimal: .bytes(statement._withBytes(column) { Data($0) })
-                }
+                row[field.name] = field.storage.map { SnapshotValue(statement, column: Int32(offset + 1), storage: $0) } ?? .null
             }
             values[statement._int64(0)] = row
         }

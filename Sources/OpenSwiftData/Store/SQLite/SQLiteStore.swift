@@ -215,30 +215,18 @@ final class SQLiteStore: @unchecked Sendable {
     /// completes the condition on the referring column, for the entity referred to (`= ?` for one key).
     private static func referenceCleanup(_ layouts: [String: TableLayout], matching: (String) -> String) -> [String: [String]] {
         var result: [String: [String]] = [:]
-        func targets(_ link: RelationshipLink) -> [String] {
-            [link.destinationName] + (layouts[link.destinationName]?.entity.descendants.map(\.name) ?? [])
-        }
-        for layout in layouts.values {
-            for (property, link) in layout.links {
-                switch link.storage {
-                // A reference to a class with subclasses can hold a key of any of their rows.
-                case .foreignKey:
-                    for target in targets(link) {
-                        result[target, default: []].append(
-                            "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) \(matching(target))")
-                    }
-                case .link(let name, true):
-                    let table = name.table
-                    result[layout.entity.name, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE owner \(matching(layout.entity.name))")
-                    for target in targets(link) {
-                        result[target, default: []].append("DELETE FROM \(SQL.quote(table)) WHERE target \(matching(target))")
-                    }
-                case .link, .inverseForeignKey:
-                    break
+        for (target, references) in StoredReference.byTarget(in: layouts.values.map(\.entity)) {
+            result[target] = references.compactMap { reference in
+                switch reference {
+                case .foreignKey(let entity, let property):
+                    guard let layout = layouts[entity] else { return nil }
+                    return "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) \(matching(target))"
+                case .linkOwner(let name): return "DELETE FROM \(SQL.quote(name.table)) WHERE owner \(matching(target))"
+                case .linkTarget(let name): return "DELETE FROM \(SQL.quote(name.table)) WHERE target \(matching(target))"
                 }
-            }
+            }.sorted()
         }
-        return result.mapValues { Array(Set($0)).sorted() }
+        return result
     }
 
     /// Deletes every row of every entity, in one transaction.

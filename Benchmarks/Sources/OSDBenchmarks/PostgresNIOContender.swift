@@ -1,0 +1,126 @@
+import Foundation
+import PostgresNIO
+
+/// Hand-written postgres-nio: prepared statements, one transaction, rows decoded straight into
+/// structs. The physical limit on PostgreSQL, as `RawSQLite` is on SQLite. Each run has a
+/// PostgreSQL schema of its own on the server `OSD_POSTGRES_URL` names.
+final class PostgresNIOContender: Contender {
+    let connection: PostgresConnection
+    let logger: Logger
+    let schema: String
+
+    init(path: String, rows: Int) throws {
+        guard let text = ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"], let url = URLComponents(string: text) else {
+            throw BenchError("set OSD_POSTGRES_URL (Scripts/with-postgres.sh) to run the PostgreSQL contenders")
+        }
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+        self.logger = logger
+        let configuration = PostgresConnection.Configuration(
+            host: url.host ?? "127.0.0.1", port: url.port ?? 5432, username: url.user ?? "postgres",
+            password: url.password, database: String(url.path.dropFirst()), tls: .disable)
+        connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger).wait()
+        schema = "raw_" + String(UInt64(bitPattern: Int64(path.hashValue)), radix: 36)
+        try execute("CREATE SCHEMA \(schema)")
+        try execute("SET search_path TO \(schema)")
+        try execute("""
+            CREATE TABLE trip (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL, destination TEXT NOT NULL, startDate DOUBLE PRECISION NOT NULL,
+                endDate DOUBLE PRECISION NOT NULL, rating BIGINT NOT NULL, isFavorite BIGINT NOT NULL, budget DOUBLE PRECISION NOT NULL, notes TEXT)
+            """)
+        if rows > 0 { _ = try insert(TripData.generate(count: rows)) }
+    }
+
+    deinit { try? connection.close().wait() }
+
+    @discardableResult
+    func execute(_ sql: String) throws -> [PostgresRow] {
+        try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows
+    }
+
+    func prepare(_ sql: String) throws -> PreparedQuery {
+        try connection.prepare(query: sql).wait()
+    }
+
+    static let insertSQL = "INSERT INTO trip (name, destination, startDate, endDate, rating, isFavorite, budget, notes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+    static let columns = "id, name, destination, startDate, endDate, rating, isFavorite, budget, notes"
+
+    static func binds(_ trip: TripData) -> [PostgresData] {
+        [PostgresData(string: trip.name), PostgresData(string: trip.destination), PostgresData(double: trip.startDate),
+         PostgresData(double: trip.endDate), PostgresData(int64: Int64(trip.rating)), PostgresData(int64: trip.isFavorite ? 1 : 0),
+         PostgresData(double: trip.budget), trip.notes.map { PostgresData(string: $0) } ?? PostgresData(type: .text, value: nil)]
+    }
+
+    func insert(_ trips: [TripData]) throws -> Int {
+        let statement = try prepare(Self.insertSQL)
+        try execute("BEGIN")
+        for trip in trips { _ = try statement.execute(Self.binds(trip)).wait() }
+        try execute("COMMIT")
+        return trips.count
+    }
+
+    /// Decodes rows of `columns` into trips.
+    static func trips(_ rows: [PostgresRow]) throws -> [TripData] {
+        try rows.map { row in
+            let (_, name, destination, start, end, rating, favorite, budget, notes) = try row.decode(
+                (Int64, String, String, Double, Double, Int64, Int64, Double, String?).self)
+            return TripData(name: name, destination: destination, startDate: start, endDate: end, rating: Int(rating),
+                            isFavorite: favorite != 0, budget: budget, notes: notes)
+        }
+    }
+
+    func run(_ workload: Workload, scale: Int) throws -> (seconds: Double, checksum: Int) {
+        switch workload {
+        case .w1:
+            let trips = TripData.generate(count: Workload.insertRows(scale: scale))
+            return try time { try insert(trips) }
+        case .w2:
+            return try time { try Self.trips(try execute("SELECT \(Self.columns) FROM trip")).count }
+        case .w3, .w3b:
+            let repeats = workload == .w3 ? 1_000 : 10_000
+            return try time {
+                let statement = try prepare("SELECT \(Self.columns) FROM trip WHERE isFavorite <> 0 AND rating >= $1 ORDER BY startDate DESC LIMIT $2")
+                var total = 0
+                for _ in 0..<repeats { total += try Self.trips(statement.execute([PostgresData(int64: 3), PostgresData(int64: 100)]).wait()).count }
+                return total
+            }
+        case .w4, .w4b:
+            let repeats = workload == .w4 ? 1_000 : 10_000
+            return try time {
+                let statement = try prepare("SELECT count(*) FROM trip WHERE isFavorite <> 0 AND rating >= $1")
+                var total = 0
+                for _ in 0..<repeats {
+                    total += Int(try statement.execute([PostgresData(int64: 3)]).wait().first?.decode(Int64.self) ?? 0)
+                }
+                return total
+            }
+        case .w5:
+            let rows = try execute("SELECT \(Self.columns) FROM trip")
+            let ids = try rows.map { try $0.decode((Int64, String).self).0 }
+            let trips = try Self.trips(rows)
+            return try time {
+                let update = try prepare("UPDATE trip SET rating = $1 WHERE id = $2")
+                try execute("BEGIN")
+                for (id, trip) in zip(ids, trips) {
+                    _ = try update.execute([PostgresData(int64: Int64(trip.rating % 5 + 1)), PostgresData(int64: id)]).wait()
+                }
+                try execute("COMMIT")
+                return trips.count
+            }
+        case .w6:
+            return try time { try execute("DELETE FROM trip WHERE rating = 1 RETURNING id").count }
+        case .w8:
+            let trips = TripData.generate(count: 2_000)
+            return try time {
+                let statement = try prepare(Self.insertSQL)
+                for trip in trips {
+                    try execute("BEGIN")
+                    _ = try statement.execute(Self.binds(trip)).wait()
+                    try execute("COMMIT")
+                }
+                return trips.count
+            }
+        case .w6c, .w7, .w9, .w10:
+            throw BenchError("\(workload.rawValue) has no postgres-nio version yet")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// A place where a store keeps references to rows of an entity: what must change when such rows
+/// are deleted, so that no stored relationship names a missing row. Stores render each as their
+/// own statement.
+package enum StoredReference: Hashable, Sendable {
+    /// A to-one relationship's key column (`property` of `entity`): set to NULL.
+    case foreignKey(entity: String, property: Int)
+    /// The pairs a deleted owner of a many-to-many or one-way to-many relationship has: deleted.
+    case linkOwner(LinkName)
+    /// The pairs that name a deleted target: deleted.
+    case linkTarget(LinkName)
+
+    /// For each entity, every place that refers to its rows. A reference to a class with
+    /// subclasses can hold the key of any of their rows, so it is listed for each of them.
+    package static func byTarget(in entities: [Schema.Entity]) -> [String: [StoredReference]] {
+        let byName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var result: [String: Set<StoredReference>] = [:]
+        for entity in entities {
+            for (property, link) in entity.links {
+                let targets = [link.destinationName] + (byName[link.destinationName]?.descendants.map(\.name) ?? [])
+                switch link.storage {
+                case .foreignKey:
+                    for target in targets { result[target, default: []].insert(.foreignKey(entity: entity.name, property: property)) }
+                case .link(let name, true):
+                    result[entity.name, default: []].insert(.linkOwner(name))
+                    for target in targets { result[target, default: []].insert(.linkTarget(name)) }
+                case .link, .inverseForeignKey:
+                    break
+                }
+            }
+        }
+        return result.mapValues { Array($0) }
+    }
+}
