@@ -113,6 +113,13 @@ final class PostgresParameters: _RowWriter {
     /// The parameters of the given properties, in order, then `keys`.
     func bindings(_ properties: [Int], then keys: [Int64] = []) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: properties.count + keys.count)
+        append(properties, to: &bindings)
+        for key in keys { bindings.append(key) }
+        return bindings
+    }
+
+    /// Appends the parameters of the given properties, in order.
+    func append(_ properties: [Int], to bindings: inout PostgresBindings) {
         for property in properties {
             switch values[property] {
             case .null: bindings.appendNull()
@@ -122,7 +129,5 @@ final class PostgresParameters: _RowWriter {
             case .bytes(let bytes): bindings.append(bytes)
             }
         }
-        for key in keys { bindings.append(key) }
-        return bindings
     }
 }

@@ -75,6 +75,19 @@ final class PostgresTable: Sendable {
         self.ownedLinkTables = ownedLinks.map { "\(namespace).\(PostgresSQL.quote($0.table))" }
     }
 
+    /// `INSERT` of `rows` rows with their keys: per row the key, then the stored properties.
+    func batchInsertSQL(rows: Int) -> String {
+        let names = [PostgresSQL.primaryKey] + shape.storedProperties.map { columns[$0]! }
+        let width = names.count
+        let tuples = (0..<rows).map { row in
+            "(" + (1...width).map { "$\(row * width + $0)" }.joined(separator: ", ") + ")"
+        }
+        return "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))"
+    }
+
+    /// How many rows one batched `INSERT` holds: a thousand, within PostgreSQL's 65,535 parameters.
+    var batchRows: Int { min(1_000, 65_535 / (shape.storedProperties.count + 1)) }
+
     /// The column of a property that has one.
     func column(_ property: Int) -> String { columns[property] ?? "NULL" }
 

@@ -61,10 +61,12 @@ extension PostgresBackend {
         }
         var deferred: [(table: PostgresTable, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
         let links = _DeferredLinks()
-        var keys: [Int64] = []
+        var keys = [Int64](repeating: 0, count: changes.inserts.count)
         var upserted: [Int] = []
-        keys.reserveCapacity(changes.inserts.count)
-        for (position, (entity, model)) in changes.inserts.enumerated() {
+        // Rows of entities without uniqueness constraints take their keys ahead and are written many
+        // to a statement; rows among them that refer to each other then need no second pass.
+        let batched = changes.inserts.count > 1 ? try reserveKeys(for: changes.inserts, on: session) : []
+        for (position, (entity, model)) in changes.inserts.enumerated() where !batched.contains(position) {
             let table = try table(for: entity.name)
             let values = PostgresParameters(entity: entity)
             try encodeAll(model, table: table, to: values, deferring: links)
@@ -73,9 +75,8 @@ extension PostgresBackend {
                 try session.query(table.fullUpdateSQL, values.bindings(stored, then: [existing]))
                 if !links.isEmpty { deferred.append((table, model, links.take())) }
                 model._osdState.primaryKey = existing
-                keys.append(existing)
+                keys[position] = existing
                 upserted.append(position)
-                if recordsHistory { history.update(entity, key: existing, mask: stored.reduce(0) { $0 | 1 << UInt64($1) }) }
                 continue
             }
             let inserted = try session.query(table.insertSQL, values.bindings(stored))
@@ -84,8 +85,21 @@ extension PostgresBackend {
             }
             if !links.isEmpty { deferred.append((table, model, links.take())) }
             model._osdState.primaryKey = key
-            keys.append(key)
-            if recordsHistory { history.insert(entity, key: key) }
+            keys[position] = key
+        }
+        if !batched.isEmpty {
+            deferred += try writeBatched(changes.inserts, positions: batched, keys: &keys, on: session)
+        }
+        if recordsHistory {
+            let upserts = Set(upserted)
+            for (position, (entity, _)) in changes.inserts.enumerated() {
+                if upserts.contains(position) {
+                    let stored = try table(for: entity.name).shape.storedProperties
+                    history.update(entity, key: keys[position], mask: stored.reduce(0) { $0 | 1 << UInt64($1) })
+                } else {
+                    history.insert(entity, key: keys[position])
+                }
+            }
         }
         for (table, model, links) in deferred {
             for (parameter, target) in links where table.columns[Int(parameter)] != nil
@@ -125,6 +139,55 @@ extension PostgresBackend {
             result.historyTransaction = try record(history, author: changes.author, origin: changes.origin, on: session)
         }
         return result
+    }
+
+    /// Gives every insert of an entity without uniqueness constraints its key, drawn from its
+    /// hierarchy's sequence; returns their positions.
+    private func reserveKeys(for inserts: [(entity: Schema.Entity, model: any PersistentModel)], on session: PostgresSession) throws -> Set<Int> {
+        var positionsBySequence: [String: [Int]] = [:]
+        for (position, (entity, _)) in inserts.enumerated() {
+            let table = try table(for: entity.name)
+            if table.upsertLookupSQL == nil { positionsBySequence[table.keySequence, default: []].append(position) }
+        }
+        for (sequence, positions) in positionsBySequence {
+            var bindings = PostgresBindings()
+            bindings.append(Int64(positions.count))
+            let drawn = try session.query("SELECT nextval(\(PostgresSQL.literal(sequence))) AS k FROM generate_series(1, $1::int8) ORDER BY k", bindings)
+            guard drawn.count == positions.count else {
+                throw SwiftDataError(.storeFailure, reason: "PostgreSQL handed out \(drawn.count) keys of \(positions.count) from \(sequence). Nothing was saved.")
+            }
+            for (position, row) in zip(positions, drawn) { inserts[position].model._osdState.primaryKey = PostgresRowReader(row)._int64(0) }
+        }
+        return Set(positionsBySequence.values.joined())
+    }
+
+    /// Writes the inserts at `positions`, whose models hold their keys, many rows to a statement;
+    /// returns the to-one relationships to models that had no key yet.
+    private func writeBatched(
+        _ inserts: [(entity: Schema.Entity, model: any PersistentModel)], positions: Set<Int>, keys: inout [Int64], on session: PostgresSession
+    ) throws -> [(table: PostgresTable, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] {
+        var deferred: [(table: PostgresTable, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
+        var byTable: [String: [Int]] = [:]
+        for position in positions.sorted() { byTable[inserts[position].entity.name, default: []].append(position) }
+        let links = _DeferredLinks()
+        for (name, rows) in byTable.sorted(by: { $0.key < $1.key }) {
+            let table = try table(for: name)
+            let stored = table.shape.storedProperties
+            for chunk in stride(from: 0, to: rows.count, by: table.batchRows).map({ rows[$0..<min($0 + table.batchRows, rows.count)] }) {
+                var bindings = PostgresBindings(capacity: chunk.count * (stored.count + 1))
+                for position in chunk {
+                    let model = inserts[position].model
+                    let values = PostgresParameters(entity: table.entity)
+                    try encodeAll(model, table: table, to: values, deferring: links)
+                    if !links.isEmpty { deferred.append((table, model, links.take())) }
+                    keys[position] = model._osdState.primaryKey
+                    bindings.append(keys[position])
+                    values.append(stored, to: &bindings)
+                }
+                try session.query(table.batchInsertSQL(rows: chunk.count), bindings)
+            }
+        }
+        return deferred
     }
 
     /// Removes every reference to deleted rows: foreign keys pointing at them become NULL, their
