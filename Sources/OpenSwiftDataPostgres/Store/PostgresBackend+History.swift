@@ -8,7 +8,8 @@ import PostgresNIO
 /// they grow in commit order without gaps a reader could skip past, and never repeat: the next
 /// number follows both the newest row and the highest number ever deleted.
 extension PostgresBackend {
-    /// Records a save's history transaction and announces the save; returns its number.
+    /// Records a save's history transaction and announces the save (`pg_notify`, delivered at
+    /// commit); returns its number.
     func record(_ history: HistoryLog, author: String?, origin: Int64, on session: PostgresSession) throws -> Int64 {
         try session.execute("SELECT pg_advisory_xact_lock(\(historyLockKey))")
         let identity = HistoryLog.processIdentity
@@ -24,12 +25,11 @@ extension PostgresBackend {
             SELECT greatest((SELECT coalesce(max(id), 0) FROM \(namespace).osd_history),
                             (SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyDeletedThrough')) + 1,
                    $1, $2, $3, $4, $5, $6
-            RETURNING id
+            RETURNING id, pg_notify(\(PostgresSQL.literal(channel)), '')
             """, bindings)
         guard let id = rows.first.map({ PostgresRowReader($0)._int64(0) }) else {
             throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction. Nothing was saved.")
         }
-        try session.execute("NOTIFY \(PostgresSQL.quote(channel))")
         return id
     }
 
