@@ -81,6 +81,26 @@ struct PostgresChangePathTests {
         #expect(codes == ["after", "before"])
     }
 
+    @Test func aConnectionLostBetweenTwoStatementsOfASaveKeepsNothingOfIt() throws {
+        let configuration = try PostgresServer.freshConfiguration("wired")
+        let container = try ModelContainer(for: Schema([Wired.self]), configurations: [configuration])
+        let context = ModelContext(container)
+        for number in 0..<3 { context.insert(Wired(label: "row \(number)")) }
+        // The keys are drawn, then encoding the rows cuts the connection mid-transaction.
+        Tripwire.action = {
+            _ = try? PostgresServer.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'OpenSwiftData \(configuration.name)'")
+        }
+        #expect(throws: SwiftDataError.storeUnavailable) { try context.save() }
+        Tripwire.action = nil
+        #expect(try PostgresServer.sql("SELECT count(*)::text FROM \(configuration.name).\"Wired\"") == ["0"], "no statement ran outside the transaction")
+        #expect(try PostgresServer.sql("SELECT count(*)::text FROM \(configuration.name).osd_history") == ["0"])
+        #expect(context.hasChanges)
+        try context.save()
+        let labels = try ModelContext(try ModelContainer(for: Schema([Wired.self]), configurations: [configuration]))
+            .fetch(FetchDescriptor<Wired>()).map(\.wire.label).sorted()
+        #expect(labels == ["row 0", "row 1", "row 2"])
+    }
+
     @Test func textComparesAndSortsAsSwiftDoes() throws {
         let texts = ["e\u{301}", "é", "E", "e", "\u{212A}", "K", "a\u{30A}", "å", "Ω", "\u{2126}", "z", "", "👨‍👩‍👧", "line\r\n"]
         let context = ModelContext(try container())

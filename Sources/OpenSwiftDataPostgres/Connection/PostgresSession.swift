@@ -113,11 +113,45 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
+    /// The connection the open transaction runs on, or `nil` outside transactions. A transaction
+    /// never moves to a new connection: if its connection is lost, its statements fail.
+    private var transactionConnection: PostgresConnection?
+
     /// Runs one statement and returns every row it produced.
     @discardableResult
     func query(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
-        let connection = try currentConnection()
+        let connection: PostgresConnection
+        if let transactionConnection {
+            guard !transactionConnection.isClosed else {
+                throw SwiftDataError(.storeUnavailable, reason: "The connection to \(location.displayName) was lost during a transaction; the server discarded all of it.")
+            }
+            connection = transactionConnection
+        } else {
+            connection = try currentConnection()
+        }
         return try Self.wait(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger), location, sql).rows
+    }
+
+    /// Starts a transaction on the current connection (connecting first when it was lost).
+    func begin() throws {
+        let connection = try currentConnection()
+        _ = try Self.wait(connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: Self.logger), location, "BEGIN")
+        transactionConnection = connection
+    }
+
+    /// Commits the transaction.
+    func commit() throws {
+        defer { transactionConnection = nil }
+        try query("COMMIT")
+    }
+
+    /// Rolls the transaction back. On a lost connection there is nothing to roll back: the server
+    /// discarded the transaction with the connection.
+    func rollback() {
+        defer { transactionConnection = nil }
+        guard let connection = transactionConnection, !connection.isClosed else { return }
+        // A failure here means the connection went too, which discards the transaction as well.
+        _ = try? Self.wait(connection.query(PostgresQuery(unsafeSQL: "ROLLBACK"), logger: Self.logger), location, "ROLLBACK")
     }
 
     /// Runs a statement that returns no rows.

@@ -10,7 +10,7 @@ extension PostgresBackend {
         _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation, allowsSave: Bool,
         hasMigrationPlan: Bool
     ) throws -> String {
-        try session.execute("BEGIN")
+        try session.begin()
         do {
             try session.execute("SELECT pg_advisory_xact_lock(hashtext(\(PostgresSQL.literal("osd-open:" + location.namespace))))")
             let identifier: String
@@ -20,10 +20,10 @@ extension PostgresBackend {
                 identifier = UUID().uuidString
                 try create(session, tables: tables, schema: schema, identifier: identifier, namespace: namespace, location: location)
             }
-            try session.execute("COMMIT")
+            try session.commit()
             return identifier
         } catch {
-            do { try session.execute("ROLLBACK") } catch {}
+            session.rollback()
             throw error
         }
     }

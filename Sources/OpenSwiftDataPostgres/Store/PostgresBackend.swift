@@ -72,14 +72,13 @@ final class PostgresBackend: @unchecked Sendable {
     /// Runs `body` in one transaction: all of it or, on any error, none of it.
     func transaction<R>(_ body: (PostgresSession) throws -> R) throws -> R {
         try withSession { session in
-            try session.execute("BEGIN")
+            try session.begin()
             do {
                 let result = try body(session)
-                try session.execute("COMMIT")
+                try session.commit()
                 return result
             } catch {
-                // A lost connection took the transaction with it; the server rolled it back.
-                do { try session.execute("ROLLBACK") } catch {}
+                session.rollback()
                 throw error
             }
         }

@@ -33,3 +33,31 @@ import OpenSwiftData
         self.label = label
     }
 }
+
+/// A value whose encoding runs an action once, while a save is writing: how the tests cut a
+/// store's connection between two statements of one transaction.
+struct Tripwire: Codable, Sendable {
+    var label: String
+
+    nonisolated(unsafe) static var action: (() -> Void)?
+
+    func encode(to encoder: any Encoder) throws {
+        if let action = Tripwire.action {
+            Tripwire.action = nil
+            action()
+        }
+        var container = encoder.singleValueContainer()
+        try container.encode(label)
+    }
+
+    init(label: String) { self.label = label }
+
+    init(from decoder: any Decoder) throws {
+        label = try decoder.singleValueContainer().decode(String.self)
+    }
+}
+
+@Model final class Wired {
+    var wire: Tripwire
+    init(label: String) { wire = Tripwire(label: label) }
+}
