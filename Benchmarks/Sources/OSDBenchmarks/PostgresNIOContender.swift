@@ -1,9 +1,10 @@
 import Foundation
 import PostgresNIO
 
-/// Hand-written postgres-nio: prepared statements, one transaction, rows decoded straight into
-/// structs. The physical limit on PostgreSQL, as `RawSQLite` is on SQLite. Each run has a
-/// PostgreSQL schema of its own on the server `OSD_POSTGRES_URL` names.
+/// Hand-written postgres-nio: one transaction, bulk inserts of a thousand rows per statement,
+/// prepared statements for repeated single-row writes, rows decoded straight into structs. The
+/// physical limit on PostgreSQL, as `RawSQLite` is on SQLite. Each run has a PostgreSQL schema of
+/// its own on the server `OSD_POSTGRES_URL` names.
 final class PostgresNIOContender: Contender {
     let connection: PostgresConnection
     let logger: Logger
@@ -33,8 +34,8 @@ final class PostgresNIOContender: Contender {
     deinit { try? connection.close().wait() }
 
     @discardableResult
-    func execute(_ sql: String) throws -> [PostgresRow] {
-        try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows
+    func execute(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
+        try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait().rows
     }
 
     func prepare(_ sql: String) throws -> PreparedQuery {
@@ -50,10 +51,26 @@ final class PostgresNIOContender: Contender {
          PostgresData(double: trip.budget), trip.notes.map { PostgresData(string: $0) } ?? PostgresData(type: .text, value: nil)]
     }
 
+    /// Inserts in one transaction, a thousand rows per statement.
     func insert(_ trips: [TripData]) throws -> Int {
-        let statement = try prepare(Self.insertSQL)
         try execute("BEGIN")
-        for trip in trips { _ = try statement.execute(Self.binds(trip)).wait() }
+        for start in stride(from: 0, to: trips.count, by: 1_000) {
+            let chunk = trips[start..<min(start + 1_000, trips.count)]
+            var bindings = PostgresBindings(capacity: chunk.count * 8)
+            var tuples: [String] = []
+            for (row, trip) in chunk.enumerated() {
+                tuples.append("(" + (1...8).map { "$\(row * 8 + $0)" }.joined(separator: ", ") + ")")
+                bindings.append(trip.name)
+                bindings.append(trip.destination)
+                bindings.append(trip.startDate)
+                bindings.append(trip.endDate)
+                bindings.append(Int64(trip.rating))
+                bindings.append(Int64(trip.isFavorite ? 1 : 0))
+                bindings.append(trip.budget)
+                bindings.append(trip.notes)
+            }
+            try execute("INSERT INTO trip (name, destination, startDate, endDate, rating, isFavorite, budget, notes) VALUES \(tuples.joined(separator: ", "))", bindings)
+        }
         try execute("COMMIT")
         return trips.count
     }
@@ -78,18 +95,23 @@ final class PostgresNIOContender: Contender {
         case .w3, .w3b:
             let repeats = workload == .w3 ? 1_000 : 10_000
             return try time {
-                let statement = try prepare("SELECT \(Self.columns) FROM trip WHERE isFavorite <> 0 AND rating >= $1 ORDER BY startDate DESC LIMIT $2")
                 var total = 0
-                for _ in 0..<repeats { total += try Self.trips(statement.execute([PostgresData(int64: 3), PostgresData(int64: 100)]).wait()).count }
+                for _ in 0..<repeats {
+                    var bindings = PostgresBindings()
+                    bindings.append(Int64(3))
+                    bindings.append(Int64(100))
+                    total += try Self.trips(execute("SELECT \(Self.columns) FROM trip WHERE isFavorite <> 0 AND rating >= $1 ORDER BY startDate DESC LIMIT $2", bindings)).count
+                }
                 return total
             }
         case .w4, .w4b:
             let repeats = workload == .w4 ? 1_000 : 10_000
             return try time {
-                let statement = try prepare("SELECT count(*) FROM trip WHERE isFavorite <> 0 AND rating >= $1")
                 var total = 0
                 for _ in 0..<repeats {
-                    total += Int(try statement.execute([PostgresData(int64: 3)]).wait().first?.decode(Int64.self) ?? 0)
+                    var bindings = PostgresBindings()
+                    bindings.append(Int64(3))
+                    total += Int(try execute("SELECT count(*) FROM trip WHERE isFavorite <> 0 AND rating >= $1", bindings).first?.decode(Int64.self) ?? 0)
                 }
                 return total
             }
