@@ -24,6 +24,16 @@ enum PostgresSQL {
         }
     }
 
+    /// The type a parameter of a storage class is cast to.
+    static func parameterType(_ storage: StorageClass) -> String {
+        switch storage {
+        case .integer, .unsignedInteger: "int8"
+        case .real, .date: "float8"
+        case .text, .json: "text"
+        case .blob, .uuid, .decimal: "bytea"
+        }
+    }
+
     /// Text in the form Swift compares: canonical equivalence, then the scalar order of NFC.
     static func swiftText(_ sql: String) -> String {
         "normalize((\(sql))::text, NFC) COLLATE \"C\""

@@ -85,6 +85,18 @@ final class PostgresTable: Sendable {
         return "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))"
     }
 
+    /// `UPDATE` of `properties` in `rows` rows: per row the key, then the properties' values.
+    func batchUpdateSQL(properties: [Int], rows: Int) -> String {
+        let width = properties.count + 1
+        let types = ["int8"] + properties.map { entity.fields[$0].storage.map(PostgresSQL.parameterType) ?? "text" }
+        let tuples = (0..<rows).map { row in
+            "(" + types.enumerated().map { "$\(row * width + $0.offset + 1)::\($0.element)" }.joined(separator: ", ") + ")"
+        }
+        let names = ["k"] + properties.indices.map { "p\($0)" }
+        let assignments = properties.enumerated().map { "\(columns[$1] ?? "NULL") = v.p\($0)" }
+        return "UPDATE \(table) AS t SET \(assignments.joined(separator: ", ")) FROM (VALUES \(tuples.joined(separator: ", "))) AS v(\(names.joined(separator: ", "))) WHERE t.\(PostgresSQL.primaryKey) = v.k"
+    }
+
     /// How many rows one batched `INSERT` holds: a thousand, within PostgreSQL's 65,535 parameters.
     var batchRows: Int { min(1_000, 65_535 / (shape.storedProperties.count + 1)) }
 
@@ -98,15 +110,6 @@ final class PostgresTable: Sendable {
     func selectPrefix(attributes: [Int]) -> String {
         let selected = ["t0.\(PostgresSQL.primaryKey)"] + attributes.map { columns[$0].map { "t0.\($0)" } ?? "NULL" }
         return "SELECT \(selected.joined(separator: ", ")) FROM \(table) AS t0"
-    }
-
-    /// `UPDATE … SET` for the stored properties whose bits are set in `mask`, in property order,
-    /// keyed by the last parameter; `nil` when none of them has a column.
-    func updateSQL(mask: UInt64) -> (sql: String, properties: [Int])? {
-        let properties = shape.storedProperties.filter { mask & (1 << UInt64($0)) != 0 }
-        guard !properties.isEmpty else { return nil }
-        let assignments = properties.enumerated().map { "\(columns[$1]!) = $\($0 + 1)" }
-        return ("UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(PostgresSQL.primaryKey) = $\(properties.count + 1)", properties)
     }
 
     /// The statements that create the table, its indexes and the link tables it owns (the key

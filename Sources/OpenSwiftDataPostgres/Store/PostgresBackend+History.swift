@@ -4,14 +4,14 @@ import PostgresNIO
 
 /// The history of a PostgreSQL store: one row per saved transaction in `osd_history`, written in
 /// the save's own transaction, in the same encoding as the SQLite store's (see
-/// docs/StorageLayout.md). Numbers are handed out under an advisory lock held until commit, so
-/// they grow in commit order without gaps a reader could skip past, and never repeat: the next
-/// number follows both the newest row and the highest number ever deleted.
+/// docs/StorageLayout.md). Numbers come from a counter row (`historyNext` in `osd_metadata`) that
+/// each save increments in the statement that records its transaction: the row stays locked until
+/// the save commits, so numbers are handed out in commit order, without gaps a reader could skip
+/// past (a save that rolls back takes its increment with it), and never repeat.
 extension PostgresBackend {
     /// Records a save's history transaction and announces the save (`pg_notify`, delivered at
     /// commit); returns its number.
     func record(_ history: HistoryLog, author: String?, origin: Int64, on session: PostgresSession) throws -> Int64 {
-        try session.execute("SELECT pg_advisory_xact_lock(\(historyLockKey))")
         let identity = HistoryLog.processIdentity
         var bindings = PostgresBindings()
         bindings.append(Date().timeIntervalSinceReferenceDate)
@@ -21,10 +21,11 @@ extension PostgresBackend {
         bindings.append(origin)
         bindings.append(ByteBuffer(bytes: try history.encoded()))
         let rows = try session.query("""
+            WITH next AS (
+                UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text WHERE key = 'historyNext' RETURNING value::int8 AS id
+            )
             INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes)
-            SELECT greatest((SELECT coalesce(max(id), 0) FROM \(namespace).osd_history),
-                            (SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyDeletedThrough')) + 1,
-                   $1, $2, $3, $4, $5, $6
+            SELECT next.id, $1, $2, $3, $4, $5, $6 FROM next
             RETURNING id, pg_notify(\(PostgresSQL.literal(channel)), '')
             """, bindings)
         guard let id = rows.first.map({ PostgresRowReader($0)._int64(0) }) else {
@@ -60,7 +61,7 @@ extension PostgresBackend {
     func deleteHistory(transactions ids: [Int64]) throws {
         guard !ids.isEmpty else { return }
         try transaction { session in
-            try session.execute("SELECT pg_advisory_xact_lock(\(historyLockKey))")
+            try lockHistory(on: session)
             var bindings = PostgresBindings()
             bindings.append(ids)
             try session.query("DELETE FROM \(namespace).osd_history WHERE id = ANY($1::int8[])", bindings)
@@ -71,6 +72,12 @@ extension PostgresBackend {
     func historyDeletedThrough() throws -> Int64 {
         let rows = try withSession { try $0.query("SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyDeletedThrough'") }
         return rows.first.map { PostgresRowReader($0)._int64(0) } ?? 0
+    }
+
+    /// Takes the history's counter row until the transaction ends, so that no save records a
+    /// transaction meanwhile.
+    func lockHistory(on session: PostgresSession) throws {
+        try session.execute("UPDATE \(namespace).osd_metadata SET value = value WHERE key = 'historyNext'")
     }
 
     /// Records that history up to a transaction was deleted, keeping the highest mark.

@@ -87,6 +87,14 @@ extension PostgresBackend {
             bindings.append(try models.json())
             try session.query("UPDATE \(namespace).osd_metadata SET value = $1 WHERE key = 'schema'", bindings)
         }
+        if metadata["historyNext"] == nil, allowsSave {
+            // A namespace from before the history counter: it starts after every number used.
+            try session.execute("""
+                INSERT INTO \(namespace).osd_metadata (key, value)
+                SELECT 'historyNext', greatest(coalesce(max(id), 0), (SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyDeletedThrough'))::text
+                FROM \(namespace).osd_history ON CONFLICT (key) DO NOTHING
+                """)
+        }
         return metadata["identifier"] ?? UUID().uuidString
     }
 
@@ -103,7 +111,7 @@ extension PostgresBackend {
         for table in tables.values.sorted(by: { $0.table < $1.table }) {
             for statement in table.createStatements { try session.execute(statement) }
         }
-        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0")] {
+        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0")] {
             var bindings = PostgresBindings()
             bindings.append(key)
             bindings.append(value)

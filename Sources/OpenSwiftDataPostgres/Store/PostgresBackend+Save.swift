@@ -110,17 +110,36 @@ extension PostgresBackend {
                 try session.query("UPDATE \(table.table) SET \(table.column(Int(parameter))) = $1 WHERE \(PostgresSQL.primaryKey) = $2", bindings)
             }
         }
+        // Runs of updates to the same properties of one entity go a thousand rows to a statement.
+        var batch: UpdateBatch?
+        func flush() throws {
+            if let pending = batch, pending.rows > 0 {
+                try session.query(pending.table.batchUpdateSQL(properties: pending.properties, rows: pending.rows), pending.bindings)
+            }
+            batch = nil
+        }
         for (entity, model, mask) in changes.updates {
             if recordsHistory { history.update(entity, key: model._osdState.primaryKey, mask: mask) }
             let table = try table(for: entity.name)
-            guard let update = table.updateSQL(mask: mask) else { continue }
+            let properties = table.shape.storedProperties.filter { mask & (1 << UInt64($0)) != 0 }
+            guard !properties.isEmpty else { continue }
+            if let pending = batch, pending.table !== table || pending.properties != properties || pending.rows >= table.batchRows {
+                try flush()
+            }
             let values = PostgresParameters(entity: entity)
-            for property in update.properties {
+            for property in properties {
                 try encode(model, property: property, table: table, to: values, deferring: links)
             }
+            // Every related model already has its key: inserts ran first.
             _ = links.take()
-            try session.query(update.sql, values.bindings(update.properties, then: [model._osdState.primaryKey]))
+            var current = batch ?? UpdateBatch(table: table, properties: properties)
+            batch = nil   // one owner of the bindings, so that appending does not copy them
+            current.bindings.append(model._osdState.primaryKey)
+            values.append(properties, to: &current.bindings)
+            current.rows += 1
+            batch = current
         }
+        try flush()
         for (link, owner, targets) in changes.linkWrites {
             let ownerTable = try table(for: link.entity)
             let name = ownerTable.linkTable(link)
@@ -139,6 +158,14 @@ extension PostgresBackend {
             result.historyTransaction = try record(history, author: changes.author, origin: changes.origin, on: session)
         }
         return result
+    }
+
+    /// Updates of the same properties of one entity, written by one statement.
+    private struct UpdateBatch {
+        let table: PostgresTable
+        let properties: [Int]
+        var rows = 0
+        var bindings = PostgresBindings()
     }
 
     /// Gives every insert of an entity without uniqueness constraints its key, drawn from its

@@ -25,10 +25,6 @@ final class PostgresBackend: @unchecked Sendable {
     let namespace: String
     /// The channel other connections' saves are announced on.
     let channel: String
-    /// The advisory lock that orders the saves' history transactions: each save takes it just
-    /// before it records its transaction and holds it until it commits, so numbers are handed
-    /// out in commit order and a reader never sees a later number before an earlier one.
-    let historyLockKey: String
     let session: PostgresSession
     /// Serializes the store's use of its session: a save's statements run as one transaction.
     let lock = NSRecursiveLock()
@@ -48,7 +44,6 @@ final class PostgresBackend: @unchecked Sendable {
         self.tables = tables
         self.referenceCleanup = Self.referenceCleanup(tables, namespace: namespace)
         self.channel = "osd_" + location.namespace
-        self.historyLockKey = "hashtext(\(PostgresSQL.literal("osd:" + location.namespace)))"
         let counter = externalCommits
         self.session = try PostgresSession(location, listeningOn: channel) { counter.increment() }
         self.identifier = try Self.open(session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave, hasMigrationPlan: hasMigrationPlan)
@@ -106,7 +101,7 @@ final class PostgresBackend: @unchecked Sendable {
                 try session.execute("DELETE FROM \(table.table)")
                 for link in table.ownedLinkTables { try session.execute("DELETE FROM \(link)") }
             }
-            try session.execute("SELECT pg_advisory_xact_lock(\(historyLockKey))")
+            try lockHistory(on: session)
             if let last = try session.query("SELECT max(id) FROM \(namespace).osd_history").first.map(PostgresRowReader.init), !last._isNull(0) {
                 try markHistoryDeleted(through: last._int64(0), on: session)
                 try session.execute("DELETE FROM \(namespace).osd_history")
