@@ -10,15 +10,14 @@ import PostgresNIO
 /// ``SwiftDataError/storeUnavailable``; the next call connects again.
 final class PostgresSession: @unchecked Sendable {
     // @unchecked Sendable: `connection` is replaced only inside `lock`; PostgresConnection itself
-    // is Sendable and queues the queries it is given.
+    // is Sendable and queues the queries it is given. `transactionConnection` is used by one
+    // caller at a time: the store serializes its use of the session (`PostgresBackend.withSession`).
 
     let location: PostgresLocation
     private let lock = NSLock()
     private var connection: PostgresConnection?
     /// Called on an event loop with each notification from another connection on `channel`.
     private let listener: (channel: String, handler: @Sendable () -> Void)?
-    /// The server process that serves the current connection, to tell its own notifications apart.
-    private(set) var backendProcess: Int32 = 0
 
     static let logger: Logger = {
         var logger = Logger(label: "OpenSwiftData.Postgres")
@@ -65,8 +64,8 @@ final class PostgresSession: @unchecked Sendable {
     /// while no connection listened are unknown: the handler runs once, so that the store looks.
     private func listen(on fresh: PostgresConnection) throws {
         if let listener {
+            // The server process that serves the connection: its own notifications are not news.
             let pid = try Self.backendProcess(of: fresh)
-            backendProcess = pid
             let handler = listener.handler
             fresh.addListener(channel: listener.channel) { _, notification in
                 if notification.backendPID != pid { handler() }
