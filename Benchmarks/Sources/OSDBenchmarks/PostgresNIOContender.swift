@@ -141,7 +141,11 @@ final class PostgresNIOContender: Contender {
                 }
                 return trips.count
             }
-        case .w6c, .w7, .w9, .w10:
+        case .w6c:
+            return try runCascadeDelete(scale: scale)
+        case .w7:
+            return try runGraph(scale: scale)
+        case .w9, .w10:
             throw BenchError("\(workload.rawValue) has no postgres-nio version yet")
         }
     }
