@@ -128,13 +128,32 @@ final class PostgresSession: @unchecked Sendable {
         } else {
             connection = try currentConnection()
         }
-        return try Self.wait(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger), location, sql).rows
+        return try run(sql, bindings, on: connection)
+    }
+
+    /// Runs a statement on a connection. A connection that failed other than by the server's
+    /// answer (closed, reset) is dropped at once, so that the next call connects again rather than
+    /// waiting for SwiftNIO to notice the close.
+    private func run(_ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) throws -> [PostgresRow] {
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait().rows
+        } catch {
+            if let failure = error as? PSQLError, failure.code != .server {
+                lock.lock()
+                if self.connection === connection {
+                    Self.discard(connection)
+                    self.connection = nil
+                }
+                lock.unlock()
+            }
+            throw PostgresFailure.swiftDataError(error, location: location, statement: sql)
+        }
     }
 
     /// Starts a transaction on the current connection (connecting first when it was lost).
     func begin() throws {
         let connection = try currentConnection()
-        _ = try Self.wait(connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: Self.logger), location, "BEGIN")
+        _ = try run("BEGIN", PostgresBindings(), on: connection)
         transactionConnection = connection
     }
 

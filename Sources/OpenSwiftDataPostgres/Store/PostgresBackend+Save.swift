@@ -46,18 +46,35 @@ extension PostgresBackend {
             batchDeleted.append(keys)
             if recordsHistory { for key in keys { history.delete(entity, key: key, preserved: preserved[key]) } }
         }
+        // Deletions of one entity go ten thousand keys to a statement, each entity's in the order given.
+        var deletionOrder: [String] = []
+        var deletions: [String: (entity: Schema.Entity, keys: [Int64])] = [:]
         for (entity, primaryKey) in changes.deletes {
-            let table = try table(for: entity.name)
-            let preserved = recordsHistory
-                ? try preservedValues(table, where: .compare(.equal, .key(scope: 0), .value(.integer(primaryKey)), .init()), on: session)
-                : [:]
-            var bindings = PostgresBindings()
-            bindings.append(primaryKey)
-            let deleted = try session.query("DELETE FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = $1 RETURNING \(PostgresSQL.primaryKey)", bindings)
-            // A row a batch delete of this save removed is recorded once.
-            guard !deleted.isEmpty else { continue }
-            if recordsHistory { history.delete(entity, key: primaryKey, preserved: preserved[primaryKey]) }
-            try removeReferences(to: [primaryKey], of: table, on: session)
+            if deletions[entity.name] == nil {
+                deletionOrder.append(entity.name)
+                deletions[entity.name] = (entity, [])
+            }
+            deletions[entity.name]?.keys.append(primaryKey)
+        }
+        for name in deletionOrder {
+            guard let (entity, allKeys) = deletions[name] else { continue }
+            let table = try table(for: name)
+            for start in stride(from: 0, to: allKeys.count, by: 10_000) {
+                let keys = Array(allKeys[start..<min(start + 10_000, allKeys.count)])
+                let preserved = recordsHistory
+                    ? try preservedValues(table, where: .inList(.key(scope: 0), keys.map { .integer($0) }), on: session)
+                    : [:]
+                var bindings = PostgresBindings()
+                bindings.append(keys)
+                let deleted = Set(try session.query(
+                    "DELETE FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = ANY($1::int8[]) RETURNING \(PostgresSQL.primaryKey)", bindings
+                ).map { PostgresRowReader($0)._int64(0) })
+                // A row a batch delete of this save removed is recorded once.
+                var seen: Set<Int64> = []
+                let removed = keys.filter { deleted.contains($0) && seen.insert($0).inserted }
+                if recordsHistory { for key in removed { history.delete(entity, key: key, preserved: preserved[key]) } }
+                try removeReferences(to: removed, of: table, on: session)
+            }
         }
         var deferred: [(table: PostgresTable, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
         let links = _DeferredLinks()
