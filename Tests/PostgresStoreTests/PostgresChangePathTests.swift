@@ -69,6 +69,11 @@ struct PostgresChangePathTests {
         // The server ends the store's connection, as a restart would.
         let ended = try PostgresServer.sql("SELECT count(pg_terminate_backend(pid))::text FROM pg_stat_activity WHERE application_name = 'OpenSwiftData \(configuration.name)'")
         #expect(ended != ["0"])
+        // pg_terminate_backend only signals the server process: wait until it is gone, so that the
+        // save below meets a dead connection rather than racing the server's exit.
+        for _ in 0..<500 where try PostgresServer.sql("SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'OpenSwiftData \(configuration.name)'") != ["0"] {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         context.insert(Ticket(code: "after", title: "saved once"))
         do {
             try context.save()

@@ -131,14 +131,16 @@ final class PostgresSession: @unchecked Sendable {
         return try run(sql, bindings, on: connection)
     }
 
-    /// Runs a statement on a connection. A connection that failed other than by the server's
-    /// answer (closed, reset) is dropped at once, so that the next call connects again rather than
-    /// waiting for SwiftNIO to notice the close.
+    /// Runs a statement on a connection. A connection that is gone (reset, closed, or ended by the
+    /// server) is dropped at once, so that the next call connects again rather than waiting for
+    /// SwiftNIO to notice the close.
     private func run(_ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) throws -> [PostgresRow] {
         do {
             return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait().rows
         } catch {
-            if let failure = error as? PSQLError, failure.code != .server {
+            let failure = PostgresFailure.swiftDataError(error, location: location, statement: sql)
+            // The connection is gone (reset, closed, or the server ending it: SQLSTATE 57P01).
+            if failure == .storeUnavailable {
                 lock.lock()
                 if self.connection === connection {
                     Self.discard(connection)
@@ -146,7 +148,7 @@ final class PostgresSession: @unchecked Sendable {
                 }
                 lock.unlock()
             }
-            throw PostgresFailure.swiftDataError(error, location: location, statement: sql)
+            throw failure
         }
     }
 
