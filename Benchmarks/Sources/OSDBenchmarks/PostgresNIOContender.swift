@@ -60,19 +60,24 @@ final class PostgresNIOContender: Contender {
             var tuples: [String] = []
             for (row, trip) in chunk.enumerated() {
                 tuples.append("(" + (1...8).map { "$\(row * 8 + $0)" }.joined(separator: ", ") + ")")
-                bindings.append(trip.name)
-                bindings.append(trip.destination)
-                bindings.append(trip.startDate)
-                bindings.append(trip.endDate)
-                bindings.append(Int64(trip.rating))
-                bindings.append(Int64(trip.isFavorite ? 1 : 0))
-                bindings.append(trip.budget)
-                bindings.append(trip.notes)
+                Self.append(trip, to: &bindings)
             }
             try execute("INSERT INTO trip (name, destination, startDate, endDate, rating, isFavorite, budget, notes) VALUES \(tuples.joined(separator: ", "))", bindings)
         }
         try execute("COMMIT")
         return trips.count
+    }
+
+    /// Appends a trip's eight values, in the order of `insertSQL`'s columns.
+    static func append(_ trip: TripData, to bindings: inout PostgresBindings) {
+        bindings.append(trip.name)
+        bindings.append(trip.destination)
+        bindings.append(trip.startDate)
+        bindings.append(trip.endDate)
+        bindings.append(Int64(trip.rating))
+        bindings.append(Int64(trip.isFavorite ? 1 : 0))
+        bindings.append(trip.budget)
+        bindings.append(trip.notes)
     }
 
     /// Decodes rows of `columns` into trips.

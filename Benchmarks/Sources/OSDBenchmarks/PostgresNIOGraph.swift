@@ -25,14 +25,7 @@ extension PostgresNIOContender {
                 let trip = trips[number]
                 tuples.append("(" + (1...9).map { "$\(row * 9 + $0)" }.joined(separator: ", ") + ")")
                 tripBindings.append(ids[number])
-                tripBindings.append(trip.name)
-                tripBindings.append(trip.destination)
-                tripBindings.append(trip.startDate)
-                tripBindings.append(trip.endDate)
-                tripBindings.append(Int64(trip.rating))
-                tripBindings.append(Int64(trip.isFavorite ? 1 : 0))
-                tripBindings.append(trip.budget)
-                tripBindings.append(trip.notes)
+                Self.append(trip, to: &tripBindings)
             }
             try execute("INSERT INTO trip (id, name, destination, startDate, endDate, rating, isFavorite, budget, notes) VALUES \(tuples.joined(separator: ", "))", tripBindings)
             var activityBindings = PostgresBindings(capacity: range.count * activitiesPerTrip * 3)
