@@ -11,9 +11,6 @@ struct PostgresRowReader: _RowReader {
         self.row = row.makeRandomAccess()
     }
 
-    /// The number of columns.
-    var count: Int { row.count }
-
     func _isNull(_ column: Int32) -> Bool {
         Int(column) >= row.count || row[Int(column)].bytes == nil
     }
@@ -103,11 +100,6 @@ final class PostgresParameters: _RowWriter {
     private func set(_ value: Value, _ column: Int32) {
         guard Int(column) < values.count else { return }
         values[Int(column)] = value
-    }
-
-    /// Forgets every value.
-    func reset() {
-        for index in values.indices { values[index] = .null }
     }
 
     /// The parameters of the given properties, in order, then `keys`.

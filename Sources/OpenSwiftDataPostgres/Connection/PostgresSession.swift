@@ -170,8 +170,13 @@ final class PostgresSession: @unchecked Sendable {
     func rollback() {
         defer { transactionConnection = nil }
         guard let connection = transactionConnection, !connection.isClosed else { return }
-        // A failure here means the connection went too, which discards the transaction as well.
-        _ = try? Self.wait(connection.query(PostgresQuery(unsafeSQL: "ROLLBACK"), logger: Self.logger), location, "ROLLBACK")
+        do {
+            _ = try run("ROLLBACK", PostgresBindings(), on: connection)
+        } catch {
+            // Nothing is lost: ROLLBACK fails only when the connection is gone, and the server
+            // discards an open transaction with its connection (`run` has dropped the connection).
+            // The caller rethrows the error that made it roll back.
+        }
     }
 
     /// Runs a statement that returns no rows.

@@ -221,13 +221,6 @@ struct PostgresCompiler {
         parameter(.integer(key))
     }
 
-    /// Appends a parameter of many keys.
-    mutating func keysParameter(_ keys: [Int64]) -> String {
-        bindings.append(keys)
-        count += 1
-        return "$\(count)::int8[]"
-    }
-
     /// The name a scope's rows go by: `t0` for the fetched table, an alias for subqueries.
     private static func alias(_ scope: Int) -> String {
         scope == 0 ? "t0" : "s\(scope)"

@@ -58,8 +58,12 @@ extension PostgresBackend {
         guard format <= formatVersion else {
             throw SwiftDataError(.storeFromNewerVersion, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has format \(format); this version of OpenSwiftData reads up to \(formatVersion). Nothing was changed.")
         }
-        guard let json = metadata["schema"], let recorded = try? JSONDecoder().decode(StoredSchema.self, from: Data(json.utf8)) else {
-            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has an unreadable schema record. Nothing was changed.")
+        let recorded: StoredSchema
+        do {
+            guard let json = metadata["schema"] else { throw CocoaError(.coderValueNotFound) }
+            recorded = try JSONDecoder().decode(StoredSchema.self, from: Data(json.utf8))
+        } catch {
+            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has an unreadable schema record (\(error)). Nothing was changed.")
         }
         if !recorded.differences(from: models).isEmpty {
             if let stored = recorded.version, let current = models.version, stored > current {
