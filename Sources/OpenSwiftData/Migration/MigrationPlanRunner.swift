@@ -1,26 +1,40 @@
 import Foundation
 
 /// Runs the stages of a ``SchemaMigrationPlan`` on a store file, from the version recorded in the
-/// store to the last, all or nothing.
+/// store to the last, all or nothing. Other stores (PostgreSQL) reuse its stages and error, with
+/// their own way of undoing a failed migration.
 ///
 /// Before the first stage the store is checkpointed and copied beside itself, and a marker says a
 /// migration is in progress (``MigrationJournal``). If any stage fails, including an error thrown
 /// by `willMigrate` or `didMigrate`, the copy replaces the store and the error names the stage; if
 /// the process dies, the next open of the store puts the copy back and the migration runs again
 /// from the start. A store already at the current version runs no stage.
-enum MigrationPlanRunner {
+package enum MigrationPlanRunner {
     static func run(_ plan: any SchemaMigrationPlan.Type, storeAt url: URL, target: Schema) throws {
         let path = url.path
         try MigrationJournal.recover(storeAt: path)
         guard let inspection = try StoreFileInspection.inspect(path: path), let recorded = inspection.schema,
-              !recorded.differences(from: StoredSchema(target)).isEmpty
+              let (start, chain) = stages(of: plan, from: recorded, to: target)
         else { return }
+        let journal = try MigrationJournal(beginningMigrationOf: path)
+        try run(chain, from: start, configuration: ModelConfiguration(url: url), place: "the store at \(path)") {
+            try journal.rollBack()
+            return "The store was restored to its state before the migration."
+        }
+        try journal.finish()
+    }
+
+    /// The version a store recorded as `recorded` is at, and the plan's stages from it on; `nil`
+    /// when the store is current, is not at one of the plan's versions (the container's own open
+    /// then tries a lightweight migration), or no stage starts from its version.
+    package static func stages(
+        of plan: any SchemaMigrationPlan.Type, from recorded: StoredSchema, to target: Schema
+    ) -> (start: any VersionedSchema.Type, chain: [MigrationStage])? {
+        guard !recorded.differences(from: StoredSchema(target)).isEmpty else { return nil }
         let versions = plan.schemas
         guard let start = versions.firstIndex(where: { StoredSchema(Schema(versionedSchema: $0)).differences(from: recorded).isEmpty }) else {
-            // Not a version of the plan: the container's own open tries a lightweight migration.
-            return
+            return nil
         }
-        // The chain of stages from the stored version on; nothing to do (and nothing written) when empty.
         var chain: [MigrationStage] = []
         var version: any VersionedSchema.Type = versions[start]
         while let stage = plan.stages.first(where: { ObjectIdentifier($0.fromVersion) == ObjectIdentifier(version) }),
@@ -28,35 +42,40 @@ enum MigrationPlanRunner {
             chain.append(stage)
             version = stage.toVersion
         }
-        guard !chain.isEmpty else { return }
-        let journal = try MigrationJournal(beginningMigrationOf: path)
-        var current: any VersionedSchema.Type = versions[start]
+        return chain.isEmpty ? nil : (versions[start], chain)
+    }
+
+    /// Runs `chain` on the store a configuration opens. When a stage fails, `rollBack` undoes
+    /// what the stages did and says how; the error thrown names the stage's version and `place`.
+    package static func run(
+        _ chain: [MigrationStage], from start: any VersionedSchema.Type, configuration: any DataStoreConfiguration, place: String,
+        rollBack: () throws -> String
+    ) throws {
+        var current = start
         do {
             for stage in chain {
-                try run(stage, url: url)
+                try run(stage, configuration: configuration)
                 current = stage.toVersion
             }
         } catch {
-            try journal.rollBack()
-            throw SwiftDataError(.migrationFailed, reason: "Migrating the store at \(path) from version \(current.versionIdentifier) failed: \(error). The store was restored to its state before the migration.")
+            let outcome = try rollBack()
+            throw SwiftDataError(.migrationFailed, reason: "Migrating \(place) from version \(current.versionIdentifier) failed: \(error). \(outcome)")
         }
-        try journal.finish()
     }
 
-    private static func run(_ stage: MigrationStage, url: URL) throws {
-        let configuration = ModelConfiguration(url: url)
+    private static func run(_ stage: MigrationStage, configuration: any DataStoreConfiguration) throws {
         switch stage {
         case .lightweight(_, let to):
-            _ = try ModelContainer(for: Schema(versionedSchema: to), configurations: configuration)
+            _ = try ModelContainer(for: Schema(versionedSchema: to), configurations: [configuration])
         case .custom(let from, let to, let willMigrate, let didMigrate):
             if let willMigrate {
-                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: from), configurations: configuration))
+                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: from), configurations: [configuration]))
                 // A migration's saves are not history: nothing a sync should replay.
                 context.recordsHistory = false
                 try willMigrate(context)
                 try context.save()
             }
-            let container = try ModelContainer(for: Schema(versionedSchema: to), configurations: configuration)
+            let container = try ModelContainer(for: Schema(versionedSchema: to), configurations: [configuration])
             if let didMigrate {
                 let context = ModelContext(container)
                 context.recordsHistory = false

@@ -43,6 +43,8 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     public var transportSecurity: TransportSecurity
     /// Whether contexts may save to the store.
     public var allowsSave: Bool
+    /// The session of the migration plan whose stages open the store, if one does.
+    var migrationSession: PostgresSession?
 
     /// Creates a configuration for models kept in a PostgreSQL database.
     ///
@@ -86,6 +88,10 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
 extension PostgresStoreConfiguration: StoreBackendConfiguration {
     /// Connects to the server and opens (or creates) the configuration's namespace.
     package func openBackend(schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws -> any StoreBackend {
-        try PostgresBackend(location: PostgresLocation(self), schema: schema, allowsSave: allowsSave, hasMigrationPlan: migrationPlan != nil)
+        let location = try PostgresLocation(self)
+        if let migrationPlan, migrationSession == nil {
+            try PostgresPlanMigration.run(migrationPlan, location: location, configuration: self, target: schema)
+        }
+        return try PostgresBackend(location: location, schema: schema, allowsSave: allowsSave, session: migrationSession)
     }
 }

@@ -152,23 +152,56 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    /// Starts a transaction on the current connection (connecting first when it was lost).
+    /// How many transactions are open: the outermost one, and savepoints inside it.
+    private var transactionDepth = 0
+
+    /// Starts a transaction on the current connection (connecting first when it was lost); inside
+    /// an open transaction, a savepoint that ``commit()`` releases and ``rollback()`` returns to.
     func begin() throws {
+        if transactionDepth > 0 {
+            try query("SAVEPOINT osd_\(transactionDepth)")
+            transactionDepth += 1
+            return
+        }
         let connection = try currentConnection()
         _ = try run("BEGIN", PostgresBindings(), on: connection)
         transactionConnection = connection
+        transactionDepth = 1
     }
 
-    /// Commits the transaction.
+    /// Commits the transaction, or releases the innermost savepoint.
     func commit() throws {
-        defer { transactionConnection = nil }
+        if transactionDepth > 1 {
+            transactionDepth -= 1
+            try query("RELEASE SAVEPOINT osd_\(transactionDepth)")
+            return
+        }
+        defer {
+            transactionConnection = nil
+            transactionDepth = 0
+        }
         try query("COMMIT")
     }
 
-    /// Rolls the transaction back. On a lost connection there is nothing to roll back: the server
-    /// discarded the transaction with the connection.
+    /// Rolls the transaction back, or the work since the innermost savepoint. On a lost
+    /// connection there is nothing to roll back: the server discarded the transaction with the
+    /// connection.
     func rollback() {
-        defer { transactionConnection = nil }
+        if transactionDepth > 1 {
+            transactionDepth -= 1
+            do {
+                try query("ROLLBACK TO SAVEPOINT osd_\(transactionDepth)")
+                try query("RELEASE SAVEPOINT osd_\(transactionDepth)")
+            } catch {
+                // The connection is gone or the outer transaction failed: the outermost rollback
+                // discards everything, and the caller rethrows the error that made it roll back.
+            }
+            return
+        }
+        defer {
+            transactionConnection = nil
+            transactionDepth = 0
+        }
         guard let connection = transactionConnection, !connection.isClosed else { return }
         do {
             _ = try run("ROLLBACK", PostgresBindings(), on: connection)

@@ -7,15 +7,13 @@ extension PostgresBackend {
     /// store's identifier. Creation is one transaction under an advisory lock, so two processes
     /// opening a new namespace at once create it once.
     static func open(
-        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation, allowsSave: Bool,
-        hasMigrationPlan: Bool
-    ) throws -> String {
+        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation, allowsSave: Bool) throws -> String {
         try session.begin()
         do {
             try session.execute("SELECT pg_advisory_xact_lock(hashtext(\(PostgresSQL.literal("osd-open:" + location.namespace))))")
             let identifier: String
             if let recorded = try recordedMetadata(session, location: location) {
-                identifier = try check(recorded, against: schema, tables: tables, namespace: namespace, location: location, allowsSave: allowsSave, hasMigrationPlan: hasMigrationPlan, on: session)
+                identifier = try check(recorded, against: schema, tables: tables, namespace: namespace, location: location, allowsSave: allowsSave, on: session)
             } else {
                 identifier = UUID().uuidString
                 try create(session, tables: tables, schema: schema, identifier: identifier, namespace: namespace, location: location)
@@ -30,7 +28,7 @@ extension PostgresBackend {
 
     /// The namespace's metadata, `nil` when the namespace does not exist; throws when it exists
     /// but is not a store's.
-    private static func recordedMetadata(_ session: PostgresSession, location: PostgresLocation) throws -> [String: String]? {
+    static func recordedMetadata(_ session: PostgresSession, location: PostgresLocation) throws -> [String: String]? {
         var bindings = PostgresBindings()
         bindings.append(location.namespace)
         let relations = try session.query(
@@ -52,19 +50,13 @@ extension PostgresBackend {
     /// are ones a lightweight migration makes; returns its identifier.
     private static func check(
         _ metadata: [String: String], against models: StoredSchema, tables: [String: PostgresTable], namespace: String,
-        location: PostgresLocation, allowsSave: Bool, hasMigrationPlan: Bool, on session: PostgresSession
+        location: PostgresLocation, allowsSave: Bool, on session: PostgresSession
     ) throws -> String {
         let format = metadata["format"].flatMap { Int64($0) } ?? 0
         guard format <= formatVersion else {
             throw SwiftDataError(.storeFromNewerVersion, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has format \(format); this version of OpenSwiftData reads up to \(formatVersion). Nothing was changed.")
         }
-        let recorded: StoredSchema
-        do {
-            guard let json = metadata["schema"] else { throw CocoaError(.coderValueNotFound) }
-            recorded = try JSONDecoder().decode(StoredSchema.self, from: Data(json.utf8))
-        } catch {
-            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has an unreadable schema record (\(error)). Nothing was changed.")
-        }
+        let recorded = try recordedSchema(metadata, location: location)
         if !recorded.differences(from: models).isEmpty {
             if let stored = recorded.version, let current = models.version, stored > current {
                 throw SwiftDataError(.backwardMigration, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) was written by version \(stored) of the schema, newer than \(current). Nothing was changed.")
@@ -73,10 +65,6 @@ extension PostgresBackend {
             guard recorded.entities.isEmpty || recorded.entities.contains(where: { tables[$0.name] != nil }) else {
                 let differences = recorded.differences(from: models).prefix(5).joined(separator: "; ")
                 throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) holds other models, none of them the container's (\(differences)); name another configuration. Nothing was changed.")
-            }
-            guard !hasMigrationPlan else {
-                // A plan's custom stages would not run: migrating without them could lose what they keep.
-                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) was written by other models, and the container has a migration plan, whose stages do not run on the PostgreSQL store yet. Migrate without a plan (lightweight changes), or through an SQLite store with `osd export`/`osd import`. Nothing was changed.")
             }
             guard allowsSave else {
                 throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) was written by different models and needs a migration, but the configuration does not allow saves. Nothing was changed.")
@@ -100,6 +88,16 @@ extension PostgresBackend {
                 """)
         }
         return metadata["identifier"] ?? UUID().uuidString
+    }
+
+    /// The models a namespace's metadata records.
+    static func recordedSchema(_ metadata: [String: String], location: PostgresLocation) throws -> StoredSchema {
+        do {
+            guard let json = metadata["schema"] else { throw CocoaError(.coderValueNotFound) }
+            return try JSONDecoder().decode(StoredSchema.self, from: Data(json.utf8))
+        } catch {
+            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has an unreadable schema record (\(error)). Nothing was changed.")
+        }
     }
 
     /// Creates the namespace, its sequences, tables, indexes and history, and records the schema.

@@ -34,7 +34,12 @@ final class PostgresBackend: @unchecked Sendable {
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [String]]
 
-    init(location: PostgresLocation, schema: Schema, allowsSave: Bool, hasMigrationPlan: Bool = false) throws {
+    /// Connects to the server and opens the namespace.
+    ///
+    /// - Parameter session: A session to use instead of a connection of the store's own: a
+    ///   migration plan's, whose stages run inside its transaction. Its store hears no other
+    ///   connections' saves.
+    init(location: PostgresLocation, schema: Schema, allowsSave: Bool, session: PostgresSession? = nil) throws {
         self.schema = schema
         self.isReadOnly = !allowsSave
         self.location = location
@@ -45,8 +50,8 @@ final class PostgresBackend: @unchecked Sendable {
         self.referenceCleanup = Self.referenceCleanup(tables, namespace: namespace)
         self.channel = "osd_" + location.namespace
         let counter = externalCommits
-        self.session = try PostgresSession(location, listeningOn: channel) { counter.increment() }
-        self.identifier = try Self.open(session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave, hasMigrationPlan: hasMigrationPlan)
+        self.session = try session ?? PostgresSession(location, listeningOn: channel) { counter.increment() }
+        self.identifier = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
     }
 
     /// The table of an entity.
