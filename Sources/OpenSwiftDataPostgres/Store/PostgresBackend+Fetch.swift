@@ -10,6 +10,9 @@ extension PostgresBackend: StoreBackend {
         sort.allSatisfy { $0.expression.map(PostgresCompiler.canCompile) ?? true }
     }
 
+    /// Deletions by predicate of models with delete rules run in SQL (``PostgresDeleteRules``).
+    var appliesDeleteRules: Bool { true }
+
     func rowShape(of entity: Schema.Entity) throws -> RowShape {
         try table(for: entity.name).shape
     }

@@ -90,15 +90,33 @@ extension PostgresBackend {
     /// The values a deletion keeps in the history for the rows a filter selects, by key: none
     /// when the entity has no `.preserveValueOnDeletion` attribute.
     func preservedValues(_ table: PostgresTable, where filter: QueryExpression?, on session: PostgresSession) throws -> [Int64: [String: SnapshotValue]] {
-        let entity = table.entity
-        let attributes = entity.fields.indices.filter { index in
-            table.columns[index] != nil && entity.fields[index].attribute?.options.contains(.preserveValueOnDeletion) == true
-        }
+        let attributes = preservedAttributes(of: table)
         guard !attributes.isEmpty else { return [:] }
         var compiler = PostgresCompiler(table: table)
         let condition = try filter.map { " WHERE " + (try compiler.condition($0)) } ?? ""
+        return try preservedValues(table, attributes: attributes, condition: condition, bindings: compiler.bindings, on: session)
+    }
+
+    /// The values to preserve of the rows of a table that an SQL condition on `t0` selects.
+    func preservedValues(_ table: PostgresTable, condition: String, bindings: PostgresBindings, on session: PostgresSession) throws -> [Int64: [String: SnapshotValue]] {
+        let attributes = preservedAttributes(of: table)
+        guard !attributes.isEmpty else { return [:] }
+        return try preservedValues(table, attributes: attributes, condition: condition, bindings: bindings, on: session)
+    }
+
+    /// The attributes of a table kept in the history when its rows are deleted.
+    private func preservedAttributes(of table: PostgresTable) -> [Int] {
+        table.entity.fields.indices.filter { index in
+            table.columns[index] != nil && table.entity.fields[index].attribute?.options.contains(.preserveValueOnDeletion) == true
+        }
+    }
+
+    private func preservedValues(
+        _ table: PostgresTable, attributes: [Int], condition: String, bindings: PostgresBindings, on session: PostgresSession
+    ) throws -> [Int64: [String: SnapshotValue]] {
+        let entity = table.entity
         var values: [Int64: [String: SnapshotValue]] = [:]
-        for row in try session.query("\(table.selectPrefix(attributes: attributes))\(condition)", compiler.bindings) {
+        for row in try session.query("\(table.selectPrefix(attributes: attributes))\(condition)", bindings) {
             let reader = PostgresRowReader(row)
             var preserved: [String: SnapshotValue] = [:]
             for (offset, index) in attributes.enumerated() {

@@ -35,7 +35,12 @@ extension PostgresBackend {
         var history = HistoryLog()
         let recordsHistory = changes.recordsHistory
         var batchDeleted: [[Int64]] = []
-        for (entity, filter) in changes.batchDeletes {
+        var ruleDeleted: [(entity: Schema.Entity, keys: [Int64])] = []
+        if changes.appliesDeleteRules {
+            ruleDeleted = try deleteApplyingRules(changes, history: &history, on: session)
+            batchDeleted = changes.batchDeletes.map { entity, _ in ruleDeleted.first { $0.entity === entity }?.keys ?? [] }
+        }
+        for (entity, filter) in changes.batchDeletes where !changes.appliesDeleteRules {
             let table = try table(for: entity.name)
             let preserved = recordsHistory ? try preservedValues(table, where: filter, on: session) : [:]
             var compiler = PostgresCompiler(table: table)
@@ -49,7 +54,7 @@ extension PostgresBackend {
         // Deletions of one entity go ten thousand keys to a statement, each entity's in the order given.
         var deletionOrder: [String] = []
         var deletions: [String: (entity: Schema.Entity, keys: [Int64])] = [:]
-        for (entity, primaryKey) in changes.deletes {
+        for (entity, primaryKey) in changes.deletes where !changes.appliesDeleteRules {
             if deletions[entity.name] == nil {
                 deletionOrder.append(entity.name)
                 deletions[entity.name] = (entity, [])
@@ -171,6 +176,7 @@ extension PostgresBackend {
             try session.query("INSERT INTO \(name) (owner, target) SELECT $1, unnest($2::int8[]) ON CONFLICT DO NOTHING", add)
         }
         var result = StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
+        result.ruleDeleted = ruleDeleted
         if recordsHistory, !history.isEmpty {
             result.historyTransaction = try record(history, author: changes.author, origin: changes.origin, on: session)
         }
@@ -236,7 +242,7 @@ extension PostgresBackend {
 
     /// Removes every reference to deleted rows: foreign keys pointing at them become NULL, their
     /// link-table rows go.
-    private func removeReferences(to keys: [Int64], of table: PostgresTable, on session: PostgresSession) throws {
+    func removeReferences(to keys: [Int64], of table: PostgresTable, on session: PostgresSession) throws {
         guard let statements = referenceCleanup[table.entity.name], !keys.isEmpty else { return }
         for sql in statements {
             var bindings = PostgresBindings()

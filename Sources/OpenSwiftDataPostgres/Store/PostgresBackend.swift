@@ -33,6 +33,8 @@ final class PostgresBackend: @unchecked Sendable {
     /// For each entity, the statements that remove references to its deleted rows (bound to an
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [String]]
+    /// The statements that apply delete rules in SQL.
+    let deleteRules: PostgresDeleteRules
 
     /// Connects to the server and opens the namespace.
     ///
@@ -48,6 +50,7 @@ final class PostgresBackend: @unchecked Sendable {
         let tables = Dictionary(schema.entities.map { ($0.name, PostgresTable(entity: $0, namespace: namespace)) }, uniquingKeysWith: { a, _ in a })
         self.tables = tables
         self.referenceCleanup = Self.referenceCleanup(tables, namespace: namespace)
+        self.deleteRules = PostgresDeleteRules(tables: tables)
         self.channel = "osd_" + location.namespace
         let counter = externalCommits
         self.session = try session ?? PostgresSession(location, listeningOn: channel) { counter.increment() }

@@ -12,7 +12,7 @@ struct RuleBearingDeleteTests {
     /// (cascade), writers with books (deny).
     private func seed(_ url: URL, seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
-        let context = ModelContext(try ModelContainer(for: Journey.self, Folder.self, Memo.self, Writer.self, configurations: ModelConfiguration(url: url)))
+        let context = ModelContext(try ModelContainer(for: Schema([Journey.self, Folder.self, Memo.self, Writer.self]), configurations: [TemporaryStore.defaultBackend.configuration(url: url)]))
         var journeys: [Journey] = []
         var labels: [Label] = []
         for index in 0..<12 { labels.append(Label(name: "l\(index)")) }
@@ -49,7 +49,7 @@ struct RuleBearingDeleteTests {
 
     /// Everything the store holds, as text: rows and relationships, read by a fresh container.
     private func dump(_ url: URL) throws -> [String] {
-        let context = ModelContext(try ModelContainer(for: Journey.self, Folder.self, Memo.self, Writer.self, configurations: ModelConfiguration(url: url)))
+        let context = ModelContext(try ModelContainer(for: Schema([Journey.self, Folder.self, Memo.self, Writer.self]), configurations: [TemporaryStore.defaultBackend.configuration(url: url)]))
         var lines: [String] = []
         for journey in try context.fetch(FetchDescriptor<Journey>()) {
             lines.append("journey \(journey.name) lodging \(journey.lodging?.name ?? "-") outings \(journey.outings.map(\.title).sorted())")
@@ -73,7 +73,7 @@ struct RuleBearingDeleteTests {
 
     /// Deletes by the predicates of one round, in the store or by loading the models.
     private func deleteAndSave(_ url: URL, round: Int, inStore: Bool) throws -> Result<Void, SwiftDataError> {
-        let context = ModelContext(try ModelContainer(for: Journey.self, Folder.self, Memo.self, Writer.self, configurations: ModelConfiguration(url: url)))
+        let context = ModelContext(try ModelContainer(for: Schema([Journey.self, Folder.self, Memo.self, Writer.self]), configurations: [TemporaryStore.defaultBackend.configuration(url: url)]))
         context.deleteRulesMayRunInStore = inStore
         let bound = Date(timeIntervalSinceReferenceDate: Double(round * 7 % 40))
         try context.delete(model: Journey.self, where: #Predicate { $0.startDate < bound })
@@ -110,7 +110,7 @@ struct RuleBearingDeleteTests {
     @Test("models the context holds become deleted, and lose the deleted models, after an SQL cascade")
     func registeredModels() throws {
         try seed(store.url, seed: 7)
-        let context = ModelContext(try ModelContainer(for: Journey.self, Folder.self, Memo.self, Writer.self, configurations: ModelConfiguration(url: store.url)))
+        let context = ModelContext(try ModelContainer(for: Schema([Journey.self, Folder.self, Memo.self, Writer.self]), configurations: [TemporaryStore.defaultBackend.configuration(url: store.url)]))
         let outings = try context.fetch(FetchDescriptor<Outing>(predicate: #Predicate { $0.journey?.name == "j0" || $0.journey?.name == "j1" }))
         let lodgings = try context.fetch(FetchDescriptor<Lodging>())
         let survivor = try #require(try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0.name == "j5" })).first)
@@ -134,13 +134,13 @@ struct RuleBearingDeleteTests {
     func deny() throws {
         try seed(store.url, seed: 3)
         let before = try dump(store.url)
-        let context = ModelContext(try ModelContainer(for: Journey.self, Folder.self, Memo.self, Writer.self, configurations: ModelConfiguration(url: store.url)))
+        let context = ModelContext(try ModelContainer(for: Schema([Journey.self, Folder.self, Memo.self, Writer.self]), configurations: [TemporaryStore.defaultBackend.configuration(url: store.url)]))
         try context.delete(model: Journey.self, where: #Predicate { $0.name == "j2" })
         try context.delete(model: Writer.self, where: #Predicate { $0.name == "w0" })
         #expect(throws: SwiftDataError.modelValidationFailure) { try context.save() }
         #expect(try dump(store.url) == before)
         // Writers without books go.
-        let other = ModelContext(try ModelContainer(for: Journey.self, Folder.self, Memo.self, Writer.self, configurations: ModelConfiguration(url: store.url)))
+        let other = ModelContext(try ModelContainer(for: Schema([Journey.self, Folder.self, Memo.self, Writer.self]), configurations: [TemporaryStore.defaultBackend.configuration(url: store.url)]))
         try other.delete(model: Writer.self, where: #Predicate { $0.name == "w1" })
         try other.save()
         #expect(try other.fetchCount(FetchDescriptor<Writer>()) == 5)
@@ -151,7 +151,7 @@ extension RuleBearingDeleteTests {
     @Test("a row deleted by predicate and held by the context is in the history once")
     func historyRecordsEachDeletionOnce() throws {
         try seed(store.url, seed: 11)
-        let context = ModelContext(try ModelContainer(for: Journey.self, Folder.self, Memo.self, Writer.self, configurations: ModelConfiguration(url: store.url)))
+        let context = ModelContext(try ModelContainer(for: Schema([Journey.self, Folder.self, Memo.self, Writer.self]), configurations: [TemporaryStore.defaultBackend.configuration(url: store.url)]))
         // Registered first, so that the deletion by predicate also deletes them one by one.
         let labels = try context.fetch(FetchDescriptor<Label>(predicate: #Predicate { $0.name < "l3" }))
         #expect(labels.count == 5)   // l0, l1, l10, l11, l2
