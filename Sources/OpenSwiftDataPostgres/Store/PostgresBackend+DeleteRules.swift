@@ -2,69 +2,104 @@ import OpenSwiftData
 import PostgresNIO
 
 extension PostgresBackend {
+    /// Rows one statement is to delete: the rows of a table a condition on `t0` selects.
+    private struct Wave {
+        let table: PostgresTable
+        let condition: String
+        let bindings: PostgresBindings
+    }
+
     /// Deletes the rows the batch deletes select and the rows `changes.deletes` names, applying
-    /// the delete rules of every doomed row (``PostgresDeleteRules``). Runs inside the save's
+    /// the delete rules of every deleted row (``PostgresDeleteRules``). Runs inside the save's
     /// transaction, before its other writes; throws (and the save rolls back) when a `.deny` rule
-    /// blocks. Returns the deleted keys of each entity that lost rows, by table name.
+    /// blocks. Returns the deleted keys of each entity that lost rows, in the order they went.
     func deleteApplyingRules(_ changes: StoreChanges, history: inout HistoryLog, on session: PostgresSession) throws -> [(entity: Schema.Entity, keys: [Int64])] {
-        let rules = deleteRules
-        try session.execute(PostgresDeleteRules.createSQL)
-        try session.execute(PostgresDeleteRules.clearSQL)
+        var waves: [Wave] = []
         for (entity, filter) in changes.batchDeletes {
             let table = try table(for: entity.name)
             var compiler = PostgresCompiler(table: table)
-            let condition = try filter.map { " WHERE " + (try compiler.condition($0)) } ?? ""
-            try session.query(rules.seedSQL(table, condition: condition), compiler.bindings)
+            let condition = try filter.map { try compiler.condition($0) } ?? "TRUE"
+            waves.append(Wave(table: table, condition: condition, bindings: compiler.bindings))
         }
-        if !changes.deletes.isEmpty {
+        var named: [String: (table: PostgresTable, keys: [Int64])] = [:]
+        var namedOrder: [String] = []
+        for (entity, key) in changes.deletes {
+            if named[entity.name] == nil {
+                named[entity.name] = (try table(for: entity.name), [])
+                namedOrder.append(entity.name)
+            }
+            named[entity.name]?.keys.append(key)
+        }
+        for name in namedOrder {
+            guard let (table, keys) = named[name] else { continue }
             var bindings = PostgresBindings()
-            bindings.append(changes.deletes.map { rules.hierarchies[$0.entity.root.name] ?? -1 })
-            bindings.append(changes.deletes.map(\.primaryKey))
-            try session.query(PostgresDeleteRules.seedKeysSQL, bindings)
+            bindings.append(keys)
+            waves.append(Wave(table: table, condition: "t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])", bindings: bindings))
         }
-        if let cascade = rules.cascadeSQL {
-            var wave: Int32 = 0
-            while true {
-                var bindings = PostgresBindings()
-                bindings.append(wave + 1)
-                bindings.append(wave)
-                let added = try session.query(cascade, bindings).first.map { PostgresRowReader($0)._int64(0) } ?? 0
-                guard added > 0 else { break }
-                wave += 1
+        var deleted: [(entity: Schema.Entity, keys: [Int64])] = []
+        var position: [String: Int] = [:]
+        // The `.deny` relationships of deleted rows, checked once every wave has run.
+        var denials: [(edge: PostgresDeleteRules.Edge, entity: Schema.Entity, values: [Int64])] = []
+        var next = 0
+        while next < waves.count {
+            let wave = waves[next]
+            next += 1
+            let table = wave.table
+            let rules = deleteRules[table.entity.name] ?? PostgresDeleteRules(table: table, tables: tables)
+            let rows = try session.query("DELETE FROM \(table.table) AS t0 WHERE \(wave.condition) RETURNING \(rules.returning)", wave.bindings)
+            guard !rows.isEmpty else { continue }
+            let readers = rows.map(PostgresRowReader.init)
+            let keys = readers.map { $0._int64(0) }
+            if position[table.entity.name] == nil {
+                position[table.entity.name] = deleted.count
+                deleted.append((table.entity, []))
             }
-        }
-        if let deny = rules.denySQL, let row = try session.query(deny).first {
-            let position = Int(PostgresRowReader(row)._int64(0))
-            if rules.denyChecks.indices.contains(position) {
-                let (entity, link) = rules.denyChecks[position]
-                throw SwiftDataError(.modelValidationFailure, reason: "\(entity.name).\(link.name) has the delete rule .deny and still holds a \(link.destinationName): delete or unlink the related models first. Nothing was saved; the context keeps its changes.")
-            }
-        }
-        var preserved: [String: [Int64: [String: SnapshotValue]]] = [:]
-        if changes.recordsHistory {
-            for entity in rules.deletedEntities {
-                let table = try table(for: entity.name)
-                preserved[entity.name] = try preservedValues(table, condition: " WHERE t0.\(PostgresSQL.primaryKey) IN \(rules.doomed(entity))", bindings: PostgresBindings(), on: session)
-            }
-        }
-        var deleted = [[Int64]](repeating: [], count: rules.deletedEntities.count)
-        for row in try session.query(rules.deleteSQL) {
-            let reader = PostgresRowReader(row)
-            let position = Int(reader._int64(0))
-            if deleted.indices.contains(position) { deleted[position].append(reader._int64(1)) }
-        }
-        var result: [(entity: Schema.Entity, keys: [Int64])] = []
-        for (entity, keys) in zip(rules.deletedEntities, deleted) where !keys.isEmpty {
-            let keys = keys.sorted()
-            result.append((entity, keys))
+            deleted[position[table.entity.name] ?? 0].keys += keys
             if changes.recordsHistory {
-                for key in keys { history.delete(entity, key: key, preserved: preserved[entity.name]?[key]) }
+                for reader in readers {
+                    var preserved: [String: SnapshotValue]?
+                    if !rules.preserved.isEmpty {
+                        var values: [String: SnapshotValue] = [:]
+                        for (attribute, column) in rules.preserved {
+                            let field = table.entity.fields[attribute]
+                            values[field.name] = field.storage.map { SnapshotValue(reader, column: Int32(column), storage: $0) } ?? .null
+                        }
+                        preserved = values
+                    }
+                    history.delete(table.entity, key: reader._int64(0), preserved: preserved)
+                }
+            }
+            for edge in rules.cascades + rules.denials {
+                let values = Self.values(edge, keys: keys, readers: readers)
+                guard !values.isEmpty else { continue }
+                if edge.link.deleteRule == .deny {
+                    denials.append((edge, table.entity, values))
+                    continue
+                }
+                for destination in edge.destinations {
+                    var bindings = PostgresBindings()
+                    bindings.append(values)
+                    waves.append(Wave(table: destination, condition: PostgresDeleteRules.condition(edge, in: destination), bindings: bindings))
+                }
+            }
+        }
+        for (edge, entity, values) in denials {
+            var bindings = PostgresBindings()
+            bindings.append(values)
+            if try !session.query(PostgresDeleteRules.denyCheck(edge), bindings).isEmpty {
+                throw SwiftDataError(.modelValidationFailure, reason: "\(entity.name).\(edge.link.name) has the delete rule .deny and still holds a \(edge.link.destinationName): delete or unlink the related models first. Nothing was saved; the context keeps its changes.")
             }
         }
         // References to the deleted rows, from rows that stay.
-        for (entity, keys) in result {
+        for (entity, keys) in deleted {
             try removeReferences(to: keys, of: try table(for: entity.name), on: session)
         }
-        return result
+        return deleted
+    }
+
+    /// The keys an edge starts from: the deleted rows' own, or the values of their column.
+    private static func values(_ edge: PostgresDeleteRules.Edge, keys: [Int64], readers: [PostgresRowReader]) -> [Int64] {
+        guard case .ownColumn(let column) = edge.reach else { return keys }
+        return readers.compactMap { $0._isNull(Int32(column)) ? nil : $0._int64(Int32(column)) }
     }
 }

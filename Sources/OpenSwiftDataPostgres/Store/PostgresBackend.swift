@@ -33,8 +33,8 @@ final class PostgresBackend: @unchecked Sendable {
     /// For each entity, the statements that remove references to its deleted rows (bound to an
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [String]]
-    /// The statements that apply delete rules in SQL.
-    let deleteRules: PostgresDeleteRules
+    /// How each entity's rows are deleted with their delete rules applied.
+    let deleteRules: [String: PostgresDeleteRules]
 
     /// Connects to the server and opens the namespace.
     ///
@@ -50,7 +50,7 @@ final class PostgresBackend: @unchecked Sendable {
         let tables = Dictionary(schema.entities.map { ($0.name, PostgresTable(entity: $0, namespace: namespace)) }, uniquingKeysWith: { a, _ in a })
         self.tables = tables
         self.referenceCleanup = Self.referenceCleanup(tables, namespace: namespace)
-        self.deleteRules = PostgresDeleteRules(tables: tables)
+        self.deleteRules = tables.mapValues { PostgresDeleteRules(table: $0, tables: tables) }
         self.channel = "osd_" + location.namespace
         let counter = externalCommits
         self.session = try session ?? PostgresSession(location, listeningOn: channel) { counter.increment() }
