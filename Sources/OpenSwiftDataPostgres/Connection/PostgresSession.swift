@@ -119,24 +119,48 @@ final class PostgresSession: @unchecked Sendable {
     /// Runs one statement and returns every row it produced.
     @discardableResult
     func query(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
-        let connection: PostgresConnection
-        if let transactionConnection {
-            guard !transactionConnection.isClosed else {
-                throw SwiftDataError(.storeUnavailable, reason: "The connection to \(location.displayName) was lost during a transaction; the server discarded all of it.")
-            }
-            connection = transactionConnection
-        } else {
-            connection = try currentConnection()
-        }
-        return try run(sql, bindings, on: connection)
+        let connection = try connectionForStatement()
+        let future = issue(sql, bindings, on: connection)
+        try awaitPendingBegin(before: future)
+        return try wait(future, sql, on: connection)
     }
 
-    /// Runs a statement on a connection. A connection that is gone (reset, closed, or ended by the
+    /// The connection the next statement runs on: the transaction's, or the current one.
+    private func connectionForStatement() throws -> PostgresConnection {
+        guard let transactionConnection else { return try currentConnection() }
+        guard !transactionConnection.isClosed else {
+            throw SwiftDataError(.storeUnavailable, reason: "The connection to \(location.displayName) was lost during a transaction; the server discarded all of it.")
+        }
+        return transactionConnection
+    }
+
+    /// Sends a statement; the connection runs the statements it is given in order, each as soon
+    /// as the one before has finished, without waiting for this thread.
+    private func issue(_ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) -> EventLoopFuture<PostgresQueryResult> {
+        connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger)
+    }
+
+    /// Waits for the `BEGIN` that ``begin()`` sent, if any, once the statement behind it has been
+    /// sent too; when `BEGIN` failed, waits for that statement (which failed with it) and throws.
+    private func awaitPendingBegin(before statement: EventLoopFuture<PostgresQueryResult>) throws {
+        guard let (begin, connection) = pendingBegin else { return }
+        pendingBegin = nil
+        do {
+            _ = try wait(begin, "BEGIN", on: connection)
+        } catch {
+            Self.settle(statement)   // failed with the BEGIN before it; BEGIN's error says why
+            transactionConnection = nil
+            transactionDepth = 0
+            throw error
+        }
+    }
+
+    /// Waits for a statement's rows. A connection that is gone (reset, closed, or ended by the
     /// server) is dropped at once, so that the next call connects again rather than waiting for
     /// SwiftNIO to notice the close.
-    private func run(_ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) throws -> [PostgresRow] {
+    private func wait(_ future: EventLoopFuture<PostgresQueryResult>, _ sql: String, on connection: PostgresConnection) throws -> [PostgresRow] {
         do {
-            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait().rows
+            return try future.wait().rows
         } catch {
             let failure = PostgresFailure.swiftDataError(error, location: location, statement: sql)
             // The connection is gone (reset, closed, or the server ending it: SQLSTATE 57P01).
@@ -152,11 +176,27 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
+    /// Waits for a statement whose outcome no longer matters: the error the caller throws
+    /// already explains the failure.
+    private static func settle(_ future: EventLoopFuture<PostgresQueryResult>) {
+        do {
+            _ = try future.wait()
+        } catch {
+            // Explained by the caller's error (a failed BEGIN, or the statement before a COMMIT).
+        }
+    }
+
     /// How many transactions are open: the outermost one, and savepoints inside it.
     private var transactionDepth = 0
+    /// The `BEGIN` sent and not yet waited for: the transaction's first statement follows it
+    /// without a wait in between.
+    private var pendingBegin: (future: EventLoopFuture<PostgresQueryResult>, connection: PostgresConnection)?
 
     /// Starts a transaction on the current connection (connecting first when it was lost); inside
     /// an open transaction, a savepoint that ``commit()`` releases and ``rollback()`` returns to.
+    ///
+    /// The outermost `BEGIN` is sent and not waited for: its outcome arrives with the first
+    /// statement's.
     func begin() throws {
         if transactionDepth > 0 {
             try query("SAVEPOINT osd_\(transactionDepth)")
@@ -164,13 +204,15 @@ final class PostgresSession: @unchecked Sendable {
             return
         }
         let connection = try currentConnection()
-        _ = try run("BEGIN", PostgresBindings(), on: connection)
+        pendingBegin = (issue("BEGIN", PostgresBindings(), on: connection), connection)
         transactionConnection = connection
         transactionDepth = 1
     }
 
-    /// Commits the transaction, or releases the innermost savepoint.
+    /// Commits the transaction, or releases the innermost savepoint. Does nothing when
+    /// ``queryCommitting(_:_:)`` has committed the transaction already.
     func commit() throws {
+        guard transactionDepth > 0 else { return }
         if transactionDepth > 1 {
             transactionDepth -= 1
             try query("RELEASE SAVEPOINT osd_\(transactionDepth)")
@@ -181,6 +223,34 @@ final class PostgresSession: @unchecked Sendable {
             transactionDepth = 0
         }
         try query("COMMIT")
+    }
+
+    /// Runs the last statement of the outermost transaction with its `COMMIT` sent right behind
+    /// it, so that the server commits without waiting for this thread; ``commit()`` then has
+    /// nothing left to do. If the statement fails, the server ends the failed transaction at the
+    /// `COMMIT` as a `ROLLBACK`, and the statement's error is thrown. Inside a savepoint, runs the
+    /// statement alone.
+    func queryCommitting(_ sql: String, _ bindings: PostgresBindings) throws -> [PostgresRow] {
+        guard transactionDepth == 1 else { return try query(sql, bindings) }
+        let connection = try connectionForStatement()
+        let statement = issue(sql, bindings, on: connection)
+        let commit = issue("COMMIT", PostgresBindings(), on: connection)
+        defer {
+            transactionConnection = nil
+            transactionDepth = 0
+        }
+        try awaitPendingBegin(before: statement)
+        let rows: [PostgresRow]
+        do {
+            rows = try wait(statement, sql, on: connection)
+        } catch {
+            // The COMMIT behind the failed statement rolled the transaction back; the statement's
+            // error says why.
+            Self.settle(commit)
+            throw error
+        }
+        _ = try wait(commit, "COMMIT", on: connection)
+        return rows
     }
 
     /// Rolls the transaction back, or the work since the innermost savepoint. On a lost
@@ -201,13 +271,14 @@ final class PostgresSession: @unchecked Sendable {
         defer {
             transactionConnection = nil
             transactionDepth = 0
+            pendingBegin = nil
         }
         guard let connection = transactionConnection, !connection.isClosed else { return }
         do {
-            _ = try run("ROLLBACK", PostgresBindings(), on: connection)
+            _ = try wait(issue("ROLLBACK", PostgresBindings(), on: connection), "ROLLBACK", on: connection)
         } catch {
             // Nothing is lost: ROLLBACK fails only when the connection is gone, and the server
-            // discards an open transaction with its connection (`run` has dropped the connection).
+            // discards an open transaction with its connection (`wait` has dropped the connection).
             // The caller rethrows the error that made it roll back.
         }
     }

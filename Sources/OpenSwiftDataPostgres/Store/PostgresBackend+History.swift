@@ -11,7 +11,10 @@ import PostgresNIO
 extension PostgresBackend {
     /// Records a save's history transaction and announces the save (`pg_notify`, delivered at
     /// commit); returns its number.
-    func record(_ history: HistoryLog, author: String?, origin: Int64, on session: PostgresSession) throws -> Int64 {
+    ///
+    /// - Parameter committing: Whether the record is the last statement of the save's transaction,
+    ///   whose `COMMIT` then follows it without a wait (``PostgresSession/queryCommitting(_:_:)``).
+    func record(_ history: HistoryLog, author: String?, origin: Int64, committing: Bool = false, on session: PostgresSession) throws -> Int64 {
         let identity = HistoryLog.processIdentity
         var bindings = PostgresBindings()
         bindings.append(Date().timeIntervalSinceReferenceDate)
@@ -20,14 +23,15 @@ extension PostgresBackend {
         bindings.append(identity.process)
         bindings.append(origin)
         bindings.append(ByteBuffer(bytes: try history.encoded()))
-        let rows = try session.query("""
+        let sql = """
             WITH next AS (
                 UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text WHERE key = 'historyNext' RETURNING value::int8 AS id
             )
             INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes)
             SELECT next.id, $1, $2, $3, $4, $5, $6 FROM next
             RETURNING id, pg_notify(\(PostgresSQL.literal(channel)), '')
-            """, bindings)
+            """
+        let rows = try committing ? session.queryCommitting(sql, bindings) : session.query(sql, bindings)
         guard let id = rows.first.map({ PostgresRowReader($0)._int64(0) }) else {
             throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction. Nothing was saved.")
         }

@@ -178,7 +178,8 @@ extension PostgresBackend {
         var result = StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
         result.ruleDeleted = ruleDeleted
         if recordsHistory, !history.isEmpty {
-            result.historyTransaction = try record(history, author: changes.author, origin: changes.origin, on: session)
+            // The last statement: the COMMIT follows it without a wait.
+            result.historyTransaction = try record(history, author: changes.author, origin: changes.origin, committing: true, on: session)
         }
         return result
     }
