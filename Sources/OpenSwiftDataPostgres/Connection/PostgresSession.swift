@@ -10,8 +10,9 @@ import PostgresNIO
 /// ``SwiftDataError/storeUnavailable``; the next call connects again.
 final class PostgresSession: @unchecked Sendable {
     // @unchecked Sendable: `connection` is replaced only inside `lock`; PostgresConnection itself
-    // is Sendable and queues the queries it is given. `transactionConnection` is used by one
-    // caller at a time: the store serializes its use of the session (`PostgresBackend.withSession`).
+    // is Sendable and queues the queries it is given. The transaction's state
+    // (`transactionConnection`, `transactionDepth`, `unanswered`) is used by one caller at a
+    // time: the store serializes its use of the session (`PostgresBackend.withSession`).
 
     let location: PostgresLocation
     private let lock = NSLock()
@@ -43,7 +44,7 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     /// The open connection, connecting first when there is none or it was lost.
-    private func currentConnection() throws -> PostgresConnection {
+    func currentConnection() throws -> PostgresConnection {
         lock.lock()
         defer { lock.unlock() }
         if let connection, !connection.isClosed { return connection }
@@ -114,19 +115,23 @@ final class PostgresSession: @unchecked Sendable {
 
     /// The connection the open transaction runs on, or `nil` outside transactions. A transaction
     /// never moves to a new connection: if its connection is lost, its statements fail.
-    private var transactionConnection: PostgresConnection?
+    var transactionConnection: PostgresConnection?
+    /// How many transactions are open: the outermost one, and savepoints inside it.
+    var transactionDepth = 0
+    /// Statements of the open transaction sent and not yet waited for, in order.
+    var unanswered: [(future: EventLoopFuture<PostgresQueryResult>, sql: String)] = []
 
     /// Runs one statement and returns every row it produced.
     @discardableResult
     func query(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
         let connection = try connectionForStatement()
         let future = issue(sql, bindings, on: connection)
-        try awaitPendingBegin(before: future)
+        try awaitUnanswered(before: future, on: connection)
         return try wait(future, sql, on: connection)
     }
 
     /// The connection the next statement runs on: the transaction's, or the current one.
-    private func connectionForStatement() throws -> PostgresConnection {
+    func connectionForStatement() throws -> PostgresConnection {
         guard let transactionConnection else { return try currentConnection() }
         guard !transactionConnection.isClosed else {
             throw SwiftDataError(.storeUnavailable, reason: "The connection to \(location.displayName) was lost during a transaction; the server discarded all of it.")
@@ -136,29 +141,41 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Sends a statement; the connection runs the statements it is given in order, each as soon
     /// as the one before has finished, without waiting for this thread.
-    private func issue(_ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) -> EventLoopFuture<PostgresQueryResult> {
+    func issue(_ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) -> EventLoopFuture<PostgresQueryResult> {
         connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger)
     }
 
-    /// Waits for the `BEGIN` that ``begin()`` sent, if any, once the statement behind it has been
-    /// sent too; when `BEGIN` failed, waits for that statement (which failed with it) and throws.
-    private func awaitPendingBegin(before statement: EventLoopFuture<PostgresQueryResult>) throws {
-        guard let (begin, connection) = pendingBegin else { return }
-        pendingBegin = nil
+    /// Waits for the statements sent before `next`, in order. The first that failed is the error
+    /// thrown: the ones after it (and `next`) failed because it did.
+    func awaitUnanswered(before next: EventLoopFuture<PostgresQueryResult>, on connection: PostgresConnection) throws {
+        guard !unanswered.isEmpty else { return }
+        let sent = unanswered
+        unanswered = []
+        for (position, statement) in sent.enumerated() {
+            do {
+                _ = try wait(statement.future, statement.sql, on: connection)
+            } catch {
+                for later in sent[(position + 1)...] { Self.settle(later.future) }
+                Self.settle(next)
+                throw error
+            }
+        }
+    }
+
+    /// Waits for a statement whose outcome no longer matters: the error the caller throws
+    /// already explains the failure.
+    static func settle(_ future: EventLoopFuture<PostgresQueryResult>) {
         do {
-            _ = try wait(begin, "BEGIN", on: connection)
+            _ = try future.wait()
         } catch {
-            Self.settle(statement)   // failed with the BEGIN before it; BEGIN's error says why
-            transactionConnection = nil
-            transactionDepth = 0
-            throw error
+            // Explained by the caller's error (a statement before this one failed).
         }
     }
 
     /// Waits for a statement's rows. A connection that is gone (reset, closed, or ended by the
     /// server) is dropped at once, so that the next call connects again rather than waiting for
     /// SwiftNIO to notice the close.
-    private func wait(_ future: EventLoopFuture<PostgresQueryResult>, _ sql: String, on connection: PostgresConnection) throws -> [PostgresRow] {
+    func wait(_ future: EventLoopFuture<PostgresQueryResult>, _ sql: String, on connection: PostgresConnection) throws -> [PostgresRow] {
         do {
             return try future.wait().rows
         } catch {
@@ -173,113 +190,6 @@ final class PostgresSession: @unchecked Sendable {
                 lock.unlock()
             }
             throw failure
-        }
-    }
-
-    /// Waits for a statement whose outcome no longer matters: the error the caller throws
-    /// already explains the failure.
-    private static func settle(_ future: EventLoopFuture<PostgresQueryResult>) {
-        do {
-            _ = try future.wait()
-        } catch {
-            // Explained by the caller's error (a failed BEGIN, or the statement before a COMMIT).
-        }
-    }
-
-    /// How many transactions are open: the outermost one, and savepoints inside it.
-    private var transactionDepth = 0
-    /// The `BEGIN` sent and not yet waited for: the transaction's first statement follows it
-    /// without a wait in between.
-    private var pendingBegin: (future: EventLoopFuture<PostgresQueryResult>, connection: PostgresConnection)?
-
-    /// Starts a transaction on the current connection (connecting first when it was lost); inside
-    /// an open transaction, a savepoint that ``commit()`` releases and ``rollback()`` returns to.
-    ///
-    /// The outermost `BEGIN` is sent and not waited for: its outcome arrives with the first
-    /// statement's.
-    func begin() throws {
-        if transactionDepth > 0 {
-            try query("SAVEPOINT osd_\(transactionDepth)")
-            transactionDepth += 1
-            return
-        }
-        let connection = try currentConnection()
-        pendingBegin = (issue("BEGIN", PostgresBindings(), on: connection), connection)
-        transactionConnection = connection
-        transactionDepth = 1
-    }
-
-    /// Commits the transaction, or releases the innermost savepoint. Does nothing when
-    /// ``queryCommitting(_:_:)`` has committed the transaction already.
-    func commit() throws {
-        guard transactionDepth > 0 else { return }
-        if transactionDepth > 1 {
-            transactionDepth -= 1
-            try query("RELEASE SAVEPOINT osd_\(transactionDepth)")
-            return
-        }
-        defer {
-            transactionConnection = nil
-            transactionDepth = 0
-        }
-        try query("COMMIT")
-    }
-
-    /// Runs the last statement of the outermost transaction with its `COMMIT` sent right behind
-    /// it, so that the server commits without waiting for this thread; ``commit()`` then has
-    /// nothing left to do. If the statement fails, the server ends the failed transaction at the
-    /// `COMMIT` as a `ROLLBACK`, and the statement's error is thrown. Inside a savepoint, runs the
-    /// statement alone.
-    func queryCommitting(_ sql: String, _ bindings: PostgresBindings) throws -> [PostgresRow] {
-        guard transactionDepth == 1 else { return try query(sql, bindings) }
-        let connection = try connectionForStatement()
-        let statement = issue(sql, bindings, on: connection)
-        let commit = issue("COMMIT", PostgresBindings(), on: connection)
-        defer {
-            transactionConnection = nil
-            transactionDepth = 0
-        }
-        try awaitPendingBegin(before: statement)
-        let rows: [PostgresRow]
-        do {
-            rows = try wait(statement, sql, on: connection)
-        } catch {
-            // The COMMIT behind the failed statement rolled the transaction back; the statement's
-            // error says why.
-            Self.settle(commit)
-            throw error
-        }
-        _ = try wait(commit, "COMMIT", on: connection)
-        return rows
-    }
-
-    /// Rolls the transaction back, or the work since the innermost savepoint. On a lost
-    /// connection there is nothing to roll back: the server discarded the transaction with the
-    /// connection.
-    func rollback() {
-        if transactionDepth > 1 {
-            transactionDepth -= 1
-            do {
-                try query("ROLLBACK TO SAVEPOINT osd_\(transactionDepth)")
-                try query("RELEASE SAVEPOINT osd_\(transactionDepth)")
-            } catch {
-                // The connection is gone or the outer transaction failed: the outermost rollback
-                // discards everything, and the caller rethrows the error that made it roll back.
-            }
-            return
-        }
-        defer {
-            transactionConnection = nil
-            transactionDepth = 0
-            pendingBegin = nil
-        }
-        guard let connection = transactionConnection, !connection.isClosed else { return }
-        do {
-            _ = try wait(issue("ROLLBACK", PostgresBindings(), on: connection), "ROLLBACK", on: connection)
-        } catch {
-            // Nothing is lost: ROLLBACK fails only when the connection is gone, and the server
-            // discards an open transaction with its connection (`wait` has dropped the connection).
-            // The caller rethrows the error that made it roll back.
         }
     }
 

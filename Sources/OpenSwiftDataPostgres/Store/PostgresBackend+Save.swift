@@ -85,16 +85,17 @@ extension PostgresBackend {
         let links = _DeferredLinks()
         var keys = [Int64](repeating: 0, count: changes.inserts.count)
         var upserted: [Int] = []
-        // Rows of entities without uniqueness constraints take their keys ahead and are written many
-        // to a statement; rows among them that refer to each other then need no second pass.
-        let batched = changes.inserts.count > 1 ? try reserveKeys(for: changes.inserts, on: session) : []
+        // Rows of entities without uniqueness constraints take keys drawn ahead and are written many
+        // to a statement, without waiting; rows among them that refer to each other then need no
+        // second pass.
+        let batched = try reserveKeys(for: changes.inserts, on: session)
         for (position, (entity, model)) in changes.inserts.enumerated() where !batched.contains(position) {
             let table = try table(for: entity.name)
             let values = PostgresParameters(entity: entity)
             try encodeAll(model, table: table, to: values, deferring: links)
             let stored = table.shape.storedProperties
             if table.upsertLookupSQL != nil, let existing = try existingRow(values, table: table, on: session) {
-                try session.query(table.fullUpdateSQL, values.bindings(stored, then: [existing]))
+                try session.send(table.fullUpdateSQL, values.bindings(stored, then: [existing]))
                 if !links.isEmpty { deferred.append((table, model, links.take())) }
                 model._osdState.primaryKey = existing
                 keys[position] = existing
@@ -129,14 +130,14 @@ extension PostgresBackend {
                 var bindings = PostgresBindings()
                 bindings.append(target._osdState.primaryKey)
                 bindings.append(model._osdState.primaryKey)
-                try session.query("UPDATE \(table.table) SET \(table.column(Int(parameter))) = $1 WHERE \(PostgresSQL.primaryKey) = $2", bindings)
+                try session.send("UPDATE \(table.table) SET \(table.column(Int(parameter))) = $1 WHERE \(PostgresSQL.primaryKey) = $2", bindings)
             }
         }
         // Runs of updates to the same properties of one entity go a thousand rows to a statement.
         var batch: UpdateBatch?
         func flush() throws {
             if let pending = batch, pending.rows > 0 {
-                try session.query(pending.table.batchUpdateSQL(properties: pending.properties, rows: pending.rows), pending.bindings)
+                try session.send(pending.table.batchUpdateSQL(properties: pending.properties, rows: pending.rows), pending.bindings)
             }
             batch = nil
         }
@@ -167,13 +168,13 @@ extension PostgresBackend {
             let name = ownerTable.linkTable(link)
             var clear = PostgresBindings()
             clear.append(owner._osdState.primaryKey)
-            try session.query("DELETE FROM \(name) WHERE owner = $1", clear)
+            try session.send("DELETE FROM \(name) WHERE owner = $1", clear)
             let keys = targets.filter { $0._osdState.primaryKey != 0 && !$0._osdState.isDeleted }.map(\._osdState.primaryKey)
             guard !keys.isEmpty else { continue }
             var add = PostgresBindings()
             add.append(owner._osdState.primaryKey)
             add.append(keys)
-            try session.query("INSERT INTO \(name) (owner, target) SELECT $1, unnest($2::int8[]) ON CONFLICT DO NOTHING", add)
+            try session.send("INSERT INTO \(name) (owner, target) SELECT $1, unnest($2::int8[]) ON CONFLICT DO NOTHING", add)
         }
         var result = StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
         result.ruleDeleted = ruleDeleted
@@ -192,8 +193,8 @@ extension PostgresBackend {
         var bindings = PostgresBindings()
     }
 
-    /// Gives every insert of an entity without uniqueness constraints its key, drawn from its
-    /// hierarchy's sequence; returns their positions.
+    /// Gives every insert of an entity without uniqueness constraints its key, from the keys
+    /// drawn ahead from its hierarchy's sequence; returns their positions.
     private func reserveKeys(for inserts: [(entity: Schema.Entity, model: any PersistentModel)], on session: PostgresSession) throws -> Set<Int> {
         var positionsBySequence: [String: [Int]] = [:]
         for (position, (entity, _)) in inserts.enumerated() {
@@ -201,13 +202,8 @@ extension PostgresBackend {
             if table.upsertLookupSQL == nil { positionsBySequence[table.keySequence, default: []].append(position) }
         }
         for (sequence, positions) in positionsBySequence {
-            var bindings = PostgresBindings()
-            bindings.append(Int64(positions.count))
-            let drawn = try session.query("SELECT nextval(\(PostgresSQL.literal(sequence))) AS k FROM generate_series(1, $1::int8) ORDER BY k", bindings)
-            guard drawn.count == positions.count else {
-                throw SwiftDataError(.storeFailure, reason: "PostgreSQL handed out \(drawn.count) keys of \(positions.count) from \(sequence). Nothing was saved.")
-            }
-            for (position, row) in zip(positions, drawn) { inserts[position].model._osdState.primaryKey = PostgresRowReader(row)._int64(0) }
+            let keys = try keyPool.take(positions.count, from: sequence, on: session)
+            for (position, key) in zip(positions, keys) { inserts[position].model._osdState.primaryKey = key }
         }
         return Set(positionsBySequence.values.joined())
     }
@@ -235,7 +231,7 @@ extension PostgresBackend {
                     bindings.append(keys[position])
                     values.append(stored, to: &bindings)
                 }
-                try session.query(table.batchInsertSQL(rows: chunk.count), bindings)
+                try session.send(table.batchInsertSQL(rows: chunk.count), bindings)
             }
         }
         return deferred

@@ -33,6 +33,8 @@ final class PostgresBackend: @unchecked Sendable {
     /// For each entity, the statements that remove references to its deleted rows (bound to an
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [String]]
+    /// Keys drawn ahead for inserts.
+    let keyPool = PostgresKeyPool()
     /// How each entity's rows are deleted with their delete rules applied.
     let deleteRules: [String: PostgresDeleteRules]
 
