@@ -110,6 +110,26 @@ final class PostgresParameters: _RowWriter {
         return bindings
     }
 
+    /// The arguments of a prepared statement whose parameters are `key`, then the given
+    /// properties cast to their columns' types; `nil` when a value does not have its column's
+    /// type (the statement is then parsed with the value's own type).
+    func arguments(after key: Int64, _ properties: [Int]) -> [PostgresData]? {
+        var arguments = [PostgresData(int64: key)]
+        arguments.reserveCapacity(properties.count + 1)
+        for property in properties {
+            switch (values[property], storage[property]) {
+            case (.null, _): arguments.append(.null)
+            case (.integer(let number), .integer?), (.integer(let number), .unsignedInteger?): arguments.append(PostgresData(int64: number))
+            case (.real(let number), .real?), (.real(let number), .date?): arguments.append(PostgresData(double: number))
+            case (.text(let text), .text?), (.text(let text), .json?): arguments.append(PostgresData(string: text))
+            case (.bytes(let bytes), .blob?), (.bytes(let bytes), .uuid?), (.bytes(let bytes), .decimal?):
+                arguments.append(PostgresData(type: .bytea, value: bytes))
+            default: return nil
+            }
+        }
+        return arguments
+    }
+
     /// Appends the parameters of the given properties, in order.
     func append(_ properties: [Int], to bindings: inout PostgresBindings) {
         for property in properties {

@@ -25,16 +25,22 @@ extension PostgresSession {
     /// Sends a statement of the open transaction without waiting for it; its failure is thrown by
     /// the next statement that waits. Outside a transaction, runs it and waits.
     func send(_ sql: String, _ bindings: PostgresBindings) throws {
+        try send(.parsed(sql, bindings))
+    }
+
+    /// Sends a statement of the open transaction without waiting for it; its failure is thrown by
+    /// the next statement that waits. Outside a transaction, runs it and waits.
+    func send(_ statement: PostgresStatement) throws {
         guard transactionDepth > 0 else {
-            try query(sql, bindings)
+            try query(statement)
             return
         }
         let connection = try connectionForStatement()
-        unanswered.append((issue(sql, bindings, on: connection), sql))
+        unanswered.append((try issue(statement, on: connection), statement.sql))
     }
 
     /// Commits the transaction, or releases the innermost savepoint. Does nothing when
-    /// ``queryCommitting(_:_:)`` has committed the transaction already.
+    /// ``queryCommitting(_:)`` has committed the transaction already.
     func commit() throws {
         guard transactionDepth > 0 else { return }
         if transactionDepth > 1 {
@@ -51,10 +57,11 @@ extension PostgresSession {
     /// nothing left to do. If a statement fails, the server ends the failed transaction at the
     /// `COMMIT` as a `ROLLBACK`, and the statement's error is thrown. Inside a savepoint, runs the
     /// statement alone.
-    func queryCommitting(_ sql: String, _ bindings: PostgresBindings) throws -> [PostgresRow] {
-        guard transactionDepth == 1 else { return try query(sql, bindings) }
+    func queryCommitting(_ last: PostgresStatement) throws -> [PostgresRow] {
+        guard transactionDepth == 1 else { return try query(last) }
         let connection = try connectionForStatement()
-        let statement = issue(sql, bindings, on: connection)
+        let sql = last.sql
+        let statement = try issue(last, on: connection)
         let commit = issue("COMMIT", PostgresBindings(), on: connection)
         defer { endTransaction() }
         let rows: [PostgresRow]

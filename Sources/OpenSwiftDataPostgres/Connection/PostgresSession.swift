@@ -118,8 +118,12 @@ final class PostgresSession: @unchecked Sendable {
     var transactionConnection: PostgresConnection?
     /// How many transactions are open: the outermost one, and savepoints inside it.
     var transactionDepth = 0
+    /// The statements prepared on `preparedOn`, by their SQL.
+    private var preparedStatements: [String: PreparedQuery] = [:]
+    /// The connection `preparedStatements` belong to.
+    private var preparedOn: PostgresConnection?
     /// Statements of the open transaction sent and not yet waited for, in order.
-    var unanswered: [(future: EventLoopFuture<PostgresQueryResult>, sql: String)] = []
+    var unanswered: [(future: EventLoopFuture<[PostgresRow]>, sql: String)] = []
 
     /// Runs one statement and returns every row it produced.
     @discardableResult
@@ -128,6 +132,15 @@ final class PostgresSession: @unchecked Sendable {
         let future = issue(sql, bindings, on: connection)
         try awaitUnanswered(before: future, on: connection)
         return try wait(future, sql, on: connection)
+    }
+
+    /// Runs one statement and returns every row it produced.
+    @discardableResult
+    func query(_ statement: PostgresStatement) throws -> [PostgresRow] {
+        let connection = try connectionForStatement()
+        let future = try issue(statement, on: connection)
+        try awaitUnanswered(before: future, on: connection)
+        return try wait(future, statement.sql, on: connection)
     }
 
     /// The connection the next statement runs on: the transaction's, or the current one.
@@ -141,13 +154,40 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Sends a statement; the connection runs the statements it is given in order, each as soon
     /// as the one before has finished, without waiting for this thread.
-    func issue(_ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) -> EventLoopFuture<PostgresQueryResult> {
-        connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger)
+    func issue(_ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) -> EventLoopFuture<[PostgresRow]> {
+        connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).map(\.rows)
+    }
+
+    /// Sends a statement; one prepared once per connection runs without being parsed and planned
+    /// again. The first use on a connection waits for the statement to be prepared, so that the
+    /// statements sent after it still run after it.
+    func issue(_ statement: PostgresStatement, on connection: PostgresConnection) throws -> EventLoopFuture<[PostgresRow]> {
+        switch statement {
+        case .parsed(let sql, let bindings):
+            return issue(sql, bindings, on: connection)
+        case .prepared(let sql, let arguments):
+            if preparedOn !== connection {
+                preparedStatements = [:]
+                preparedOn = connection
+            }
+            if let prepared = preparedStatements[sql] { return prepared.execute(arguments) }
+            let preparing = connection.prepare(query: sql)
+            let prepared: PreparedQuery
+            do {
+                prepared = try Self.wait(preparing, location, sql)
+            } catch {
+                // A statement sent before failed, and this one with it: that one's error says why.
+                try awaitUnanswered(before: connection.eventLoop.makeSucceededFuture([]), on: connection)
+                throw error
+            }
+            preparedStatements[sql] = prepared
+            return prepared.execute(arguments)
+        }
     }
 
     /// Waits for the statements sent before `next`, in order. The first that failed is the error
     /// thrown: the ones after it (and `next`) failed because it did.
-    func awaitUnanswered(before next: EventLoopFuture<PostgresQueryResult>, on connection: PostgresConnection) throws {
+    func awaitUnanswered(before next: EventLoopFuture<[PostgresRow]>, on connection: PostgresConnection) throws {
         guard !unanswered.isEmpty else { return }
         let sent = unanswered
         unanswered = []
@@ -164,7 +204,7 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Waits for a statement whose outcome no longer matters: the error the caller throws
     /// already explains the failure.
-    static func settle(_ future: EventLoopFuture<PostgresQueryResult>) {
+    static func settle(_ future: EventLoopFuture<[PostgresRow]>) {
         do {
             _ = try future.wait()
         } catch {
@@ -175,9 +215,9 @@ final class PostgresSession: @unchecked Sendable {
     /// Waits for a statement's rows. A connection that is gone (reset, closed, or ended by the
     /// server) is dropped at once, so that the next call connects again rather than waiting for
     /// SwiftNIO to notice the close.
-    func wait(_ future: EventLoopFuture<PostgresQueryResult>, _ sql: String, on connection: PostgresConnection) throws -> [PostgresRow] {
+    func wait(_ future: EventLoopFuture<[PostgresRow]>, _ sql: String, on connection: PostgresConnection) throws -> [PostgresRow] {
         do {
-            return try future.wait().rows
+            return try future.wait()
         } catch {
             let failure = PostgresFailure.swiftDataError(error, location: location, statement: sql)
             // The connection is gone (reset, closed, or the server ending it: SQLSTATE 57P01).

@@ -34,6 +34,10 @@ final class PostgresTable: Sendable {
     let ownedLinkTables: [String]
     let namespace: String
 
+    /// `INSERT` of one row, its key first, each parameter cast to its column's type: prepared
+    /// once per connection (``PostgresStatement/prepared(_:_:)``).
+    let preparedInsertSQL: String
+
     init(entity: Schema.Entity, namespace: String) {
         self.entity = entity
         self.namespace = namespace
@@ -47,6 +51,10 @@ final class PostgresTable: Sendable {
         let stored = shape.storedProperties
         let names = stored.map { columns[$0]! }
         let parameters = stored.indices.map { "$\($0 + 1)" }
+        let casts = ["$1::int8"] + stored.enumerated().map { offset, property in
+            "$\(offset + 2)::\(entity.fields[property].storage.map(PostgresSQL.parameterType) ?? "text")"
+        }
+        self.preparedInsertSQL = "INSERT INTO \(table) (\(([PostgresSQL.primaryKey] + names).joined(separator: ", "))) VALUES (\(casts.joined(separator: ", ")))"
         self.insertSQL = stored.isEmpty
             ? "INSERT INTO \(table) DEFAULT VALUES RETURNING \(PostgresSQL.primaryKey)"
             : "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", "))) RETURNING \(PostgresSQL.primaryKey)"

@@ -13,25 +13,22 @@ extension PostgresBackend {
     /// commit); returns its number.
     ///
     /// - Parameter committing: Whether the record is the last statement of the save's transaction,
-    ///   whose `COMMIT` then follows it without a wait (``PostgresSession/queryCommitting(_:_:)``).
+    ///   whose `COMMIT` then follows it without a wait (``PostgresSession/queryCommitting(_:)``).
     func record(_ history: HistoryLog, author: String?, origin: Int64, committing: Bool = false, on session: PostgresSession) throws -> Int64 {
         let identity = HistoryLog.processIdentity
-        var bindings = PostgresBindings()
-        bindings.append(Date().timeIntervalSinceReferenceDate)
-        bindings.append(author)
-        bindings.append(identity.bundle)
-        bindings.append(identity.process)
-        bindings.append(origin)
-        bindings.append(ByteBuffer(bytes: try history.encoded()))
-        let sql = """
-            WITH next AS (
-                UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text WHERE key = 'historyNext' RETURNING value::int8 AS id
-            )
-            INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes)
-            SELECT next.id, $1, $2, $3, $4, $5, $6 FROM next
-            RETURNING id, pg_notify(\(PostgresSQL.literal(channel)), '')
-            """
-        let rows = try committing ? session.queryCommitting(sql, bindings) : session.query(sql, bindings)
+        let changes = ByteBuffer(bytes: try history.encoded())
+        let arguments: [PostgresData] = [
+            PostgresData(double: Date().timeIntervalSinceReferenceDate),
+            author.map { PostgresData(string: $0) } ?? .null,
+            PostgresData(string: identity.bundle),
+            PostgresData(string: identity.process),
+            PostgresData(int64: origin),
+            PostgresData(type: .bytea, value: changes),
+        ]
+        // Prepared: the same statement ends every save. Its parameters are cast, so that their
+        // types are the arguments' types.
+        let statement = PostgresStatement.prepared(recordSQL, arguments)
+        let rows = try committing ? session.queryCommitting(statement) : session.query(statement)
         guard let id = rows.first.map({ PostgresRowReader($0)._int64(0) }) else {
             throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction. Nothing was saved.")
         }

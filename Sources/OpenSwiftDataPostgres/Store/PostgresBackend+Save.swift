@@ -220,6 +220,23 @@ extension PostgresBackend {
         for (name, rows) in byTable.sorted(by: { $0.key < $1.key }) {
             let table = try table(for: name)
             let stored = table.shape.storedProperties
+            if rows.count == 1, let position = rows.first {
+                // One row: a prepared statement.
+                let model = inserts[position].model
+                let values = PostgresParameters(entity: table.entity)
+                try encodeAll(model, table: table, to: values, deferring: links)
+                if !links.isEmpty { deferred.append((table, model, links.take())) }
+                keys[position] = model._osdState.primaryKey
+                if let arguments = values.arguments(after: keys[position], stored) {
+                    try session.send(.prepared(table.preparedInsertSQL, arguments))
+                } else {
+                    var bindings = PostgresBindings(capacity: stored.count + 1)
+                    bindings.append(keys[position])
+                    values.append(stored, to: &bindings)
+                    try session.send(table.batchInsertSQL(rows: 1), bindings)
+                }
+                continue
+            }
             for chunk in stride(from: 0, to: rows.count, by: table.batchRows).map({ rows[$0..<min($0 + table.batchRows, rows.count)] }) {
                 var bindings = PostgresBindings(capacity: chunk.count * (stored.count + 1))
                 for position in chunk {

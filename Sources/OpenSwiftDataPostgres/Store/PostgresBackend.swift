@@ -33,6 +33,8 @@ final class PostgresBackend: @unchecked Sendable {
     /// For each entity, the statements that remove references to its deleted rows (bound to an
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [String]]
+    /// The statement that records a save's history transaction (``record(_:author:origin:committing:on:)``).
+    let recordSQL: String
     /// Keys drawn ahead for inserts.
     let keyPool = PostgresKeyPool()
     /// How each entity's rows are deleted with their delete rules applied.
@@ -54,6 +56,14 @@ final class PostgresBackend: @unchecked Sendable {
         self.referenceCleanup = Self.referenceCleanup(tables, namespace: namespace)
         self.deleteRules = tables.mapValues { PostgresDeleteRules(table: $0, tables: tables) }
         self.channel = "osd_" + location.namespace
+        self.recordSQL = """
+            WITH next AS (
+                UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text WHERE key = 'historyNext' RETURNING value::int8 AS id
+            )
+            INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes)
+            SELECT next.id, $1::float8, $2::text, $3::text, $4::text, $5::int8, $6::bytea FROM next
+            RETURNING id, pg_notify(\(PostgresSQL.literal(channel)), '')
+            """
         let counter = externalCommits
         self.session = try session ?? PostgresSession(location, listeningOn: channel) { counter.increment() }
         self.identifier = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
