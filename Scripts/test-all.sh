@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite, and, when OSD_POSTGRES_URL names a server (Scripts/with-postgres.sh
-# sets it), the store-neutral suites a second time with PostgreSQL as their default store.
+# sets it), the server-restart test on a throwaway server of its own and the store-neutral suites a
+# second time with PostgreSQL as their default store.
 #
 #   Scripts/with-postgres.sh Scripts/test-all.sh
 #
@@ -15,6 +16,8 @@ cd "$(dirname "$0")/.."
 swift test "$@"
 
 if [ -n "${OSD_POSTGRES_URL:-}" ]; then
+    echo "== A PostgreSQL server restarted under running saves (a server of its own)"
+    OSD_POSTGRES_RESTARTABLE=1 Scripts/with-postgres.sh swift test --skip-build --filter PostgresRestartTests
     echo "== The store-neutral suites again, on PostgreSQL"
     OSD_TEST_BACKEND=postgres swift test --skip-build --filter OpenSwiftDataTests \
         --skip 'SeveralStoresTests|StoreErrorTests|ContainerTests|MigrationPlanTests|MigrationKillTests|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|NoTrapTests|DiskFullTests|LedgerKillTests|MergeFailureTests|prefetchedModelsAreLoadedByTheFetchItself|anotherContainerOnTheSameFileIsMergedAndItsOwnSavesAreNot'

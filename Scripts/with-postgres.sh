@@ -4,6 +4,9 @@
 # Creates a cluster in a temporary directory (initdb, as an unprivileged user when run as root),
 # starts it on a free loopback port, exports OSD_POSTGRES_URL (postgres://osd@127.0.0.1:PORT/osd),
 # runs CMD, then stops the server and removes its files, whatever CMD did. Exits with CMD's status.
+# With OSD_POSTGRES_RESTARTABLE=1 it also exports OSD_POSTGRES_RESTART, a command that crashes the
+# server (immediate stop) and starts it again, for the restart tests: run them alone on their
+# server, since a restart fails every other test's connections.
 # Needs Debian's `postgresql` package (or initdb and pg_ctl on PATH).
 set -euo pipefail
 
@@ -34,13 +37,15 @@ DATA="$DIR/data"
 LOG="$DIR/server.log"
 
 # PostgreSQL refuses to run as root: run the server as an unprivileged user then.
-as_server() { "$@"; }
+AS_SERVER=""
 if [ "$(id -u)" -eq 0 ]; then
     SERVER_USER=postgres
     id "$SERVER_USER" >/dev/null 2>&1 || SERVER_USER=nobody
     chown "$SERVER_USER" "$DIR"
-    as_server() { runuser -u "$SERVER_USER" -- "$@"; }
+    AS_SERVER="runuser -u $SERVER_USER --"
 fi
+as_server() { $AS_SERVER "$@"; }
+OPTIONS="-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
 
 cleanup() {
     as_server "$PG_CTL" -D "$DATA" -m immediate stop >/dev/null 2>&1 || true
@@ -54,14 +59,25 @@ as_server "$INITDB" -D "$DATA" -U osd --auth=trust --encoding=UTF8 --locale=C.UT
     cat "$DIR/initdb.log" >&2
     exit 70
 }
-as_server "$PG_CTL" -D "$DATA" -l "$LOG" -w -t 30 \
-    -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null || {
+as_server "$PG_CTL" -D "$DATA" -l "$LOG" -w -t 30 -o "$OPTIONS" start >/dev/null || {
     cat "$LOG" >&2
     exit 70
 }
 as_server "$CREATEDB" -h 127.0.0.1 -p "$PORT" -U osd osd
 
 export OSD_POSTGRES_URL="postgres://osd@127.0.0.1:$PORT/osd"
+if [ "${OSD_POSTGRES_RESTARTABLE:-}" = 1 ]; then
+    {
+        echo '#!/usr/bin/env bash'
+        echo 'set -e'
+        # The server must hold no descriptor of the caller's open (a test runner's event stream).
+        echo 'for fd in $(ls /proc/$$/fd); do if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done'
+        echo "$AS_SERVER \"$PG_CTL\" -D \"$DATA\" -m immediate stop </dev/null >/dev/null 2>&1"
+        echo "$AS_SERVER \"$PG_CTL\" -D \"$DATA\" -l \"$LOG\" -w -t 30 -o \"$OPTIONS\" start </dev/null >/dev/null 2>&1"
+    } >"$DIR/restart"
+    chmod 755 "$DIR/restart"
+    export OSD_POSTGRES_RESTART="$DIR/restart"
+fi
 set +e
 "$@"
 STATUS=$?
