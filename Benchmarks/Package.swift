@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // The benchmark: OpenSwiftData, hand-written SQLite C calls and GRDB on the same workloads; on
-// PostgreSQL, OpenSwiftData and hand-written postgres-nio.
+// PostgreSQL, OpenSwiftData, hand-written postgres-nio and Fluent.
 // A separate package so that GRDB never enters the graph of OpenSwiftData's users.
 import PackageDescription
 
@@ -11,6 +11,8 @@ let package = Package(
         .package(name: "OpenSwiftData", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/fluent-kit", exact: "1.57.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver", exact: "2.14.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLiteBench", providers: [.apt(["libsqlite3-dev"])]),
@@ -22,6 +24,8 @@ let package = Package(
                 .product(name: "OpenSwiftDataPostgres", package: "OpenSwiftData"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
             ]
         ),
     ],

@@ -3,14 +3,14 @@
 //   --runs N          runs per workload and contender (default 5)
 //   --scale N         the "100,000" of W1–W6 (default 100000)
 //   --workloads W1,W2 a subset of workloads
-//   --contenders raw,grdb,osd   (PostgreSQL: pgnio,osdpg, under Scripts/with-postgres.sh)
+//   --contenders raw,grdb,osd   (PostgreSQL: pgnio,fluent,osdpg, under Scripts/with-postgres.sh)
 // `OSDBenchmarks run CONTENDER WORKLOAD SCALE` runs one measurement and prints it as JSON.
 // `OSDBenchmarks W11 [--rows N] [--observers N] [--saves N]` runs the live-query workload.
 import Foundation
 
 let contenderNames = [
     "raw": "SQLite C", "grdb": "GRDB 7.10", "osd": "OpenSwiftData",
-    "pgnio": "postgres-nio", "osdpg": "OpenSwiftData on PostgreSQL",
+    "pgnio": "postgres-nio", "fluent": "Fluent 1.57", "osdpg": "OpenSwiftData on PostgreSQL",
 ]
 
 func makeContender(_ name: String, path: String, rows: Int) throws -> any Contender {
@@ -19,6 +19,7 @@ func makeContender(_ name: String, path: String, rows: Int) throws -> any Conten
     case "grdb": try GRDBContender(path: path, rows: rows)
     case "osd": try OpenSwiftDataContender(path: path, rows: rows)
     case "pgnio": try PostgresNIOContender(path: path, rows: rows)
+    case "fluent": try FluentContender(path: path, rows: rows)
     case "osdpg": try OpenSwiftDataContender(path: path, rows: rows, store: .postgres(BenchStore.postgresServer()))
     default: throw BenchError("unknown contender \(name)")
     }
