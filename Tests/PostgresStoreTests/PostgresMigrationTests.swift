@@ -78,15 +78,17 @@ let notesStageRuns = StageRuns()
 }
 
 /// V1 → V2 lightweight, then V2 → V3 custom: duplicates removed before headings become unique,
-/// the summary filled after.
+/// then `didMigrate`, which fills the summary in `NotesPlan`.
+func notesStages(didMigrate: @escaping @Sendable (ModelContext) throws -> Void = summarize) -> [MigrationStage] {
+    [
+        .lightweight(fromVersion: NotesV1.self, toVersion: NotesV2.self),
+        .custom(fromVersion: NotesV2.self, toVersion: NotesV3.self, willMigrate: removeDuplicateHeadings, didMigrate: didMigrate),
+    ]
+}
+
 enum NotesPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesV2.self, NotesV3.self] }
-    static var stages: [MigrationStage] {
-        [
-            .lightweight(fromVersion: NotesV1.self, toVersion: NotesV2.self),
-            .custom(fromVersion: NotesV2.self, toVersion: NotesV3.self, willMigrate: removeDuplicateHeadings, didMigrate: summarize),
-        ]
-    }
+    static var stages: [MigrationStage] { notesStages() }
 }
 
 struct NoteStageFailure: Error {}
@@ -95,14 +97,11 @@ struct NoteStageFailure: Error {}
 enum FailingNotesPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { NotesPlan.schemas }
     static var stages: [MigrationStage] {
-        [
-            .lightweight(fromVersion: NotesV1.self, toVersion: NotesV2.self),
-            .custom(fromVersion: NotesV2.self, toVersion: NotesV3.self, willMigrate: removeDuplicateHeadings, didMigrate: { context in
-                try summarize(context)
-                try context.save()
-                throw NoteStageFailure()
-            }),
-        ]
+        notesStages { context in
+            try summarize(context)
+            try context.save()
+            throw NoteStageFailure()
+        }
     }
 }
 
@@ -111,16 +110,13 @@ enum FailingNotesPlan: SchemaMigrationPlan {
 enum ConnectionKillingNotesPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { NotesPlan.schemas }
     static var stages: [MigrationStage] {
-        [
-            .lightweight(fromVersion: NotesV1.self, toVersion: NotesV2.self),
-            .custom(fromVersion: NotesV2.self, toVersion: NotesV3.self, willMigrate: removeDuplicateHeadings, didMigrate: { context in
-                try summarize(context)
-                try context.save()
-                // The store's namespace is in its connections' application name; only the
-                // connection test's namespaces start with killmig.
-                try PostgresServer.sql("SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE application_name LIKE 'OpenSwiftData killmig\\_%'")
-            }),
-        ]
+        notesStages { context in
+            try summarize(context)
+            try context.save()
+            // The store's namespace is in its connections' application name; only the
+            // connection test's namespaces start with killmig.
+            try PostgresServer.sql("SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE application_name LIKE 'OpenSwiftData killmig\\_%'")
+        }
     }
 }
 

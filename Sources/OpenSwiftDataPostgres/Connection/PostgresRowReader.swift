@@ -143,3 +143,36 @@ final class PostgresParameters: _RowWriter {
         }
     }
 }
+
+extension PostgresRowReader {
+    /// The keys a `DELETE … RETURNING <key> AS k` removed, gathered server-side into one array, so
+    /// that thousands of deleted rows cross the wire as one value rather than a row each.
+    static func deletedKeys(_ delete: String, _ bindings: PostgresBindings, on session: PostgresSession) throws -> [Int64] {
+        let rows = try session.query("WITH d AS (\(delete)) SELECT array_agg(k) FROM d", bindings)
+        guard let row = rows.first else { return [] }
+        return PostgresRowReader(row).int64Array(0)
+    }
+
+    /// An `int8[]` column in PostgreSQL's binary array format (dimensions, a null flag, the element
+    /// type, each dimension's length and lower bound, then each element's length and bytes); empty
+    /// when NULL. Null elements are skipped.
+    func int64Array(_ column: Int32) -> [Int64] {
+        guard Int(column) < row.count, let bytes = row[Int(column)].bytes else { return [] }
+        var buffer = bytes
+        guard let dimensions = buffer.readInteger(as: Int32.self), dimensions == 1,
+              buffer.readInteger(as: Int32.self) != nil, buffer.readInteger(as: UInt32.self) != nil,
+              let count = buffer.readInteger(as: Int32.self), count >= 0, buffer.readInteger(as: Int32.self) != nil
+        else { return [] }
+        var keys: [Int64] = []
+        keys.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let length = buffer.readInteger(as: Int32.self) else { break }
+            guard length == 8, let key = buffer.readInteger(as: Int64.self) else {
+                if length > 0 { buffer.moveReaderIndex(forwardBy: min(Int(length), buffer.readableBytes)) }
+                continue
+            }
+            keys.append(key)
+        }
+        return keys
+    }
+}

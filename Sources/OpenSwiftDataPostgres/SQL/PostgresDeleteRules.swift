@@ -16,6 +16,12 @@ struct PostgresDeleteRules {
         let reach: Reach
         /// The tables of the destination: its own and its subclasses'.
         let destinations: [PostgresTable]
+
+        /// Whether the rows it reaches are found from the deleted rows' keys alone.
+        var isByKey: Bool {
+            if case .ownColumn = reach { return false }
+            return true
+        }
     }
 
     /// How the rows a relationship reaches are found.
@@ -31,6 +37,8 @@ struct PostgresDeleteRules {
     /// What a delete of the table returns: its key, then the column of each relationship reached
     /// through the deleted row's own column, then the preserved attributes.
     let returning: String
+    /// Whether a delete returns the key alone (no relationship column, no preserved attribute).
+    var returnsKeysOnly: Bool { cascades.allSatisfy(\.isByKey) && denials.allSatisfy(\.isByKey) && preserved.isEmpty }
     /// The `.cascade` relationships.
     let cascades: [Edge]
     /// The `.deny` relationships.

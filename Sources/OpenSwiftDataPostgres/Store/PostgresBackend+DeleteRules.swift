@@ -46,16 +46,26 @@ extension PostgresBackend {
             next += 1
             let table = wave.table
             let rules = deleteRules[table.entity.name] ?? PostgresDeleteRules(table: table, tables: tables)
-            let rows = try session.query("DELETE FROM \(table.table) AS t0 WHERE \(wave.condition) RETURNING \(rules.returning)", wave.bindings)
-            guard !rows.isEmpty else { continue }
-            let readers = rows.map(PostgresRowReader.init)
-            let keys = readers.map { $0._int64(0) }
+            let delete = "DELETE FROM \(table.table) AS t0 WHERE \(wave.condition) RETURNING "
+            let keys: [Int64]
+            let readers: [PostgresRowReader]
+            if rules.returnsKeysOnly {
+                // Only the keys: one array, not a row per deleted row.
+                keys = try PostgresRowReader.deletedKeys(delete + "\(PostgresSQL.primaryKey) AS k", wave.bindings, on: session)
+                readers = []
+            } else {
+                readers = try session.query(delete + rules.returning, wave.bindings).map(PostgresRowReader.init)
+                keys = readers.map { $0._int64(0) }
+            }
+            guard !keys.isEmpty else { continue }
             if position[table.entity.name] == nil {
                 position[table.entity.name] = deleted.count
                 deleted.append((table.entity, []))
             }
             deleted[position[table.entity.name] ?? 0].keys += keys
-            if changes.recordsHistory {
+            if changes.recordsHistory, readers.isEmpty {
+                for key in keys { history.delete(table.entity, key: key, preserved: nil) }
+            } else if changes.recordsHistory {
                 for reader in readers {
                     var preserved: [String: SnapshotValue]?
                     if !rules.preserved.isEmpty {
