@@ -145,14 +145,6 @@ final class PostgresParameters: _RowWriter {
 }
 
 extension PostgresRowReader {
-    /// The keys a `DELETE … RETURNING <key> AS k` removed, gathered server-side into one array, so
-    /// that thousands of deleted rows cross the wire as one value rather than a row each.
-    static func deletedKeys(_ delete: String, _ bindings: PostgresBindings, on session: PostgresSession) throws -> [Int64] {
-        let rows = try session.query("WITH d AS (\(delete)) SELECT array_agg(k) FROM d", bindings)
-        guard let row = rows.first else { return [] }
-        return PostgresRowReader(row).int64Array(0)
-    }
-
     /// An `int8[]` column in PostgreSQL's binary array format (dimensions, a null flag, the element
     /// type, each dimension's length and lower bound, then each element's length and bytes); empty
     /// when NULL. Null elements are skipped.

@@ -143,6 +143,13 @@ final class PostgresSession: @unchecked Sendable {
         return try wait(future, statement.sql, on: connection)
     }
 
+    /// The keys a `DELETE … RETURNING <key> AS k` removed, gathered server-side into one array, so
+    /// that thousands of deleted rows cross the wire as one value rather than a row each.
+    func deletedKeys(_ delete: String, _ bindings: PostgresBindings) throws -> [Int64] {
+        let rows = try query("WITH d AS (\(delete)) SELECT array_agg(k) FROM d", bindings)
+        return rows.first.map { PostgresRowReader($0).int64Array(0) } ?? []
+    }
+
     /// The connection the next statement runs on: the transaction's, or the current one.
     func connectionForStatement() throws -> PostgresConnection {
         guard let transactionConnection else { return try currentConnection() }

@@ -51,7 +51,7 @@ extension PostgresBackend {
             let readers: [PostgresRowReader]
             if rules.returnsKeysOnly {
                 // Only the keys: one array, not a row per deleted row.
-                keys = try PostgresRowReader.deletedKeys(delete + "\(PostgresSQL.primaryKey) AS k", wave.bindings, on: session)
+                keys = try session.deletedKeys(delete + "\(PostgresSQL.primaryKey) AS k", wave.bindings)
                 readers = []
             } else {
                 readers = try session.query(delete + rules.returning, wave.bindings).map(PostgresRowReader.init)

@@ -45,8 +45,8 @@ extension PostgresBackend {
             let preserved = recordsHistory ? try preservedValues(table, where: filter, on: session) : [:]
             var compiler = PostgresCompiler(table: table)
             let condition = try filter.map { " WHERE " + (try compiler.condition($0)) } ?? ""
-            let keys = try PostgresRowReader.deletedKeys(
-                "DELETE FROM \(table.table) AS t0\(condition) RETURNING t0.\(PostgresSQL.primaryKey) AS k", compiler.bindings, on: session)
+            let keys = try session.deletedKeys(
+                "DELETE FROM \(table.table) AS t0\(condition) RETURNING t0.\(PostgresSQL.primaryKey) AS k", compiler.bindings)
             try removeReferences(to: keys, of: table, on: session)
             batchDeleted.append(keys)
             if recordsHistory { for key in keys { history.delete(entity, key: key, preserved: preserved[key]) } }
@@ -71,8 +71,8 @@ extension PostgresBackend {
                     : [:]
                 var bindings = PostgresBindings()
                 bindings.append(keys)
-                let deleted = Set(try PostgresRowReader.deletedKeys(
-                    "DELETE FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = ANY($1::int8[]) RETURNING \(PostgresSQL.primaryKey) AS k", bindings, on: session))
+                let deleted = Set(try session.deletedKeys(
+                    "DELETE FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = ANY($1::int8[]) RETURNING \(PostgresSQL.primaryKey) AS k", bindings))
                 // A row a batch delete of this save removed is recorded once.
                 var seen: Set<Int64> = []
                 let removed = keys.filter { deleted.contains($0) && seen.insert($0).inserted }
