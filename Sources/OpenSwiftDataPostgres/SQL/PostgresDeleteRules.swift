@@ -17,6 +17,19 @@ struct PostgresDeleteRules {
         /// The tables of the destination: its own and its subclasses'.
         let destinations: [PostgresTable]
 
+        /// The condition (on `t0`) that selects, in each destination table, the rows the edge
+        /// reaches from the keys or column values bound as `$1`.
+        var condition: String {
+            switch reach {
+            case .ownColumn:
+                "t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])"
+            case .inverseColumn(let column):
+                "t0.\(column) = ANY($1::int8[])"
+            case .linkTable(let table, let own, let other):
+                "t0.\(PostgresSQL.primaryKey) IN (SELECT \(other) FROM \(table) WHERE \(own) = ANY($1::int8[]))"
+            }
+        }
+
         /// Whether the rows it reaches are found from the deleted rows' keys alone.
         var isByKey: Bool {
             if case .ownColumn = reach { return false }
@@ -77,19 +90,6 @@ struct PostgresDeleteRules {
         self.cascades = cascades
         self.denials = denials
         self.preserved = preserved
-    }
-
-    /// The condition (on `t0`) that selects the rows of a destination table an edge reaches from
-    /// the keys or column values bound as `$1`.
-    static func condition(_ edge: Edge, in destination: PostgresTable) -> String {
-        switch edge.reach {
-        case .ownColumn:
-            return "t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])"
-        case .inverseColumn(let column):
-            return "t0.\(column) = ANY($1::int8[])"
-        case .linkTable(let table, let own, let other):
-            return "t0.\(PostgresSQL.primaryKey) IN (SELECT \(other) FROM \(table) WHERE \(own) = ANY($1::int8[]))"
-        }
     }
 
     /// A query that returns a row when a `.deny` edge of deleted rows (keys or column values bound

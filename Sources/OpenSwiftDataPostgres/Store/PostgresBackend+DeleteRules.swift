@@ -21,20 +21,10 @@ extension PostgresBackend {
             let condition = try filter.map { try compiler.condition($0) } ?? "TRUE"
             waves.append(Wave(table: table, condition: condition, bindings: compiler.bindings))
         }
-        var named: [String: (table: PostgresTable, keys: [Int64])] = [:]
-        var namedOrder: [String] = []
-        for (entity, key) in changes.deletes {
-            if named[entity.name] == nil {
-                named[entity.name] = (try table(for: entity.name), [])
-                namedOrder.append(entity.name)
-            }
-            named[entity.name]?.keys.append(key)
-        }
-        for name in namedOrder {
-            guard let (table, keys) = named[name] else { continue }
+        for (entity, keys) in Self.deletesByEntity(changes) {
             var bindings = PostgresBindings()
             bindings.append(keys)
-            waves.append(Wave(table: table, condition: "t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])", bindings: bindings))
+            waves.append(Wave(table: try table(for: entity.name), condition: "t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])", bindings: bindings))
         }
         var deleted: [(entity: Schema.Entity, keys: [Int64])] = []
         var position: [String: Int] = [:]
@@ -45,7 +35,9 @@ extension PostgresBackend {
             let wave = waves[next]
             next += 1
             let table = wave.table
-            let rules = deleteRules[table.entity.name] ?? PostgresDeleteRules(table: table, tables: tables)
+            guard let rules = deleteRules[table.entity.name] else {
+                throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(table.entity.name) is not in the container's schema")
+            }
             let delete = "DELETE FROM \(table.table) AS t0 WHERE \(wave.condition) RETURNING "
             let keys: [Int64]
             let readers: [PostgresRowReader]
@@ -86,10 +78,10 @@ extension PostgresBackend {
                     denials.append((edge, table.entity, values))
                     continue
                 }
+                var bindings = PostgresBindings()
+                bindings.append(values)
                 for destination in edge.destinations {
-                    var bindings = PostgresBindings()
-                    bindings.append(values)
-                    waves.append(Wave(table: destination, condition: PostgresDeleteRules.condition(edge, in: destination), bindings: bindings))
+                    waves.append(Wave(table: destination, condition: edge.condition, bindings: bindings))
                 }
             }
         }

@@ -10,11 +10,9 @@ import PostgresNIO
 /// past (a save that rolls back takes its increment with it), and never repeat.
 extension PostgresBackend {
     /// Records a save's history transaction and announces the save (`pg_notify`, delivered at
-    /// commit); returns its number.
-    ///
-    /// - Parameter committing: Whether the record is the last statement of the save's transaction,
-    ///   whose `COMMIT` then follows it without a wait (``PostgresSession/queryCommitting(_:)``).
-    func record(_ history: HistoryLog, author: String?, origin: Int64, committing: Bool = false, on session: PostgresSession) throws -> Int64 {
+    /// commit); returns its number. The record is the save's last statement: its `COMMIT` follows
+    /// it without a wait (``PostgresSession/queryCommitting(_:)``).
+    func record(_ history: HistoryLog, author: String?, origin: Int64, on session: PostgresSession) throws -> Int64 {
         let identity = HistoryLog.processIdentity
         let changes = ByteBuffer(bytes: try history.encoded())
         let arguments: [PostgresData] = [
@@ -28,7 +26,7 @@ extension PostgresBackend {
         // Prepared: the same statement ends every save. Its parameters are cast, so that their
         // types are the arguments' types.
         let statement = PostgresStatement.prepared(recordSQL, arguments)
-        let rows = try committing ? session.queryCommitting(statement) : session.query(statement)
+        let rows = try session.queryCommitting(statement)
         guard let id = rows.first.map({ PostgresRowReader($0)._int64(0) }) else {
             throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction. Nothing was saved.")
         }

@@ -52,18 +52,8 @@ extension PostgresBackend {
             if recordsHistory { for key in keys { history.delete(entity, key: key, preserved: preserved[key]) } }
         }
         // Deletions of one entity go ten thousand keys to a statement, each entity's in the order given.
-        var deletionOrder: [String] = []
-        var deletions: [String: (entity: Schema.Entity, keys: [Int64])] = [:]
-        for (entity, primaryKey) in changes.deletes where !changes.appliesDeleteRules {
-            if deletions[entity.name] == nil {
-                deletionOrder.append(entity.name)
-                deletions[entity.name] = (entity, [])
-            }
-            deletions[entity.name]?.keys.append(primaryKey)
-        }
-        for name in deletionOrder {
-            guard let (entity, allKeys) = deletions[name] else { continue }
-            let table = try table(for: name)
+        for (entity, allKeys) in changes.appliesDeleteRules ? [] : Self.deletesByEntity(changes) {
+            let table = try table(for: entity.name)
             for start in stride(from: 0, to: allKeys.count, by: 10_000) {
                 let keys = Array(allKeys[start..<min(start + 10_000, allKeys.count)])
                 let preserved = recordsHistory
@@ -179,9 +169,23 @@ extension PostgresBackend {
         result.ruleDeleted = ruleDeleted
         if recordsHistory, !history.isEmpty {
             // The last statement: the COMMIT follows it without a wait.
-            result.historyTransaction = try record(history, author: changes.author, origin: changes.origin, committing: true, on: session)
+            result.historyTransaction = try record(history, author: changes.author, origin: changes.origin, on: session)
         }
         return result
+    }
+
+    /// The keys `changes.deletes` names, grouped by entity in the order the entities first appear.
+    static func deletesByEntity(_ changes: StoreChanges) -> [(entity: Schema.Entity, keys: [Int64])] {
+        var grouped: [(entity: Schema.Entity, keys: [Int64])] = []
+        var position: [String: Int] = [:]
+        for (entity, key) in changes.deletes {
+            if position[entity.name] == nil {
+                position[entity.name] = grouped.count
+                grouped.append((entity, []))
+            }
+            grouped[position[entity.name] ?? 0].keys.append(key)
+        }
+        return grouped
     }
 
     /// Updates of the same properties of one entity, written by one statement.
