@@ -84,16 +84,18 @@ extension ModelContext {
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
                 batchDeleted: batchDeleted + filteredDeletes)
         if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
-        if let transaction = result.historyTransaction { noteSavedTransaction(transaction, mergingOthers: insertsOnly) }
+        if let transaction = result.historyTransaction { noteSavedTransaction(transaction) }
     }
 
     /// Moves the container's position in the store's history past a transaction this context
-    /// recorded; when others committed before it, records their saves and, after an inserts-only
-    /// save (which did not look before), merges them. The save has committed: a failed read is
-    /// thrown by the next fetch or save, as for any merge.
-    private func noteSavedTransaction(_ transaction: Int64, mergingOthers: Bool) {
+    /// recorded; when others committed before it, records their saves and merges them. (An
+    /// inserts-only save did not look before it wrote; any other save looked, but another process
+    /// can commit between that look and the save, and a PostgreSQL store learns of other
+    /// processes' commits by notifications that may still be on their way.) The save has
+    /// committed: a failed read is thrown by the next fetch or save, as for any merge.
+    private func noteSavedTransaction(_ transaction: Int64) {
         do {
-            if try container.noteOwnTransaction(transaction, inStoreAt: 0), mergingOthers {
+            if try container.noteOwnTransaction(transaction, inStoreAt: 0) {
                 mergeChangesFromOtherContexts(lookingOutside: false)
             }
         } catch {
