@@ -18,8 +18,13 @@ final class ExternalSaves: Sendable {
     /// The number this container's saves carry in the history (``StoreChanges/origin``).
     let origin = Int64.random(in: 1...Int64.max)
 
+    /// Whether a store's marker can lag behind its reads (``StoreBackend/externalCommitMarkerLags``):
+    /// a fetch then looks again once the store has answered it.
+    let markersLag: Bool
+
     /// Starts following the stores from their current history.
     init(stores: [StoreSlot]) throws {
+        markersLag = stores.contains { $0.store.externalCommitMarkerLags }
         positions = LockedValue(try stores.map { slot in
             var position = Position()
             position.marker = try slot.store.externalCommitMarker()

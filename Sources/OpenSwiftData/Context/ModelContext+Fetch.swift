@@ -15,6 +15,9 @@ extension ModelContext {
             return try ModelContext(container).fetch(descriptor).compactMap { model(for: $0.persistentModelID) as? T }
         }
         var results: [T] = try fetchModels(query.shape, fetch: query.storeFetch, attributes: query.attributes)
+        // What another process committed before this fetch is in its rows; a store that hears of
+        // such commits with its replies knows of them only now, so the context merges them now.
+        if container.externalSaves.markersLag { mergeChangesFromOtherContexts() }
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: results, shape: query.shape)
         }

@@ -77,6 +77,11 @@ package protocol StoreBackend: AnyObject, Sendable {
     /// A number that changes whenever a connection other than the store's own commits to it (another
     /// container, another process), or `nil` when the store cannot tell.
     func externalCommitMarker() throws -> Int64?
+    /// Whether ``externalCommitMarker()`` can lag behind a read: the store learns of other
+    /// connections' commits from messages that arrive with its replies (PostgreSQL's
+    /// notifications) rather than by asking, so a look made just before a read may miss a commit
+    /// the read already sees. A context then looks again after its fetch.
+    var externalCommitMarkerLags: Bool { get }
 }
 
 extension StoreBackend {

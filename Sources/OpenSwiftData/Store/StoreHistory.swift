@@ -48,6 +48,8 @@ extension StoreBackend {
     package func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool { false }
     /// Stores that cannot tell whether another connection committed never report it.
     package func externalCommitMarker() throws -> Int64? { nil }
+    /// Stores look when asked (or cannot tell at all).
+    package var externalCommitMarkerLags: Bool { false }
     /// Stores without history hold none.
     package func latestHistoryTransaction() throws -> Int64 { 0 }
     /// Stores without history hold none.

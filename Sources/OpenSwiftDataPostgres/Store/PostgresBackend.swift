@@ -132,6 +132,10 @@ final class PostgresBackend: @unchecked Sendable {
 
     /// The number of announced saves by other connections.
     func externalCommitMarker() throws -> Int64? { externalCommits.value }
+
+    /// Notifications of other connections' commits arrive on the store's connection ahead of the
+    /// reply to its next statement, so the marker is current only after a round trip.
+    var externalCommitMarkerLags: Bool { true }
 }
 
 /// A counter that event-loop callbacks increment and the store reads.

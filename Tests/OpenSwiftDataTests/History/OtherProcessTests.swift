@@ -82,6 +82,40 @@ import Testing
         #expect(mine.saveLog.latestGeneration == after)
     }
 
+    /// A fetch or a save right after another container's save shows it in the models this context
+    /// holds, every time: a store that hears of other connections' commits with its replies
+    /// (PostgreSQL) looks again after the fetch, and a save learns of them from its history number.
+    @Test func aFetchOrSaveRightAfterAnotherSaveMergesItEveryTime() throws {
+        _ = try seed()
+        let context = ModelContext(try container())
+        let other = ModelContext(try container())
+        let doomed = try #require(try context.fetch(FetchDescriptor<FuzzOwner>(predicate: #Predicate { $0.name == "doomed" })).first)
+        for round in 1...40 {
+            let mine = try context.fetch(FetchDescriptor<FuzzOwner>(predicate: #Predicate { $0.name == "first" }))
+            let first = try #require(mine.first)
+            let victimName = "victim \(round)"
+            let victim = FuzzOwner(name: victimName, rank: round)
+            context.insert(victim)
+            try context.save()
+
+            let copy = try #require(try other.fetch(FetchDescriptor<FuzzOwner>(predicate: #Predicate { $0.name == "first" })).first)
+            copy.rank = round * 10
+            try other.delete(model: FuzzOwner.self, where: #Predicate { $0.name == victimName })
+            try other.save()
+
+            if round.isMultiple(of: 2) {
+                doomed.rank = -round
+                try context.save()
+                #expect(first.rank == round * 10, "round \(round): the other container's value, merged by the save")
+                #expect(victim.isDeleted, "round \(round): deleted by the other container, merged by the save")
+            }
+            let names = try context.fetch(FetchDescriptor<FuzzOwner>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+            #expect(names == ["doomed", "first"], "round \(round)")
+            #expect(first.rank == round * 10, "round \(round): the other container's value, merged by the fetch")
+            #expect(victim.isDeleted, "round \(round): deleted by the other container")
+        }
+    }
+
     /// A save that only inserts does not look at the store before it writes; its own history
     /// transaction's number shows that others committed first, and their saves are merged after it.
     @Test(arguments: [false, true])
