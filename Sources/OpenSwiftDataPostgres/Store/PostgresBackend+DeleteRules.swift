@@ -59,15 +59,7 @@ extension PostgresBackend {
                 for key in keys { history.delete(table.entity, key: key, preserved: nil) }
             } else if changes.recordsHistory {
                 for reader in readers {
-                    var preserved: [String: SnapshotValue]?
-                    if !rules.preserved.isEmpty {
-                        var values: [String: SnapshotValue] = [:]
-                        for (attribute, column) in rules.preserved {
-                            let field = table.entity.fields[attribute]
-                            values[field.name] = field.storage.map { SnapshotValue(reader, column: Int32(column), storage: $0) } ?? .null
-                        }
-                        preserved = values
-                    }
+                    let preserved = rules.preserved.isEmpty ? nil : Self.preservedValues(of: table.entity, from: reader, at: rules.preserved)
                     history.delete(table.entity, key: reader._int64(0), preserved: preserved)
                 }
             }

@@ -86,43 +86,46 @@ extension PostgresBackend {
         try session.query("UPDATE \(namespace).osd_metadata SET value = greatest(value::int8, $1::int8)::text WHERE key = 'historyDeletedThrough'", bindings)
     }
 
-    /// The values a deletion keeps in the history for the rows a filter selects, by key: none
-    /// when the entity has no `.preserveValueOnDeletion` attribute.
-    func preservedValues(_ table: PostgresTable, where filter: QueryExpression?, on session: PostgresSession) throws -> [Int64: [String: SnapshotValue]] {
-        let attributes = preservedAttributes(of: table)
-        guard !attributes.isEmpty else { return [:] }
-        var compiler = PostgresCompiler(table: table)
-        let condition = try filter.map { " WHERE " + (try compiler.condition($0)) } ?? ""
-        return try preservedValues(table, attributes: attributes, condition: condition, bindings: compiler.bindings, on: session)
-    }
-
-    /// The values to preserve of the rows of a table that an SQL condition on `t0` selects.
-    func preservedValues(_ table: PostgresTable, condition: String, bindings: PostgresBindings, on session: PostgresSession) throws -> [Int64: [String: SnapshotValue]] {
-        let attributes = preservedAttributes(of: table)
-        guard !attributes.isEmpty else { return [:] }
-        return try preservedValues(table, attributes: attributes, condition: condition, bindings: bindings, on: session)
+    /// Deletes the rows of a table that a condition on `t0` selects. Returns their keys, in the
+    /// order the server deleted them, and, when `preserving`, the values the entity keeps in the
+    /// history on deletion (`.preserveValueOnDeletion`), as the `DELETE` itself read them: a row
+    /// another connection changed or inserted meanwhile is recorded with the values it went with.
+    func deleteRows(
+        _ table: PostgresTable, where condition: String, _ bindings: PostgresBindings, preserving: Bool, on session: PostgresSession
+    ) throws -> (keys: [Int64], preserved: [Int64: [String: SnapshotValue]]) {
+        let delete = "DELETE FROM \(table.table) AS t0 WHERE \(condition) RETURNING \(PostgresSQL.primaryKey) AS k"
+        let attributes = preserving ? Self.preservedAttributes(of: table) : []
+        guard !attributes.isEmpty else {
+            // Only the keys: one array, not a row per deleted row.
+            return (try session.deletedKeys(delete, bindings), [:])
+        }
+        let columns = attributes.enumerated().map { (attribute: $1, position: $0 + 1) }
+        let rows = try session.query(delete + ", " + attributes.map(table.column).joined(separator: ", "), bindings)
+        var keys: [Int64] = []
+        keys.reserveCapacity(rows.count)
+        var preserved: [Int64: [String: SnapshotValue]] = [:]
+        for row in rows {
+            let reader = PostgresRowReader(row)
+            keys.append(reader._int64(0))
+            preserved[reader._int64(0)] = Self.preservedValues(of: table.entity, from: reader, at: columns)
+        }
+        return (keys, preserved)
     }
 
     /// The attributes of a table kept in the history when its rows are deleted.
-    private func preservedAttributes(of table: PostgresTable) -> [Int] {
+    static func preservedAttributes(of table: PostgresTable) -> [Int] {
         table.entity.fields.indices.filter { index in
             table.columns[index] != nil && table.entity.fields[index].attribute?.options.contains(.preserveValueOnDeletion) == true
         }
     }
 
-    private func preservedValues(
-        _ table: PostgresTable, attributes: [Int], condition: String, bindings: PostgresBindings, on session: PostgresSession
-    ) throws -> [Int64: [String: SnapshotValue]] {
-        let entity = table.entity
-        var values: [Int64: [String: SnapshotValue]] = [:]
-        for row in try session.query("\(table.selectPrefix(attributes: attributes))\(condition)", bindings) {
-            let reader = PostgresRowReader(row)
-            var preserved: [String: SnapshotValue] = [:]
-            for (offset, index) in attributes.enumerated() {
-                let field = entity.fields[index]
-                preserved[field.name] = field.storage.map { SnapshotValue(reader, column: Int32(offset + 1), storage: $0) } ?? .null
-            }
-            values[reader._int64(0)] = preserved
+    /// The values a deletion keeps in the history, from a row that returned each attribute at
+    /// its position.
+    static func preservedValues(of entity: Schema.Entity, from reader: PostgresRowReader, at columns: [(attribute: Int, position: Int)]) -> [String: SnapshotValue] {
+        var values: [String: SnapshotValue] = [:]
+        for (attribute, position) in columns {
+            let field = entity.fields[attribute]
+            values[field.name] = field.storage.map { SnapshotValue(reader, column: Int32(position), storage: $0) } ?? .null
         }
         return values
     }

@@ -42,11 +42,9 @@ extension PostgresBackend {
         }
         for (entity, filter) in changes.batchDeletes where !changes.appliesDeleteRules {
             let table = try table(for: entity.name)
-            let preserved = recordsHistory ? try preservedValues(table, where: filter, on: session) : [:]
             var compiler = PostgresCompiler(table: table)
-            let condition = try filter.map { " WHERE " + (try compiler.condition($0)) } ?? ""
-            let keys = try session.deletedKeys(
-                "DELETE FROM \(table.table) AS t0\(condition) RETURNING t0.\(PostgresSQL.primaryKey) AS k", compiler.bindings)
+            let condition = try filter.map { try compiler.condition($0) } ?? "TRUE"
+            let (keys, preserved) = try deleteRows(table, where: condition, compiler.bindings, preserving: recordsHistory, on: session)
             try removeReferences(to: keys, of: table, on: session)
             batchDeleted.append(keys)
             if recordsHistory { for key in keys { history.delete(entity, key: key, preserved: preserved[key]) } }
@@ -56,13 +54,11 @@ extension PostgresBackend {
             let table = try table(for: entity.name)
             for start in stride(from: 0, to: allKeys.count, by: 10_000) {
                 let keys = Array(allKeys[start..<min(start + 10_000, allKeys.count)])
-                let preserved = recordsHistory
-                    ? try preservedValues(table, where: .inList(.key(scope: 0), keys.map { .integer($0) }), on: session)
-                    : [:]
                 var bindings = PostgresBindings()
                 bindings.append(keys)
-                let deleted = Set(try session.deletedKeys(
-                    "DELETE FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = ANY($1::int8[]) RETURNING \(PostgresSQL.primaryKey) AS k", bindings))
+                let (deletedKeys, preserved) = try deleteRows(
+                    table, where: "t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])", bindings, preserving: recordsHistory, on: session)
+                let deleted = Set(deletedKeys)
                 // A row a batch delete of this save removed is recorded once.
                 var seen: Set<Int64> = []
                 let removed = keys.filter { deleted.contains($0) && seen.insert($0).inserted }
