@@ -7,12 +7,53 @@ public protocol _PlaceholderValue {
     static var _osdPlaceholderValue: Self { get }
 }
 
-/// The value of a property whose stored value could not be loaded (see ``_PlaceholderValue``).
-/// A type without a placeholder has nothing to read, and stops the process with the reason.
+/// The value of a property whose stored value could not be loaded (see ``_PlaceholderValue``):
+/// the type's standard placeholder, the first case of a `CaseIterable` enum, a deleted stand-in
+/// for a related model, or the emptiest value a `Codable` type decodes from
+/// (``PlaceholderDecoder``). A type with none of these has nothing to read, and stops the process
+/// with the reason.
 public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int) -> T {
-    if let type = T.self as? any _PlaceholderValue.Type, let value = type._osdPlaceholderValue as? T { return value }
-    if let type = T.self as? any CaseIterable.Type, let value = type.allCases.first as? T { return value }
+    if let value = Placeholder.any(T.self) { return value }
     preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded and \(T.self) has no placeholder value (see the reports above)")
+}
+
+/// The placeholders of the types that have one.
+enum Placeholder {
+    /// The placeholder of a type that declares one, or of a `CaseIterable` enum.
+    static func standard<T>(_ type: T.Type) -> T? {
+        if let type = T.self as? any _PlaceholderValue.Type, let value = type._osdPlaceholderValue as? T { return value }
+        if let type = T.self as? any _PersistentScalar.Type, let value = type._osdPlaceholder as? T { return value }
+        if let type = T.self as? any CaseIterable.Type, let value = firstCase(of: type) as? T { return value }
+        return nil
+    }
+
+    /// The first case of an enum. (On the existential, `allCases.first` names the method
+    /// `first(where:)`, not the element.)
+    private static func firstCase<Cases: CaseIterable>(of type: Cases.Type) -> Cases? {
+        Cases.allCases.first
+    }
+
+    /// Any placeholder the type has, including a stand-in model and a decoded empty value.
+    static func any<T>(_ type: T.Type) -> T? {
+        if let value = standard(T.self) { return value }
+        if let type = T.self as? any PersistentModel.Type, let value = standIn(type) as? T { return value }
+        if let type = T.self as? any Decodable.Type, let value = try? decodedEmpty(type) as? T { return value }
+        return nil
+    }
+
+    /// A model of the type that no context manages, marked deleted: the placeholder of a
+    /// non-optional to-one relationship. Its own properties read as placeholders.
+    private static func standIn<Related: PersistentModel>(_ type: Related.Type) -> Related {
+        let model = Related(backingData: _ModelBacking<Related>())
+        model._osdState.isDeleted = true
+        return model
+    }
+
+    /// The emptiest value the type decodes from; a type that rejects it has none (`try?`: the
+    /// failure to load is what is reported, not this).
+    private static func decodedEmpty<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        try Value(from: PlaceholderDecoder())
+    }
 }
 
 extension Optional: _PlaceholderValue { public static var _osdPlaceholderValue: Self { nil } }

@@ -44,6 +44,57 @@ import Testing
         #expect(try context.fetch(FetchDescriptor<LiveBook>()).isEmpty, "a deletion is no error: the context's work goes on")
     }
 
+    /// Every attribute type, custom `Codable` values and a non-optional to-one relationship
+    /// included, reads as a placeholder when its row was deleted before it was loaded.
+    @Test func everyPropertyTypeOfARowDeletedElsewhereHasAPlaceholder() throws {
+        let store = TemporaryStore()
+        let container = try store.container(AllTypes.self, Kennel.self, Dog.self)
+        let setup = ModelContext(container)
+        let model = AllTypes(seed: 7)
+        model.address = Address(street: "Main", zip: 12345, tags: ["a"])
+        model.optionalAddress = model.address
+        model.addresses = [model.address]
+        model.licence = Licence(number: 9, holder: "Ann", issued: Date(), code: UUID(), url: URL(string: "https://example.com")!)
+        setup.insert(model)
+        setup.insert(Dog(name: "Rex", kennel: Kennel(name: "North")))
+        try setup.save()
+
+        let context = ModelContext(container)
+        var intOnly = FetchDescriptor<AllTypes>()
+        intOnly.propertiesToFetch = [\.int]
+        let fetched = try #require(try context.fetch(intOnly).first)
+        var nameOnly = FetchDescriptor<Dog>()
+        nameOnly.propertiesToFetch = [\.name]
+        let dog = try #require(try context.fetch(nameOnly).first)
+        let other = ModelContext(container)
+        try other.delete(model: AllTypes.self)
+        try other.delete(model: Dog.self)
+        try other.save()
+
+        let reported = reports(mentioning: "AllTypes.") {
+            #expect(fetched.url == URL(fileURLWithPath: "/"))
+            #expect(fetched.uuid == UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+            #expect(fetched.decimal == 0)
+            #expect(fetched.mood == .happy, "the first case")
+            #expect(fetched.address == Address(street: "", zip: 0, tags: []), "a custom Codable struct decodes empty")
+            #expect(fetched.optionalAddress == nil)
+            #expect(fetched.addresses.isEmpty)
+            #expect(fetched.dictionary.isEmpty)
+            #expect(fetched.licence.number == 0 && fetched.licence.holder == "" && fetched.licence.url == URL(fileURLWithPath: "/"),
+                    "nested standard types take their own placeholders")
+        }
+        #expect(reported.count >= 9, "each failed read is reported: \(reported.count)")
+        #expect(fetched.isDeleted)
+        #expect(fetched.int == 7, "what was loaded stays")
+
+        let kennel = dog.kennel
+        #expect(kennel.isDeleted, "a non-optional to-one relationship reads as a deleted stand-in")
+        #expect(kennel.name == "", "whose properties are placeholders in turn")
+        #expect(dog.name == "Rex")
+        #expect(try context.fetch(FetchDescriptor<Kennel>()).map(\.name) == ["North"], "the stand-in is not the stored kennel and changes nothing")
+        #expect(!context.hasChanges)
+    }
+
     @Test func aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch() throws {
         let store = TemporaryStore()
         let container = try store.container(LiveBook.self, LiveAuthor.self)
@@ -111,5 +162,29 @@ import Testing
             #expect(writer.hasChanges, "a failed save keeps the context's changes")
         }
         #expect(outcomes.contains { $0.contains("threw") }, "the damage was noticed: \(outcomes)")
+    }
+}
+
+/// A custom `Codable` value holding standard types that have placeholders of their own.
+struct Licence: Codable, Equatable {
+    var number: Int
+    var holder: String
+    var issued: Date
+    var code: UUID
+    var url: URL
+}
+
+@Model final class Kennel {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+/// A model with a non-optional to-one relationship.
+@Model final class Dog {
+    var name: String
+    var kennel: Kennel
+    init(name: String, kennel: Kennel) {
+        self.name = name
+        self.kennel = kennel
     }
 }

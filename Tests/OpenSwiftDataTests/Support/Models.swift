@@ -49,6 +49,7 @@ final class AllTypes {
     var address: Address
     var optionalAddress: Address?
     var addresses: [Address]
+    var licence: Licence
 
     init(seed: Int) {
         bool = seed % 2 == 0
@@ -76,6 +77,7 @@ final class AllTypes {
         mood = .calm
         address = Address(street: "", zip: 0, tags: [])
         addresses = []
+        licence = Licence(number: seed, holder: "", issued: Date(timeIntervalSinceReferenceDate: 0), code: UUID(), url: URL(fileURLWithPath: "/"))
     }
 }
 
