@@ -99,7 +99,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "PredicateFuzz",
-            dependencies: ["PredicateFuzzing", "OpenSwiftData"],
+            dependencies: ["PredicateFuzzing", "OpenSwiftData", "OpenSwiftDataPostgres"],
             path: "Tools/PredicateFuzz",
             swiftSettings: swiftSettings
         ),

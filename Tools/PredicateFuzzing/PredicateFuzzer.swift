@@ -148,15 +148,23 @@ public struct PredicateFuzzRun {
     public private(set) var checked = 0
     public private(set) var mismatches: [Mismatch] = []
 
+    /// The schema of the rows a run saves.
+    public static let schema = Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self])
+
     /// Saves `rowCount` random rows to a store at `url` (or in memory), then checks `count`
     /// random predicates.
     public init(seed: UInt64, count: Int, rowCount: Int = 200, maximumDepth: Int = 4, url: URL? = nil) throws {
+        let configuration = url.map { ModelConfiguration(url: $0) } ?? ModelConfiguration(isStoredInMemoryOnly: true)
+        try self.init(seed: seed, count: count, rowCount: rowCount, maximumDepth: maximumDepth, configuration: configuration)
+    }
+
+    /// Saves `rowCount` random rows to the store a configuration describes (an empty one), then
+    /// checks `count` random predicates.
+    public init(seed: UInt64, count: Int, rowCount: Int = 200, maximumDepth: Int = 4, configuration: any DataStoreConfiguration) throws {
         self.seed = seed
         var fuzzer = PredicateFuzzer(seed: seed, maximumDepth: maximumDepth)
         let plain = fuzzer.rows(count: rowCount)
-        let schema = Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self])
-        let configuration = url.map { ModelConfiguration(url: $0) } ?? ModelConfiguration(isStoredInMemoryOnly: true)
-        let container = try ModelContainer(for: schema, configurations: [configuration])
+        let container = try ModelContainer(for: Self.schema, configurations: [configuration])
         do {
             let context = ModelContext(container)
             var owners: [String: FuzzOwner] = [:]
