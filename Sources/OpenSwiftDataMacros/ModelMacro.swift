@@ -64,7 +64,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
                 """,
                 // Created on the first read: a model nobody reads has no observers to notify.
-                "\(raw: access) var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
+                "@exclusivity(unchecked) \(raw: access) var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
                 """
                 \(raw: access) var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage { return registrar }

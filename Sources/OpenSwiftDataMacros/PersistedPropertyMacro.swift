@@ -52,7 +52,9 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         guard let (name, type) = nameAndType(declaration) else { return [] }
         // No initial value (and `Optional` spelled out, which has no implicit `nil`), so that the
         // user's `init` assigns through the init accessor, without observation or change tracking.
-        return ["private var _\(raw: name): Swift.Optional<\(raw: type)>"]
+        // Generated code only reads and assigns the storage whole (never `inout` across a call),
+        // so it skips the run-time exclusivity check.
+        return ["@exclusivity(unchecked) private var _\(raw: name): Swift.Optional<\(raw: type)>"]
     }
 
     /// The property's index: a literal, or `Superclass._osdPropertyCount + n` in a subclass.

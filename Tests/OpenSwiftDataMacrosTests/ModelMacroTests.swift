@@ -157,7 +157,7 @@ import Testing
                     }
                 }
 
-                private var _rating: Swift.Optional<Int>
+                @exclusivity(unchecked) private var _rating: Swift.Optional<Int>
             }
             """)
     }

@@ -41,7 +41,7 @@ import Testing
                     _$backingData = OpenSwiftData._ModelBacking<Note>.adopting(backingData)
                 }
 
-                private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 private var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
@@ -278,7 +278,7 @@ import Testing
                     }
                 }
 
-                private var _key: Swift.Optional<String?>
+                @exclusivity(unchecked) private var _key: Swift.Optional<String?>
             }
             """)
         let expansion = Expansion("""
