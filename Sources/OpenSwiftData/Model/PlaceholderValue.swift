@@ -13,8 +13,14 @@ public protocol _PlaceholderValue {
 /// (``PlaceholderDecoder``). A type with none of these has nothing to read, and stops the process
 /// with the reason.
 public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int) -> T {
-    if let value = Placeholder.any(T.self) { return value }
-    preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded and \(T.self) has no placeholder value (see the reports above)")
+    let reason: String
+    do {
+        if let value = try Placeholder.any(T.self) { return value }
+        reason = "it is not Codable"
+    } catch {
+        reason = "it does not decode from empty values (\(error))"
+    }
+    preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(reason); make the property optional or the type CaseIterable")
 }
 
 /// The placeholders of the types that have one.
@@ -33,11 +39,12 @@ enum Placeholder {
         Cases.allCases.first
     }
 
-    /// Any placeholder the type has, including a stand-in model and a decoded empty value.
-    static func any<T>(_ type: T.Type) -> T? {
+    /// Any placeholder the type has, including a stand-in model and a decoded empty value;
+    /// throws why a `Decodable` type rejected the empty value.
+    static func any<T>(_ type: T.Type) throws -> T? {
         if let value = standard(T.self) { return value }
         if let type = T.self as? any PersistentModel.Type, let value = standIn(type) as? T { return value }
-        if let type = T.self as? any Decodable.Type, let value = try? decodedEmpty(type) as? T { return value }
+        if let type = T.self as? any Decodable.Type { return try decodedEmpty(type) as? T }
         return nil
     }
 
@@ -49,8 +56,7 @@ enum Placeholder {
         return model
     }
 
-    /// The emptiest value the type decodes from; a type that rejects it has none (`try?`: the
-    /// failure to load is what is reported, not this).
+    /// The emptiest value the type decodes from.
     private static func decodedEmpty<Value: Decodable>(_ type: Value.Type) throws -> Value {
         try Value(from: PlaceholderDecoder())
     }
