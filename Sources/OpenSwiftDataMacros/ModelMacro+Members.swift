@@ -87,7 +87,7 @@ extension ModelMacro {
         let offset = shape.isSubclass ? " + offset" : ""
         let lines = properties.enumerated().map { index, property in
             property.isConstant ? "    try writer._write(self.\(property.name), column\(offset) + \(index), links)" : """
-                guard let value\(index) = _\(property.name) else { throw OpenSwiftData._ModelState.unloaded(Self.self, "\(property.name)") }
+                guard let value\(index) = _\(property.name) else { throw Self._osdUnloaded("\(property.name)") }
                 try writer._write(value\(index), column\(offset) + \(index), links)
             """
         }
@@ -115,7 +115,7 @@ extension ModelMacro {
         let cases = properties.enumerated().map { index, property in
             property.isConstant ? "    case \(index): try writer._write(self.\(property.name), column, links)" : """
                 case \(index):
-                    guard let value = _\(property.name) else { throw OpenSwiftData._ModelState.unloaded(Self.self, "\(property.name)") }
+                    guard let value = _\(property.name) else { throw Self._osdUnloaded("\(property.name)") }
                     try writer._write(value, column, links)
             """
         }
@@ -153,12 +153,12 @@ extension ModelMacro {
         let cases = properties.enumerated().map { index, property in
             property.isConstant ? "    case \(index): return nil" : """
                 case \(index):
-                    if _\(property.name) == nil { _$backingData._fulfill(self, property: \(shape.index(index))) }
+                    if _\(property.name) == nil { _osdFulfill(property: \(shape.index(index))) }
                     guard var value = _\(property.name) else { return nil }
                     let (changed, displaced) = OpenSwiftData._osdRelate(&value, other, adding: adding)
                     if changed {
             \(observedAssignment(property.name, "value", indent: "            "))
-                        _$backingData._didChange(self, property: \(shape.index(index)))
+                        _osdDidChange(property: \(shape.index(index)))
                     }
                     return displaced
             """
@@ -188,7 +188,7 @@ extension ModelMacro {
         let cases = properties.enumerated().map { index, property in
             property.isConstant ? "    case \(index): break" : """
                 case \(index):
-                    if loading, _\(property.name) == nil { _$backingData._fulfill(self, property: \(shape.index(index))) }
+                    if loading, _\(property.name) == nil { _osdFulfill(property: \(shape.index(index))) }
                     if let value = _\(property.name) { try OpenSwiftData._osdVisit(value, body) }
             """
         }

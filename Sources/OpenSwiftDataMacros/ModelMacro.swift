@@ -6,9 +6,9 @@ import SwiftSyntaxMacros
 /// `@Model`: turns a class into a persistent model.
 ///
 /// It attaches `@_PersistedProperty(index)` to every stored property, adds the members SwiftData's
-/// macro adds (`_$backingData`, `persistentBackingData`, `schemaMetadata`, `init(backingData:)`,
-/// `_$observationRegistrar`) plus typed row coding for the store, and conforms the class to
-/// `PersistentModel` and `Observable`.
+/// macro adds (`persistentBackingData`, `schemaMetadata`, `init(backingData:)`,
+/// `_$observationRegistrar`) plus the model's state fields (`_osdPrimaryKey`, `_osdFlags`, …) and
+/// typed row coding for the store, and conforms the class to `PersistentModel` and `Observable`.
 public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     public static func expansion(
         of node: AttributeSyntax,
@@ -33,7 +33,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             members.append("public override class var _osdHasConstants: Swift.Bool { true }")
         }
         if let superclass = shape.superclass {
-            // The backing data, the Observation registrar and the conformances are inherited.
+            // The state fields, the Observation registrar and the conformances are inherited.
             members += [
                 """
                 public required init(backingData: any OpenSwiftData.BackingData<_OSDRoot>) {
@@ -48,19 +48,24 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         } else {
             let access = shape.storageAccess
             members += [
-                // Lazy, so that a model made from backing data does not allocate a second one first.
-                "\(raw: access) lazy var _$backingData = OpenSwiftData._ModelBacking<\(raw: typeName)>()",
+                // The model's identity, context and change set, in the object itself. Only ever
+                // read and assigned whole, so without the run-time exclusivity check.
+                "@exclusivity(unchecked) public var _osdPrimaryKey: Swift.Int64 = 0",
+                "@exclusivity(unchecked) public var _osdTemporaryKey: Swift.UInt64 = 0",
+                "@exclusivity(unchecked) public var _osdChangedProperties: Swift.UInt64 = 0",
+                "@exclusivity(unchecked) public var _osdFlags: OpenSwiftData._ModelFlags = []",
+                "@exclusivity(unchecked) public var _osdContextReference: OpenSwiftData._ContextReference? = nil",
+                "@exclusivity(unchecked) public var _osdLocation: OpenSwiftData._ModelLocation? = nil",
                 """
                 public var persistentBackingData: any OpenSwiftData.BackingData<\(raw: typeName)> {
-                    get { _$backingData }
-                    set { _$backingData = OpenSwiftData._ModelBacking<\(raw: typeName)>.adopting(newValue) }
+                    get { OpenSwiftData._ModelBacking<\(raw: typeName)>(of: self) }
+                    set { _osdAdopt(newValue) }
                 }
                 """,
-                "public var _osdState: OpenSwiftData._ModelState { _$backingData }",
                 """
                 public required init(backingData: any OpenSwiftData.BackingData<\(raw: typeName)>) {
                 \(raw: initialAssignments(shape, properties))
-                    _$backingData = OpenSwiftData._ModelBacking<\(raw: typeName)>.adopting(backingData)
+                    _osdAdopt(backingData)
                 }
                 """,
                 // Created on the first read: a model nobody reads has no observers to notify.

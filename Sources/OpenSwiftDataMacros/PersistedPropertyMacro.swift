@@ -24,7 +24,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """
             get {
                 _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
-                if _\(raw: name) == nil { _$backingData._fulfill(self, property: \(raw: index)) }
+                if _\(raw: name) == nil { _osdFulfill(property: \(raw: index)) }
                 return _\(raw: name) ?? OpenSwiftData._osdPlaceholder(self, property: \(raw: index))
             }
             """,
@@ -38,7 +38,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
                 } else {
                     _\(raw: name) = value
                 }
-                _$backingData._didChange(self, property: \(raw: index))
+                _osdDidChange(property: \(raw: index))
             }
             """,
         ]

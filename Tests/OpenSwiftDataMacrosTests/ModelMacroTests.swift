@@ -96,7 +96,7 @@ import Testing
             """, ofSubclass: true)
         #expect(expansion.diagnostics.isEmpty)
         #expect(!expansion.contains("extension Photo: OpenSwiftData.PersistentModel"), "the conformance is inherited")
-        #expect(!expansion.contains("_$backingData = OpenSwiftData._ModelBacking"), "the backing data is inherited")
+        #expect(!expansion.contains("_osdPrimaryKey"), "the state fields are inherited")
         #expect(expansion.contains("public override class var schemaMetadata"))
         #expect(expansion.contains("super.schemaMetadata + ["))
         #expect(expansion.contains("public required init(backingData: any OpenSwiftData.BackingData<_OSDRoot>)"))
@@ -119,7 +119,7 @@ import Testing
         #expect(expansion.contains("public class var schemaMetadata"))
         #expect(expansion.contains("public class var _osdPropertyCount: Swift.Int { 1 }"))
         #expect(expansion.contains("public class func _osdKeyPathsMediaItem<S: MediaItem>(rootedAt type: S.Type)"))
-        #expect(!expansion.contains("private lazy var _$backingData"), "subclasses reach the backing data")
+        #expect(expansion.contains("public var _osdPrimaryKey"), "subclasses inherit the state fields")
     }
 
     @Test func persistedPropertyExpandsToTrackedAccessors() {
@@ -140,7 +140,7 @@ import Testing
                     get {
                         _$observationRegistrar.access(self, keyPath: \\.rating)
                         if _rating == nil {
-                            _$backingData._fulfill(self, property: 2)
+                            _osdFulfill(property: 2)
                         }
                         return _rating ?? OpenSwiftData._osdPlaceholder(self, property: 2)
                     }
@@ -153,7 +153,7 @@ import Testing
                         } else {
                             _rating = value
                         }
-                        _$backingData._didChange(self, property: 2)
+                        _osdDidChange(property: 2)
                     }
                 }
 

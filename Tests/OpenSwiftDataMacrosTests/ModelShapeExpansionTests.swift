@@ -21,24 +21,30 @@ import Testing
                 var rating: Int
                 init(rating: Int) { self.rating = rating }
 
-                private lazy var _$backingData = OpenSwiftData._ModelBacking<Note>()
+                @exclusivity(unchecked) public var _osdPrimaryKey: Swift.Int64 = 0
+
+                @exclusivity(unchecked) public var _osdTemporaryKey: Swift.UInt64 = 0
+
+                @exclusivity(unchecked) public var _osdChangedProperties: Swift.UInt64 = 0
+
+                @exclusivity(unchecked) public var _osdFlags: OpenSwiftData._ModelFlags = []
+
+                @exclusivity(unchecked) public var _osdContextReference: OpenSwiftData._ContextReference? = nil
+
+                @exclusivity(unchecked) public var _osdLocation: OpenSwiftData._ModelLocation? = nil
 
                 public var persistentBackingData: any OpenSwiftData.BackingData<Note> {
                     get {
-                        _$backingData
+                        OpenSwiftData._ModelBacking<Note>(of: self)
                     }
                     set {
-                        _$backingData = OpenSwiftData._ModelBacking<Note>.adopting(newValue)
+                        _osdAdopt(newValue)
                     }
-                }
-
-                public var _osdState: OpenSwiftData._ModelState {
-                    _$backingData
                 }
 
                 public required init(backingData: any OpenSwiftData.BackingData<Note>) {
                     _rating = nil
-                    _$backingData = OpenSwiftData._ModelBacking<Note>.adopting(backingData)
+                    _osdAdopt(backingData)
                 }
 
                 @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -77,7 +83,7 @@ import Testing
                 @_specialize(exported: false, where Writer == OpenSwiftData.SQLiteStatement)
                 public func _osdEncodeAll<Writer: OpenSwiftData._RowWriter>(to writer: Writer, startingAt column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
                     guard let value0 = _rating else {
-                        throw OpenSwiftData._ModelState.unloaded(Self.self, "rating")
+                        throw Self._osdUnloaded("rating")
                     }
                     try writer._write(value0, column + 0, links)
                 }
@@ -91,7 +97,7 @@ import Testing
                     switch index {
                     case 0:
                         if _rating == nil {
-                            _$backingData._fulfill(self, property: 0)
+                            _osdFulfill(property: 0)
                         }
                         guard var value = _rating else {
                             return nil
@@ -105,7 +111,7 @@ import Testing
                             } else {
                                 _rating = value
                             }
-                            _$backingData._didChange(self, property: 0)
+                            _osdDidChange(property: 0)
                         }
                         return displaced
                     default:
@@ -134,7 +140,7 @@ import Testing
                     switch index {
                     case 0:
                         if loading, _rating == nil {
-                            _$backingData._fulfill(self, property: 0)
+                            _osdFulfill(property: 0)
                         }
                         if let value = _rating {
                             try OpenSwiftData._osdVisit(value, body)
@@ -159,7 +165,7 @@ import Testing
                     switch index {
                     case 0:
                         guard let value = _rating else {
-                            throw OpenSwiftData._ModelState.unloaded(Self.self, "rating")
+                            throw Self._osdUnloaded("rating")
                         }
                         try writer._write(value, column, links)
                     default:
@@ -261,7 +267,7 @@ import Testing
                     get {
                         _$observationRegistrar.access(self, keyPath: \\.key)
                         if _key == nil {
-                            _$backingData._fulfill(self, property: 0)
+                            _osdFulfill(property: 0)
                         }
                         return _key ?? OpenSwiftData._osdPlaceholder(self, property: 0)
                     }
@@ -274,7 +280,7 @@ import Testing
                         } else {
                             _key = value
                         }
-                        _$backingData._didChange(self, property: 0)
+                        _osdDidChange(property: 0)
                     }
                 }
 
@@ -308,7 +314,7 @@ import Testing
             public required init(backingData: any OpenSwiftData.BackingData<Device>) {
                 self.id = OpenSwiftData._osdConstant((String).self, property: 0)
                 _name = nil
-                _$backingData = OpenSwiftData._ModelBacking<Device>.adopting(backingData)
+                _osdAdopt(backingData)
             }
             """))
         #expect(expansion.contains("public static var _osdHasConstants: Swift.Bool { true }"))
@@ -317,7 +323,7 @@ import Testing
             """))
         #expect(expansion.contains("""
             try writer._write(self.id, column + 0, links)
-                guard let value1 = _name else { throw OpenSwiftData._ModelState.unloaded(Self.self, "name") }
+                guard let value1 = _name else { throw Self._osdUnloaded("name") }
                 try writer._write(value1, column + 1, links)
             """))
         #expect(expansion.contains("""

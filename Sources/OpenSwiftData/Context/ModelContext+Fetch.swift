@@ -170,9 +170,9 @@ extension ModelContext {
         // needs no identity-map lookups.
         let needsLookup = !registered.models.isEmpty || !registered.orphans.isEmpty
         var results: [AnyObject] = []
-        let storeIdentifier = container.store(for: shape.entity).identifier
+        let location = location(of: shape.entity)
         try rows { row in
-            results.append(try materialize(row, shape: shape, attributes: attributes, registered: registered, lookup: needsLookup, storeIdentifier: storeIdentifier))
+            results.append(try materialize(row, shape: shape, attributes: attributes, registered: registered, lookup: needsLookup, location: location))
         }
         return results
     }
@@ -180,7 +180,7 @@ extension ModelContext {
     /// The model for the current row: the registered instance, or a new one decoded from the row.
     func materialize(
         _ row: StoreRow, shape: RowShape, attributes: [Int]?, registered: RegisteredModels, lookup: Bool = true,
-        storeIdentifier: String? = nil
+        location: _ModelLocation? = nil
     ) throws -> any PersistentModel {
         let primaryKey = row._int64(0)
         if lookup, let existing = registered.model(forKey: primaryKey) {
@@ -197,8 +197,7 @@ extension ModelContext {
         let state = model._osdState
         state.context = self
         state.primaryKey = primaryKey
-        state.entityName = entity.name
-        state.storeIdentifier = storeIdentifier ?? container.store(for: entity).identifier
+        state.location = location ?? self.location(of: entity)
         registered.insert(model, forKey: primaryKey)
         return model
     }

@@ -53,6 +53,9 @@ public final class ModelContext {
     var propagatedDeletions = 0
     /// The entity of the model class used last, so that runs of inserts skip the schema lookup.
     private var lastEntity: Schema.Entity?
+    /// Where the models of each entity live, shared by all of them; the last one used first.
+    private var locations: [ObjectIdentifier: _ModelLocation] = [:]
+    private var lastLocation: (entity: ObjectIdentifier, location: _ModelLocation)?
 
     /// The error the next save throws because a relationship was given a model of another context.
     var crossContextRelationship: (any Error)?
@@ -62,7 +65,7 @@ public final class ModelContext {
     /// The entity and identity map that decoding a to-one relationship used last.
     var lastRelatedEntity: (entity: Schema.Entity, models: RegisteredModels)?
     /// The reference the context's models hold to it.
-    let reference = ContextReference()
+    let reference = _ContextReference()
 
     /// Creates a context for a container.
     ///
@@ -135,8 +138,7 @@ public final class ModelContext {
             preconditionFailure("OpenSwiftData: \(T.self) is not in the container's schema; add it to ModelContainer(for:)")
         }
         state.context = self
-        state.entityName = T._osdEntityName
-        state.storeIdentifier = container.store(for: entity).identifier
+        state.location = location(of: entity)
         state.isInserted = true
         inserted.append(model)
         didMutate()
@@ -310,8 +312,7 @@ public final class ModelContext {
         let state = model._osdState
         state.context = self
         state.primaryKey = primaryKey
-        state.entityName = entity.name
-        state.storeIdentifier = container.store(for: entity).identifier
+        state.location = location(of: entity)
         registeredModels(of: entity).insert(model, forKey: primaryKey)
     }
 
@@ -370,6 +371,16 @@ public final class ModelContext {
             try? model._osdDecode(property: property, from: row, at: Int32(position + 1), resolving: self)
         }
         state.isFault = false
+    }
+
+    /// Where the models of `entity` live (its name and its store), one object shared by all of them.
+    func location(of entity: Schema.Entity) -> _ModelLocation {
+        let key = ObjectIdentifier(entity)
+        if let lastLocation, lastLocation.entity == key { return lastLocation.location }
+        let location = locations[key] ?? _ModelLocation(entityName: entity.name, storeIdentifier: container.store(for: entity).identifier)
+        locations[key] = location
+        lastLocation = (key, location)
+        return location
     }
 
     func entity<T: PersistentModel>(for type: T.Type) -> Schema.Entity? {

@@ -15,8 +15,20 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     static var _osdUniquenessConstraints: [[AnyKeyPath]] { get }
     /// The model's indexes, from `#Index`. Generated; not API.
     static var _osdIndexes: [[AnyKeyPath]] { get }
-    /// The state OpenSwiftData keeps for this instance. Generated; not API.
-    var _osdState: _ModelState { get }
+    /// The row of the instance in its store, or 0 before its first save. Generated storage; not API.
+    var _osdPrimaryKey: Int64 { get set }
+    /// A process-unique number that identifies the instance before its first save, or 0. Generated
+    /// storage; not API.
+    var _osdTemporaryKey: UInt64 { get set }
+    /// One bit per persisted property changed since the last save. Generated storage; not API.
+    var _osdChangedProperties: UInt64 { get set }
+    /// Whether the instance is inserted, deleted, a fault, listed as changed. Generated storage; not API.
+    var _osdFlags: _ModelFlags { get set }
+    /// The context that manages the instance, through the reference the context shares with all
+    /// its models. Generated storage; not API.
+    var _osdContextReference: _ContextReference? { get set }
+    /// The entity and store of the instance, once a context manages it. Generated storage; not API.
+    var _osdLocation: _ModelLocation? { get set }
     /// Reads every persisted property from consecutive columns of a row; `context` resolves the
     /// keys of to-one relationships into models. Generated; not API.
     func _osdDecodeAll(from row: some _RowReader, startingAt column: Int32, resolving context: ModelContext) throws

@@ -18,7 +18,7 @@ enum RelationshipMaintenance {
         let state = model._osdState
         var previous = old()
         if previous == nil, state.primaryKey != 0, state.context != nil {
-            state._fulfill(model, property: property)
+            model._osdFulfill(property: property)
             previous = old()
         }
         let before = previous ?? []

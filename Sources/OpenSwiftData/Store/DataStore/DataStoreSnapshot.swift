@@ -65,7 +65,7 @@ public struct DefaultSnapshot: DataStoreSnapshot, Hashable {
     /// OpenSwiftData takes snapshots of models itself, from the code that `@Model` generates; the
     /// backing data alone does not hold a model's values.
     public init(from backingData: any BackingData, relatedBackingDatas: inout [PersistentIdentifier: any BackingData]) {
-        let state = backingData as? _ModelState
+        let state = (backingData._osdModel as (any PersistentModel)?)?._osdState
         let identifier = backingData.persistentModelID
             ?? PersistentIdentifier(storeIdentifier: state?.storeIdentifier, entityName: state?.entityName ?? "", key: .temporary(PersistentIdentifier.nextTemporaryKey()))
         self.init(persistentIdentifier: identifier, values: [:])
