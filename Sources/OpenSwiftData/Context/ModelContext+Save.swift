@@ -213,11 +213,11 @@ extension ModelContext {
                 // The new model took over an existing row: it becomes that row's object in this
                 // context, and an object registered for the row before reloads the saved values.
                 if let previous = registered!.models.model(forKey: key), previous !== model { refresh(previous) }
-                registered!.models.models[key] = model
+                _ = registered!.models.models.insert(model, for: key)
                 updatedIDs.append(model.persistentModelID)
                 continue
             }
-            registered!.models.models[key] = model
+            _ = registered!.models.models.insert(model, for: key)
             insertedIDs.append(model.persistentModelID)
         }
         for (_, model, _) in changes.updates {

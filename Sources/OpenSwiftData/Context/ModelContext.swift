@@ -442,7 +442,10 @@ extension ModelContext {
 
 /// The registered models of one entity, by primary key. A class so that a fetch looks it up once.
 final class RegisteredModels {
-    var models = PrimaryKeyMap()
+    /// Changed only by single calls that run no code of the models' (a replaced or removed
+    /// model is released after the call: ``DisplacedModel``), so its accesses never overlap and
+    /// skip the run-time exclusivity check.
+    @exclusivity(unchecked) var models = PrimaryKeyMap()
     /// The models of a stand-in context (``ModelContext/isStandIn``), held weakly: the orphans it
     /// loads for hold it (through their dead context's reference), and what it loads refers back
     /// to them (inverse relationships), so holding them too would keep everything alive for ever.
@@ -456,7 +459,7 @@ final class RegisteredModels {
 
     /// Registers a model for a key.
     func insert(_ model: any PersistentModel, forKey key: Int64) {
-        if holdsWeakly { orphans[key] = WeakModel(model: model) } else { models[key] = model }
+        if holdsWeakly { orphans[key] = WeakModel(model: model) } else { _ = models.insert(model, for: key) }
     }
 
     /// The model registered for a key: one the context holds, or a live orphan it took in.
@@ -470,7 +473,7 @@ final class RegisteredModels {
 
     /// Forgets the model registered for a key.
     func remove(_ key: Int64) {
-        models[key] = nil
+        _ = models.remove(key)
         if !orphans.isEmpty { orphans[key] = nil }
     }
 }

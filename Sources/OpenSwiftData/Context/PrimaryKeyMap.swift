@@ -46,7 +46,7 @@ struct PrimaryKeyMap: ~Copyable {
             return nil
         }
         set {
-            if let newValue { insert(newValue, for: key) } else { remove(key) }
+            if let newValue { _ = insert(newValue, for: key) } else { _ = remove(key) }
         }
     }
 
@@ -61,7 +61,9 @@ struct PrimaryKeyMap: ~Copyable {
         Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
     }
 
-    private mutating func insert(_ newModel: any PersistentModel, for key: Int64) {
+    /// Registers `newModel` for `key`; returns the model it replaces, released once the caller's
+    /// change of the map is over.
+    mutating func insert(_ newModel: any PersistentModel, for key: Int64) -> DisplacedModel {
         if model == nil { model = ModelConversion(newModel) }
         if (count + 1) * 4 > slots.count * 3 { reserveCapacity(count + 1) }
         let retained = Unmanaged<AnyObject>.passRetained(newModel)
@@ -69,22 +71,24 @@ struct PrimaryKeyMap: ~Copyable {
         while let existing = slots[index] {
             if keys[index] == key {
                 slots[index] = retained
-                existing.release()
-                return
+                return DisplacedModel(existing)
             }
             index = (index + 1) & (slots.count - 1)
         }
         keys[index] = key
         slots[index] = retained
         count += 1
+        return DisplacedModel(nil)
     }
 
-    private mutating func remove(_ key: Int64) {
-        guard count > 0 else { return }
+    /// Forgets the model registered for `key`; returns it, released once the caller's change of
+    /// the map is over.
+    mutating func remove(_ key: Int64) -> DisplacedModel {
+        guard count > 0 else { return DisplacedModel(nil) }
         let mask = slots.count - 1
         var index = slot(for: key)
         while slots[index] != nil, keys[index] != key { index = (index + 1) & mask }
-        guard let removed = slots[index] else { return }
+        guard let removed = slots[index] else { return DisplacedModel(nil) }
         slots[index] = nil
         count -= 1
         // Shift back each following entry whose home slot is at or before the hole.
@@ -102,8 +106,7 @@ struct PrimaryKeyMap: ~Copyable {
             }
             next = (next + 1) & mask
         }
-        // Released last: a model's deinit may look the map up.
-        removed.release()
+        return DisplacedModel(removed)
     }
 
     private mutating func rehash(size: Int) {
@@ -124,6 +127,17 @@ struct PrimaryKeyMap: ~Copyable {
             slots[target] = object
         }
     }
+}
+
+/// A model the map no longer holds, released when this value goes: after the statement that
+/// changed the map, so that a model's `deinit` that looks the map up finds it in a consistent
+/// state and outside the change's exclusive access.
+struct DisplacedModel: ~Copyable {
+    private let reference: Unmanaged<AnyObject>?
+
+    init(_ reference: Unmanaged<AnyObject>?) { self.reference = reference }
+
+    deinit { reference?.release() }
 }
 
 /// Rebuilds `any PersistentModel` from an object reference: an unconditional downcast for the

@@ -163,6 +163,42 @@ import Testing
         }
         #expect(outcomes.contains { $0.contains("threw") }, "the damage was noticed: \(outcomes)")
     }
+
+    /// A model released by the context itself (an upsert's new model takes over its row) whose
+    /// `deinit` looks at its context's models: the identity map is not being changed any more
+    /// when the model goes, so the look-up finds it consistent instead of stopping the process.
+    @Test func aModelWhoseDeinitFetchesCanBeReleasedByItsContext() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(NameTag.self))
+        do {
+            context.insert(NameTag(code: "A-1", holder: "Ada"))
+            try context.save()
+        }
+        let before = NameTag.fetchesInDeinit.load()
+        context.insert(NameTag(code: "A-1", holder: "Grace"))
+        try context.save()
+        #expect(NameTag.fetchesInDeinit.load() == before + 1, "the replaced model was released and fetched in its deinit")
+        let stored = try ModelContext(try store.container(NameTag.self)).fetch(FetchDescriptor<NameTag>())
+        #expect(stored.map(\.holder) == ["Grace"])
+    }
+}
+
+/// A model whose `deinit` fetches the models of its context.
+@Model final class NameTag {
+    @Attribute(.unique) var code: String
+    var holder: String
+    init(code: String, holder: String) {
+        self.code = code
+        self.holder = holder
+    }
+
+    /// How many deinits have fetched.
+    static let fetchesInDeinit = LockedValue(0)
+
+    deinit {
+        guard let context = modelContext else { return }
+        if (try? context.fetchCount(FetchDescriptor<NameTag>())) != nil { NameTag.fetchesInDeinit.withValue { $0 += 1 } }
+    }
 }
 
 /// A custom `Codable` value holding standard types that have placeholders of their own.
