@@ -99,11 +99,23 @@ package struct _ModelState {
 
     /// The model's identifier: permanent after its first save, temporary before.
     func persistentModelID<M: PersistentModel>(for type: M.Type) -> PersistentIdentifier {
-        if temporaryKey == 0 && primaryKey == 0 { temporaryKey = PersistentIdentifier.nextTemporaryKey() }
+        let location = model._osdLocation
+        let primaryKey = model._osdPrimaryKey
+        let key: PersistentIdentifier.ID.Key
+        if primaryKey != 0 {
+            key = .permanent(primaryKey)
+        } else {
+            var temporaryKey = model._osdTemporaryKey
+            if temporaryKey == 0 {
+                temporaryKey = PersistentIdentifier.nextTemporaryKey()
+                model._osdTemporaryKey = temporaryKey
+            }
+            key = .temporary(temporaryKey)
+        }
         return PersistentIdentifier(
-            storeIdentifier: storeIdentifier,
-            entityName: entityName ?? Schema.entityName(for: type),
-            key: primaryKey != 0 ? .permanent(primaryKey) : .temporary(temporaryKey)
+            storeIdentifier: location?.storeIdentifier,
+            entityName: location?.entityName ?? Schema.entityName(for: type),
+            key: key
         )
     }
 }

@@ -8,6 +8,9 @@ extension PostgresBackend {
     /// opening a new namespace at once create it once.
     static func open(
         _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation, allowsSave: Bool) throws -> String {
+        // Looked up once per process, when a store opens rather than in its first save: finding
+        // the main bundle reads the executable's whole directory.
+        _ = HistoryLog.processIdentity
         try session.begin()
         do {
             try session.execute("SELECT pg_advisory_xact_lock(hashtext(\(PostgresSQL.literal("osd-open:" + location.namespace))))")

@@ -38,6 +38,9 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Opens or creates the store at `url`, or an in-memory store when `url` is `nil`.
     init(url: URL?, schema: Schema, allowsSave: Bool) throws {
+        // Looked up once per process, when a store opens rather than in its first save: finding
+        // the main bundle reads the executable's whole directory.
+        _ = HistoryLog.processIdentity
         self.schema = schema
         let layouts = Dictionary(schema.entities.map { ($0.name, TableLayout(entity: $0)) }, uniquingKeysWith: { a, _ in a })
         self.layouts = layouts
