@@ -228,7 +228,7 @@ final class FluentContender: Contender {
         let database = database
         let fetch = try time {
             let loaded = try blocking { try await FluentTrip.query(on: database).with(\.$activities).all() }
-            return GraphWorkload.visit(loaded, activities: \.activities, cost: \.cost)
+            return GraphWorkload.visit(loaded, activities: { $0.activities }, cost: { $0.cost })
         }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }

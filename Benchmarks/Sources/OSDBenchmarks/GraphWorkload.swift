@@ -28,15 +28,20 @@ enum GraphWorkload {
 
     /// Visits every activity of every trip, as an app showing them would, and returns the checksum
     /// every contender computes: activities visited plus their whole-number costs.
+    ///
+    /// The properties are read through closures that the compiler inlines, as an app's own
+    /// `trip.activities` reads them: a key path to a computed property (a model's, a Fluent
+    /// model's) is projected at run time, a key path to a struct's stored field is not.
+    @inline(__always)
     static func visit<Trip, Child, Children: Sequence<Child>>(
-        _ trips: [Trip], activities: KeyPath<Trip, Children>, cost: KeyPath<Child, Double>
+        _ trips: [Trip], activities: (Trip) -> Children, cost: (Child) -> Double
     ) -> Int {
         var visited = 0
         var total = 0.0
         for trip in trips {
-            for activity in trip[keyPath: activities] {
+            for activity in activities(trip) {
                 visited += 1
-                total += activity[keyPath: cost]
+                total += cost(activity)
             }
         }
         return visited + Int(total)
@@ -62,7 +67,7 @@ extension RawSQLite {
         let reader = try RawSQLite(path: path, rows: 0)
         let fetch = try time {
             let loaded = try reader.fetchGraph()
-            return GraphWorkload.visit(loaded, activities: \.activities, cost: \.cost)
+            return GraphWorkload.visit(loaded, activities: { $0.activities }, cost: { $0.cost })
         }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
@@ -165,7 +170,7 @@ extension GRDBContender {
             let loaded = try queue.read { db in
                 try TripRecord.including(all: TripRecord.activities.forKey("activities")).asRequest(of: TripWithActivities.self).fetchAll(db)
             }
-            return GraphWorkload.visit(loaded, activities: \.activities, cost: \.cost)
+            return GraphWorkload.visit(loaded, activities: { $0.activities }, cost: { $0.cost })
         }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
@@ -239,7 +244,7 @@ extension OpenSwiftDataContender {
             var descriptor = FetchDescriptor<Voyage>()
             descriptor.relationshipKeyPathsForPrefetching = [\.activities]
             let voyages = try context.fetch(descriptor)
-            return GraphWorkload.visit(voyages, activities: \.activities, cost: \.cost)
+            return GraphWorkload.visit(voyages, activities: { $0.activities }, cost: { $0.cost })
         }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }

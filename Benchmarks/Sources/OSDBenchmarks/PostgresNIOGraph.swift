@@ -62,7 +62,7 @@ extension PostgresNIOContender {
                 let (name, cost, trip) = try row.decode((String, Double, Int64).self)
                 if let index = position[trip] { grouped[index].activities.append((name, cost)) }
             }
-            return GraphWorkload.visit(grouped, activities: \.activities, cost: \.cost)
+            return GraphWorkload.visit(grouped, activities: { $0.activities }, cost: { $0.cost })
         }
         return (insert.seconds + fetch.seconds, fetch.checksum)
     }
