@@ -126,14 +126,16 @@ public final class ModelContext {
             if state.isDeleted { undelete(model) }
             return
         }
-        insertOne(model)
-        insertReachable(from: model)
+        guard let entity = insertOne(model) else { return }
+        insertReachable(from: model, entity: entity)
     }
 
-    /// Registers one new model, without following its relationships.
-    func insertOne<T: PersistentModel>(_ model: T) {
+    /// Registers one new model, without following its relationships; returns its entity, or `nil`
+    /// when a context already manages the model.
+    @discardableResult
+    func insertOne<T: PersistentModel>(_ model: T) -> Schema.Entity? {
         let state = model._osdState
-        guard state.context == nil else { return }
+        guard state.context == nil else { return nil }
         guard let entity = entity(for: T.self) else {
             preconditionFailure("OpenSwiftData: \(T.self) is not in the container's schema; add it to ModelContainer(for:)")
         }
@@ -142,6 +144,7 @@ public final class ModelContext {
         state.isInserted = true
         inserted.append(model)
         didMutate()
+        return entity
     }
 
     /// Marks a model for deletion; the next save removes it from the store.
@@ -386,6 +389,15 @@ public final class ModelContext {
     func entity<T: PersistentModel>(for type: T.Type) -> Schema.Entity? {
         if let lastEntity, lastEntity.modelType == type { return lastEntity }
         let entity = container.schema.entitiesByType[ObjectIdentifier(type)]
+        lastEntity = entity
+        return entity
+    }
+
+    /// The entity of a model this context manages: the one used last, or a schema look-up.
+    func entity(of model: any PersistentModel) -> Schema.Entity? {
+        let type = ObjectIdentifier(Swift.type(of: model))
+        if let lastEntity, ObjectIdentifier(lastEntity.modelType) == type { return lastEntity }
+        let entity = container.schema.entitiesByType[type]
         lastEntity = entity
         return entity
     }

@@ -88,9 +88,4 @@ extension ModelContext {
             }
         }
     }
-
-    /// The entity of a model this context manages.
-    func entity(of model: any PersistentModel) -> Schema.Entity? {
-        container.schema.entitiesByType[ObjectIdentifier(type(of: model))]
-    }
 }

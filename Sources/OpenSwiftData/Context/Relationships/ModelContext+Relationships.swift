@@ -119,8 +119,8 @@ extension ModelContext {
     /// Inserts the new models reachable from `model` through its loaded relationships, and makes
     /// the inverses of the relationships they were initialized with consistent (an initializer's
     /// assignments bypass the setters that keep inverses).
-    func insertReachable(from model: any PersistentModel) {
-        guard let first = entity(of: model), !first.links.isEmpty else { return }
+    func insertReachable(from model: any PersistentModel, entity first: Schema.Entity) {
+        guard !first.links.isEmpty else { return }
         var pending: [(model: any PersistentModel, entity: Schema.Entity?)] = [(model, first)]
         while let (next, known) = pending.popLast() {
             guard let entity = known ?? entity(of: next), !entity.links.isEmpty else { continue }
@@ -130,8 +130,7 @@ extension ModelContext {
                 for target in related {
                     let state = target._osdState
                     if state.context == nil, !state.isDeleted, state.primaryKey == 0 {
-                        insertOne(target)
-                        pending.append((target, nil))
+                        pending.append((target, insertOne(target)))
                     } else if let owner = state.context, owner !== self {
                         noteCrossContextRelationship(entity: entity, link: link)
                         continue
