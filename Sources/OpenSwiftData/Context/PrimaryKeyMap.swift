@@ -57,8 +57,15 @@ struct PrimaryKeyMap: ~Copyable {
         if size != slots.count { rehash(size: size) }
     }
 
+    /// The home slot of a key: the key's block of eight consecutive keys is spread over the table
+    /// by a multiplicative hash, and the key keeps its place within the block. A fetch registers
+    /// rows in ascending key order, so eight models in a row share a cache line of the table
+    /// instead of each landing on a line of its own (at a million rows, the table is 32 MB);
+    /// strided keys are spread as well as whole keys were, since blocks are.
     private func slot(for key: Int64) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+        let bits = UInt64(bitPattern: key)
+        let block = ((bits >> 3) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift + 3)
+        return Int(truncatingIfNeeded: block << 3 | bits & 7)
     }
 
     /// Registers `newModel` for `key`; returns the model it replaces, released once the caller's
