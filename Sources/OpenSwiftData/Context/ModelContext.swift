@@ -51,8 +51,9 @@ public final class ModelContext {
     }
     /// How many of `deleted` have had their `.cascade` rules applied.
     var propagatedDeletions = 0
-    /// The entity of the model class used last, so that runs of inserts skip the schema lookup.
-    private var lastEntity: Schema.Entity?
+    /// The entities of the two model classes used last (a parent and the children appended to
+    /// it), so that runs of inserts and relationship changes skip the schema lookup.
+    private var recentEntities: (Schema.Entity?, Schema.Entity?)
     /// Where the models of each entity live, shared by all of them; the last one used first.
     private var locations: [ObjectIdentifier: _ModelLocation] = [:]
     private var lastLocation: (entity: ObjectIdentifier, location: _ModelLocation)?
@@ -387,18 +388,23 @@ public final class ModelContext {
     }
 
     func entity<T: PersistentModel>(for type: T.Type) -> Schema.Entity? {
-        if let lastEntity, lastEntity.modelType == type { return lastEntity }
-        let entity = container.schema.entitiesByType[ObjectIdentifier(type)]
-        lastEntity = entity
-        return entity
+        entity(ofClass: ObjectIdentifier(type))
     }
 
-    /// The entity of a model this context manages: the one used last, or a schema look-up.
+    /// The entity of a model this context manages.
     func entity(of model: any PersistentModel) -> Schema.Entity? {
-        let type = ObjectIdentifier(Swift.type(of: model))
-        if let lastEntity, ObjectIdentifier(lastEntity.modelType) == type { return lastEntity }
+        entity(ofClass: ObjectIdentifier(Swift.type(of: model)))
+    }
+
+    /// The entity of a model class: one of the two used last, or a schema look-up.
+    private func entity(ofClass type: ObjectIdentifier) -> Schema.Entity? {
+        if let last = recentEntities.0, ObjectIdentifier(last.modelType) == type { return last }
+        if let other = recentEntities.1, ObjectIdentifier(other.modelType) == type {
+            recentEntities = (other, recentEntities.0)
+            return other
+        }
         let entity = container.schema.entitiesByType[type]
-        lastEntity = entity
+        if let entity { recentEntities = (entity, recentEntities.0) }
         return entity
     }
 

@@ -21,6 +21,10 @@ extension Schema {
         package var descendants: [Entity] = []
         /// This entity and its descendants: the tables a fetch of this model reads.
         var concreteEntities: [Entity] { [self] + descendants }
+        /// The relationship at a property index, or `nil` for an attribute.
+        func link(at index: Int) -> RelationshipLink? {
+            linkAtProperty.indices.contains(index) ? linkAtProperty[index] : nil
+        }
         /// The topmost entity of this one's hierarchy (itself when it has no superentity).
         package var root: Entity { superentity?.root ?? self }
         /// Whether the entity is part of a class hierarchy (has a superentity or subentities).
@@ -32,6 +36,8 @@ extension Schema {
         package let fields: [Field]
         /// The relationships, resolved, by property index.
         package let links: [Int: RelationshipLink]
+        /// The relationship at each property index, or `nil` for an attribute: ``links`` without hashing.
+        private let linkAtProperty: [RelationshipLink?]
         /// The relationships with a `minimumModelCount` above 0 or a `maximumModelCount`, by property index.
         let relationshipCountLimits: [Int: (minimum: Int, maximum: Int)]
         /// The index of each persisted property by its key path, for predicates and sorts.
@@ -44,6 +50,7 @@ extension Schema {
             let description = ModelGraph.description(of: modelType)
             let metadata = description.metadata
             self.links = description.links
+            self.linkAtProperty = metadata.indices.map { description.links[$0] }
             self.attributes = metadata.compactMap { $0.metadata as? Attribute }
             self.relationships = metadata.compactMap { $0.metadata as? Relationship }
             self.fields = metadata.map { Field($0.metadata) }

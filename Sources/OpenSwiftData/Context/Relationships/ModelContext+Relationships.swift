@@ -121,24 +121,36 @@ extension ModelContext {
     /// assignments bypass the setters that keep inverses).
     func insertReachable(from model: any PersistentModel, entity first: Schema.Entity) {
         guard !first.links.isEmpty else { return }
-        var pending: [(model: any PersistentModel, entity: Schema.Entity?)] = [(model, first)]
+        // Most new models reach no other new model: the list of models still to visit is made
+        // only when one does.
+        var pending: [(model: any PersistentModel, entity: Schema.Entity?)] = []
+        insertRelated(to: model, entity: first, pending: &pending)
         while let (next, known) = pending.popLast() {
             guard let entity = known ?? entity(of: next), !entity.links.isEmpty else { continue }
-            for (property, link) in entity.links {
-                var related: [any PersistentModel] = []
-                next._osdVisitRelated(property: property, loading: false) { related.append($0) }
-                for target in related {
-                    let state = target._osdState
-                    if state.context == nil, !state.isDeleted, state.primaryKey == 0 {
-                        pending.append((target, insertOne(target)))
-                    } else if let owner = state.context, owner !== self {
-                        noteCrossContextRelationship(entity: entity, link: link)
-                        continue
-                    }
-                    guard let inverse = link.inverse else { continue }
-                    if let displaced = target._osdRelate(property: inverse, to: next, adding: true), displaced !== next {
-                        _ = displaced._osdRelate(property: property, to: target, adding: false)
-                    }
+            insertRelated(to: next, entity: entity, pending: &pending)
+        }
+    }
+
+    /// Inserts the new models that `model`'s loaded relationships hold, adding them to `pending`,
+    /// and sets the inverses of those relationships.
+    private func insertRelated(
+        to model: any PersistentModel, entity: Schema.Entity,
+        pending: inout [(model: any PersistentModel, entity: Schema.Entity?)]
+    ) {
+        for (property, link) in entity.links {
+            var related: [any PersistentModel] = []
+            model._osdVisitRelated(property: property, loading: false) { related.append($0) }
+            for target in related {
+                let state = target._osdState
+                if state.context == nil, !state.isDeleted, state.primaryKey == 0 {
+                    pending.append((target, insertOne(target)))
+                } else if let owner = state.context, owner !== self {
+                    noteCrossContextRelationship(entity: entity, link: link)
+                    continue
+                }
+                guard let inverse = link.inverse else { continue }
+                if let displaced = target._osdRelate(property: inverse, to: model, adding: true), displaced !== model {
+                    _ = displaced._osdRelate(property: property, to: target, adding: false)
                 }
             }
         }

@@ -14,8 +14,10 @@ enum RelationshipMaintenance {
         _ model: any PersistentModel, property: Int, old: () -> [AnyObject]?, new: [AnyObject],
         model asModel: (AnyObject) -> any PersistentModel
     ) -> [AnyObject] {
-        guard let link = ModelGraph.link(type(of: model), property: property) else { return new }
         let state = model._osdState
+        // A managed model's entity has its links at hand; a new model's are in the graph's table.
+        let entity = state.context?.entity(of: model)
+        guard let link = entity.map({ $0.link(at: property) }) ?? ModelGraph.link(type(of: model), property: property) else { return new }
         var previous = old()
         if previous == nil, state.primaryKey != 0, state.context != nil {
             model._osdFulfill(property: property)
