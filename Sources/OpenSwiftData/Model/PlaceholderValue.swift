@@ -9,8 +9,9 @@ public protocol _PlaceholderValue {
 
 /// The value of a property whose stored value could not be loaded (see ``_PlaceholderValue``):
 /// the type's standard placeholder, the first case of a `CaseIterable` enum, a deleted stand-in
-/// for a related model, or the emptiest value a `Codable` type decodes from
-/// (``PlaceholderDecoder``). A type with none of these has nothing to read, and stops the process
+/// for a related model, the emptiest value a `Codable` type decodes from
+/// (``PlaceholderDecoder``), or else a value of the type this process has stored or loaded
+/// (``PlaceholderSamples``). A type with none of these has nothing to read, and stops the process
 /// with the reason.
 public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int) -> T {
     let reason: String
@@ -18,7 +19,12 @@ public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: I
         if let value = try Placeholder.any(T.self) { return value }
         reason = "it is not Codable"
     } catch {
-        reason = "it does not decode from empty values (\(error))"
+        do {
+            if let value = try Placeholder.sample(T.self) { return value }
+            reason = "it does not decode from empty values (\(error)) and no value of it was stored or loaded in this process"
+        } catch let sampleError {
+            reason = "it does not decode from empty values (\(error)) nor from a value this process stored (\(sampleError))"
+        }
     }
     preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(reason); make the property optional or the type CaseIterable")
 }
@@ -46,6 +52,16 @@ enum Placeholder {
         if let type = T.self as? any PersistentModel.Type, let value = standIn(type) as? T { return value }
         if let type = T.self as? any Decodable.Type { return try decodedEmpty(type) as? T }
         return nil
+    }
+
+    /// A value of a `Decodable` type that this process stored or loaded, decoded afresh.
+    static func sample<T>(_ type: T.Type) throws -> T? {
+        guard let type = T.self as? any Decodable.Type else { return nil }
+        return try decodedSample(type) as? T
+    }
+
+    private static func decodedSample<Value: Decodable>(_ type: Value.Type) throws -> Value? {
+        try PlaceholderSamples.sample(of: type)
     }
 
     /// A model of the type that no context manages, marked deleted: the placeholder of a

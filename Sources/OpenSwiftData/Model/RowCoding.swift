@@ -122,7 +122,9 @@ extension _RowReader {
         }
         let text = _string(column)
         do {
-            return try JSONCoding.decoder().decode(T.self, from: Data(text.utf8))
+            let value = try JSONCoding.decoder().decode(T.self, from: Data(text.utf8))
+            PlaceholderSamples.note(text, of: T.self)
+            return value
         } catch {
             throw ValueCodingError.undecodable(context: _context, underlying: "\(error)")
         }
@@ -146,8 +148,9 @@ extension _RowWriter {
             try _bindNull(column)
             return
         }
-        let data = try JSONCoding.encoder().encode(value)
-        try _bind(String(decoding: data, as: UTF8.self), column)
+        let text = String(decoding: try JSONCoding.encoder().encode(value), as: UTF8.self)
+        PlaceholderSamples.note(text, of: T.self)
+        try _bind(text, column)
     }
 
     /// Rejects types that cannot be stored, with a clear compile-time message.

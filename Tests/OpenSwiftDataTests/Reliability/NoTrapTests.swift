@@ -117,6 +117,50 @@ import Testing
         #expect(try context.fetch(FetchDescriptor<LiveBook>(sortBy: [SortDescriptor(\.title)])).map(\.title) == (0..<10).map { "book \($0)" })
         #expect(books[5].title == "book 5", "later batches load")
     }
+
+    /// A type with no placeholder of its own (an enum with associated values does not decode from
+    /// empty values) reads, on a row deleted elsewhere, as a value of the type that this process
+    /// stored, instead of stopping the process.
+    @Test func aTypeWithoutAPlaceholderReadsAsAValueThisProcessStored() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Drawing.self)
+        let setup = ModelContext(container)
+        setup.insert(Drawing(title: "Sun", shape: .circle(radius: 2)))
+        try setup.save()
+
+        let context = ModelContext(container)
+        var titleOnly = FetchDescriptor<Drawing>()
+        titleOnly.propertiesToFetch = [\.title]
+        let fetched = try #require(try context.fetch(titleOnly).first)
+        let other = ModelContext(container)
+        try other.delete(model: Drawing.self)
+        try other.save()
+
+        let reported = reports(mentioning: "Drawing.shape") {
+            #expect(fetched.shape == .circle(radius: 2), "the only value of the type this process stored")
+        }
+        #expect(!reported.isEmpty, "the failed read is reported")
+        #expect(fetched.isDeleted)
+        #expect(fetched.title == "Sun")
+    }
+
+    /// A model released by the context itself (an upsert's new model takes over its row) whose
+    /// `deinit` looks at its context's models: the identity map is not being changed any more
+    /// when the model goes, so the look-up finds it consistent instead of stopping the process.
+    @Test func aModelWhoseDeinitFetchesCanBeReleasedByItsContext() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(NameTag.self))
+        do {
+            context.insert(NameTag(code: "A-1", holder: "Ada"))
+            try context.save()
+        }
+        let before = NameTag.fetchesInDeinit.load()
+        context.insert(NameTag(code: "A-1", holder: "Grace"))
+        try context.save()
+        #expect(NameTag.fetchesInDeinit.load() == before + 1, "the replaced model was released and fetched in its deinit")
+        let stored = try ModelContext(try store.container(NameTag.self)).fetch(FetchDescriptor<NameTag>())
+        #expect(stored.map(\.holder) == ["Grace"])
+    }
 }
 
 /// A store file damaged while a process uses it (an I/O error, a bad disk, another program)
@@ -163,23 +207,21 @@ import Testing
         }
         #expect(outcomes.contains { $0.contains("threw") }, "the damage was noticed: \(outcomes)")
     }
+}
 
-    /// A model released by the context itself (an upsert's new model takes over its row) whose
-    /// `deinit` looks at its context's models: the identity map is not being changed any more
-    /// when the model goes, so the look-up finds it consistent instead of stopping the process.
-    @Test func aModelWhoseDeinitFetchesCanBeReleasedByItsContext() throws {
-        let store = TemporaryStore()
-        let context = ModelContext(try store.container(NameTag.self))
-        do {
-            context.insert(NameTag(code: "A-1", holder: "Ada"))
-            try context.save()
-        }
-        let before = NameTag.fetchesInDeinit.load()
-        context.insert(NameTag(code: "A-1", holder: "Grace"))
-        try context.save()
-        #expect(NameTag.fetchesInDeinit.load() == before + 1, "the replaced model was released and fetched in its deinit")
-        let stored = try ModelContext(try store.container(NameTag.self)).fetch(FetchDescriptor<NameTag>())
-        #expect(stored.map(\.holder) == ["Grace"])
+/// A shape: an enum with associated values, which has no placeholder of its own.
+enum DrawnShape: Codable, Equatable {
+    case circle(radius: Double)
+    case square(side: Double)
+}
+
+/// A model with a property of a type that has no placeholder.
+@Model final class Drawing {
+    var title: String
+    var shape: DrawnShape
+    init(title: String, shape: DrawnShape) {
+        self.title = title
+        self.shape = shape
     }
 }
 

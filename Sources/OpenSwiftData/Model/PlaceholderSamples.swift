@@ -1,0 +1,31 @@
+import Foundation
+
+/// The stored form of one value of each `Codable` type this process has read or written: the
+/// placeholder of last resort for a type that has no placeholder of its own (an enum with
+/// associated values, a type whose `init(from:)` rejects empty values), so that reading such a
+/// property of a row deleted elsewhere does not stop the process.
+///
+/// The JSON text is kept, not the value: each placeholder is decoded afresh, so no instance is
+/// shared between threads. The first value seen is kept, up to `maximumLength` bytes of text.
+enum PlaceholderSamples {
+    /// The longest text kept for a type.
+    static let maximumLength = 64 * 1024
+
+    private static let texts = LockedValue<[ObjectIdentifier: String]>([:])
+
+    /// Keeps `text`, the JSON of a value of `type`, unless a value of the type was kept before.
+    static func note<T>(_ text: String, of type: T.Type) {
+        guard text.utf8.count <= maximumLength else { return }
+        let key = ObjectIdentifier(type)
+        texts.withValue { texts in
+            if texts[key] == nil { texts[key] = text }
+        }
+    }
+
+    /// A value of `type` decoded from the text kept for it, or `nil` when none was kept; throws
+    /// when the text no longer decodes (an `init(from:)` that depends on more than its input).
+    static func sample<T: Decodable>(of type: T.Type) throws -> T? {
+        guard let text = texts.withValue({ $0[ObjectIdentifier(type)] }) else { return nil }
+        return try JSONCoding.decoder().decode(T.self, from: Data(text.utf8))
+    }
+}
