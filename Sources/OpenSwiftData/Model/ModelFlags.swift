@@ -1,6 +1,8 @@
 /// Which of a model's unsaved-change and loading states hold. Generated storage; not API.
 public struct _ModelFlags: OptionSet, Sendable {
+    /// The flags, one bit each.
     public var rawValue: UInt8
+    /// Creates flags from their bits.
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The model is inserted in its context and not saved yet.
