@@ -483,7 +483,22 @@ final class RegisteredModels {
     /// The model registered for a key: one the context holds, or a live orphan it took in.
     func model(forKey key: Int64) -> (any PersistentModel)? {
         if let model = models[key] { return model }
-        guard !orphans.isEmpty, let entry = orphans[key] else { return nil }
+        return holdsWeakly ? orphan(forKey: key) : nil
+    }
+
+    /// The model of class `M` registered for a key, without building an existential on the way:
+    /// the look-up of a to-one relationship's model for each fetched row.
+    func model<M: PersistentModel>(_ type: M.Type, forKey key: Int64) -> M? {
+        if let object = models.object(forKey: key) {
+            if Swift.type(of: object) == M.self { return unsafeDowncast(object, to: M.self) }
+            return object as? M
+        }
+        return holdsWeakly ? orphan(forKey: key) as? M : nil
+    }
+
+    /// A live orphan a stand-in context took in; forgets one that is gone.
+    private func orphan(forKey key: Int64) -> (any PersistentModel)? {
+        guard let entry = orphans[key] else { return nil }
         if let orphan = entry.model { return orphan }
         orphans[key] = nil
         return nil
@@ -492,7 +507,7 @@ final class RegisteredModels {
     /// Forgets the model registered for a key.
     func remove(_ key: Int64) {
         _ = models.remove(key)
-        if !orphans.isEmpty { orphans[key] = nil }
+        if holdsWeakly { orphans[key] = nil }
     }
 }
 

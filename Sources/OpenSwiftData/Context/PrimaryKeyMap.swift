@@ -50,6 +50,18 @@ struct PrimaryKeyMap: ~Copyable {
         }
     }
 
+    /// The object registered for `key`, without rebuilding its existential: for callers that
+    /// know the model's class (a relationship's destination).
+    func object(forKey key: Int64) -> AnyObject? {
+        guard count > 0 else { return nil }
+        var index = slot(for: key)
+        while let object = slots[index] {
+            if keys[index] == key { return object.takeUnretainedValue() }
+            index = (index + 1) & (slots.count - 1)
+        }
+        return nil
+    }
+
     /// Makes room for `capacity` models without growing again.
     mutating func reserveCapacity(_ capacity: Int) {
         var size = max(slots.count, 16)

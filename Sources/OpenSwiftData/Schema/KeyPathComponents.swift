@@ -14,7 +14,10 @@ enum KeyPathComponents {
 
     /// The properties `keyPath` reads, in order, or `nil` if they cannot be told apart.
     static func components(of keyPath: AnyKeyPath) -> [Component]? {
-        parse("\(keyPath)")
+        // `debugDescription` is what interpolation prints, without the dynamic casts to
+        // `TextOutputStreamable` and `CustomStringConvertible` it tries first: each a miss of the
+        // conformance cache for a new key path type, which scans every conformance in the binary.
+        parse(keyPath.debugDescription)
     }
 
     private static func parse(_ description: String) -> [Component]? {

@@ -73,13 +73,6 @@ extension Schema {
                 indexByKeyPath[keyPath] = index
             }
             self.propertyIndexByKeyPath = indexByKeyPath
-            var byAccessor: [String: Int] = [:]
-            for (keyPath, index) in indexByKeyPath {
-                if let components = KeyPathComponents.components(of: keyPath), components.count == 1 {
-                    byAccessor[components[0].accessor] = index
-                }
-            }
-            self.propertyIndexByAccessor = byAccessor
             let declaredUnique = modelType._osdUniquenessConstraints.map { $0.compactMap { nameByKeyPath[$0] } }
             let attributeUnique = attributes.filter(\.isUnique).map { [$0.name] }
             self.uniquenessConstraints = (attributeUnique + declaredUnique).filter { !$0.isEmpty }
@@ -92,8 +85,30 @@ extension Schema {
             propertyIndexByKeyPath[keyPath]
         }
 
-        /// The index of each property by the identity of its accessor (see ``KeyPathComponents``).
-        let propertyIndexByAccessor: [String: Int]
+        /// The index of a property by the identity of its accessor (see ``KeyPathComponents``), for
+        /// key paths through a relationship (`\.trip?.name`).
+        func propertyIndex(forAccessor accessor: String) -> Int? {
+            indexByAccessor.withValue { cached in
+                let index = cached ?? Self.indexByAccessor(propertyIndexByKeyPath)
+                cached = index
+                return index[accessor]
+            }
+        }
+
+        /// ``propertyIndex(forAccessor:)``'s table, made on first use: it describes every key path,
+        /// which costs about 100,000 instructions each, and only predicates and sorts through a
+        /// relationship need it, so opening a container does not pay for it.
+        private let indexByAccessor = LockedValue<[String: Int]?>(nil)
+
+        private static func indexByAccessor(_ indexByKeyPath: [AnyKeyPath: Int]) -> [String: Int] {
+            var byAccessor: [String: Int] = [:]
+            for (keyPath, index) in indexByKeyPath {
+                if let components = KeyPathComponents.components(of: keyPath), components.count == 1 {
+                    byAccessor[components[0].accessor] = index
+                }
+            }
+            return byAccessor
+        }
 
         /// The attributes keyed by name.
         public var attributesByName: [String: Attribute] {

@@ -11,9 +11,7 @@ extension ModelContext {
             registered = (entity, registeredModels(of: entity))
             lastRelatedEntity = registered
         }
-        if let existing = registered.models.model(forKey: primaryKey) {
-            return unsafeDowncast(existing, to: R.self)
-        }
+        if let existing = registered.models.model(R.self, forKey: primaryKey) { return existing }
         if !registered.entity.descendants.isEmpty {
             return try polymorphicModel(R.self, primaryKey: primaryKey, base: registered.entity)
         }

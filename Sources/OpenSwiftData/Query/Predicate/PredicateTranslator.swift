@@ -138,10 +138,10 @@ struct PredicateTranslator {
             return sortable(entity.fields[index]) ? QuerySort(attribute: index, ascending: ascending) : nil
         }
         guard let components = KeyPathComponents.components(of: keyPath), components.count == 2,
-              let first = entity.propertyIndexByAccessor[components[0].accessor],
+              let first = entity.propertyIndex(forAccessor: components[0].accessor),
               let link = entity.links[first], !link.isToMany, link.storage == .foreignKey,
               let destination = schema?.entitiesByName[link.destinationName], destination.descendants.isEmpty,
-              let second = destination.propertyIndexByAccessor[components[1].accessor],
+              let second = destination.propertyIndex(forAccessor: components[1].accessor),
               sortable(destination.fields[second])
         else { return nil }
         let scope = newScope()
