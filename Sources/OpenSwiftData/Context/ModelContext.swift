@@ -33,8 +33,9 @@ public final class ModelContext {
     /// Whether deletions by predicate of models with delete rules may run in the store (tests turn
     /// it off to compare with loading the models).
     var deleteRulesMayRunInStore = true
-    /// Whether this is the container's main context.
-    var isMainContext = false
+    /// Whether this is the container's main context. Set once, when the container makes it; never
+    /// accessed across a call, so it skips the run-time exclusivity check (read on every change).
+    @exclusivity(unchecked) var isMainContext = false
     private var autosaveScheduled = false
     /// Whether the context was created on the main actor, where its autosaves run.
     private let isOnMainActor: Bool
@@ -422,7 +423,8 @@ public final class ModelContext {
 
     /// Schedules an autosave on the main actor after a change, when autosave is on.
     private func didMutate() {
-        guard autosaveEnabled, !autosaveScheduled, isMainContext || isOnMainActor else { return }
+        // Most contexts are not the main actor's: they answer without reading their settings.
+        guard isOnMainActor || isMainContext, autosaveEnabled, !autosaveScheduled else { return }
         autosaveScheduled = true
         // The context belongs to the main actor (it was created there and is not `Sendable`), so
         // the main actor's task below may use it.
