@@ -116,7 +116,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             resetOne(shape, properties),
             releaseOne(shape, properties),
         ]
-        if shape.isFinal && !shape.isSubclass { members.append(factory(typeName: typeName)) }
+        if shape.isFinal && !shape.isSubclass {
+            members += factory(typeName: typeName, assignments: initialAssignments(shape, properties))
+        }
         return members
     }
 

@@ -198,7 +198,11 @@ import Testing
                 }
 
                 public static func _osdMake() -> Note {
-                    Note(backingData: OpenSwiftData._ModelBacking<Note>())
+                    Note(_osdUnloaded: ())
+                }
+
+                private init(_osdUnloaded: Swift.Void) {
+                    _rating = nil
                 }
             }
 
