@@ -338,7 +338,11 @@ public final class ModelContext {
     /// Loads one property of a saved model from the store (a fault, an external-storage value or
     /// a relationship).
     func load<M: PersistentModel>(_ model: M, property index: Int) throws {
-        let entity = try requireEntity(for: M.self)
+        // The entity of the model's own class: a getter a subclass inherits calls this with its
+        // superclass as `M`, whose table does not have the subclass's rows.
+        guard let entity = entity(of: model) else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(type(of: model)) is not in the container's schema")
+        }
         let store = container.store(for: entity)
         let shape = try store.rowShape(of: entity)
         let state = model._osdState
