@@ -6,23 +6,44 @@ extension ModelMacro {
     /// Code that stores `value` in a property's storage, telling Observation if anyone observes
     /// the object (its registrar exists only once something read a property).
     static func observedAssignment(_ name: String, _ value: String, indent: String) -> String {
+        observedChange(name, "_\(name) = \(value)", indent: indent)
+    }
+
+    /// Code that runs `statement`, a change of a property's storage, telling Observation if anyone
+    /// observes the object.
+    static func observedChange(_ name: String, _ statement: String, indent: String) -> String {
         """
         \(indent)if let registrar = _$observationRegistrarStorage {
-        \(indent)    registrar.withMutation(of: self, keyPath: \\.\(name)) { _\(name) = \(value) }
+        \(indent)    registrar.withMutation(of: self, keyPath: \\.\(name)) { \(statement) }
         \(indent)} else {
-        \(indent)    _\(name) = \(value)
+        \(indent)    \(statement)
         \(indent)}
         """
     }
 
-    /// What `init(backingData:)` assigns: `nil` (not loaded) to each property's storage, and to
+    /// What `init(backingData:)` assigns: "not loaded" to each property's storage (`nil`, or the
+    /// type's placeholder for unwrapped storage, whose bit ``unloadedBits(_:_:)`` sets), and to
     /// each `let` its stored value, read from the row or store the model is made from.
     static func initialAssignments(_ shape: ClassShape, _ properties: [PersistedProperty]) -> String {
         properties.enumerated().map { index, property in
             property.isConstant
                 ? "    self.\(property.name) = OpenSwiftData._osdConstant((\(property.type)).self, property: \(shape.index(index)))"
-                : "    _\(property.name) = nil"
+                : "    _\(property.name) = \(unloadedValue(property))"
         }.joined(separator: "\n")
+    }
+
+    /// The storage of a property that is not loaded: `nil`, or the placeholder of unwrapped storage.
+    static func unloadedValue(_ property: PersistedProperty) -> String {
+        property.hasUnwrappedStorage ? "(\(property.type))._osdPlaceholder" : "nil"
+    }
+
+    /// The bits of `_osdUnloadedProperties` of the class's own properties with unwrapped storage,
+    /// as an expression, or `nil` when it has none.
+    static func unloadedBits(_ shape: ClassShape, _ properties: [PersistedProperty]) -> String? {
+        var mask: UInt64 = 0
+        for (index, property) in properties.enumerated() where property.hasUnwrappedStorage { mask |= 1 << UInt64(index) }
+        guard mask != 0 else { return nil }
+        return shape.isSubclass ? "((\(mask) as Swift.UInt64) << \(shape.propertyOffset))" : "\(mask)"
     }
 
     static func schemaMetadata(_ shape: ClassShape, properties: [PersistedProperty]) -> DeclSyntax {
@@ -70,9 +91,10 @@ extension ModelMacro {
     static func decodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let offset = shape.isSubclass ? " + offset" : ""
         // A `let` was read as the model was made.
-        let lines = properties.enumerated().filter { !$0.element.isConstant }.map { index, property in
+        var lines = properties.enumerated().filter { !$0.element.isConstant }.map { index, property in
             "    _\(property.name) = try row._read((\(property.type)).self, column\(offset) + \(index), context)"
         }
+        if let bits = unloadedBits(shape, properties) { lines.append("    _osdUnloadedProperties &= ~\(bits)") }
         let prologue = shape.isSubclass
             ? "    try super._osdDecodeAll(from: row, startingAt: column, resolving: context)\n" + (lines.isEmpty ? "" : "    let offset = Swift.Int32(\(shape.propertyOffset))\n") : ""
         return """
@@ -87,7 +109,7 @@ extension ModelMacro {
         let offset = shape.isSubclass ? " + offset" : ""
         let lines = properties.enumerated().map { index, property in
             property.isConstant ? "    try writer._write(self.\(property.name), column\(offset) + \(index), links)" : """
-                guard let value\(index) = _\(property.name) else { throw Self._osdUnloaded("\(property.name)") }
+            \(loadedValue(shape, property, index: index, as: "value\(index)"))
                 try writer._write(value\(index), column\(offset) + \(index), links)
             """
         }
@@ -103,7 +125,10 @@ extension ModelMacro {
 
     static func decodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): break" : "    case \(index): _\(property.name) = try row._read((\(property.type)).self, column, context)"
+            property.isConstant ? "    case \(index): break" : """
+                case \(index):
+                    _\(property.name) = try row._read((\(property.type)).self, column, context)\(property.hasUnwrappedStorage ? "\n        _osdUnloadedProperties &= ~\(unloadedBit(shape.index(index)))" : "")
+            """
         }
         return dispatch(
             shape, attributes: fastPath("Row"),
@@ -115,7 +140,7 @@ extension ModelMacro {
         let cases = properties.enumerated().map { index, property in
             property.isConstant ? "    case \(index): try writer._write(self.\(property.name), column, links)" : """
                 case \(index):
-                    guard let value = _\(property.name) else { throw Self._osdUnloaded("\(property.name)") }
+            \(loadedValue(shape, property, index: index, as: "value", indent: "        "))
                     try writer._write(value, column, links)
             """
         }
@@ -128,7 +153,7 @@ extension ModelMacro {
     static func resetOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         // Observers learn that the value changed (a rollback, or a save in another context).
         let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): break" : "    case \(index):\n" + observedAssignment(property.name, "nil", indent: "        ")
+            property.isConstant ? "    case \(index): break" : "    case \(index):\n" + observedChange(property.name, markUnloaded(shape, property, index: index), indent: "        ")
         }
         return dispatch(
             shape, signature: "_osdUnload(property index: Swift.Int)",
@@ -139,7 +164,7 @@ extension ModelMacro {
     /// going away, whose models read the same value again from the store.
     static func releaseOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): break" : "    case \(index): _\(property.name) = nil"
+            property.isConstant ? "    case \(index): break" : "    case \(index): \(markUnloaded(shape, property, index: index))"
         }
         return dispatch(
             shape, signature: "_osdRelease(property index: Swift.Int)",
@@ -151,7 +176,8 @@ extension ModelMacro {
     /// relationship pointed at before, when `other` replaced it.
     static func relate(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): return nil" : """
+            // A constant or an unwrapped scalar is never a relationship.
+            property.isConstant || property.hasUnwrappedStorage ? "    case \(index): return nil" : """
                 case \(index):
                     if _\(property.name) == nil { _osdFulfill(property: \(shape.index(index))) }
                     guard var value = _\(property.name) else { return nil }
@@ -171,7 +197,7 @@ extension ModelMacro {
     /// Sets a relationship loaded from the store (the models are all of the destination class).
     static func setRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): break" : """
+            property.isConstant || property.hasUnwrappedStorage ? "    case \(index): break" : """
                 case \(index):
                     if let value = OpenSwiftData._osdRelatedValue(models, as: (\(property.type)).self) {
             \(observedAssignment(property.name, "value", indent: "            "))
@@ -186,7 +212,7 @@ extension ModelMacro {
     /// Calls `body` with each model a relationship holds, loading it first if `loading`.
     static func visitRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): break" : """
+            property.isConstant || property.hasUnwrappedStorage ? "    case \(index): break" : """
                 case \(index):
                     if loading, _\(property.name) == nil { _osdFulfill(property: \(shape.index(index))) }
                     if let value = _\(property.name) { try OpenSwiftData._osdVisit(value, body) }
@@ -204,12 +230,12 @@ extension ModelMacro {
             // No row is being read: a `let` takes its placeholder.
             property.isConstant
                 ? "    self.\(property.name) = OpenSwiftData._osdConstant((\(property.type)).self, property: \(shape.index(index)))"
-                : "    _\(property.name) = nil"
+                : "    _\(property.name) = \(unloadedValue(property))"
         }
         let cases = properties.enumerated().filter { $0.element.hasInitialValue }.map { index, property in
             """
                 case \(index):
-                    guard let value = model._\(property.name) else { return false }
+                    \(property.hasUnwrappedStorage ? "let value = model._\(property.name)" : "guard let value = model._\(property.name) else { return false }")
                     try writer._write(value, column, OpenSwiftData._DeferredLinks())
                     return true
             """
@@ -245,10 +271,30 @@ extension ModelMacro {
             """
     }
 
+    /// Binds `name` to a property's loaded value, or throws when it is not loaded.
+    static func loadedValue(_ shape: ClassShape, _ property: PersistedProperty, index: Int, as name: String, indent: String = "    ") -> String {
+        let unloaded = "throw Self._osdUnloaded(\"\(property.name)\")"
+        guard property.hasUnwrappedStorage else {
+            return "\(indent)guard let \(name) = _\(property.name) else { \(unloaded) }"
+        }
+        return """
+            \(indent)guard _osdUnloadedProperties & \(unloadedBit(shape.index(index))) == 0 else { \(unloaded) }
+            \(indent)let \(name) = _\(property.name)
+            """
+    }
+
+    /// Marks a property not loaded: `nil` storage, or its bit for unwrapped storage (the value
+    /// stays until the next load replaces it).
+    static func markUnloaded(_ shape: ClassShape, _ property: PersistedProperty, index: Int) -> String {
+        property.hasUnwrappedStorage
+            ? "_osdUnloadedProperties |= \(unloadedBit(shape.index(index)))"
+            : "_\(property.name) = nil"
+    }
+
     /// For a final class: creates an empty instance without a run-time generic type lookup, and
     /// through an initializer of its own, so that each fetched row does not make and take apart
     /// the backing-data existential `init(backingData:)` receives (about 150 instructions a row).
-    static func factory(typeName: String, assignments: String) -> [DeclSyntax] {
+    static func factory(typeName: String, assignments: String, bits: String?) -> [DeclSyntax] {
         [
             """
             public static func _osdMake() -> \(raw: typeName) {
@@ -257,7 +303,7 @@ extension ModelMacro {
             """,
             """
             private init(_osdUnloaded: Swift.Void) {
-            \(raw: assignments)
+            \(raw: assignments)\(raw: bits.map { "\n    _osdUnloadedProperties = \($0)" } ?? "")
             }
             """,
         ]

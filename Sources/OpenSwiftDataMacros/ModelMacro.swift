@@ -38,7 +38,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """
                 public required init(backingData: any OpenSwiftData.BackingData<_OSDRoot>) {
                 \(raw: initialAssignments(shape, properties))
-                    super.init(backingData: backingData)
+                    super.init(backingData: backingData)\(raw: unloadedBits(shape, properties).map { "\n    _osdUnloadedProperties |= \($0)" } ?? "")
                 }
                 """,
                 "public override class var _osdSuperentity: (any OpenSwiftData.PersistentModel.Type)? { \(raw: superclass).self }",
@@ -53,6 +53,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 "@exclusivity(unchecked) public var _osdPrimaryKey: Swift.Int64 = 0",
                 "@exclusivity(unchecked) public var _osdTemporaryKey: Swift.UInt64 = 0",
                 "@exclusivity(unchecked) public var _osdChangedProperties: Swift.UInt64 = 0",
+                // The properties with unwrapped storage that are not loaded, one bit each.
+                "@exclusivity(unchecked) public var _osdUnloadedProperties: Swift.UInt64 = 0",
                 "@exclusivity(unchecked) public var _osdFlags: OpenSwiftData._ModelFlags = []",
                 "@exclusivity(unchecked) public var _osdContextReference: OpenSwiftData._ContextReference? = nil",
                 "@exclusivity(unchecked) public var _osdLocation: OpenSwiftData._ModelLocation? = nil",
@@ -64,7 +66,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """,
                 """
                 public required init(backingData: any OpenSwiftData.BackingData<\(raw: typeName)>) {
-                \(raw: initialAssignments(shape, properties))
+                \(raw: initialAssignments(shape, properties))\(raw: unloadedBits(shape, properties).map { "\n    _osdUnloadedProperties = \($0)" } ?? "")
                     _osdAdopt(backingData)
                 }
                 """,
@@ -117,7 +119,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             releaseOne(shape, properties),
         ]
         if shape.isFinal && !shape.isSubclass {
-            members += factory(typeName: typeName, assignments: initialAssignments(shape, properties))
+            members += factory(typeName: typeName, assignments: initialAssignments(shape, properties), bits: unloadedBits(shape, properties))
         }
         return members
     }

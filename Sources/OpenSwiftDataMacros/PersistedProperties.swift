@@ -20,6 +20,10 @@ struct PersistedProperty {
     var hasInitialValue: Bool
     /// Whether the property is a `let`: stored, set once by the initializer, never changed.
     var isConstant: Bool = false
+
+    /// Whether the storage holds the value itself, its loading tracked by a bit of
+    /// `_osdUnloadedProperties` rather than by `nil` (see `hasUnwrappedStorage`).
+    var hasUnwrappedStorage: Bool { !isConstant && !isRelationship && OpenSwiftDataMacros.hasUnwrappedStorage(type) }
 }
 
 /// Finds the persisted properties of a model class and reports the ones that cannot be persisted.

@@ -13,7 +13,12 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         providingAccessorsOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
-        guard let (name, _) = nameAndType(declaration), let index = index(node) else { return [] }
+        guard let (name, type) = nameAndType(declaration), let index = index(node) else { return [] }
+        let unwrapped = hasUnwrappedStorage(type)
+        // Unwrapped storage always holds a value; a bit says whether it is the loaded one.
+        let isUnloaded = unwrapped ? "_osdUnloadedProperties & \(unloadedBit(index)) != 0" : "_\(name) == nil"
+        let loaded = unwrapped ? "_\(name)" : "_\(name) ?? OpenSwiftData._osdPlaceholder(self, property: \(index))"
+        let markLoaded = unwrapped ? "\n    _osdUnloadedProperties &= ~\(unloadedBit(index))" : ""
         return [
             """
             @storageRestrictions(initializes: _\(raw: name))
@@ -24,8 +29,8 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """
             get {
                 _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
-                if _\(raw: name) == nil { _osdFulfill(property: \(raw: index)) }
-                return _\(raw: name) ?? OpenSwiftData._osdPlaceholder(self, property: \(raw: index))
+                if \(raw: isUnloaded) { _osdFulfill(property: \(raw: index)) }
+                return \(raw: loaded)
             }
             """,
             """
@@ -37,7 +42,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
                     }
                 } else {
                     _\(raw: name) = value
-                }
+                }\(raw: markLoaded)
                 _osdDidChange(property: \(raw: index))
             }
             """,
@@ -54,7 +59,8 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         // user's `init` assigns through the init accessor, without observation or change tracking.
         // Generated code only reads and assigns the storage whole (never `inout` across a call),
         // so it skips the run-time exclusivity check.
-        return ["@exclusivity(unchecked) private var _\(raw: name): Swift.Optional<\(raw: type)>"]
+        let storage = hasUnwrappedStorage(type) ? type : "Swift.Optional<\(type)>"
+        return ["@exclusivity(unchecked) private var _\(raw: name): \(raw: storage)"]
     }
 
     /// The property's index: a literal, or `Superclass._osdPropertyCount + n` in a subclass.

@@ -56,3 +56,23 @@ func storedTypeText(_ type: TypeSyntax) -> String {
     }
     return type.trimmedDescription
 }
+
+/// The property types whose storage has no `Optional` around it: fixed-size values whose
+/// `Optional` adds a tag byte, which alignment rounds up to a whole word (a `Date?` takes 16
+/// bytes where a `Date` takes 8). Whether such a property is loaded is a bit of the model's
+/// `_osdUnloadedProperties` instead, and its storage holds the type's placeholder until then.
+private let unwrappedStorageTypes: Set<String> = {
+    let names = ["Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float"]
+    return Set(names + names.map { "Swift." + $0 } + ["Date", "Foundation.Date", "UUID", "Foundation.UUID"])
+}()
+
+/// Whether a property of this stored type keeps its value without an `Optional` (see
+/// `unwrappedStorageTypes`).
+func hasUnwrappedStorage(_ storedType: String) -> Bool {
+    unwrappedStorageTypes.contains(storedType)
+}
+
+/// The bit of a property in `_osdUnloadedProperties`, for its index expression.
+func unloadedBit(_ index: String) -> String {
+    "((1 as Swift.UInt64) << (\(index)))"
+}

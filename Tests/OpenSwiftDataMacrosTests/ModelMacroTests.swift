@@ -127,6 +127,48 @@ import Testing
             """
             final class Trip {
                 @_PersistedProperty(2)
+                var name: String
+            }
+            """,
+            expandedSource: """
+            final class Trip {
+                var name: String {
+                    @storageRestrictions(initializes: _name)
+                    init(initialValue) {
+                        _name = initialValue
+                    }
+                    get {
+                        _$observationRegistrar.access(self, keyPath: \\.name)
+                        if _name == nil {
+                            _osdFulfill(property: 2)
+                        }
+                        return _name ?? OpenSwiftData._osdPlaceholder(self, property: 2)
+                    }
+                    set {
+                        let value = OpenSwiftData._osdWillSet(self, 2, self._name, newValue)
+                        if let registrar = _$observationRegistrarStorage {
+                            registrar.withMutation(of: self, keyPath: \\.name) {
+                                _name = value
+                            }
+                        } else {
+                            _name = value
+                        }
+                        _osdDidChange(property: 2)
+                    }
+                }
+
+                @exclusivity(unchecked) private var _name: Swift.Optional<String>
+            }
+            """)
+    }
+
+    /// A fixed-size scalar keeps its value without an `Optional` (8 bytes, not 16); a bit of
+    /// `_osdUnloadedProperties` says whether it is loaded.
+    @Test func aScalarPropertyExpandsToUnwrappedStorage() {
+        assertExpansion(
+            """
+            final class Trip {
+                @_PersistedProperty(2)
                 var rating: Int
             }
             """,
@@ -139,10 +181,10 @@ import Testing
                     }
                     get {
                         _$observationRegistrar.access(self, keyPath: \\.rating)
-                        if _rating == nil {
+                        if _osdUnloadedProperties & ((1 as Swift.UInt64) << (2)) != 0 {
                             _osdFulfill(property: 2)
                         }
-                        return _rating ?? OpenSwiftData._osdPlaceholder(self, property: 2)
+                        return _rating
                     }
                     set {
                         let value = OpenSwiftData._osdWillSet(self, 2, self._rating, newValue)
@@ -153,11 +195,12 @@ import Testing
                         } else {
                             _rating = value
                         }
+                        _osdUnloadedProperties &= ~((1 as Swift.UInt64) << (2))
                         _osdDidChange(property: 2)
                     }
                 }
 
-                @exclusivity(unchecked) private var _rating: Swift.Optional<Int>
+                @exclusivity(unchecked) private var _rating: Int
             }
             """)
     }

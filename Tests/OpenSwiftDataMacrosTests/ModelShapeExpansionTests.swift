@@ -27,6 +27,8 @@ import Testing
 
                 @exclusivity(unchecked) public var _osdChangedProperties: Swift.UInt64 = 0
 
+                @exclusivity(unchecked) public var _osdUnloadedProperties: Swift.UInt64 = 0
+
                 @exclusivity(unchecked) public var _osdFlags: OpenSwiftData._ModelFlags = []
 
                 @exclusivity(unchecked) public var _osdContextReference: OpenSwiftData._ContextReference? = nil
@@ -43,7 +45,8 @@ import Testing
                 }
 
                 public required init(backingData: any OpenSwiftData.BackingData<Note>) {
-                    _rating = nil
+                    _rating = (Int)._osdPlaceholder
+                    _osdUnloadedProperties = 1
                     _osdAdopt(backingData)
                 }
 
@@ -73,7 +76,7 @@ import Testing
                 }
 
                 private init(_osdDefaults: Swift.Void) {
-                    _rating = nil
+                    _rating = (Int)._osdPlaceholder
                 }
 
                 public static func _osdWriteDefault(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32) throws -> Swift.Bool {
@@ -82,38 +85,23 @@ import Testing
 
                 @_specialize(exported: false, where Writer == OpenSwiftData.SQLiteStatement)
                 public func _osdEncodeAll<Writer: OpenSwiftData._RowWriter>(to writer: Writer, startingAt column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
-                    guard let value0 = _rating else {
+                    guard _osdUnloadedProperties & ((1 as Swift.UInt64) << (0)) == 0 else {
                         throw Self._osdUnloaded("rating")
                     }
+                    let value0 = _rating
                     try writer._write(value0, column + 0, links)
                 }
 
                 @_specialize(exported: false, where Row == OpenSwiftData.SQLiteStatement)
                 public func _osdDecodeAll<Row: OpenSwiftData._RowReader>(from row: Row, startingAt column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
                     _rating = try row._read((Int).self, column + 0, context)
+                    _osdUnloadedProperties &= ~1
                 }
 
                 public func _osdRelate(property index: Swift.Int, to other: any OpenSwiftData.PersistentModel, adding: Swift.Bool) -> (any OpenSwiftData.PersistentModel)? {
                     switch index {
                     case 0:
-                        if _rating == nil {
-                            _osdFulfill(property: 0)
-                        }
-                        guard var value = _rating else {
-                            return nil
-                        }
-                        let (changed, displaced) = OpenSwiftData._osdRelate(&value, other, adding: adding)
-                        if changed {
-                            if let registrar = _$observationRegistrarStorage {
-                                registrar.withMutation(of: self, keyPath: \\.rating) {
-                                    _rating = value
-                                }
-                            } else {
-                                _rating = value
-                            }
-                            _osdDidChange(property: 0)
-                        }
-                        return displaced
+                        return nil
                     default:
                         return nil
                     }
@@ -122,15 +110,7 @@ import Testing
                 public func _osdSetRelated(property index: Swift.Int, to models: [Swift.AnyObject]) {
                     switch index {
                     case 0:
-                        if let value = OpenSwiftData._osdRelatedValue(models, as: (Int).self) {
-                            if let registrar = _$observationRegistrarStorage {
-                                registrar.withMutation(of: self, keyPath: \\.rating) {
-                                    _rating = value
-                                }
-                            } else {
-                                _rating = value
-                            }
-                        }
+                        break
                     default:
                         break
                     }
@@ -139,12 +119,7 @@ import Testing
                 public func _osdVisitRelated(property index: Swift.Int, loading: Swift.Bool, _ body: (any OpenSwiftData.PersistentModel) throws -> Swift.Void) rethrows {
                     switch index {
                     case 0:
-                        if loading, _rating == nil {
-                            _osdFulfill(property: 0)
-                        }
-                        if let value = _rating {
-                            try OpenSwiftData._osdVisit(value, body)
-                        }
+                        break
                     default:
                         break
                     }
@@ -155,6 +130,7 @@ import Testing
                     switch index {
                     case 0:
                         _rating = try row._read((Int).self, column, context)
+                        _osdUnloadedProperties &= ~((1 as Swift.UInt64) << (0))
                     default:
                         break
                     }
@@ -164,9 +140,10 @@ import Testing
                 public func _osdEncode<Writer: OpenSwiftData._RowWriter>(property index: Swift.Int, to writer: Writer, at column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
                     switch index {
                     case 0:
-                        guard let value = _rating else {
+                        guard _osdUnloadedProperties & ((1 as Swift.UInt64) << (0)) == 0 else {
                             throw Self._osdUnloaded("rating")
                         }
+                        let value = _rating
                         try writer._write(value, column, links)
                     default:
                         break
@@ -178,10 +155,10 @@ import Testing
                     case 0:
                         if let registrar = _$observationRegistrarStorage {
                             registrar.withMutation(of: self, keyPath: \\.rating) {
-                                _rating = nil
+                                _osdUnloadedProperties |= ((1 as Swift.UInt64) << (0))
                             }
                         } else {
-                            _rating = nil
+                            _osdUnloadedProperties |= ((1 as Swift.UInt64) << (0))
                         }
                     default:
                         break
@@ -191,7 +168,7 @@ import Testing
                 public func _osdRelease(property index: Swift.Int) {
                     switch index {
                     case 0:
-                        _rating = nil
+                        _osdUnloadedProperties |= ((1 as Swift.UInt64) << (0))
                     default:
                         break
                     }
@@ -202,7 +179,8 @@ import Testing
                 }
 
                 private init(_osdUnloaded: Swift.Void) {
-                    _rating = nil
+                    _rating = (Int)._osdPlaceholder
+                    _osdUnloadedProperties = 1
                 }
             }
 

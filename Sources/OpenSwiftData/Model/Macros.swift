@@ -22,7 +22,7 @@
     member,
     conformances: PersistentModel, Observable, _PersistentModelRoot,
     names: named(persistentBackingData), named(schemaMetadata), named(_osdPrimaryKey), named(_osdTemporaryKey),
-    named(_osdChangedProperties), named(_osdFlags), named(_osdContextReference), named(_osdLocation),
+    named(_osdChangedProperties), named(_osdUnloadedProperties), named(_osdFlags), named(_osdContextReference), named(_osdLocation),
     named(init), named(_$observationRegistrar), named(_$observationRegistrarStorage), named(_osdDecodeAll), named(_osdDecode), named(_osdEncode),
     named(_osdUnload), named(_osdRelease), named(_osdEntityName),
     named(_osdEncodeAll), named(_osdMake), named(_osdWriteDefault),
