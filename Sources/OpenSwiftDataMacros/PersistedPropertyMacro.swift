@@ -3,8 +3,9 @@ import SwiftSyntaxMacros
 
 /// `@_PersistedProperty(index)`: the accessors and typed storage of one persisted property.
 ///
-/// The property becomes computed over private optional storage (`nil` means "not loaded yet"). The
-/// init accessor lets the user's own `init` assign it without observation or change tracking; the getter reports the read to Observation and
+/// The property becomes computed over private optional storage (`nil` means "not loaded yet"), or,
+/// for a fixed-size scalar, over storage of its own type and a bit of `_osdUnloadedProperties`
+/// (see `hasUnwrappedStorage`). The init accessor lets the user's own `init` assign it without observation or change tracking; the getter reports the read to Observation and
 /// loads the value on first access when the row was fetched without it; the setter reports the
 /// mutation and marks the property changed.
 public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
@@ -56,7 +57,8 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
     ) throws -> [DeclSyntax] {
         guard let (name, type) = nameAndType(declaration) else { return [] }
         // No initial value (and `Optional` spelled out, which has no implicit `nil`), so that the
-        // user's `init` assigns through the init accessor, without observation or change tracking.
+        // user's `init` assigns through the init accessor, without observation or change tracking;
+        // `init(backingData:)` stores "not loaded" (`nil`, or the scalar's placeholder and its bit).
         // Generated code only reads and assigns the storage whole (never `inout` across a call),
         // so it skips the run-time exclusivity check.
         let storage = hasUnwrappedStorage(type) ? type : "Swift.Optional<\(type)>"

@@ -15,6 +15,10 @@ extension ModelContext {
         let insertsOnly = changed.isEmpty && deleted.isEmpty && pendingBatchDeletes.isEmpty && container.stores.count == 1
         mergeChangesFromOtherContexts(lookingOutside: !insertsOnly)
         try throwDeferredReadFailure()
+        if let refused = refusedInsert {
+            refusedInsert = nil
+            throw refused
+        }
         guard hasChanges else { return }
         try checkSavesAllowed()
         let storeAppliesRules = storeCanApplyDeleteRules()

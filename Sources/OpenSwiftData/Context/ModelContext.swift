@@ -61,6 +61,10 @@ public final class ModelContext {
 
     /// The error the next save throws because a relationship was given a model of another context.
     var crossContextRelationship: (any Error)?
+    /// The error the next save throws because `insert` was given a model it cannot take (one of
+    /// another context, or of a class the container's schema lacks): `insert` cannot throw, and a
+    /// server must not stop for it.
+    var refusedInsert: (any Error)?
 
     /// The generation of the container's save log this context has merged up to.
     var seenGeneration: UInt64
@@ -120,11 +124,18 @@ public final class ModelContext {
 
     /// Registers a new model with the context; the next save inserts it into the store.
     ///
-    /// Every new model reachable from `model` through its relationships is inserted too.
+    /// Every new model reachable from `model` through its relationships is inserted too. A model
+    /// that belongs to another context, or whose class is not in the container's schema, is not
+    /// inserted: the refusal is reported through `OpenSwiftDataDiagnostics`, and the next
+    /// ``save()`` throws it before writing anything.
     public func insert<T: PersistentModel>(_ model: T) {
         let state = model._osdState
         if let owner = state.context {
-            precondition(owner === self, "OpenSwiftData: a \(T.self) that belongs to another context cannot be inserted into this one; pass its persistentModelID instead")
+            guard owner === self else {
+                return refuseInsert(SwiftDataError.modelValidationFailure(
+                    model: "\(T.self)", property: "insert",
+                    reason: "the model belongs to another ModelContext and was not inserted into this one; insert this context's instance (model(for: persistentModelID))"))
+            }
             if state.isDeleted { undelete(model) }
             return
         }
@@ -139,7 +150,10 @@ public final class ModelContext {
         let state = model._osdState
         guard state.context == nil else { return nil }
         guard let entity = entity(for: T.self) else {
-            preconditionFailure("OpenSwiftData: \(T.self) is not in the container's schema; add it to ModelContainer(for:)")
+            refuseInsert(SwiftDataError(
+                .configurationSchemaNotFoundInContainerSchema,
+                reason: "\(T.self) is not in the container's schema and was not inserted; add it to ModelContainer(for:)"))
+            return nil
         }
         state.context = self
         state.location = location(of: entity)
@@ -147,6 +161,12 @@ public final class ModelContext {
         inserted.append(model)
         didMutate()
         return entity
+    }
+
+    /// Reports a model `insert` did not take, and keeps the first such error for the next save.
+    private func refuseInsert(_ error: SwiftDataError) {
+        Diagnostics.report("OpenSwiftData: \(error)")
+        if refusedInsert == nil { refusedInsert = error }
     }
 
     /// Marks a model for deletion; the next save removes it from the store.

@@ -161,6 +161,45 @@ import Testing
         let stored = try ModelContext(try store.container(NameTag.self)).fetch(FetchDescriptor<NameTag>())
         #expect(stored.map(\.holder) == ["Grace"])
     }
+
+    /// `insert` cannot throw: a model of another context is left where it is, the refusal is
+    /// reported, and the next save throws it before writing anything (a server keeps running).
+    @Test func insertingAModelOfAnotherContextIsRefusedAtTheNextSave() throws {
+        let store = TemporaryStore()
+        let container = try store.container(LiveBook.self, LiveAuthor.self)
+        let owner = ModelContext(container)
+        let dune = LiveBook("Dune")
+        owner.insert(dune)
+        let context = ModelContext(container)
+        context.insert(LiveBook("Emma"))
+        let reported = reports(mentioning: "another ModelContext") { context.insert(dune) }
+        #expect(reported.count == 1)
+        #expect(!context.insertedModelsArray.contains { $0 === dune })
+        let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error?.kind == SwiftDataError.modelValidationFailure.kind)
+        #expect("\(error.map(String.init(describing:)) ?? "")".contains("LiveBook"), "the error names the model")
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<LiveBook>()) == 0, "the refused save wrote nothing")
+        // The refusal is thrown once; the context's own insert and the owner's model save as usual.
+        try context.save()
+        try owner.save()
+        let titles = try ModelContext(try store.container(LiveBook.self, LiveAuthor.self))
+            .fetch(FetchDescriptor<LiveBook>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+        #expect(titles == ["Dune", "Emma"])
+    }
+
+    /// A model of a class the container's schema lacks is not inserted; the next save says so.
+    @Test func insertingAModelOutsideTheSchemaIsRefusedAtTheNextSave() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(LiveBook.self, LiveAuthor.self))
+        let reported = reports(mentioning: "NameTag") { context.insert(NameTag(code: "B-2", holder: "Ada")) }
+        #expect(reported.count == 1)
+        #expect(context.insertedModelsArray.isEmpty)
+        let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error?.kind == SwiftDataError.configurationSchemaNotFoundInContainerSchema.kind)
+        context.insert(LiveBook("Emma"))
+        try context.save()
+        #expect(try ModelContext(try store.container(LiveBook.self, LiveAuthor.self)).fetchCount(FetchDescriptor<LiveBook>()) == 1)
+    }
 }
 
 /// A store file damaged while a process uses it (an I/O error, a bad disk, another program)
