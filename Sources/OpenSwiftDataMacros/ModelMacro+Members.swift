@@ -46,6 +46,12 @@ extension ModelMacro {
         return shape.isSubclass ? "((\(mask) as Swift.UInt64) << \(shape.propertyOffset))" : "\(mask)"
     }
 
+    /// The line an initializer that leaves every property unloaded ends with: it sets the bits of
+    /// the class's own unwrapped-storage properties (empty when it has none).
+    static func markAllUnloaded(_ shape: ClassShape, _ properties: [PersistedProperty]) -> String {
+        unloadedBits(shape, properties).map { "\n    _osdUnloadedProperties |= \($0)" } ?? ""
+    }
+
     static func schemaMetadata(_ shape: ClassShape, properties: [PersistedProperty]) -> DeclSyntax {
         let entries = properties.map { property in
             let metadata: String
@@ -127,7 +133,7 @@ extension ModelMacro {
         let cases = properties.enumerated().map { index, property in
             property.isConstant ? "    case \(index): break" : """
                 case \(index):
-                    _\(property.name) = try row._read((\(property.type)).self, column, context)\(property.hasUnwrappedStorage ? "\n        _osdUnloadedProperties &= ~\(unloadedBit(shape.index(index)))" : "")
+                    _\(property.name) = try row._read((\(property.type)).self, column, context)\(property.hasUnwrappedStorage ? "\n        " + markLoadedStatement(shape.index(index)) : "")
             """
         }
         return dispatch(
@@ -278,7 +284,7 @@ extension ModelMacro {
             return "\(indent)guard let \(name) = _\(property.name) else { \(unloaded) }"
         }
         return """
-            \(indent)guard _osdUnloadedProperties & \(unloadedBit(shape.index(index))) == 0 else { \(unloaded) }
+            \(indent)guard \(isLoadedCondition(shape.index(index))) else { \(unloaded) }
             \(indent)let \(name) = _\(property.name)
             """
     }
@@ -286,15 +292,13 @@ extension ModelMacro {
     /// Marks a property not loaded: `nil` storage, or its bit for unwrapped storage (the value
     /// stays until the next load replaces it).
     static func markUnloaded(_ shape: ClassShape, _ property: PersistedProperty, index: Int) -> String {
-        property.hasUnwrappedStorage
-            ? "_osdUnloadedProperties |= \(unloadedBit(shape.index(index)))"
-            : "_\(property.name) = nil"
+        property.hasUnwrappedStorage ? markUnloadedStatement(shape.index(index)) : "_\(property.name) = nil"
     }
 
     /// For a final class: creates an empty instance without a run-time generic type lookup, and
     /// through an initializer of its own, so that each fetched row does not make and take apart
     /// the backing-data existential `init(backingData:)` receives (about 150 instructions a row).
-    static func factory(typeName: String, assignments: String, bits: String?) -> [DeclSyntax] {
+    static func factory(typeName: String, assignments: String) -> [DeclSyntax] {
         [
             """
             public static func _osdMake() -> \(raw: typeName) {
@@ -303,7 +307,7 @@ extension ModelMacro {
             """,
             """
             private init(_osdUnloaded: Swift.Void) {
-            \(raw: assignments)\(raw: bits.map { "\n    _osdUnloadedProperties = \($0)" } ?? "")
+            \(raw: assignments)
             }
             """,
         ]

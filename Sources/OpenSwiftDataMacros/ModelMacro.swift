@@ -38,7 +38,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """
                 public required init(backingData: any OpenSwiftData.BackingData<_OSDRoot>) {
                 \(raw: initialAssignments(shape, properties))
-                    super.init(backingData: backingData)\(raw: unloadedBits(shape, properties).map { "\n    _osdUnloadedProperties |= \($0)" } ?? "")
+                    super.init(backingData: backingData)\(raw: markAllUnloaded(shape, properties))
                 }
                 """,
                 "public override class var _osdSuperentity: (any OpenSwiftData.PersistentModel.Type)? { \(raw: superclass).self }",
@@ -66,7 +66,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """,
                 """
                 public required init(backingData: any OpenSwiftData.BackingData<\(raw: typeName)>) {
-                \(raw: initialAssignments(shape, properties))\(raw: unloadedBits(shape, properties).map { "\n    _osdUnloadedProperties = \($0)" } ?? "")
+                \(raw: initialAssignments(shape, properties) + markAllUnloaded(shape, properties))
                     _osdAdopt(backingData)
                 }
                 """,
@@ -119,7 +119,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             releaseOne(shape, properties),
         ]
         if shape.isFinal && !shape.isSubclass {
-            members += factory(typeName: typeName, assignments: initialAssignments(shape, properties), bits: unloadedBits(shape, properties))
+            members += factory(typeName: typeName, assignments: initialAssignments(shape, properties) + markAllUnloaded(shape, properties))
         }
         return members
     }

@@ -17,9 +17,9 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         guard let (name, type) = nameAndType(declaration), let index = index(node) else { return [] }
         let unwrapped = hasUnwrappedStorage(type)
         // Unwrapped storage always holds a value; a bit says whether it is the loaded one.
-        let isUnloaded = unwrapped ? "_osdUnloadedProperties & \(unloadedBit(index)) != 0" : "_\(name) == nil"
+        let isUnloaded = unwrapped ? isUnloadedCondition(index) : "_\(name) == nil"
         let loaded = unwrapped ? "_\(name)" : "_\(name) ?? OpenSwiftData._osdPlaceholder(self, property: \(index))"
-        let markLoaded = unwrapped ? "\n    _osdUnloadedProperties &= ~\(unloadedBit(index))" : ""
+        let markLoaded = unwrapped ? "\n    " + markLoadedStatement(index) : ""
         return [
             """
             @storageRestrictions(initializes: _\(raw: name))

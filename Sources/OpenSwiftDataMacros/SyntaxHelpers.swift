@@ -73,6 +73,26 @@ func hasUnwrappedStorage(_ storedType: String) -> Bool {
 }
 
 /// The bit of a property in `_osdUnloadedProperties`, for its index expression.
-func unloadedBit(_ index: String) -> String {
+private func unloadedBit(_ index: String) -> String {
     "((1 as Swift.UInt64) << (\(index)))"
+}
+
+/// The condition that the unwrapped-storage property at `index` is not loaded.
+func isUnloadedCondition(_ index: String) -> String {
+    "_osdUnloadedProperties & \(unloadedBit(index)) != 0"
+}
+
+/// The condition that the unwrapped-storage property at `index` is loaded.
+func isLoadedCondition(_ index: String) -> String {
+    "_osdUnloadedProperties & \(unloadedBit(index)) == 0"
+}
+
+/// The statement that marks the unwrapped-storage property at `index` loaded.
+func markLoadedStatement(_ index: String) -> String {
+    "_osdUnloadedProperties &= ~\(unloadedBit(index))"
+}
+
+/// The statement that marks the unwrapped-storage property at `index` not loaded.
+func markUnloadedStatement(_ index: String) -> String {
+    "_osdUnloadedProperties |= \(unloadedBit(index))"
 }

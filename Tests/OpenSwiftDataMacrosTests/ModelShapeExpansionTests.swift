@@ -46,7 +46,7 @@ import Testing
 
                 public required init(backingData: any OpenSwiftData.BackingData<Note>) {
                     _rating = (Int)._osdPlaceholder
-                    _osdUnloadedProperties = 1
+                    _osdUnloadedProperties |= 1
                     _osdAdopt(backingData)
                 }
 
@@ -180,7 +180,7 @@ import Testing
 
                 private init(_osdUnloaded: Swift.Void) {
                     _rating = (Int)._osdPlaceholder
-                    _osdUnloadedProperties = 1
+                    _osdUnloadedProperties |= 1
                 }
             }
 

@@ -168,7 +168,7 @@ extension ModelContext {
         let registered = registeredModels(of: shape.entity)
         // A result set holds each row once, so a context that has none of these models registered
         // needs no identity-map lookups.
-        let needsLookup = !registered.models.isEmpty || (registered.holdsWeakly && !registered.orphans.isEmpty)
+        let needsLookup = !registered.models.isEmpty || !registered.orphans.isEmpty
         var results: [AnyObject] = []
         let location = location(of: shape.entity)
         try rows { row in

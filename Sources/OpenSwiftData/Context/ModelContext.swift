@@ -150,9 +150,7 @@ public final class ModelContext {
         let state = model._osdState
         guard state.context == nil else { return nil }
         guard let entity = entity(for: T.self) else {
-            refuseInsert(SwiftDataError(
-                .configurationSchemaNotFoundInContainerSchema,
-                reason: "\(T.self) is not in the container's schema and was not inserted; add it to ModelContainer(for:)"))
+            refuseInsert(Self.notInSchema(T.self, " and was not inserted"))
             return nil
         }
         state.context = self
@@ -360,9 +358,7 @@ public final class ModelContext {
     func load<M: PersistentModel>(_ model: M, property index: Int) throws {
         // The entity of the model's own class: a getter a subclass inherits calls this with its
         // superclass as `M`, whose table does not have the subclass's rows.
-        guard let entity = entity(of: model) else {
-            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(type(of: model)) is not in the container's schema")
-        }
+        let entity = try requireEntity(of: model)
         let store = container.store(for: entity)
         let shape = try store.rowShape(of: entity)
         let state = model._osdState
@@ -434,10 +430,19 @@ public final class ModelContext {
     }
 
     func requireEntity<T: PersistentModel>(for type: T.Type) throws -> Schema.Entity {
-        guard let entity = entity(for: type) else {
-            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(T.self) is not in the container's schema")
-        }
+        guard let entity = entity(for: type) else { throw Self.notInSchema(T.self) }
         return entity
+    }
+
+    /// The entity of a model's own class (not that of the static type it is seen as).
+    func requireEntity(of model: any PersistentModel) throws -> Schema.Entity {
+        guard let entity = entity(of: model) else { throw Self.notInSchema(Swift.type(of: model)) }
+        return entity
+    }
+
+    /// The error for a model class the container's schema lacks.
+    private static func notInSchema(_ type: any PersistentModel.Type, _ consequence: String = "") -> SwiftDataError {
+        SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(type) is not in the container's schema\(consequence); add it to ModelContainer(for:)")
     }
 
     private func undelete(_ model: some PersistentModel) {
@@ -515,10 +520,7 @@ final class RegisteredModels {
     /// The model of class `M` registered for a key, without building an existential on the way:
     /// the look-up of a to-one relationship's model for each fetched row.
     func model<M: PersistentModel>(_ type: M.Type, forKey key: Int64) -> M? {
-        if let object = models.object(forKey: key) {
-            if Swift.type(of: object) == M.self { return unsafeDowncast(object, to: M.self) }
-            return object as? M
-        }
+        if let model = models.model(M.self, forKey: key) { return model }
         return holdsWeakly ? orphan(forKey: key) as? M : nil
     }
 

@@ -37,22 +37,24 @@ struct PrimaryKeyMap: ~Copyable {
 
     subscript(key: Int64) -> (any PersistentModel)? {
         get {
-            guard count > 0, let model else { return nil }
-            var index = slot(for: key)
-            while let object = slots[index] {
-                if keys[index] == key { return model.convert(object.takeUnretainedValue()) }
-                index = (index + 1) & (slots.count - 1)
-            }
-            return nil
+            guard let model, let object = object(forKey: key) else { return nil }
+            return model.convert(object)
         }
         set {
             if let newValue { _ = insert(newValue, for: key) } else { _ = remove(key) }
         }
     }
 
-    /// The object registered for `key`, without rebuilding its existential: for callers that
-    /// know the model's class (a relationship's destination).
-    func object(forKey key: Int64) -> AnyObject? {
+    /// The model of class `M` registered for `key`, without building an existential on the way:
+    /// for callers that know the model's class (a relationship's destination, once per row).
+    func model<M: PersistentModel>(_ type: M.Type, forKey key: Int64) -> M? {
+        guard let object = object(forKey: key) else { return nil }
+        if Swift.type(of: object) == M.self { return unsafeDowncast(object, to: M.self) }
+        return object as? M
+    }
+
+    /// The object registered for `key`.
+    private func object(forKey key: Int64) -> AnyObject? {
         guard count > 0 else { return nil }
         var index = slot(for: key)
         while let object = slots[index] {

@@ -89,7 +89,7 @@ extension Schema {
         /// key paths through a relationship (`\.trip?.name`).
         func propertyIndex(forAccessor accessor: String) -> Int? {
             indexByAccessor.withValue { cached in
-                let index = cached ?? Self.indexByAccessor(propertyIndexByKeyPath)
+                let index = cached ?? Self.accessorTable(from: propertyIndexByKeyPath)
                 cached = index
                 return index[accessor]
             }
@@ -100,7 +100,7 @@ extension Schema {
         /// relationship need it, so opening a container does not pay for it.
         private let indexByAccessor = LockedValue<[String: Int]?>(nil)
 
-        private static func indexByAccessor(_ indexByKeyPath: [AnyKeyPath: Int]) -> [String: Int] {
+        private static func accessorTable(from indexByKeyPath: [AnyKeyPath: Int]) -> [String: Int] {
             var byAccessor: [String: Int] = [:]
             for (keyPath, index) in indexByKeyPath {
                 if let components = KeyPathComponents.components(of: keyPath), components.count == 1 {

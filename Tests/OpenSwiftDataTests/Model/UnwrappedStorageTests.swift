@@ -95,6 +95,14 @@ struct UnwrappedStorageTests {
         return Dictionary(uniqueKeysWithValues: readings.map { ($0.label, $0.values) })
     }
 
+    /// Expects exactly the readings of `expected`, each with its values.
+    func expect(_ readings: [Reading], toMatch expected: [String: [String]], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(readings.count == expected.count, sourceLocation: sourceLocation)
+        for reading in readings {
+            #expect(reading.values == expected[reading.label], "\(reading.label)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func propertiesLeftOutOfAFetchLoadWithTheirStoredValues(_ backend: Backend) throws {
         let expected = try seed(backend)
@@ -102,11 +110,7 @@ struct UnwrappedStorageTests {
         let context = ModelContext(try store.container(Reading.self, backend: backend))
         var descriptor = FetchDescriptor<Reading>()
         descriptor.propertiesToFetch = [\.label]
-        let fetched = try context.fetch(descriptor)
-        #expect(fetched.count == expected.count)
-        for reading in fetched {
-            #expect(reading.values == expected[reading.label], "\(reading.label)")
-        }
+        expect(try context.fetch(descriptor), toMatch: expected)
     }
 
     @Test(arguments: Backend.allCases)
@@ -137,11 +141,7 @@ struct UnwrappedStorageTests {
             }
             try context.save()
         }
-        let reopened = try ModelContext(try store.container(Reading.self, backend: backend)).fetch(FetchDescriptor<Reading>())
-        #expect(reopened.count == expected.count)
-        for reading in reopened {
-            #expect(reading.values == expected[reading.label], "\(reading.label)")
-        }
+        expect(try ModelContext(try store.container(Reading.self, backend: backend)).fetch(FetchDescriptor<Reading>()), toMatch: expected)
     }
 
     @Test(arguments: Backend.allCases)

@@ -5,6 +5,7 @@ import Testing
 /// Reads that fail where SwiftData's API cannot throw (a property getter, a batched collection's
 /// subscript) never stop the process: the value reads as a placeholder or loads later, the failure
 /// is reported through `OpenSwiftDataDiagnostics`, and the context's next fetch or save throws it.
+/// The same holds for an `insert` the context cannot take: reported, and thrown by the next save.
 @Suite(.serialized) struct NoTrapTests {
     struct Unreadable: Error, Equatable {}
 
