@@ -71,11 +71,12 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
                 """,
                 // Created on the first read: a model nobody reads has no observers to notify.
-                "@exclusivity(unchecked) \(raw: access) var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
+                // A reference, not an `ObservationRegistrar?`, whose layout is resilient.
+                "@exclusivity(unchecked) \(raw: access) var _$observationRegistrarStorage: OpenSwiftData._ModelObservation? = nil",
                 """
-                \(raw: access) var _$observationRegistrar: Observation.ObservationRegistrar {
+                \(raw: access) var _$observationRegistrar: OpenSwiftData._ModelObservation {
                     if let registrar = _$observationRegistrarStorage { return registrar }
-                    let registrar = Observation.ObservationRegistrar()
+                    let registrar = OpenSwiftData._ModelObservation()
                     _$observationRegistrarStorage = registrar
                     return registrar
                 }

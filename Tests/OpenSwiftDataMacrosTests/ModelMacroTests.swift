@@ -35,7 +35,7 @@ import Testing
         #expect(expansion.contains("public var persistentBackingData: any OpenSwiftData.BackingData<Trip>"))
         #expect(expansion.contains("public required init(backingData: any OpenSwiftData.BackingData<Trip>)"))
         #expect(expansion.contains("static var schemaMetadata"))
-        #expect(expansion.contains("private var _$observationRegistrar: Observation.ObservationRegistrar"))
+        #expect(expansion.contains("private var _$observationRegistrar: OpenSwiftData._ModelObservation"))
     }
 
     @Test func persistsStoredPropertiesInDeclarationOrder() {

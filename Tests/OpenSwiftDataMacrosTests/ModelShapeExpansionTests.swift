@@ -50,13 +50,13 @@ import Testing
                     _osdAdopt(backingData)
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: OpenSwiftData._ModelObservation? = nil
 
-                private var _$observationRegistrar: Observation.ObservationRegistrar {
+                private var _$observationRegistrar: OpenSwiftData._ModelObservation {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
-                    let registrar = Observation.ObservationRegistrar()
+                    let registrar = OpenSwiftData._ModelObservation()
                     _$observationRegistrarStorage = registrar
                     return registrar
                 }

@@ -208,6 +208,7 @@ extension ModelContext {
                 if registered == nil { models.models.reserveCapacity(models.models.count + changes.inserts.count) }
                 registered = (entity, models)
             }
+            let identifier = savedIdentifier(of: entity, key: key)
             let state = model._osdState
             state.isInserted = false
             state.changedProperties = 0
@@ -218,14 +219,14 @@ extension ModelContext {
                 // context, and an object registered for the row before reloads the saved values.
                 if let previous = registered!.models.model(forKey: key), previous !== model { refresh(previous) }
                 _ = registered!.models.models.insert(model, for: key)
-                updatedIDs.append(model.persistentModelID)
+                updatedIDs.append(identifier)
                 continue
             }
             _ = registered!.models.models.insert(model, for: key)
-            insertedIDs.append(model.persistentModelID)
+            insertedIDs.append(identifier)
         }
-        for (_, model, _) in changes.updates {
-            updatedIDs.append(model.persistentModelID)
+        for (entity, model, _) in changes.updates {
+            updatedIDs.append(savedIdentifier(of: entity, key: model._osdState.primaryKey))
         }
         for model in changed where isCommitted(model) {
             model._osdState.changedProperties = 0
@@ -238,7 +239,6 @@ extension ModelContext {
             forget(model, into: &deletedIDs)
         }
         for (entity, keys) in batchDeleted {
-            let storeIdentifier = container.store(for: entity).identifier
             let registered = registry[entity.name]
             let alreadyReported = reported[entity.name] ?? []
             deletedIDs.reserveCapacity(deletedIDs.count + keys.count)
@@ -247,7 +247,7 @@ extension ModelContext {
                     model._osdState.isDeleted = true
                     forget(model, into: &deletedIDs)
                 } else {
-                    deletedIDs.append(PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entity.name, key: .permanent(key)))
+                    deletedIDs.append(savedIdentifier(of: entity, key: key))
                 }
             }
         }
@@ -269,6 +269,13 @@ extension ModelContext {
             NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
             NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
         ])
+    }
+
+    /// The identifier of the saved model of `entity` whose row is `key`, as its
+    /// `persistentModelID` gives it, without a look at the model.
+    private func savedIdentifier(of entity: Schema.Entity, key: Int64) -> PersistentIdentifier {
+        let location = location(of: entity)
+        return PersistentIdentifier(storeIdentifier: location.storeIdentifier, entityName: location.entityName, key: .permanent(key))
     }
 
     /// Takes a deleted model out of the context once the store no longer has its row. As in
