@@ -199,6 +199,7 @@ extension ModelContext {
         var updatedIDs: [PersistentIdentifier] = []
         var deletedIDs: [PersistentIdentifier] = []
         insertedIDs.reserveCapacity(changes.inserts.count)
+        updatedIDs.reserveCapacity(changes.updates.count)
         // Inserted models already know their context, entity and store; they get their primary
         // key and join the identity map of their entity, looked up once per run of one entity.
         var registered: (entity: Schema.Entity, models: RegisteredModels)?
