@@ -133,7 +133,7 @@ public final class ModelContext {
         if let owner = state.context {
             guard owner === self else {
                 return refuseInsert(SwiftDataError.modelValidationFailure(
-                    model: "\(T.self)", property: "insert",
+                    model: "\(Swift.type(of: model))", property: "insert",
                     reason: "the model belongs to another ModelContext and was not inserted into this one; insert this context's instance (model(for: persistentModelID))"))
             }
             if state.isDeleted { undelete(model) }
@@ -149,8 +149,10 @@ public final class ModelContext {
     func insertOne<T: PersistentModel>(_ model: T) -> Schema.Entity? {
         let state = model._osdState
         guard state.context == nil else { return nil }
-        guard let entity = entity(for: T.self) else {
-            refuseInsert(Self.notInSchema(T.self, " and was not inserted"))
+        // The model's own class: a `Photo` inserted as a `MediaItem` is stored as a `Photo`.
+        let type = Swift.type(of: model)
+        guard let entity = entity(ofClass: ObjectIdentifier(type)) else {
+            refuseInsert(Self.notInSchema(type, " and was not inserted"))
             return nil
         }
         state.context = self

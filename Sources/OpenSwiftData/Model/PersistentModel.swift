@@ -87,7 +87,7 @@ extension PersistentModel {
     ///
     /// A model that was inserted but not saved yet has a temporary identifier; saving replaces it
     /// with a permanent one.
-    public var persistentModelID: PersistentIdentifier { _osdState.persistentModelID(for: Self.self) }
+    public var persistentModelID: PersistentIdentifier { _osdState.persistentModelID(for: type(of: self)) }
 
     /// The stable identity of the model, its ``persistentModelID``.
     public var id: PersistentIdentifier { persistentModelID }

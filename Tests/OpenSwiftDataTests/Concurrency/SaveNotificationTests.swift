@@ -178,4 +178,60 @@ private final class Box<Value>: @unchecked Sendable {
         #expect(Set(second?.deletedIdentifiers ?? []) == allIDs.subtracting(evenIDs))
         #expect(try context.fetchCount(FetchDescriptor<Item>()) == 0)
     }
+
+    /// The identifiers a save reports are the models' own, for subclasses and for models of
+    /// different stores in one save, and they find the models again after the store is reopened.
+    @Test func reportedIdentifiersAreTheModelsOwnAcrossSubclassesAndStores() throws {
+        let pictures = TemporaryStore(name: "Pictures.store")
+        let items = TemporaryStore(name: "Items.store")
+        func container() throws -> ModelContainer {
+            try ModelContainer(for: Schema([MediaItem.self, Picture.self, Clip.self, Album.self, Item.self]), configurations: [
+                ModelConfiguration("media", schema: Schema([MediaItem.self, Picture.self, Clip.self, Album.self]), url: pictures.url),
+                ModelConfiguration("items", schema: Schema([Item.self]), url: items.url),
+            ])
+        }
+        let context = ModelContext(try container())
+        let received = Box<[String: [PersistentIdentifier]]>([:])
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { notification in
+            var result: [String: [PersistentIdentifier]] = [:]
+            for key in [ModelContext.NotificationKey.insertedIdentifiers, .updatedIdentifiers, .deletedIdentifiers] {
+                result[key.rawValue] = notification.userInfo?[key.rawValue] as? [PersistentIdentifier] ?? []
+            }
+            received.value = result
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        func reported(_ key: ModelContext.NotificationKey) -> Set<PersistentIdentifier> { Set(received.value[key.rawValue] ?? []) }
+
+        let picture = Picture(title: "dunes", resolution: 12)
+        let clip = Clip(title: "waves", duration: 3.5)
+        let base = MediaItem(title: "plain")
+        let item = makeItem(1)
+        let doomed = makeItem(2)
+        // Seen as its superclass, a new model has the identifier of its own class.
+        let seenAsBase: MediaItem = picture
+        #expect(seenAsBase.persistentModelID == picture.persistentModelID)
+        #expect(seenAsBase.persistentModelID.entityName == "Picture")
+        // Inserted as the superclass, as a list of a class hierarchy is.
+        for model in [picture, clip, base] as [MediaItem] { context.insert(model) }
+        context.insert(item)
+        context.insert(doomed)
+        try context.save()
+        let inserted: [any PersistentModel] = [picture, clip, base, item, doomed]
+        #expect(reported(.insertedIdentifiers) == Set(inserted.map(\.persistentModelID)))
+        #expect(Set(inserted.map { $0.persistentModelID.entityName }) == ["Picture", "Clip", "MediaItem", "Item"])
+        #expect(picture.persistentModelID.storeIdentifier != item.persistentModelID.storeIdentifier)
+
+        picture.rating = 5
+        item.count = 40
+        try context.delete(model: Item.self, where: #Predicate { $0.count == 2 })
+        try context.save()
+        #expect(reported(.updatedIdentifiers) == [picture.persistentModelID, item.persistentModelID])
+        #expect(reported(.deletedIdentifiers) == [doomed.persistentModelID])
+
+        let reopened = ModelContext(try container())
+        #expect((reopened.model(for: picture.persistentModelID) as? Picture)?.rating == 5)
+        #expect((reopened.model(for: clip.persistentModelID) as? Clip)?.duration == 3.5)
+        #expect((reopened.model(for: item.persistentModelID) as? Item)?.count == 40)
+        #expect(try reopened.fetchCount(FetchDescriptor<Item>()) == 1)
+    }
 }
