@@ -101,9 +101,11 @@ enum RelationshipMaintenance {
         if models.count <= 16 {
             // Small arrays: pairwise identity checks beat hashing.
             var hasRepeat = false
-            for index in 1..<models.count where contains(Array(models[..<index]), models[index]) {
-                hasRepeat = true
-                break
+            search: for index in 1..<models.count {
+                for earlier in 0..<index where models[earlier] === models[index] {
+                    hasRepeat = true
+                    break search
+                }
             }
             if !hasRepeat { return models }
         }
