@@ -39,4 +39,31 @@ private final class Flag: @unchecked Sendable {
         fetched.text = "changed"
         #expect(flag.fired)
     }
+
+    /// A subclass model reports its inherited and its own properties, each only for itself, and
+    /// the first read made its registrar whichever class declared the property read.
+    @Test(arguments: [false, true])
+    func subclassesReportInheritedAndOwnProperties(readsOwnPropertyFirst: Bool) throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(MediaItem.self, Picture.self, Clip.self, Album.self))
+        context.insert(Picture(title: "dunes", resolution: 10) as MediaItem)
+        try context.save()
+        let picture = try #require(try ModelContext(try store.container(MediaItem.self, Picture.self, Clip.self, Album.self))
+            .fetch(FetchDescriptor<Picture>()).first)
+        let inherited = Flag(), own = Flag()
+        if readsOwnPropertyFirst {
+            withObservationTracking { _ = picture.resolution } onChange: { own.fired = true }
+            withObservationTracking { _ = picture.title } onChange: { inherited.fired = true }
+        } else {
+            withObservationTracking { _ = picture.title } onChange: { inherited.fired = true }
+            withObservationTracking { _ = picture.resolution } onChange: { own.fired = true }
+        }
+        picture.rating = 3
+        #expect(!inherited.fired && !own.fired, "a property nobody read does not notify")
+        picture.resolution = 20
+        #expect(own.fired)
+        #expect(!inherited.fired)
+        (picture as MediaItem).title = "dunes at noon"
+        #expect(inherited.fired)
+    }
 }
