@@ -16,14 +16,8 @@ private final class Box<Value>: @unchecked Sendable {
 
 /// What other contexts learn when one context saves.
 @Suite struct SaveNotificationTests {
-    @Test func didSaveCarriesTheChangedIdentifiers() throws {
-        let store = TemporaryStore()
-        let context = ModelContext(try store.container(Item.self))
-        let kept = makeItem(1), dropped = makeItem(2)
-        context.insert(kept)
-        context.insert(dropped)
-        try context.save()
-
+    /// Keeps the identifiers of each kind that the last `didSave` of `context` carried, by key.
+    fileprivate static func recordDidSave(of context: ModelContext) -> (Box<[String: [PersistentIdentifier]]>, any NSObjectProtocol) {
         let received = Box<[String: [PersistentIdentifier]]>([:])
         let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { notification in
             var result: [String: [PersistentIdentifier]] = [:]
@@ -32,6 +26,18 @@ private final class Box<Value>: @unchecked Sendable {
             }
             received.value = result
         }
+        return (received, observer)
+    }
+
+    @Test func didSaveCarriesTheChangedIdentifiers() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self))
+        let kept = makeItem(1), dropped = makeItem(2)
+        context.insert(kept)
+        context.insert(dropped)
+        try context.save()
+
+        let (received, observer) = Self.recordDidSave(of: context)
         defer { NotificationCenter.default.removeObserver(observer) }
 
         let added = makeItem(3)
@@ -191,14 +197,7 @@ private final class Box<Value>: @unchecked Sendable {
             ])
         }
         let context = ModelContext(try container())
-        let received = Box<[String: [PersistentIdentifier]]>([:])
-        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { notification in
-            var result: [String: [PersistentIdentifier]] = [:]
-            for key in [ModelContext.NotificationKey.insertedIdentifiers, .updatedIdentifiers, .deletedIdentifiers] {
-                result[key.rawValue] = notification.userInfo?[key.rawValue] as? [PersistentIdentifier] ?? []
-            }
-            received.value = result
-        }
+        let (received, observer) = Self.recordDidSave(of: context)
         defer { NotificationCenter.default.removeObserver(observer) }
         func reported(_ key: ModelContext.NotificationKey) -> Set<PersistentIdentifier> { Set(received.value[key.rawValue] ?? []) }
 
