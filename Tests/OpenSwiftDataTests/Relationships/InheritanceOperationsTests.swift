@@ -96,4 +96,30 @@ import Testing
         #expect(items[2].rating == 2)
         #expect(items.map(\.album?.name) == Array(repeating: "a", count: 6) + Array(repeating: "b", count: 6))
     }
+
+    @Test(arguments: Backend.allCases)
+    func prefetchingAndIdentifiersWorkBothWaysAcrossTheHierarchy(_ backend: Backend) throws {
+        _ = try seed(backend)
+        let context = ModelContext(try container(backend))
+        var albums = FetchDescriptor<Album>(sortBy: [SortDescriptor(\.name)])
+        albums.relationshipKeyPathsForPrefetching = [\.items]
+        let fetched = try context.fetch(albums)
+        #expect(fetched.map { $0.items.map(\.title).sorted() } == [
+            ["a0", "a1", "a2", "a3", "a4", "a5"], ["b0", "b1", "b2", "b3", "b4", "b5"],
+        ])
+        #expect(fetched[0].items.compactMap { $0 as? Clip }.map(\.duration).sorted() == [1, 4])
+
+        var items = FetchDescriptor<MediaItem>(sortBy: [SortDescriptor(\.title)])
+        items.relationshipKeyPathsForPrefetching = [\.album]
+        let media = try ModelContext(try container(backend)).fetch(items)
+        #expect(media.map { $0.album?.name ?? "-" } == Array(repeating: "a", count: 6) + Array(repeating: "b", count: 6))
+
+        // Identifiers of subclass models survive encoding, as an app sends them between processes.
+        let encoded = try JSONEncoder().encode(media.map(\.persistentModelID))
+        let decoded = try JSONDecoder().decode([PersistentIdentifier].self, from: encoded)
+        let elsewhere = ModelContext(try container(backend))
+        let found = decoded.map { elsewhere.model(for: $0) as? MediaItem }
+        #expect(found.map { $0?.title } == media.map(\.title))
+        #expect(zip(found, media).allSatisfy { type(of: $0!) == type(of: $1) })
+    }
 }
