@@ -21,6 +21,53 @@ extension ModelMacro {
         """
     }
 
+    /// The state fields that share words, so that no one-byte field is followed by padding (Swift
+    /// keeps a class's stored properties in declaration order): the flags in the low byte of the
+    /// temporary key's word (56 bits of key), and in a final class of at most 32 properties, the
+    /// changed and unloaded masks in the two halves of one word. A class with subclasses keeps a
+    /// word per mask: its subclasses add bits.
+    static func packedStateFields(packsMasks: Bool) -> [DeclSyntax] {
+        var fields: [DeclSyntax] = [
+            "@exclusivity(unchecked) public var _osdKeyAndFlags: Swift.UInt64 = 0",
+            """
+            public var _osdTemporaryKey: Swift.UInt64 {
+                get { _osdKeyAndFlags >> 8 }
+                set { _osdKeyAndFlags = newValue << 8 | _osdKeyAndFlags & 0xFF }
+            }
+            """,
+            """
+            public var _osdFlags: OpenSwiftData._ModelFlags {
+                get { OpenSwiftData._ModelFlags(rawValue: Swift.UInt8(truncatingIfNeeded: _osdKeyAndFlags)) }
+                set { _osdKeyAndFlags = _osdKeyAndFlags & ~0xFF | Swift.UInt64(newValue.rawValue) }
+            }
+            """,
+        ]
+        guard packsMasks else {
+            return fields + [
+                "@exclusivity(unchecked) public var _osdChangedProperties: Swift.UInt64 = 0",
+                // The properties with unwrapped storage that are not loaded, one bit each.
+                "@exclusivity(unchecked) public var _osdUnloadedProperties: Swift.UInt64 = 0",
+            ]
+        }
+        fields += [
+            // The changed properties in the low half, the unloaded ones in the high half.
+            "@exclusivity(unchecked) public var _osdMasks: Swift.UInt64 = 0",
+            """
+            public var _osdChangedProperties: Swift.UInt64 {
+                get { _osdMasks & 0xFFFF_FFFF }
+                set { _osdMasks = _osdMasks & 0xFFFF_FFFF_0000_0000 | newValue & 0xFFFF_FFFF }
+            }
+            """,
+            """
+            public var _osdUnloadedProperties: Swift.UInt64 {
+                get { _osdMasks >> 32 }
+                set { _osdMasks = newValue << 32 | _osdMasks & 0xFFFF_FFFF }
+            }
+            """,
+        ]
+        return fields
+    }
+
     /// What `init(backingData:)` assigns: "not loaded" to each property's storage (`nil`, or the
     /// type's placeholder for unwrapped storage, whose bit ``unloadedBits(_:_:)`` sets), and to
     /// each `let` its stored value, read from the row or store the model is made from.

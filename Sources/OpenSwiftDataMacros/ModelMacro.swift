@@ -47,15 +47,11 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             ]
         } else {
             let access = shape.storageAccess
+            // The model's identity, context and change set, in the object itself. Only ever read
+            // and assigned whole, so without the run-time exclusivity check.
+            members.append("@exclusivity(unchecked) public var _osdPrimaryKey: Swift.Int64 = 0")
+            members += packedStateFields(packsMasks: shape.isFinal && properties.count <= 32)
             members += [
-                // The model's identity, context and change set, in the object itself. Only ever
-                // read and assigned whole, so without the run-time exclusivity check.
-                "@exclusivity(unchecked) public var _osdPrimaryKey: Swift.Int64 = 0",
-                "@exclusivity(unchecked) public var _osdTemporaryKey: Swift.UInt64 = 0",
-                "@exclusivity(unchecked) public var _osdChangedProperties: Swift.UInt64 = 0",
-                // The properties with unwrapped storage that are not loaded, one bit each.
-                "@exclusivity(unchecked) public var _osdUnloadedProperties: Swift.UInt64 = 0",
-                "@exclusivity(unchecked) public var _osdFlags: OpenSwiftData._ModelFlags = []",
                 "@exclusivity(unchecked) public var _osdContextReference: OpenSwiftData._ContextReference? = nil",
                 "@exclusivity(unchecked) public var _osdLocation: OpenSwiftData._ModelLocation? = nil",
                 """

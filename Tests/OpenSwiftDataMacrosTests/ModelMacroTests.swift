@@ -1,3 +1,4 @@
+import Foundation
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
@@ -36,6 +37,27 @@ import Testing
         #expect(expansion.contains("public required init(backingData: any OpenSwiftData.BackingData<Trip>)"))
         #expect(expansion.contains("static var schemaMetadata"))
         #expect(expansion.contains("private var _$observationRegistrar: OpenSwiftData._ModelObservation"))
+    }
+
+    /// The flags share the temporary key's word; a final class of at most 32 properties keeps its
+    /// changed and unloaded masks in one word, any other root class a word each (its subclasses,
+    /// or its own properties, need more bits).
+    @Test func packsTheStateFieldsOnlyWhereTheBitsFit() {
+        let finalClass = Expansion(trip)
+        #expect(finalClass.contains("@exclusivity(unchecked) public var _osdKeyAndFlags: Swift.UInt64 = 0"))
+        #expect(finalClass.contains("@exclusivity(unchecked) public var _osdMasks: Swift.UInt64 = 0"))
+        #expect(!finalClass.contains("public var _osdChangedProperties: Swift.UInt64 = 0"))
+
+        let openClass = Expansion(trip.replacingOccurrences(of: "final class Trip", with: "class Trip"))
+        #expect(openClass.contains("@exclusivity(unchecked) public var _osdKeyAndFlags: Swift.UInt64 = 0"))
+        #expect(openClass.contains("@exclusivity(unchecked) public var _osdChangedProperties: Swift.UInt64 = 0"))
+        #expect(openClass.contains("@exclusivity(unchecked) public var _osdUnloadedProperties: Swift.UInt64 = 0"))
+        #expect(!openClass.contains("_osdMasks"))
+
+        let properties = (0..<33).map { "    var p\($0): Int = 0" }.joined(separator: "\n")
+        let wide = Expansion("@Model\nfinal class Wide {\n\(properties)\n    init() {}\n}")
+        #expect(wide.contains("@exclusivity(unchecked) public var _osdChangedProperties: Swift.UInt64 = 0"))
+        #expect(!wide.contains("_osdMasks"))
     }
 
     @Test func persistsStoredPropertiesInDeclarationOrder() {

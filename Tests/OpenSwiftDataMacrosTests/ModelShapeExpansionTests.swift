@@ -23,13 +23,45 @@ import Testing
 
                 @exclusivity(unchecked) public var _osdPrimaryKey: Swift.Int64 = 0
 
-                @exclusivity(unchecked) public var _osdTemporaryKey: Swift.UInt64 = 0
+                @exclusivity(unchecked) public var _osdKeyAndFlags: Swift.UInt64 = 0
 
-                @exclusivity(unchecked) public var _osdChangedProperties: Swift.UInt64 = 0
+                public var _osdTemporaryKey: Swift.UInt64 {
+                    get {
+                        _osdKeyAndFlags >> 8
+                    }
+                    set {
+                        _osdKeyAndFlags = newValue << 8 | _osdKeyAndFlags & 0xFF
+                    }
+                }
 
-                @exclusivity(unchecked) public var _osdUnloadedProperties: Swift.UInt64 = 0
+                public var _osdFlags: OpenSwiftData._ModelFlags {
+                    get {
+                        OpenSwiftData._ModelFlags(rawValue: Swift.UInt8(truncatingIfNeeded: _osdKeyAndFlags))
+                    }
+                    set {
+                        _osdKeyAndFlags = _osdKeyAndFlags & ~0xFF | Swift.UInt64(newValue.rawValue)
+                    }
+                }
 
-                @exclusivity(unchecked) public var _osdFlags: OpenSwiftData._ModelFlags = []
+                @exclusivity(unchecked) public var _osdMasks: Swift.UInt64 = 0
+
+                public var _osdChangedProperties: Swift.UInt64 {
+                    get {
+                        _osdMasks & 0xFFFF_FFFF
+                    }
+                    set {
+                        _osdMasks = _osdMasks & 0xFFFF_FFFF_0000_0000 | newValue & 0xFFFF_FFFF
+                    }
+                }
+
+                public var _osdUnloadedProperties: Swift.UInt64 {
+                    get {
+                        _osdMasks >> 32
+                    }
+                    set {
+                        _osdMasks = newValue << 32 | _osdMasks & 0xFFFF_FFFF
+                    }
+                }
 
                 @exclusivity(unchecked) public var _osdContextReference: OpenSwiftData._ContextReference? = nil
 
