@@ -29,7 +29,8 @@ private final class Flag: @unchecked Sendable {
         let context = ModelContext(try store.container(Note.self))
         context.insert(Note(text: "saved"))
         try context.save()
-        let fetched = try #require(try ModelContext(try store.container(Note.self)).fetch(FetchDescriptor<Note>()).first)
+        let reader = ModelContext(try store.container(Note.self))
+        let fetched = try #require(try reader.fetch(FetchDescriptor<Note>()).first)
         let flag = Flag()
         withObservationTracking {
             _ = fetched.text
@@ -48,8 +49,8 @@ private final class Flag: @unchecked Sendable {
         let context = ModelContext(try store.container(MediaItem.self, Picture.self, Clip.self, Album.self))
         context.insert(Picture(title: "dunes", resolution: 10) as MediaItem)
         try context.save()
-        let picture = try #require(try ModelContext(try store.container(MediaItem.self, Picture.self, Clip.self, Album.self))
-            .fetch(FetchDescriptor<Picture>()).first)
+        let reader = ModelContext(try store.container(MediaItem.self, Picture.self, Clip.self, Album.self))
+        let picture = try #require(try reader.fetch(FetchDescriptor<Picture>()).first)
         let inherited = Flag(), own = Flag()
         if readsOwnPropertyFirst {
             withObservationTracking { _ = picture.resolution } onChange: { own.fired = true }

@@ -45,6 +45,22 @@ import Testing
         #expect(try context.fetch(FetchDescriptor<LiveBook>()).isEmpty, "a deletion is no error: the context's work goes on")
     }
 
+    /// A change to a model whose context is gone is not kept anywhere: it is reported, not dropped
+    /// silently, and the store keeps its value.
+    @Test func aChangeAfterTheContextIsGoneIsReported() throws {
+        let store = TemporaryStore()
+        let container = try store.container(LiveBook.self, LiveAuthor.self)
+        let setup = ModelContext(container)
+        setup.insert(LiveBook("Dune", genre: "SF", rating: 5))
+        try setup.save()
+
+        let book = try #require(try ModelContext(container).fetch(FetchDescriptor<LiveBook>()).first)
+        let reported = reports(mentioning: "LiveBook was changed after the ModelContext") { book.rating = 1 }
+        #expect(reported.count == 1, "the change is reported: \(reported)")
+        #expect(book.rating == 1, "the object keeps the value it was given")
+        #expect(try ModelContext(container).fetch(FetchDescriptor<LiveBook>()).first?.rating == 5)
+    }
+
     /// Every attribute type, custom `Codable` values and a non-optional to-one relationship
     /// included, reads as a placeholder when its row was deleted before it was loaded.
     @Test func everyPropertyTypeOfARowDeletedElsewhereHasAPlaceholder() throws {
