@@ -24,8 +24,8 @@ extension ModelMacro {
     /// The state fields that share words, so that no one-byte field is followed by padding (Swift
     /// keeps a class's stored properties in declaration order): the flags in the low byte of the
     /// temporary key's word (56 bits of key), and in a final class of at most 32 properties, the
-    /// changed and unloaded masks in the two halves of one word. A class with subclasses keeps a
-    /// word per mask: its subclasses add bits.
+    /// changed and unloaded masks in the two halves of one word. Any other class keeps a word per
+    /// mask: it has more bits, or may have subclasses that add theirs.
     static func packedStateFields(packsMasks: Bool) -> [DeclSyntax] {
         var fields: [DeclSyntax] = [
             "@exclusivity(unchecked) public var _osdKeyAndFlags: Swift.UInt64 = 0",

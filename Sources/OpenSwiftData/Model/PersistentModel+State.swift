@@ -20,7 +20,7 @@ extension PersistentModel {
         guard let context = _osdContextReference?.current else {
             // Its context was deallocated, and no stand-in loaded for it since: nothing will
             // save the change. Said, not dropped silently.
-            if _osdContextReference != nil { Self._osdReportChangeWithoutContext() }
+            if _osdContextReference != nil { _osdReportChangeWithoutContext() }
             return
         }
         _osdFlags.insert(.listedAsChanged)
@@ -28,8 +28,8 @@ extension PersistentModel {
     }
 
     /// Reports a change to a saved model whose context is gone, which no save will write.
-    static func _osdReportChangeWithoutContext() {
-        Diagnostics.report("\(Self.self) was changed after the ModelContext that fetched it was deallocated: no context holds the change, and no save will write it; keep the context alive while you change its models")
+    func _osdReportChangeWithoutContext() {
+        Diagnostics.report("\(type(of: self)) was changed after the ModelContext that fetched it was deallocated: no context holds the change, and no save will write it; keep the context alive while you change its models")
     }
 
     /// Loads the value of the property at `index` from the store. Called by generated getters when
