@@ -5,9 +5,10 @@ import SwiftSyntaxMacros
 ///
 /// The property becomes computed over private optional storage (`nil` means "not loaded yet"), or,
 /// for a fixed-size scalar, over storage of its own type and a bit of `_osdUnloadedProperties`
-/// (see `hasUnwrappedStorage`). The init accessor lets the user's own `init` assign it without observation or change tracking; the getter reports the read to Observation and
-/// loads the value on first access when the row was fetched without it; the setter reports the
-/// mutation and marks the property changed.
+/// (see `hasUnwrappedStorage`). The init accessor lets the user's own `init` assign it without
+/// observation or change tracking; the getter reports the read to Observation and loads the value
+/// on first access when the row was fetched without it; the setter reports the mutation and marks
+/// the property changed.
 public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
     public static func expansion(
         of node: AttributeSyntax,

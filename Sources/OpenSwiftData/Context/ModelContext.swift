@@ -165,7 +165,7 @@ public final class ModelContext {
 
     /// Reports a model `insert` did not take, and keeps the first such error for the next save.
     private func refuseInsert(_ error: SwiftDataError) {
-        Diagnostics.report("OpenSwiftData: \(error)")
+        Diagnostics.report("\(error)")
         if refusedInsert == nil { refusedInsert = error }
     }
 

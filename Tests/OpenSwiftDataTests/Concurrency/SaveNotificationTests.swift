@@ -202,7 +202,7 @@ private final class Box<Value>: @unchecked Sendable {
         func reported(_ key: ModelContext.NotificationKey) -> Set<PersistentIdentifier> { Set(received.value[key.rawValue] ?? []) }
 
         let picture = Picture(title: "dunes", resolution: 12)
-        let clip = Clip(title: "waves", duration: 3.5)
+        let clip = Clip(title: "waves", footage: 3.5)
         let base = MediaItem(title: "plain")
         let item = makeItem(1)
         let doomed = makeItem(2)
@@ -229,7 +229,7 @@ private final class Box<Value>: @unchecked Sendable {
 
         let reopened = ModelContext(try container())
         #expect((reopened.model(for: picture.persistentModelID) as? Picture)?.rating == 5)
-        #expect((reopened.model(for: clip.persistentModelID) as? Clip)?.duration == 3.5)
+        #expect((reopened.model(for: clip.persistentModelID) as? Clip)?.footage == 3.5)
         #expect((reopened.model(for: item.persistentModelID) as? Item)?.count == 40)
         #expect(try reopened.fetchCount(FetchDescriptor<Item>()) == 1)
     }

@@ -23,7 +23,7 @@ import Testing
         let mediaContainer = try ModelContainer(for: Picture.self, Clip.self, configurations: ModelConfiguration(url: media.url))
         let mediaContext = ModelContext(mediaContainer)
         mediaContext.insert(Picture(title: "p", resolution: 1))
-        mediaContext.insert(Clip(title: "c", duration: 2))
+        mediaContext.insert(Clip(title: "c", footage: 2))
         try mediaContext.save()
         let names = try mediaContext.fetchIdentifiers(FetchDescriptor<MediaItem>(sortBy: [SortDescriptor(\.title)]), batchSize: 1).map(\.entityName)
         #expect(names == ["Clip", "Picture"])

@@ -21,7 +21,7 @@ import Testing
         let pictures = try ResultsObserver<Picture, Never>(sortBy: [SortDescriptor(\.title)], modelContext: context)
         #expect(rated.results.isEmpty)
 
-        let items: [MediaItem] = [Picture(title: "b", resolution: 1, rating: 3), Clip(title: "a", duration: 2), MediaItem(title: "c", rating: 2)]
+        let items: [MediaItem] = [Picture(title: "b", resolution: 1, rating: 3), Clip(title: "a", footage: 2), MediaItem(title: "c", rating: 2)]
         for item in items { context.insert(item) }
         try context.save()
         #expect(rated.results.map(\.title) == ["b", "c"])
@@ -33,7 +33,7 @@ import Testing
         clip.rating = 5
         try other.save()
         #expect(rated.results.map(\.title) == ["a", "b", "c"], "another context's change to an inherited property")
-        #expect((rated.results.first as? Clip)?.duration == 2)
+        #expect((rated.results.first as? Clip)?.footage == 2)
 
         let picture: MediaItem = try #require(try other.fetch(FetchDescriptor<Picture>()).first)
         other.delete(picture)
@@ -71,7 +71,7 @@ import Testing
         let container = try container(backend)
         let context = ModelContext(container)
         let picture = Picture(title: "p", resolution: 4)
-        let clip = Clip(title: "c", duration: 1)
+        let clip = Clip(title: "c", footage: 1)
         for item in [picture, clip] as [MediaItem] { context.insert(item) }
         try context.save()
         picture.rating = 2
@@ -109,14 +109,14 @@ import Testing
         for index in 0..<24 {
             switch index % 3 {
             case 0: items.append(Picture(title: "picture \(index)", resolution: index * 100, rating: index % 5))
-            case 1: items.append(Clip(title: "clip \(index)", duration: Double(index) / 2))
+            case 1: items.append(Clip(title: "clip \(index)", footage: Double(index) / 2))
             default: items.append(MediaItem(title: "item \(index)", rating: index % 4))
             }
         }
         for item in items { context.insert(item) }
         try context.save()
         items[3].rating = 4   // unsaved: a pending change the fetch must see
-        (items[4] as? Clip)?.duration = 100
+        (items[4] as? Clip)?.footage = 100
 
         let predicates: [Predicate<MediaItem>] = [
             #Predicate { $0 is Clip },
@@ -124,7 +124,7 @@ import Testing
             #Predicate { item in
                 if let picture = item as? Picture { picture.resolution > 900 } else { false }
             },
-            #Predicate { ($0 as? Clip)?.duration ?? 0 > 5 },
+            #Predicate { ($0 as? Clip)?.footage ?? 0 > 5 },
             #Predicate { $0 is Clip && $0.title.contains("1") },
             #Predicate { $0 is Clip || $0.rating == 3 },
         ]

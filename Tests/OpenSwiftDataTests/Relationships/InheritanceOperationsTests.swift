@@ -22,7 +22,7 @@ import Testing
                 let title = "\(name)\(index)"
                 let item: MediaItem = switch index % 3 {
                 case 0: Picture(title: title, resolution: index * 10, rating: index)
-                case 1: Clip(title: title, duration: Double(index))
+                case 1: Clip(title: title, footage: Double(index))
                 default: MediaItem(title: title, rating: index)
                 }
                 album.items.append(item)
@@ -79,10 +79,10 @@ import Testing
         let extra: MediaItem = Picture(title: "z", resolution: 1)
         context.insert(extra)
         let clip = try #require(try context.fetch(FetchDescriptor<Clip>(sortBy: [SortDescriptor(\.title)])).first)
-        clip.duration = 999
+        clip.footage = 999
         clip.title = "changed"
         context.rollback()
-        #expect(clip.duration == 1)
+        #expect(clip.footage == 1)
         #expect(clip.title == "a1")
         #expect(try context.fetchCount(FetchDescriptor<MediaItem>()) == 12)
 
@@ -92,7 +92,7 @@ import Testing
         let items = try fresh.fetch(partial)
         #expect(items.count == 12)
         #expect((items.first as? Picture)?.resolution == 0)
-        #expect((items[1] as? Clip)?.duration == 1)
+        #expect((items[1] as? Clip)?.footage == 1)
         #expect(items[2].rating == 2)
         #expect(items.map(\.album?.name) == Array(repeating: "a", count: 6) + Array(repeating: "b", count: 6))
     }
@@ -107,7 +107,7 @@ import Testing
         #expect(fetched.map { $0.items.map(\.title).sorted() } == [
             ["a0", "a1", "a2", "a3", "a4", "a5"], ["b0", "b1", "b2", "b3", "b4", "b5"],
         ])
-        #expect(fetched[0].items.compactMap { $0 as? Clip }.map(\.duration).sorted() == [1, 4])
+        #expect(fetched[0].items.compactMap { $0 as? Clip }.map(\.footage).sorted() == [1, 4])
 
         var items = FetchDescriptor<MediaItem>(sortBy: [SortDescriptor(\.title)])
         items.relationshipKeyPathsForPrefetching = [\.album]

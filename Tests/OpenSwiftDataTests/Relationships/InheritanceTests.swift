@@ -29,11 +29,12 @@ final class Picture: MediaItem {
 
 @Model
 final class Clip: MediaItem {
-    var duration: Double
+    /// The length of the clip's film, in metres.
+    var footage: Double
     var caption: String?
 
-    init(title: String, duration: Double) {
-        self.duration = duration
+    init(title: String, footage: Double) {
+        self.footage = footage
         super.init(title: title)
     }
 }
@@ -62,8 +63,8 @@ struct InheritanceTests {
         for (index, title) in ["beach", "city", "forest"].enumerated() {
             context.insert(Picture(title: title, resolution: 1_000 * (index + 1), rating: index + 2))
         }
-        context.insert(Clip(title: "intro", duration: 12.5))
-        context.insert(Clip(title: "outro", duration: 3))
+        context.insert(Clip(title: "intro", footage: 12.5))
+        context.insert(Clip(title: "outro", footage: 3))
         try context.save()
     }
 
@@ -112,7 +113,7 @@ struct InheritanceTests {
         #expect(Set(clips.map(\.title)) == ["intro", "outro"])
         let rated = try context.fetch(FetchDescriptor<MediaItem>(predicate: #Predicate { $0.rating >= 3 }))
         #expect(Set(rated.map(\.title)) == ["scan", "city", "forest"])
-        let long = try context.fetch(FetchDescriptor<Clip>(predicate: #Predicate { $0.duration > 10 }))
+        let long = try context.fetch(FetchDescriptor<Clip>(predicate: #Predicate { $0.footage > 10 }))
         #expect(long.map(\.title) == ["intro"])
         // `\Picture.rating` is not `\MediaItem.rating` to Swift, yet both are the stored column.
         let schema = context.container.schema
@@ -139,7 +140,7 @@ struct InheritanceTests {
         let context = ModelContext(try container())
         let album = Album(name: "Holiday")
         context.insert(album)
-        album.items = [Picture(title: "sunset", resolution: 4_000), Clip(title: "waves", duration: 30), MediaItem(title: "ticket")]
+        album.items = [Picture(title: "sunset", resolution: 4_000), Clip(title: "waves", footage: 30), MediaItem(title: "ticket")]
         #expect(album.items.allSatisfy { $0.album === album })
         try context.save()
 

@@ -21,12 +21,18 @@ import Testing
         return collected.load()
     }
 
-    @Test func aPropertyOfARowDeletedElsewhereReadsAsAPlaceholder() throws {
-        let store = TemporaryStore()
+    /// A container on `store` with one saved book, "Dune" (SF, rated 5).
+    func containerWithDune(at store: TemporaryStore) throws -> ModelContainer {
         let container = try store.container(LiveBook.self, LiveAuthor.self)
         let setup = ModelContext(container)
         setup.insert(LiveBook("Dune", genre: "SF", rating: 5))
         try setup.save()
+        return container
+    }
+
+    @Test func aPropertyOfARowDeletedElsewhereReadsAsAPlaceholder() throws {
+        let store = TemporaryStore()
+        let container = try containerWithDune(at: store)
 
         let context = ModelContext(container)
         var titlesOnly = FetchDescriptor<LiveBook>()
@@ -49,10 +55,7 @@ import Testing
     /// silently, and the store keeps its value.
     @Test func aChangeAfterTheContextIsGoneIsReported() throws {
         let store = TemporaryStore()
-        let container = try store.container(LiveBook.self, LiveAuthor.self)
-        let setup = ModelContext(container)
-        setup.insert(LiveBook("Dune", genre: "SF", rating: 5))
-        try setup.save()
+        let container = try containerWithDune(at: store)
 
         let book = try #require(try ModelContext(container).fetch(FetchDescriptor<LiveBook>()).first)
         let reported = reports(mentioning: "LiveBook was changed after the ModelContext") { book.rating = 1 }

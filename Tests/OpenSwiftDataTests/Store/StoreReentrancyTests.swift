@@ -24,7 +24,7 @@ final class Spotlight {
             let item: MediaItem = switch number % 3 {
             case 0: MediaItem(title: "note \(number)")
             case 1: Picture(title: "picture \(number)", resolution: number)
-            default: Clip(title: "clip \(number)", duration: Double(number))
+            default: Clip(title: "clip \(number)", footage: Double(number))
             }
             context.insert(Spotlight(label: "\(number)", item: item))
         }
@@ -58,7 +58,7 @@ final class Spotlight {
             switch number % 3 {
             case 0: #expect(type(of: item) == MediaItem.self && item.title == "note \(number)")
             case 1: #expect((item as? Picture)?.resolution == number)
-            default: #expect((item as? Clip)?.duration == Double(number))
+            default: #expect((item as? Clip)?.footage == Double(number))
             }
         }
     }
