@@ -31,6 +31,7 @@ func measureOnce(contender name: String, workload: Workload, scale: Int) throws 
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let contender = try makeContender(name, path: folder.appendingPathComponent("bench.sqlite").path, rows: workload.seedRows(scale: scale))
+    if ["pgnio", "fluent", "osdpg"].contains(name) { try PostgresSettling.settle() }
     let (seconds, checksum) = try contender.run(workload, scale: scale)
     return Measurement(seconds: seconds, peakRSSKilobytes: peakRSS(), checksum: checksum)
 }

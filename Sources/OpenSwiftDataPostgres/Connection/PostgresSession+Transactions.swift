@@ -2,14 +2,15 @@ import OpenSwiftData
 import PostgresNIO
 
 /// Transactions on a session. Inside one, statements whose results a save does not need (`BEGIN`,
-/// inserts with keys drawn ahead, updates) are sent without waiting for them: the connection runs
-/// them in order while the caller prepares the next, and the first failure among them is the
-/// error the next wait throws. A one-row save waits once, for its last statement and the `COMMIT`
-/// behind it.
+/// inserts with keys drawn ahead, updates) are queued and sent with the next statement whose
+/// result it needs, in one trip to the connection's event loop; the first failure among them is
+/// the error that statement's wait throws. A one-row save sends `BEGIN`, its statements and
+/// `COMMIT` together and waits once.
 extension PostgresSession {
     /// Starts a transaction on the current connection (connecting first when it was lost); inside
     /// an open transaction, a savepoint that ``commit()`` releases and ``rollback()`` returns to.
-    /// The outermost `BEGIN` is not waited for: its outcome arrives with the next statement's.
+    /// The outermost `BEGIN` is queued: it goes to the server with the transaction's first
+    /// statement that waits.
     func begin() throws {
         if transactionDepth > 0 {
             try query("SAVEPOINT osd_\(transactionDepth)")
@@ -19,24 +20,25 @@ extension PostgresSession {
         let connection = try currentConnection()
         transactionConnection = connection
         transactionDepth = 1
-        unanswered = [(issue("BEGIN", PostgresBindings(), on: connection), "BEGIN")]
+        transactionWasSent = false
+        queued = [.parsed("BEGIN", PostgresBindings())]
+        queuedBindings = 0
     }
 
-    /// Sends a statement of the open transaction without waiting for it; its failure is thrown by
-    /// the next statement that waits. Outside a transaction, runs it and waits.
+    /// Queues a statement of the open transaction; its failure is thrown by the next statement
+    /// that waits. Outside a transaction, runs it and waits.
     func send(_ sql: String, _ bindings: PostgresBindings) throws {
         try send(.parsed(sql, bindings))
     }
 
-    /// Sends a statement of the open transaction without waiting for it; its failure is thrown by
-    /// the next statement that waits. Outside a transaction, runs it and waits.
+    /// Queues a statement of the open transaction; its failure is thrown by the next statement
+    /// that waits. Outside a transaction, runs it and waits.
     func send(_ statement: PostgresStatement) throws {
         guard transactionDepth > 0 else {
             try query(statement)
             return
         }
-        let connection = try connectionForStatement()
-        unanswered.append((try issue(statement, on: connection), statement.sql))
+        try enqueue(statement, on: try connectionForStatement())
     }
 
     /// Commits the transaction, or releases the innermost savepoint. Does nothing when
@@ -60,31 +62,14 @@ extension PostgresSession {
     func queryCommitting(_ last: PostgresStatement) throws -> [PostgresRow] {
         guard transactionDepth == 1 else { return try query(last) }
         let connection = try connectionForStatement()
-        let sql = last.sql
-        let statement = try issue(last, on: connection)
-        let commit = issue("COMMIT", PostgresBindings(), on: connection)
         defer { endTransaction() }
-        let rows: [PostgresRow]
-        do {
-            try awaitUnanswered(before: statement, on: connection)
-            rows = try wait(statement, sql, on: connection)
-        } catch {
-            // The COMMIT behind the failed statement rolled the transaction back; the statement's
-            // error says why.
-            Self.settle(commit)
-            throw error
-        }
-        _ = try wait(commit, "COMMIT", on: connection)
-        return rows
+        return try run([last, .parsed("COMMIT", PostgresBindings())], on: connection)[0]
     }
 
     /// Rolls the transaction back, or the work since the innermost savepoint. On a lost
     /// connection there is nothing to roll back: the server discarded the transaction with the
     /// connection.
     func rollback() {
-        // Statements sent and not waited for: their outcome no longer matters.
-        for statement in unanswered { Self.settle(statement.future) }
-        unanswered = []
         if transactionDepth > 1 {
             transactionDepth -= 1
             do {
@@ -97,13 +82,17 @@ extension PostgresSession {
             return
         }
         defer { endTransaction() }
-        guard let connection = transactionConnection, !connection.isClosed else { return }
+        // Statements never sent are dropped; if none was, the server never saw the transaction.
+        queued = []
+        queuedBindings = 0
+        guard transactionWasSent, let connection = transactionConnection, !connection.isClosed else { return }
         do {
-            _ = try wait(issue("ROLLBACK", PostgresBindings(), on: connection), "ROLLBACK", on: connection)
+            _ = try run([.parsed("ROLLBACK", PostgresBindings())], on: connection)
         } catch {
-            // Nothing is lost: ROLLBACK fails only when the connection is gone, and the server
-            // discards an open transaction with its connection (`wait` has dropped the connection).
-            // The caller rethrows the error that made it roll back.
+            // A statement sent before failed (the reason the caller rolls back, and rethrows), or
+            // the connection is gone, and the server discards an open transaction with its
+            // connection (`failure` has dropped the connection). Either way nothing is kept:
+            // after a failed statement the server ends the transaction at the ROLLBACK.
         }
     }
 
@@ -111,6 +100,9 @@ extension PostgresSession {
     private func endTransaction() {
         transactionConnection = nil
         transactionDepth = 0
+        transactionWasSent = false
+        queued = []
+        queuedBindings = 0
         unanswered = []
     }
 }

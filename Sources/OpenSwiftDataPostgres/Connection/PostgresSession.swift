@@ -11,7 +11,7 @@ import PostgresNIO
 final class PostgresSession: @unchecked Sendable {
     // @unchecked Sendable: `connection` is replaced only inside `lock`; PostgresConnection itself
     // is Sendable and queues the queries it is given. The transaction's state
-    // (`transactionConnection`, `transactionDepth`, `unanswered`) is used by one caller at a
+    // (`transactionConnection`, `transactionDepth`, `queued`, `unanswered`) is used by one caller at a
     // time: the store serializes its use of the session (`PostgresBackend.withSession`).
 
     let location: PostgresLocation
@@ -118,29 +118,30 @@ final class PostgresSession: @unchecked Sendable {
     var transactionConnection: PostgresConnection?
     /// How many transactions are open: the outermost one, and savepoints inside it.
     var transactionDepth = 0
+    /// Whether any statement of the open transaction has gone to the server (its `BEGIN` first).
+    var transactionWasSent = false
     /// The statements prepared on `preparedOn`, by their SQL.
     private var preparedStatements: [String: PreparedQuery] = [:]
     /// The connection `preparedStatements` belong to.
     private var preparedOn: PostgresConnection?
-    /// Statements of the open transaction sent and not yet waited for, in order.
+    /// Statements of the open transaction not sent yet, in order (see `PostgresSession+Pipeline`).
+    var queued: [PostgresStatement] = []
+    /// The parameters of the queued statements.
+    var queuedBindings = 0
+    /// Statements of the open transaction sent and not yet answered, in order.
     var unanswered: [(future: EventLoopFuture<[PostgresRow]>, sql: String)] = []
 
     /// Runs one statement and returns every row it produced.
     @discardableResult
     func query(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
-        let connection = try connectionForStatement()
-        let future = issue(sql, bindings, on: connection)
-        try awaitUnanswered(before: future, on: connection)
-        return try wait(future, sql, on: connection)
+        try query(.parsed(sql, bindings))
     }
 
     /// Runs one statement and returns every row it produced.
     @discardableResult
     func query(_ statement: PostgresStatement) throws -> [PostgresRow] {
         let connection = try connectionForStatement()
-        let future = try issue(statement, on: connection)
-        try awaitUnanswered(before: future, on: connection)
-        return try wait(future, statement.sql, on: connection)
+        return try run([statement], on: connection)[0]
     }
 
     /// The keys a `DELETE … RETURNING <key> AS k` removed, gathered server-side into one array, so
@@ -159,85 +160,38 @@ final class PostgresSession: @unchecked Sendable {
         return transactionConnection
     }
 
-    /// Sends a statement; the connection runs the statements it is given in order, each as soon
-    /// as the one before has finished, without waiting for this thread.
-    func issue(_ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) -> EventLoopFuture<[PostgresRow]> {
-        connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).map(\.rows)
-    }
-
-    /// Sends a statement; one prepared once per connection runs without being parsed and planned
-    /// again. The first use on a connection waits for the statement to be prepared, so that the
-    /// statements sent after it still run after it.
-    func issue(_ statement: PostgresStatement, on connection: PostgresConnection) throws -> EventLoopFuture<[PostgresRow]> {
-        switch statement {
-        case .parsed(let sql, let bindings):
-            return issue(sql, bindings, on: connection)
-        case .prepared(let sql, let arguments):
-            if preparedOn !== connection {
-                preparedStatements = [:]
-                preparedOn = connection
-            }
-            if let prepared = preparedStatements[sql] { return prepared.execute(arguments) }
-            let preparing = connection.prepare(query: sql)
-            let prepared: PreparedQuery
-            do {
-                prepared = try Self.wait(preparing, location, sql)
-            } catch {
-                // A statement sent before failed, and this one with it: that one's error says why.
-                try awaitUnanswered(before: connection.eventLoop.makeSucceededFuture([]), on: connection)
-                throw error
-            }
-            preparedStatements[sql] = prepared
-            return prepared.execute(arguments)
+    /// The statement `sql` prepared on `connection`: prepared once per connection (waiting for
+    /// the server), then only executed.
+    func prepared(_ sql: String, on connection: PostgresConnection) throws -> PreparedQuery {
+        if preparedOn !== connection {
+            preparedStatements = [:]
+            preparedOn = connection
         }
-    }
-
-    /// Waits for the statements sent before `next`, in order. The first that failed is the error
-    /// thrown: the ones after it (and `next`) failed because it did.
-    func awaitUnanswered(before next: EventLoopFuture<[PostgresRow]>, on connection: PostgresConnection) throws {
-        guard !unanswered.isEmpty else { return }
-        let sent = unanswered
-        unanswered = []
-        for (position, statement) in sent.enumerated() {
-            do {
-                _ = try wait(statement.future, statement.sql, on: connection)
-            } catch {
-                for later in sent[(position + 1)...] { Self.settle(later.future) }
-                Self.settle(next)
-                throw error
-            }
-        }
-    }
-
-    /// Waits for a statement whose outcome no longer matters: the error the caller throws
-    /// already explains the failure.
-    static func settle(_ future: EventLoopFuture<[PostgresRow]>) {
+        if let prepared = preparedStatements[sql] { return prepared }
+        let prepared: PreparedQuery
         do {
-            _ = try future.wait()
+            prepared = try connection.prepare(query: sql).wait()
         } catch {
-            // Explained by the caller's error (a statement before this one failed).
+            throw failure(error, sql, on: connection)
         }
+        preparedStatements[sql] = prepared
+        return prepared
     }
 
-    /// Waits for a statement's rows. A connection that is gone (reset, closed, or ended by the
-    /// server) is dropped at once, so that the next call connects again rather than waiting for
-    /// SwiftNIO to notice the close.
-    func wait(_ future: EventLoopFuture<[PostgresRow]>, _ sql: String, on connection: PostgresConnection) throws -> [PostgresRow] {
-        do {
-            return try future.wait()
-        } catch {
-            let failure = PostgresFailure.swiftDataError(error, location: location, statement: sql)
-            // The connection is gone (reset, closed, or the server ending it: SQLSTATE 57P01).
-            if failure == .storeUnavailable {
-                lock.lock()
-                if self.connection === connection {
-                    Self.discard(connection)
-                    self.connection = nil
-                }
-                lock.unlock()
+    /// The error to throw for a statement's failure. A connection that is gone (reset, closed, or
+    /// ended by the server: SQLSTATE 57P01) is dropped at once, so that the next call connects
+    /// again rather than waiting for SwiftNIO to notice the close.
+    func failure(_ error: any Error, _ sql: String, on connection: PostgresConnection) -> SwiftDataError {
+        let failure = PostgresFailure.swiftDataError(error, location: location, statement: sql)
+        if failure == .storeUnavailable {
+            lock.lock()
+            if self.connection === connection {
+                Self.discard(connection)
+                self.connection = nil
             }
-            throw failure
+            lock.unlock()
         }
+        return failure
     }
 
     /// Runs a statement that returns no rows.

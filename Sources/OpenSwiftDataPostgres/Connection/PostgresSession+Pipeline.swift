@@ -1,0 +1,140 @@
+import Dispatch
+import OpenSwiftData
+import PostgresNIO
+
+/// How statements reach the server. SwiftNIO runs a connection on its event loop's thread, and
+/// each call made from another thread (a write, or registering interest in a reply) is a trip to
+/// that thread: a wake-up and a context switch. A one-row save is five statements (`BEGIN`, the
+/// row, the history row, `COMMIT`), so the session gathers them: statements whose replies are not
+/// needed yet wait in `queued`, and go out with the next statement whose reply is needed, in one
+/// trip that also arranges to be told when every statement sent so far has been answered. The
+/// caller then blocks once, on a semaphore, rather than once per statement.
+extension PostgresSession {
+    /// A statement resolved for sending: its SQL parsed by the server each time, or a statement
+    /// prepared on the connection before.
+    private enum Resolved: Sendable {
+        case parsed(String, PostgresBindings)
+        case prepared(PreparedQuery, [PostgresData])
+
+        /// Sends the statement; called on the connection's event loop, where writing costs no trip.
+        func issue(on connection: PostgresConnection) -> EventLoopFuture<[PostgresRow]> {
+            switch self {
+            case .parsed(let sql, let bindings):
+                connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresSession.logger).map(\.rows)
+            case .prepared(let prepared, let arguments):
+                prepared.execute(arguments)
+            }
+        }
+    }
+
+    /// What the event loop reports once every statement of a trip has been answered.
+    private final class Replies: @unchecked Sendable {
+        // @unchecked Sendable: `results` is written once on the event loop before `done` is
+        // signalled, and read by the waiting thread only after `done.wait()` returns.
+        var results: [Result<[PostgresRow], any Error>] = []
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    /// Queues a statement of the open transaction, to be sent with the next statement whose reply
+    /// is needed. A long queue (a large save) is sent at once, so that the server works through it
+    /// while the caller encodes the rest; its failure is thrown by the next statement that waits.
+    func enqueue(_ statement: PostgresStatement, on connection: PostgresConnection) throws {
+        queued.append(statement)
+        queuedBindings += statement.bindingCount
+        guard queued.count >= Self.queueLimit || queuedBindings >= Self.queuedBindingLimit else { return }
+        let batch = takeQueue()
+        let resolved = try resolve(batch, on: connection)
+        let promises = resolved.map { _ in connection.eventLoop.makePromise(of: [PostgresRow].self) }
+        connection.eventLoop.execute {
+            for (statement, promise) in zip(resolved, promises) { statement.issue(on: connection).cascade(to: promise) }
+        }
+        unanswered.append(contentsOf: zip(promises.map(\.futureResult), batch.map(\.sql)).map { (future: $0, sql: $1) })
+        transactionWasSent = true
+    }
+
+    /// Sends the queue and `statements` in one trip, waits until every statement sent so far has
+    /// been answered, and returns the rows of each of `statements`. The first statement that
+    /// failed, in the order they were sent, is the error thrown: the ones after it failed because
+    /// it did (the server skips the rest of a failed transaction).
+    func run(_ statements: [PostgresStatement], on connection: PostgresConnection) throws -> [[PostgresRow]] {
+        let batch = takeQueue() + statements
+        let resolved = try resolve(batch, on: connection)
+        let earlier = unanswered
+        unanswered = []
+        if transactionDepth > 0 { transactionWasSent = true }
+        let replies = Replies()
+        connection.eventLoop.execute {
+            let futures = earlier.map(\.future) + resolved.map { $0.issue(on: connection) }
+            EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop).whenComplete { outcome in
+                // whenAllComplete never fails; each statement's own result is in the array.
+                if case .success(let results) = outcome { replies.results = results }
+                replies.done.signal()
+            }
+        }
+        replies.done.wait()
+        let names = earlier.map(\.sql) + batch.map(\.sql)
+        guard replies.results.count == names.count else {
+            throw SwiftDataError(.storeUnavailable, reason: "\(location.displayName) answered \(replies.results.count) of \(names.count) statements.")
+        }
+        var rows: [[PostgresRow]] = []
+        rows.reserveCapacity(statements.count)
+        for (index, result) in replies.results.enumerated() {
+            switch result {
+            case .failure(let error):
+                throw failure(error, names[index], on: connection)
+            case .success(let answer):
+                if index >= names.count - statements.count { rows.append(answer) }
+            }
+        }
+        return rows
+    }
+
+    /// Waits for the statements sent and not yet answered; throws the first failure among them.
+    func settleUnanswered(on connection: PostgresConnection) throws {
+        guard !unanswered.isEmpty else { return }
+        _ = try run([], on: connection)
+    }
+
+    /// Empties the queue, returning what it held.
+    private func takeQueue() -> [PostgresStatement] {
+        defer {
+            queued = []
+            queuedBindings = 0
+        }
+        return queued
+    }
+
+    /// Resolves statements for sending, preparing on this connection (and waiting for it, once per
+    /// statement and connection) each prepared statement not prepared on it yet.
+    private func resolve(_ statements: [PostgresStatement], on connection: PostgresConnection) throws -> [Resolved] {
+        do {
+            return try statements.map { statement in
+                switch statement {
+                case .parsed(let sql, let bindings):
+                    .parsed(sql, bindings)
+                case .prepared(let sql, let arguments):
+                    .prepared(try prepared(sql, on: connection), arguments)
+                }
+            }
+        } catch {
+            // A statement sent before failed, and the preparation with it (the server refuses
+            // everything in a failed transaction): that one's error says why.
+            try settleUnanswered(on: connection)
+            throw error
+        }
+    }
+
+    /// The statements queued at most, or their parameters, before they are sent without waiting.
+    private static let queueLimit = 64
+    private static let queuedBindingLimit = 4_096
+}
+
+extension PostgresStatement {
+    /// How many parameters the statement sends.
+    var bindingCount: Int {
+        switch self {
+        case .parsed(_, let bindings): bindings.count
+        case .prepared(_, let arguments): arguments.count
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataPostgres
+import Testing
+
+/// A statement the server refuses in the middle of a save (here a trigger that raises an error for
+/// one row) fails the whole save, however many of its statements went to the server before the
+/// store waited for an answer: nothing of it is written or recorded in the history, the error is
+/// the refusal itself (not the "transaction is aborted" of the statements behind it), the context
+/// keeps its changes, and the connection is ready for the next save.
+@Suite(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+struct PostgresRefusedStatementTests {
+    /// Installs a trigger that refuses any `Poster` row labelled `refused`.
+    private func refuseLabelledRows(in namespace: String) throws {
+        try PostgresServer.sql("""
+            CREATE FUNCTION \(namespace).refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.label = 'refused' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+                RETURN NEW;
+            END $$
+            """)
+        try PostgresServer.sql("CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON \(namespace).\"Poster\" FOR EACH ROW EXECUTE FUNCTION \(namespace).refuse()")
+    }
+
+    private func storedLabels(_ namespace: String) throws -> [String] {
+        try PostgresServer.sql("SELECT label FROM \(namespace).\"Poster\" ORDER BY label")
+    }
+
+    @Test(arguments: [0, 1, 40, 3_000])
+    func aRefusedInsertFailsTheWholeSave(neighbours: Int) throws {
+        let configuration = try PostgresServer.freshConfiguration("refused")
+        let container = try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+        let context = ModelContext(container)
+        context.insert(Poster(label: "first save"))
+        try context.save()
+        try refuseLabelledRows(in: configuration.name)
+
+        for number in 0..<neighbours { context.insert(Poster(label: "before \(number)")) }
+        let refused = Poster(label: "refused")
+        context.insert(refused)
+        for number in 0..<neighbours { context.insert(Poster(label: "after \(number)")) }
+        let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error?.description.contains("refused by the test") == true, "\(String(describing: error))")
+        #expect(context.hasChanges, "the failed save keeps the context's changes")
+        #expect(try storedLabels(configuration.name) == ["first save"], "nothing of the failed save was written")
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
+
+        refused.label = "accepted"
+        try context.save()
+        let reader = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [configuration]))
+        #expect(try reader.fetchCount(FetchDescriptor<Poster>()) == 2 * neighbours + 2, "the same changes saved once, whole")
+        #expect(try reader.fetchCount(FetchDescriptor<Poster>(predicate: #Predicate { $0.label == "accepted" })) == 1)
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 2)
+    }
+
+    @Test(arguments: [0, 200])
+    func aRefusedUpdateFailsTheWholeSave(otherChanges: Int) throws {
+        let configuration = try PostgresServer.freshConfiguration("refused")
+        let container = try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+        let context = ModelContext(container)
+        let posters = (0...otherChanges).map { Poster(label: "poster \($0)") }
+        for poster in posters { context.insert(poster) }
+        try context.save()
+        try refuseLabelledRows(in: configuration.name)
+
+        // Each change is an UPDATE of its own row; the refused one is in the middle.
+        for (index, poster) in posters.enumerated() {
+            poster.label = index == otherChanges / 2 ? "refused" : "changed \(index)"
+        }
+        let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error?.description.contains("refused by the test") == true, "\(String(describing: error))")
+        #expect(try storedLabels(configuration.name).allSatisfy { $0.hasPrefix("poster ") }, "no update of the failed save was kept")
+
+        posters[otherChanges / 2].label = "changed \(otherChanges / 2)"
+        try context.save()
+        #expect(try storedLabels(configuration.name).sorted() == (0...otherChanges).map { "changed \($0)" }.sorted())
+    }
+}
