@@ -1,6 +1,7 @@
 import Foundation
 import OpenSwiftData
 import OpenSwiftDataPostgres
+import PostgresNIO
 import Testing
 
 /// Saves of other containers (other connections, as other processes or servers make them) reach
@@ -104,6 +105,32 @@ struct PostgresChangePathTests {
         let labels = try ModelContext(try ModelContainer(for: Schema([Wired.self]), configurations: [configuration]))
             .fetch(FetchDescriptor<Wired>()).map(\.wire.label).sorted()
         #expect(labels == ["row 0", "row 1", "row 2"])
+    }
+
+    /// The store blocks its caller until the server answers, and SwiftNIO delivers the answer on
+    /// an event loop: called on one, it would wait for itself. It throws instead, and the
+    /// context keeps its changes for a save from elsewhere.
+    @Test func aCallFromAnEventLoopThreadThrowsInsteadOfWaitingForItself() throws {
+        let mine = try container()
+        let outcome = try MultiThreadedEventLoopGroup.singleton.any().submit { () -> [String] in
+            let context = ModelContext(mine)
+            context.insert(Ticket(code: "loop", title: "from an event loop"))
+            var messages: [String] = []
+            for attempt in [{ _ = try context.fetchCount(FetchDescriptor<Ticket>()) }, { try context.save() }] {
+                do {
+                    try attempt()
+                    messages.append("no error")
+                } catch {
+                    messages.append("\(error)")
+                }
+            }
+            messages.append(context.hasChanges ? "kept" : "lost")
+            return messages
+        }.wait()
+        #expect(outcome.count == 3)
+        #expect(outcome.prefix(2).allSatisfy { $0.contains("SwiftNIO event loop thread") }, "\(outcome)")
+        #expect(outcome.last == "kept")
+        #expect(try ModelContext(mine).fetchCount(FetchDescriptor<Ticket>()) == 0, "nothing was written from the event loop")
     }
 
     @Test func textComparesAndSortsAsSwiftDoes() throws {

@@ -40,6 +40,7 @@ struct PostgresRefusedStatementTests {
         context.insert(refused)
         for number in 0..<neighbours { context.insert(Poster(label: "after \(number)")) }
         let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error == .storeFailure)
         #expect(error?.description.contains("refused by the test") == true, "\(String(describing: error))")
         #expect(context.hasChanges, "the failed save keeps the context's changes")
         #expect(try storedLabels(configuration.name) == ["first save"], "nothing of the failed save was written")
@@ -68,6 +69,7 @@ struct PostgresRefusedStatementTests {
             poster.label = index == otherChanges / 2 ? "refused" : "changed \(index)"
         }
         let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error == .storeFailure)
         #expect(error?.description.contains("refused by the test") == true, "\(String(describing: error))")
         #expect(try storedLabels(configuration.name).allSatisfy { $0.hasPrefix("poster ") }, "no update of the failed save was kept")
 

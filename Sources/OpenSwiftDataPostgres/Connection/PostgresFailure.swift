@@ -19,25 +19,27 @@ enum PostgresFailure {
     static func swiftDataError(_ error: any Error, location: PostgresLocation?, statement: String) -> SwiftDataError {
         if let error = error as? SwiftDataError { return error }
         let place = location?.displayName ?? "the PostgreSQL server"
+        if let error = error as? PostgresError {
+            // What statements prepared with postgres-nio's `PreparedQuery` fail with.
+            switch error {
+            case .server(let reply):
+                return serverError(
+                    state: reply.fields[.sqlState] ?? "", message: reply.fields[.message] ?? "\(reply)",
+                    detail: reply.fields[.detail], place: place, statement: statement)
+            case .connectionClosed:
+                return SwiftDataError(.storeUnavailable, reason: "\(place): the connection was closed. Nothing of the statement in flight was kept.")
+            case .protocol(let message):
+                return SwiftDataError(.storeUnavailable, reason: "\(place) broke the protocol (\(message)); the connection is dropped. Nothing of the statement in flight was kept.")
+            }
+        }
         guard let error = error as? PSQLError else {
             return SwiftDataError(.storeUnavailable, reason: "\(place) cannot be reached: \(error)")
         }
         switch error.code {
         case .server:
-            let state = error.serverInfo?[.sqlState] ?? ""
-            let message = error.serverInfo?[.message] ?? "\(error)"
-            let detail = error.serverInfo?[.detail].map { " (\($0))" } ?? ""
-            let text = "PostgreSQL \(state): \(message)\(detail); statement: \(statement.prefix(300))"
-            switch state {
-            case uniqueViolation: return SwiftDataError(.uniquenessConflict, reason: "\(text). Nothing was saved.")
-            case serializationFailure, deadlock, lockTimeout: return SwiftDataError(.storeIsBusy, reason: "\(text). Nothing was saved; try again.")
-            case "28P01", "28000": return SwiftDataError(.storeAccessDenied, reason: "\(place): \(message)")
-            case "3D000": return SwiftDataError(.storeUnavailable, reason: "\(place): \(message); create the database first (createdb)")
-            case "42501": return SwiftDataError(.storeAccessDenied, reason: "\(place): \(message)")
-            case let code where code.hasPrefix("08") || code.hasPrefix("57P"):
-                return SwiftDataError(.storeUnavailable, reason: "\(place): \(message)")
-            default: return SwiftDataError(.storeFailure, reason: text)
-            }
+            return serverError(
+                state: error.serverInfo?[.sqlState] ?? "", message: error.serverInfo?[.message] ?? "\(error)",
+                detail: error.serverInfo?[.detail], place: place, statement: statement)
         case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
             return SwiftDataError(.storeAccessDenied, reason: "\(place) refused the credentials: \(error.code)")
         case .sslUnsupported, .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
@@ -45,6 +47,22 @@ enum PostgresFailure {
         default:
             let cause = error.underlying.map { ": \($0)" } ?? ""
             return SwiftDataError(.storeUnavailable, reason: "\(place) cannot be reached or the connection was lost (\(error.code)\(cause)). Nothing of the statement in flight was kept.")
+        }
+    }
+
+    /// The error for a statement the server answered with an error: by its SQLSTATE.
+    private static func serverError(state: String, message: String, detail: String?, place: String, statement: String) -> SwiftDataError {
+        let detail = detail.map { " (\($0))" } ?? ""
+        let text = "PostgreSQL \(state): \(message)\(detail); statement: \(statement.prefix(300))"
+        switch state {
+        case uniqueViolation: return SwiftDataError(.uniquenessConflict, reason: "\(text). Nothing was saved.")
+        case serializationFailure, deadlock, lockTimeout: return SwiftDataError(.storeIsBusy, reason: "\(text). Nothing was saved; try again.")
+        case "28P01", "28000": return SwiftDataError(.storeAccessDenied, reason: "\(place): \(message)")
+        case "3D000": return SwiftDataError(.storeUnavailable, reason: "\(place): \(message); create the database first (createdb)")
+        case "42501": return SwiftDataError(.storeAccessDenied, reason: "\(place): \(message)")
+        case let code where code.hasPrefix("08") || code.hasPrefix("57P"):
+            return SwiftDataError(.storeUnavailable, reason: "\(place): \(message)")
+        default: return SwiftDataError(.storeFailure, reason: text)
         }
     }
 }

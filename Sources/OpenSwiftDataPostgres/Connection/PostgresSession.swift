@@ -45,6 +45,7 @@ final class PostgresSession: @unchecked Sendable {
 
     /// The open connection, connecting first when there is none or it was lost.
     func currentConnection() throws -> PostgresConnection {
+        try refuseEventLoopThread()
         lock.lock()
         defer { lock.unlock() }
         if let connection, !connection.isClosed { return connection }
@@ -154,10 +155,19 @@ final class PostgresSession: @unchecked Sendable {
     /// The connection the next statement runs on: the transaction's, or the current one.
     func connectionForStatement() throws -> PostgresConnection {
         guard let transactionConnection else { return try currentConnection() }
+        try refuseEventLoopThread()
         guard !transactionConnection.isClosed else {
             throw SwiftDataError(.storeUnavailable, reason: "The connection to \(location.displayName) was lost during a transaction; the server discarded all of it.")
         }
         return transactionConnection
+    }
+
+    /// Throws when called on one of SwiftNIO's event loop threads: the session blocks its caller
+    /// until the server answers, and the answer arrives on an event loop, which would then wait
+    /// for itself.
+    private func refuseEventLoopThread() throws {
+        guard MultiThreadedEventLoopGroup.currentEventLoop != nil else { return }
+        throw SwiftDataError(.storeFailure, reason: "\(location.displayName) was used from a SwiftNIO event loop thread. The PostgreSQL store blocks its caller until the server answers; call it from a task, an actor (a @ModelActor) or a thread of your own instead.")
     }
 
     /// The statement `sql` prepared on `connection`: prepared once per connection (waiting for
