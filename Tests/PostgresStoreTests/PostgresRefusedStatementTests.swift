@@ -77,4 +77,68 @@ struct PostgresRefusedStatementTests {
         try context.save()
         #expect(try storedLabels(configuration.name).sorted() == (0...otherChanges).map { "changed \($0)" }.sorted())
     }
+
+    /// Installs a trigger that refuses to delete the `Ticket` coded `guarded`.
+    private func guardTicket(in namespace: String) throws {
+        try PostgresServer.sql("""
+            CREATE FUNCTION \(namespace).guard_ticket() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF OLD.code = 'guarded' THEN RAISE EXCEPTION 'guarded by the test'; END IF;
+                RETURN OLD;
+            END $$
+            """)
+        try PostgresServer.sql("CREATE TRIGGER guard BEFORE DELETE ON \(namespace).\"Ticket\" FOR EACH ROW EXECUTE FUNCTION \(namespace).guard_ticket()")
+    }
+
+    /// A deletion by predicate, and a cascade from a deleted desk, that the server refuses half-way
+    /// delete nothing: every row and every model is as before, and the same deletion saves once
+    /// the refusal is gone.
+    @Test(arguments: [true, false])
+    func aRefusedDeletionDeletesNothing(byPredicate: Bool) throws {
+        let configuration = try PostgresServer.freshConfiguration("refused")
+        let schema = Schema([Ticket.self, Desk.self])
+        let context = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        let desk = Desk(name: "front")
+        context.insert(desk)
+        for code in ["a", "b", "guarded", "c", "d"] {
+            let ticket = Ticket(code: code, title: code, count: 1)
+            context.insert(ticket)
+            ticket.owner = desk
+        }
+        try context.save()
+        try guardTicket(in: configuration.name)
+
+        if byPredicate {
+            try context.delete(model: Ticket.self, where: #Predicate { $0.count > 0 })
+        } else {
+            context.delete(desk)
+        }
+        let tickets = desk.tickets
+        let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error == .storeFailure)
+        #expect(error?.description.contains("guarded by the test") == true, "\(String(describing: error))")
+        #expect(context.hasChanges, "the failed save keeps the deletion")
+        #expect(try PostgresServer.sql("SELECT count(*)::text FROM \(configuration.name).\"Ticket\"") == ["5"])
+        #expect(try PostgresServer.sql("SELECT count(*)::text FROM \(configuration.name).\"Desk\"") == ["1"])
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
+        // Rolling back restores every model; the deletion made again saves once nothing refuses it.
+        context.rollback()
+        #expect(!context.hasChanges)
+        #expect(!desk.isDeleted && tickets.allSatisfy { !$0.isDeleted })
+        #expect(tickets.map(\.code).sorted() == ["a", "b", "c", "d", "guarded"])
+        #expect(try context.fetchCount(FetchDescriptor<Ticket>()) == 5)
+
+        try PostgresServer.sql("DROP TRIGGER guard ON \(configuration.name).\"Ticket\"")
+        if byPredicate {
+            try context.delete(model: Ticket.self, where: #Predicate { $0.count > 0 })
+        } else {
+            context.delete(desk)
+        }
+        try context.save()
+        #expect(tickets.allSatisfy { $0.isDeleted })
+        let reader = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        #expect(try reader.fetchCount(FetchDescriptor<Ticket>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<Desk>()) == (byPredicate ? 1 : 0))
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 2)
+    }
 }
