@@ -43,6 +43,36 @@ struct PostgresChangePathTests {
         #expect(history.map(\.token).sorted() == history.map(\.token))
     }
 
+    /// A save of one new row is one statement on the server (the row, the history record and
+    /// the announcement together): each is recorded once, in order, and reaches other containers.
+    @MainActor
+    @Test func oneRowSavesAreRecordedAndAnnouncedEachOnce() async throws {
+        let configuration = try PostgresServer.freshConfiguration("onerow")
+        let schema = Schema([Poster.self])
+        let watching = try ModelContainer(for: schema, configurations: [configuration])
+        let observer = try ResultsObserver<Poster, Never>(sortBy: [SortDescriptor(\.label)], modelContainer: watching)
+        let writer = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        writer.author = "writer"
+        let labels = (0..<20).map { String(format: "poster %02d", $0) }
+        for label in labels {
+            writer.insert(Poster(label: label))
+            try writer.save()
+        }
+        for _ in 0..<500 where observer.results.count < labels.count {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(observer.results.map(\.label) == labels)
+        let history = try ModelContext(watching).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.count == labels.count)
+        #expect(history.allSatisfy { $0.author == "writer" && $0.changes.count == 1 })
+        let inserted = history.compactMap { transaction -> PersistentIdentifier? in
+            guard case .insert(let insert) = transaction.changes.first else { return nil }
+            return insert.changedPersistentIdentifier
+        }
+        let reader = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        #expect(try inserted.map { try #require(reader.model(for: $0) as? Poster).label } == labels, "the history names each row, in save order")
+    }
+
     @Test func concurrentUpsertsOfOneUniqueKeyEndAsOneRow() async throws {
         _ = try container()
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -59,10 +59,21 @@ extension PostgresSession {
     /// nothing left to do. If a statement fails, the server ends the failed transaction at the
     /// `COMMIT` as a `ROLLBACK`, and the statement's error is thrown. Inside a savepoint, runs the
     /// statement alone.
-    func queryCommitting(_ last: PostgresStatement) throws -> [PostgresRow] {
+    ///
+    /// When the transaction's only other statement is still queued (nothing has gone to the
+    /// server), `folding` may turn it into one statement that does both; that statement then runs
+    /// alone, without `BEGIN` and `COMMIT`: PostgreSQL runs a single statement as a transaction of
+    /// its own, all of it or none. A one-row save is then one round trip to the server instead of
+    /// four (postgres-nio sends a connection's statements one at a time).
+    func queryCommitting(_ last: PostgresStatement, folding: (PostgresStatement) -> PostgresStatement? = { _ in nil }) throws -> [PostgresRow] {
         guard transactionDepth == 1 else { return try query(last) }
         let connection = try connectionForStatement()
         defer { endTransaction() }
+        if !transactionWasSent, unanswered.isEmpty, queued.count == 2, queued[0].sql == "BEGIN", let folded = folding(queued[1]) {
+            queued = []
+            queuedBindings = 0
+            return try run([folded], on: connection)[0]
+        }
         return try run([last, .parsed("COMMIT", PostgresBindings())], on: connection)[0]
     }
 

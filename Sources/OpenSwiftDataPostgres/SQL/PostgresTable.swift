@@ -37,6 +37,8 @@ final class PostgresTable: Sendable {
     /// `INSERT` of one row, its key first, each parameter cast to its column's type: prepared
     /// once per connection (``PostgresStatement/prepared(_:_:)``).
     let preparedInsertSQL: String
+    /// How many parameters ``preparedInsertSQL`` takes: the key, then each stored property.
+    var preparedInsertParameters: Int { shape.storedProperties.count + 1 }
 
     init(entity: Schema.Entity, namespace: String) {
         self.entity = entity

@@ -24,13 +24,34 @@ extension PostgresBackend {
             PostgresData(type: .bytea, value: changes),
         ]
         // Prepared: the same statement ends every save. Its parameters are cast, so that their
-        // types are the arguments' types.
+        // types are the arguments' types. A save whose only write is one new row makes the insert
+        // and the record in one statement.
         let statement = PostgresStatement.prepared(recordSQL, arguments)
-        let rows = try session.queryCommitting(statement)
+        let rows = try session.queryCommitting(statement) { write in
+            guard case .prepared(let sql, let writeArguments) = write, let folded = recordSQLAfterInsert[sql] else { return nil }
+            return .prepared(folded, writeArguments + arguments)
+        }
         guard let id = rows.first.map({ PostgresRowReader($0)._int64(0) }) else {
             throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction. Nothing was saved.")
         }
         return id
+    }
+
+    /// The statement that records a history transaction (parameters: timestamp, author, bundle,
+    /// process, origin, changes) and announces it; with `write`, a statement run first in the
+    /// same statement (a data-modifying `WITH`), whose parameters come first.
+    static func recordSQL(namespace: String, channel: String, after write: (sql: String, parameters: Int)? = nil) -> String {
+        let first = (write?.parameters ?? 0) + 1
+        let leading = write.map { "osd_write AS (\($0.sql)),\n" } ?? ""
+        let parameters = ["float8", "text", "text", "text", "int8", "bytea"].enumerated().map { "$\(first + $0)::\($1)" }
+        return """
+            WITH \(leading)next AS (
+                UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text WHERE key = 'historyNext' RETURNING value::int8 AS id
+            )
+            INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes)
+            SELECT next.id, \(parameters.joined(separator: ", ")) FROM next
+            RETURNING id, pg_notify(\(PostgresSQL.literal(channel)), '')
+            """
     }
 
     func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] {

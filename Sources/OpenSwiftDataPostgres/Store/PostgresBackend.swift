@@ -33,8 +33,11 @@ final class PostgresBackend: @unchecked Sendable {
     /// For each entity, the statements that remove references to its deleted rows (bound to an
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [String]]
-    /// The statement that records a save's history transaction (``record(_:author:origin:committing:on:)``).
+    /// The statement that records a save's history transaction (``record(_:author:origin:on:)``).
     let recordSQL: String
+    /// For each table's one-row insert, the statement that makes the insert and records the
+    /// history transaction at once (a save of one new row is then one statement).
+    let recordSQLAfterInsert: [String: String]
     /// Keys drawn ahead for inserts.
     let keyPool = PostgresKeyPool()
     /// How each entity's rows are deleted with their delete rules applied.
@@ -55,15 +58,12 @@ final class PostgresBackend: @unchecked Sendable {
         self.tables = tables
         self.referenceCleanup = Self.referenceCleanup(tables, namespace: namespace)
         self.deleteRules = tables.mapValues { PostgresDeleteRules(table: $0, tables: tables) }
-        self.channel = "osd_" + location.namespace
-        self.recordSQL = """
-            WITH next AS (
-                UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text WHERE key = 'historyNext' RETURNING value::int8 AS id
-            )
-            INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes)
-            SELECT next.id, $1::float8, $2::text, $3::text, $4::text, $5::int8, $6::bytea FROM next
-            RETURNING id, pg_notify(\(PostgresSQL.literal(channel)), '')
-            """
+        let channel = "osd_" + location.namespace
+        self.channel = channel
+        self.recordSQL = Self.recordSQL(namespace: namespace, channel: channel)
+        self.recordSQLAfterInsert = Dictionary(tables.values.map { table in
+            (table.preparedInsertSQL, Self.recordSQL(namespace: namespace, channel: channel, after: (table.preparedInsertSQL, table.preparedInsertParameters)))
+        }, uniquingKeysWith: { first, _ in first })
         let counter = externalCommits
         self.session = try session ?? PostgresSession(location, listeningOn: channel) { counter.increment() }
         self.identifier = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
