@@ -10,16 +10,22 @@ import Testing
 /// keeps its changes, and the connection is ready for the next save.
 @Suite(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
 struct PostgresRefusedStatementTests {
-    /// Installs a trigger that refuses any `Poster` row labelled `refused`.
-    private func refuseLabelledRows(in namespace: String) throws {
+    /// Installs a trigger named `name` that makes the server refuse `event` (`INSERT OR UPDATE`,
+    /// `DELETE`) on `table` for the rows `condition` selects (through `NEW` or `OLD`), with `message`.
+    private func refuse(_ event: String, on table: String, when condition: String, saying message: String, in namespace: String, name: String) throws {
         try PostgresServer.sql("""
-            CREATE FUNCTION \(namespace).refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE FUNCTION \(namespace).\(name)() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-                IF NEW.label = 'refused' THEN RAISE EXCEPTION 'refused by the test'; END IF;
-                RETURN NEW;
+                IF \(condition) THEN RAISE EXCEPTION '\(message)'; END IF;
+                RETURN COALESCE(NEW, OLD);
             END $$
             """)
-        try PostgresServer.sql("CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON \(namespace).\"Poster\" FOR EACH ROW EXECUTE FUNCTION \(namespace).refuse()")
+        try PostgresServer.sql("CREATE TRIGGER \(name) BEFORE \(event) ON \(namespace).\"\(table)\" FOR EACH ROW EXECUTE FUNCTION \(namespace).\(name)()")
+    }
+
+    /// Makes the server refuse any `Poster` row labelled `refused`.
+    private func refuseLabelledRows(in namespace: String) throws {
+        try refuse("INSERT OR UPDATE", on: "Poster", when: "NEW.label = 'refused'", saying: "refused by the test", in: namespace, name: "refuse")
     }
 
     private func storedLabels(_ namespace: String) throws -> [String] {
@@ -78,16 +84,9 @@ struct PostgresRefusedStatementTests {
         #expect(try storedLabels(configuration.name).sorted() == (0...otherChanges).map { "changed \($0)" }.sorted())
     }
 
-    /// Installs a trigger that refuses to delete the `Ticket` coded `guarded`.
+    /// Makes the server refuse to delete the `Ticket` coded `guarded`.
     private func guardTicket(in namespace: String) throws {
-        try PostgresServer.sql("""
-            CREATE FUNCTION \(namespace).guard_ticket() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF OLD.code = 'guarded' THEN RAISE EXCEPTION 'guarded by the test'; END IF;
-                RETURN OLD;
-            END $$
-            """)
-        try PostgresServer.sql("CREATE TRIGGER guard BEFORE DELETE ON \(namespace).\"Ticket\" FOR EACH ROW EXECUTE FUNCTION \(namespace).guard_ticket()")
+        try refuse("DELETE", on: "Ticket", when: "OLD.code = 'guarded'", saying: "guarded by the test", in: namespace, name: "guard")
     }
 
     /// A deletion by predicate, and a cascade from a deleted desk, that the server refuses half-way

@@ -42,7 +42,7 @@ extension PostgresSession {
     }
 
     /// Commits the transaction, or releases the innermost savepoint. Does nothing when
-    /// ``queryCommitting(_:)`` has committed the transaction already.
+    /// ``queryCommitting(_:folding:)`` has committed the transaction already.
     func commit() throws {
         guard transactionDepth > 0 else { return }
         if transactionDepth > 1 {

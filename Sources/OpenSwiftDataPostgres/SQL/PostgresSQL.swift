@@ -2,6 +2,9 @@ import OpenSwiftData
 
 /// Small helpers for writing PostgreSQL text.
 enum PostgresSQL {
+    /// The most parameters one statement can have (the protocol counts them in 16 bits).
+    static let maximumParameters = 65_535
+
     /// Quotes an identifier.
     static func quote(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""

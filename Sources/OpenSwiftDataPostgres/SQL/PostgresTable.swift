@@ -108,7 +108,7 @@ final class PostgresTable: Sendable {
     }
 
     /// How many rows one batched `INSERT` holds: a thousand, within PostgreSQL's 65,535 parameters.
-    var batchRows: Int { min(1_000, 65_535 / (shape.storedProperties.count + 1)) }
+    var batchRows: Int { min(1_000, PostgresSQL.maximumParameters / (shape.storedProperties.count + 1)) }
 
     /// The column of a property that has one.
     func column(_ property: Int) -> String { columns[property] ?? "NULL" }

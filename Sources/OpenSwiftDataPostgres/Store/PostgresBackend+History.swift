@@ -11,12 +11,13 @@ import PostgresNIO
 extension PostgresBackend {
     /// Records a save's history transaction and announces the save (`pg_notify`, delivered at
     /// commit); returns its number. The record is the save's last statement: its `COMMIT` follows
-    /// it without a wait (``PostgresSession/queryCommitting(_:)``).
+    /// it without a wait (``PostgresSession/queryCommitting(_:folding:)``).
     func record(_ history: HistoryLog, author: String?, origin: Int64, on session: PostgresSession) throws -> Int64 {
         let identity = HistoryLog.processIdentity
+        let timestamp = Date().timeIntervalSinceReferenceDate
         let changes = ByteBuffer(bytes: try history.encoded())
         let arguments: [PostgresData] = [
-            PostgresData(double: Date().timeIntervalSinceReferenceDate),
+            PostgresData(double: timestamp),
             author.map { PostgresData(string: $0) } ?? .null,
             PostgresData(string: identity.bundle),
             PostgresData(string: identity.process),
@@ -24,12 +25,27 @@ extension PostgresBackend {
             PostgresData(type: .bytea, value: changes),
         ]
         // Prepared: the same statement ends every save. Its parameters are cast, so that their
-        // types are the arguments' types. A save whose only write is one new row makes the insert
-        // and the record in one statement.
+        // types are the arguments' types. A save whose only write is one statement (one new row,
+        // or one run of updates) makes the write and the record in one statement.
         let statement = PostgresStatement.prepared(recordSQL, arguments)
         let rows = try session.queryCommitting(statement) { write in
-            guard case .prepared(let sql, let writeArguments) = write, let folded = recordSQLAfterInsert[sql] else { return nil }
-            return .prepared(folded, writeArguments + arguments)
+            switch write {
+            case .prepared(let sql, let writeArguments):
+                guard let folded = recordSQLAfterInsert[sql] else { return nil }
+                return .prepared(folded, writeArguments + arguments)
+            case .parsed(let sql, var bindings):
+                // Only a plain `INSERT`, `UPDATE` or `DELETE` can run inside a `WITH`.
+                guard ["INSERT ", "UPDATE ", "DELETE "].contains(where: sql.hasPrefix),
+                      bindings.count + arguments.count <= PostgresSQL.maximumParameters else { return nil }
+                let folded = Self.recordSQL(namespace: namespace, channel: channel, after: (sql, bindings.count))
+                bindings.append(timestamp)
+                if let author { bindings.append(author) } else { bindings.appendNull() }
+                bindings.append(identity.bundle)
+                bindings.append(identity.process)
+                bindings.append(origin)
+                bindings.append(changes)
+                return .parsed(folded, bindings)
+            }
         }
         guard let id = rows.first.map({ PostgresRowReader($0)._int64(0) }) else {
             throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction. Nothing was saved.")
