@@ -88,6 +88,42 @@ struct PostgresChangePathTests {
         #expect(try reader.fetch(FetchDescriptor<Poster>(sortBy: [SortDescriptor(\.label)])).map(\.label) == expected)
     }
 
+    /// One-statement saves and saves of several statements change the same row at once: each
+    /// save lands once, whole, and the row ends with the last writer's value. (Every save locks
+    /// the rows it writes before the history counter, so they queue rather than deadlock.)
+    @Test func oneStatementSavesAndLongerSavesOfTheSameRowAllLand() async throws {
+        let configuration = try PostgresServer.freshConfiguration("interleave")
+        let schema = Schema([Poster.self])
+        let setup = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        let original = Poster(label: "shared")
+        setup.insert(original)
+        try setup.save()
+        let sharedID = original.persistentModelID
+        let rounds = 100
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<2 {
+                group.addTask {
+                    let context = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+                    let shared = try #require(context.model(for: sharedID) as? Poster)
+                    for round in 0..<rounds {
+                        shared.label = "shared \(writer) \(round)"
+                        // Writer 1's saves are two statements (a new row, then the change).
+                        if writer == 1 { context.insert(Poster(label: "new \(round)")) }
+                        try context.save()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let reader = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        let labels = try reader.fetch(FetchDescriptor<Poster>()).map(\.label)
+        #expect(labels.filter { $0.hasPrefix("new ") }.count == rounds)
+        let shared = labels.filter { $0.hasPrefix("shared") }
+        #expect(shared.count == 1)
+        #expect(shared.first.map { $0.hasSuffix(" \(rounds - 1)") } == true, "the last writer's value: \(shared)")
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1 + 2 * rounds)
+    }
+
     @Test func concurrentUpsertsOfOneUniqueKeyEndAsOneRow() async throws {
         _ = try container()
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -34,8 +34,9 @@ extension PostgresBackend {
                 guard let folded = recordSQLAfterInsert[sql] else { return nil }
                 return .prepared(folded, writeArguments + arguments)
             case .parsed(let sql, var bindings):
-                // Only a plain `INSERT`, `UPDATE` or `DELETE` can run inside a `WITH`.
-                guard ["INSERT ", "UPDATE ", "DELETE "].contains(where: sql.hasPrefix),
+                // Only a plain `INSERT`, `UPDATE` or `DELETE` can run inside a `WITH`, and the
+                // record adds its own `RETURNING`.
+                guard ["INSERT ", "UPDATE ", "DELETE "].contains(where: sql.hasPrefix), !sql.contains("RETURNING"),
                       bindings.count + arguments.count <= PostgresSQL.maximumParameters else { return nil }
                 let folded = Self.recordSQL(namespace: namespace, channel: channel, after: (sql, bindings.count))
                 bindings.append(timestamp)
@@ -56,13 +57,21 @@ extension PostgresBackend {
     /// The statement that records a history transaction (parameters: timestamp, author, bundle,
     /// process, origin, changes) and announces it; with `write`, a statement run first in the
     /// same statement (a data-modifying `WITH`), whose parameters come first.
+    ///
+    /// The counter row is locked last, as in a save of several statements: the counter's `UPDATE`
+    /// waits, through its condition, until the write has run to completion (PostgreSQL runs the
+    /// parts of a `WITH` in no set order otherwise). Saves then lock rows first and the counter
+    /// after, whatever their shape, so a one-statement save cannot deadlock with another save
+    /// that holds a row it writes and waits for the counter.
     static func recordSQL(namespace: String, channel: String, after write: (sql: String, parameters: Int)? = nil) -> String {
         let first = (write?.parameters ?? 0) + 1
-        let leading = write.map { "osd_write AS (\($0.sql)),\n" } ?? ""
+        let leading = write.map { "osd_write AS (\($0.sql) RETURNING 1),\n" } ?? ""
+        let afterWrite = write == nil ? "" : " AND (SELECT count(*) FROM osd_write) >= 0"
         let parameters = ["float8", "text", "text", "text", "int8", "bytea"].enumerated().map { "$\(first + $0)::\($1)" }
         return """
             WITH \(leading)next AS (
-                UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text WHERE key = 'historyNext' RETURNING value::int8 AS id
+                UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text
+                WHERE key = 'historyNext'\(afterWrite) RETURNING value::int8 AS id
             )
             INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes)
             SELECT next.id, \(parameters.joined(separator: ", ")) FROM next
