@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// How statements reach the server. SwiftNIO runs a connection on its event loop's thread, and
 /// each call made from another thread (a write, or registering interest in a reply) is a trip to
-/// that thread: a wake-up and a context switch. A one-row save is five statements (`BEGIN`, the
+/// that thread: a wake-up and a context switch. A one-row save is four statements (`BEGIN`, the
 /// row, the history row, `COMMIT`), so the session gathers them: statements whose replies are not
 /// needed yet wait in `queued`, and go out with the next statement whose reply is needed, in one
 /// trip that also arranges to be told when every statement sent so far has been answered. The
