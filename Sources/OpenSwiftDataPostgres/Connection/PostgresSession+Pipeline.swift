@@ -96,7 +96,8 @@ extension PostgresSession {
     }
 
     /// Empties the queue, returning what it held.
-    private func takeQueue() -> [PostgresStatement] {
+    @discardableResult
+    func takeQueue() -> [PostgresStatement] {
         defer {
             queued = []
             queuedBindings = 0
@@ -127,14 +128,4 @@ extension PostgresSession {
     /// The statements queued at most, or their parameters, before they are sent without waiting.
     private static let queueLimit = 64
     private static let queuedBindingLimit = 4_096
-}
-
-extension PostgresStatement {
-    /// How many parameters the statement sends.
-    var bindingCount: Int {
-        switch self {
-        case .parsed(_, let bindings): bindings.count
-        case .prepared(_, let arguments): arguments.count
-        }
-    }
 }

@@ -21,8 +21,8 @@ extension PostgresSession {
         transactionConnection = connection
         transactionDepth = 1
         transactionWasSent = false
+        takeQueue()
         queued = [.parsed("BEGIN", PostgresBindings())]
-        queuedBindings = 0
     }
 
     /// Queues a statement of the open transaction; its failure is thrown by the next statement
@@ -70,8 +70,7 @@ extension PostgresSession {
         let connection = try connectionForStatement()
         defer { endTransaction() }
         if !transactionWasSent, unanswered.isEmpty, queued.count == 2, queued[0].sql == "BEGIN", let folded = folding(queued[1]) {
-            queued = []
-            queuedBindings = 0
+            takeQueue()
             return try run([folded], on: connection)[0]
         }
         return try run([last, .parsed("COMMIT", PostgresBindings())], on: connection)[0]
@@ -94,8 +93,7 @@ extension PostgresSession {
         }
         defer { endTransaction() }
         // Statements never sent are dropped; if none was, the server never saw the transaction.
-        queued = []
-        queuedBindings = 0
+        takeQueue()
         guard transactionWasSent, let connection = transactionConnection, !connection.isClosed else { return }
         do {
             _ = try run([.parsed("ROLLBACK", PostgresBindings())], on: connection)
@@ -112,8 +110,7 @@ extension PostgresSession {
         transactionConnection = nil
         transactionDepth = 0
         transactionWasSent = false
-        queued = []
-        queuedBindings = 0
+        takeQueue()
         unanswered = []
     }
 }

@@ -18,4 +18,12 @@ enum PostgresStatement {
         case .parsed(let sql, _), .prepared(let sql, _): sql
         }
     }
+
+    /// How many parameters the statement sends.
+    var bindingCount: Int {
+        switch self {
+        case .parsed(_, let bindings): bindings.count
+        case .prepared(_, let arguments): arguments.count
+        }
+    }
 }
