@@ -27,9 +27,9 @@ enum PostgresFailure {
                     state: reply.fields[.sqlState] ?? "", message: reply.fields[.message] ?? "\(reply)",
                     detail: reply.fields[.detail], place: place, statement: statement)
             case .connectionClosed:
-                return SwiftDataError(.storeUnavailable, reason: "\(place): the connection was closed. Nothing of the statement in flight was kept.")
+                return SwiftDataError(.storeUnavailable, reason: "\(place): the connection was closed. Work the connection had not committed was discarded.")
             case .protocol(let message):
-                return SwiftDataError(.storeUnavailable, reason: "\(place) broke the protocol (\(message)); the connection is dropped. Nothing of the statement in flight was kept.")
+                return SwiftDataError(.storeUnavailable, reason: "\(place) broke the protocol (\(message)); the connection is dropped. Work the connection had not committed was discarded.")
             }
         }
         guard let error = error as? PSQLError else {
@@ -46,7 +46,7 @@ enum PostgresFailure {
             return SwiftDataError(.storeUnavailable, reason: "\(place) does not speak TLS as asked (\(error.code)); set transportSecurity or sslmode to match the server")
         default:
             let cause = error.underlying.map { ": \($0)" } ?? ""
-            return SwiftDataError(.storeUnavailable, reason: "\(place) cannot be reached or the connection was lost (\(error.code)\(cause)). Nothing of the statement in flight was kept.")
+            return SwiftDataError(.storeUnavailable, reason: "\(place) cannot be reached or the connection was lost (\(error.code)\(cause)). Work the connection had not committed was discarded.")
         }
     }
 

@@ -19,6 +19,7 @@ extension PostgresSession {
         }
         let connection = try currentConnection()
         transactionConnection = connection
+        transactionProcess = currentServerProcess
         transactionDepth = 1
         transactionWasSent = false
         takeQueue()
@@ -42,7 +43,9 @@ extension PostgresSession {
     }
 
     /// Commits the transaction, or releases the innermost savepoint. Does nothing when
-    /// ``queryCommitting(_:folding:)`` has committed the transaction already.
+    /// ``queryCommitting(_:folding:)`` has committed the transaction already. If the connection
+    /// is lost before the server's reply, the error says that whether the server kept the
+    /// transaction is unknown.
     func commit() throws {
         guard transactionDepth > 0 else { return }
         if transactionDepth > 1 {
@@ -51,7 +54,12 @@ extension PostgresSession {
             return
         }
         defer { endTransaction() }
-        try query("COMMIT")
+        let connection = try connectionForStatement()
+        do {
+            try committing { _ = try run([.parsed("COMMIT", PostgresBindings())], on: connection) }
+        } catch let doubt as PostgresCommitInDoubt {
+            throw doubt.unknownOutcome
+        }
     }
 
     /// Runs the last statement of the outermost transaction with its `COMMIT` sent right behind
@@ -65,15 +73,30 @@ extension PostgresSession {
     /// alone, without `BEGIN` and `COMMIT`: PostgreSQL runs a single statement as a transaction of
     /// its own, all of it or none. A one-row save is then one round trip to the server instead of
     /// four (postgres-nio sends a connection's statements one at a time).
+    ///
+    /// If the connection is lost before the reply, the error is a ``PostgresCommitInDoubt``: the
+    /// caller learns from the server whether it kept the transaction
+    /// (``PostgresBackend/settle(_:token:inserted:)``) rather than report a save as lost that
+    /// was kept.
     func queryCommitting(_ last: PostgresStatement, folding: (PostgresStatement) -> PostgresStatement? = { _ in nil }) throws -> [PostgresRow] {
         guard transactionDepth == 1 else { return try query(last) }
         let connection = try connectionForStatement()
         defer { endTransaction() }
         if !transactionWasSent, unanswered.isEmpty, queued.count == 2, queued[0].sql == "BEGIN", let folded = folding(queued[1]) {
             takeQueue()
-            return try run([folded], on: connection)[0]
+            return try committing { try run([folded], on: connection)[0] }
         }
-        return try run([last, .parsed("COMMIT", PostgresBindings())], on: connection)[0]
+        return try committing { try run([last, .parsed("COMMIT", PostgresBindings())], on: connection)[0] }
+    }
+
+    /// Runs the trip that commits the transaction. If the connection is lost before its reply
+    /// arrives, the server may have committed or not: the error is a ``PostgresCommitInDoubt``.
+    private func committing<R>(_ trip: () throws -> R) throws -> R {
+        do {
+            return try trip()
+        } catch let error as SwiftDataError where error == .storeUnavailable {
+            throw PostgresCommitInDoubt(failure: error, process: transactionProcess, location: location)
+        }
     }
 
     /// Rolls the transaction back, or the work since the innermost savepoint. On a lost
@@ -108,6 +131,7 @@ extension PostgresSession {
     /// Forgets the outermost transaction, once it committed or rolled back.
     private func endTransaction() {
         transactionConnection = nil
+        transactionProcess = nil
         transactionDepth = 0
         transactionWasSent = false
         takeQueue()

@@ -17,6 +17,8 @@ final class PostgresSession: @unchecked Sendable {
     let location: PostgresLocation
     private let lock = NSLock()
     private var connection: PostgresConnection?
+    /// The server process serving `connection`.
+    private var connectionProcess: PostgresServerProcess?
     /// Called on an event loop with each notification from another connection on `channel`.
     private let listener: (channel: String, handler: @Sendable () -> Void)?
 
@@ -51,9 +53,12 @@ final class PostgresSession: @unchecked Sendable {
         if let connection, !connection.isClosed { return connection }
         if let connection { Self.discard(connection) }
         connection = nil
+        connectionProcess = nil
         let fresh = try Self.connect(location)
         do {
-            try listen(on: fresh)
+            let process = try Self.serverProcess(of: fresh)
+            try listen(on: fresh, served: process)
+            connectionProcess = process
         } catch {
             Self.discard(fresh)
             throw error
@@ -62,12 +67,19 @@ final class PostgresSession: @unchecked Sendable {
         return fresh
     }
 
+    /// The server process serving the current connection, if there is one.
+    var currentServerProcess: PostgresServerProcess? {
+        lock.lock()
+        defer { lock.unlock() }
+        return connectionProcess
+    }
+
     /// Starts listening for other connections' notifications on a new connection. Saves announced
     /// while no connection listened are unknown: the handler runs once, so that the store looks.
-    private func listen(on fresh: PostgresConnection) throws {
+    private func listen(on fresh: PostgresConnection, served process: PostgresServerProcess) throws {
         if let listener {
-            // The server process that serves the connection: its own notifications are not news.
-            let pid = try Self.backendProcess(of: fresh)
+            // The connection's own notifications are not news.
+            let pid = process.pid
             let handler = listener.handler
             fresh.addListener(channel: listener.channel) { _, notification in
                 if notification.backendPID != pid { handler() }
@@ -99,10 +111,14 @@ final class PostgresSession: @unchecked Sendable {
         return try wait(future, location, "Connecting")
     }
 
-    private static func backendProcess(of connection: PostgresConnection) throws -> Int32 {
-        let rows = try wait(connection.query(PostgresQuery(unsafeSQL: "SELECT pg_backend_pid()"), logger: logger), PostgresLocation?.none, "pg_backend_pid").rows
-        guard let cell = rows.first?.makeRandomAccess()[0].bytes, let pid = cell.getInteger(at: cell.readerIndex, as: Int32.self) else { return 0 }
-        return pid
+    /// The server process that serves a new connection.
+    private static func serverProcess(of connection: PostgresConnection) throws -> PostgresServerProcess {
+        let sql = "SELECT pg_backend_pid(), backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+        let rows = try wait(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger), PostgresLocation?.none, "pg_backend_pid").rows
+        guard let row = rows.first.map(PostgresRowReader.init), !row._isNull(0), !row._isNull(1) else {
+            return PostgresServerProcess(pid: 0, start: "")
+        }
+        return PostgresServerProcess(pid: Int32(truncatingIfNeeded: row._int64(0)), start: row._string(1))
     }
 
     /// Waits for a future off the event loops, turning PostgreSQL's errors into ``SwiftDataError``s.
@@ -117,6 +133,8 @@ final class PostgresSession: @unchecked Sendable {
     /// The connection the open transaction runs on, or `nil` outside transactions. A transaction
     /// never moves to a new connection: if its connection is lost, its statements fail.
     var transactionConnection: PostgresConnection?
+    /// The server process serving the open transaction's connection.
+    var transactionProcess: PostgresServerProcess?
     /// How many transactions are open: the outermost one, and savepoints inside it.
     var transactionDepth = 0
     /// Whether any statement of the open transaction has gone to the server (its `BEGIN` first).

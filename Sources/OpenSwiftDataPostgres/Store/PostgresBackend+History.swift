@@ -12,10 +12,15 @@ extension PostgresBackend {
     /// Records a save's history transaction and announces the save (`pg_notify`, delivered at
     /// commit); returns its number. The record is the save's last statement: its `COMMIT` follows
     /// it without a wait (``PostgresSession/queryCommitting(_:folding:)``).
-    func record(_ history: HistoryLog, author: String?, origin: Int64, on session: PostgresSession) throws -> Int64 {
+    ///
+    /// If the connection is lost before the server's reply, the server is asked whether it kept
+    /// the save, by the record's token (``settle(_:token:inserted:)``): a save it kept returns as
+    /// saved; one it did not throws.
+    func record(_ history: HistoryLog, author: String?, origin: Int64, inserted: [any PersistentModel], on session: PostgresSession) throws -> Int64 {
         let identity = HistoryLog.processIdentity
         let timestamp = Date().timeIntervalSinceReferenceDate
         let changes = ByteBuffer(bytes: try history.encoded())
+        let token = Int64.random(in: .min ... .max)
         let arguments: [PostgresData] = [
             PostgresData(double: timestamp),
             author.map { PostgresData(string: $0) } ?? .null,
@@ -23,30 +28,38 @@ extension PostgresBackend {
             PostgresData(string: identity.process),
             PostgresData(int64: origin),
             PostgresData(type: .bytea, value: changes),
+            PostgresData(int64: token),
         ]
         // Prepared: the same statement ends every save. Its parameters are cast, so that their
         // types are the arguments' types. A save whose only write is one statement (one new row,
         // or one run of updates) makes the write and the record in one statement.
         let statement = PostgresStatement.prepared(recordSQL, arguments)
-        let rows = try session.queryCommitting(statement) { write in
+        let folding = { (write: PostgresStatement) -> PostgresStatement? in
             switch write {
             case .prepared(let sql, let writeArguments):
-                guard let folded = recordSQLAfterInsert[sql] else { return nil }
+                guard let folded = self.recordSQLAfterInsert[sql] else { return nil }
                 return .prepared(folded, writeArguments + arguments)
             case .parsed(let sql, var bindings):
                 // Only a plain `INSERT`, `UPDATE` or `DELETE` can run inside a `WITH`, and the
                 // record adds its own `RETURNING`.
                 guard ["INSERT ", "UPDATE ", "DELETE "].contains(where: sql.hasPrefix), !sql.contains("RETURNING"),
                       bindings.count + arguments.count <= PostgresSQL.maximumParameters else { return nil }
-                let folded = Self.recordSQL(namespace: namespace, channel: channel, after: (sql, bindings.count))
+                let folded = Self.recordSQL(namespace: self.namespace, channel: self.channel, after: (sql, bindings.count))
                 bindings.append(timestamp)
                 if let author { bindings.append(author) } else { bindings.appendNull() }
                 bindings.append(identity.bundle)
                 bindings.append(identity.process)
                 bindings.append(origin)
                 bindings.append(changes)
+                bindings.append(token)
                 return .parsed(folded, bindings)
             }
+        }
+        let rows: [PostgresRow]
+        do {
+            rows = try session.queryCommitting(statement, folding: folding)
+        } catch let doubt as PostgresCommitInDoubt {
+            return try settle(doubt, token: token, inserted: inserted)
         }
         guard let id = rows.first.map({ PostgresRowReader($0)._int64(0) }) else {
             throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction. Nothing was saved.")
@@ -55,7 +68,7 @@ extension PostgresBackend {
     }
 
     /// The statement that records a history transaction (parameters: timestamp, author, bundle,
-    /// process, origin, changes) and announces it; with `write`, a statement run first in the
+    /// process, origin, changes, token) and announces it; with `write`, a statement run first in the
     /// same statement (a data-modifying `WITH`), whose parameters come first.
     ///
     /// The counter row is locked last, as in a save of several statements: the counter's `UPDATE`
@@ -67,13 +80,13 @@ extension PostgresBackend {
         let first = (write?.parameters ?? 0) + 1
         let leading = write.map { "osd_write AS (\($0.sql) RETURNING 1),\n" } ?? ""
         let afterWrite = write == nil ? "" : " AND (SELECT count(*) FROM osd_write) >= 0"
-        let parameters = ["float8", "text", "text", "text", "int8", "bytea"].enumerated().map { "$\(first + $0)::\($1)" }
+        let parameters = ["float8", "text", "text", "text", "int8", "bytea", "int8"].enumerated().map { "$\(first + $0)::\($1)" }
         return """
             WITH \(leading)next AS (
                 UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text
                 WHERE key = 'historyNext'\(afterWrite) RETURNING value::int8 AS id
             )
-            INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes)
+            INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes, token)
             SELECT next.id, \(parameters.joined(separator: ", ")) FROM next
             RETURNING id, pg_notify(\(PostgresSQL.literal(channel)), '')
             """

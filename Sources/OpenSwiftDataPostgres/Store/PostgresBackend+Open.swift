@@ -90,6 +90,11 @@ extension PostgresBackend {
                 FROM \(namespace).osd_history ON CONFLICT (key) DO NOTHING
                 """)
         }
+        if metadata["historyToken"] == nil, allowsSave {
+            // A namespace from before saves carried a token (see PostgresBackend+CommitInDoubt).
+            try session.execute("ALTER TABLE \(namespace).osd_history ADD COLUMN IF NOT EXISTS token BIGINT")
+            try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('historyToken', '1') ON CONFLICT (key) DO NOTHING")
+        }
         return metadata["identifier"] ?? UUID().uuidString
     }
 
@@ -109,14 +114,14 @@ extension PostgresBackend {
     ) throws {
         try session.execute("CREATE SCHEMA \(namespace)")
         try session.execute("CREATE TABLE \(namespace).osd_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        try session.execute("CREATE TABLE \(namespace).osd_history (id BIGINT PRIMARY KEY, timestamp DOUBLE PRECISION NOT NULL, author TEXT, bundle TEXT NOT NULL, process TEXT NOT NULL, origin BIGINT NOT NULL, changes BYTEA NOT NULL)")
+        try session.execute("CREATE TABLE \(namespace).osd_history (id BIGINT PRIMARY KEY, timestamp DOUBLE PRECISION NOT NULL, author TEXT, bundle TEXT NOT NULL, process TEXT NOT NULL, origin BIGINT NOT NULL, changes BYTEA NOT NULL, token BIGINT)")
         for sequence in Set(tables.values.map(\.keySequence)).sorted() {
             try session.execute("CREATE SEQUENCE \(sequence)")
         }
         for table in tables.values.sorted(by: { $0.table < $1.table }) {
             for statement in table.createStatements { try session.execute(statement) }
         }
-        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0")] {
+        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1")] {
             var bindings = PostgresBindings()
             bindings.append(key)
             bindings.append(value)

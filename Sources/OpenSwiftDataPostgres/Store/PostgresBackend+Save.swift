@@ -16,6 +16,7 @@ extension PostgresBackend {
         guard !isReadOnly else {
             throw SwiftDataError(.storeIsReadOnly, reason: "The configuration of \(location.displayName) does not allow saves.")
         }
+        try withSession { _ in try settleEarlierSave(of: changes) }
         var attempt = 1
         while true {
             do {
@@ -165,7 +166,8 @@ extension PostgresBackend {
         result.ruleDeleted = ruleDeleted
         if recordsHistory, !history.isEmpty {
             // The last statement: the COMMIT follows it without a wait.
-            result.historyTransaction = try record(history, author: changes.author, origin: changes.origin, on: session)
+            result.historyTransaction = try record(
+                history, author: changes.author, origin: changes.origin, inserted: changes.inserts.map(\.model), on: session)
         }
         return result
     }

@@ -10,7 +10,7 @@ import PostgresNIO
 /// version's format, or other models is refused with nothing written.
 final class PostgresBackend: @unchecked Sendable {
     // @unchecked Sendable: the session serializes its own use; `externalCommits` is atomic through
-    // its lock; everything else is immutable.
+    // its lock; `unsettledSaves` is used only while `lock` is held; everything else is immutable.
 
     /// The on-server format this version writes. A namespace with a larger number is refused.
     static let formatVersion: Int64 = 1
@@ -42,6 +42,9 @@ final class PostgresBackend: @unchecked Sendable {
     let keyPool = PostgresKeyPool()
     /// How each entity's rows are deleted with their delete rules applied.
     let deleteRules: [String: PostgresDeleteRules]
+    /// Saves whose outcome was unknown (``settle(_:token:inserted:)``); used only while `lock`
+    /// is held.
+    var unsettledSaves: [UnsettledSave] = []
 
     /// Connects to the server and opens the namespace.
     ///

@@ -1,0 +1,116 @@
+import Foundation
+import OpenSwiftData
+import PostgresNIO
+
+/// Saves whose commit reply was lost with the connection. The server may have committed such a
+/// save or not; reporting it as failed when it was kept would make the context save it again, and
+/// its new rows twice. So the store asks: every save's history record carries a random token, and
+/// once the server process that ran the save has ended (its transaction is then over, one way or
+/// the other), the record with that token is there or not.
+extension PostgresBackend {
+    /// How long a save whose commit reply was lost waits for the server to say whether it kept it.
+    static let settlingTime: TimeInterval = 10
+
+    /// Learns whether the server kept a save whose commit reply was lost. Returns the number of
+    /// the save's history transaction when it did; throws when it did not (the save wrote nothing)
+    /// or when the server cannot be asked within ``settlingTime``: the store then remembers the
+    /// save, and a later save of the same new models first learns what became of it
+    /// (``settleEarlierSave(of:)``).
+    func settle(_ doubt: PostgresCommitInDoubt, token: Int64, inserted: [any PersistentModel]) throws -> Int64 {
+        let deadline = Date().addingTimeInterval(Self.settlingTime)
+        var pause: TimeInterval = 0.05
+        while true {
+            let kept: Int64?
+            do {
+                kept = try keptTransaction(token: token, process: doubt.process, deadline: deadline)
+            } catch let error as SwiftDataError where error == .storeUnavailable {
+                guard Date() < deadline else {
+                    unsettledSaves.append(UnsettledSave(token: token, process: doubt.process, models: inserted))
+                    throw doubt.unknownOutcome
+                }
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 1)
+                continue
+            }
+            guard let kept else {
+                throw SwiftDataError(.storeUnavailable, reason: "The connection to \(location.displayName) was lost as the save committed, and the server did not keep the save: nothing was written. \(doubt.failure.reason ?? "")")
+            }
+            return kept
+        }
+    }
+
+    /// Before a save, learns what became of an earlier save of any of the same new models whose
+    /// outcome was unknown. If the server kept it, throws rather than insert the models again.
+    func settleEarlierSave(of changes: StoreChanges) throws {
+        unsettledSaves.removeAll { $0.isForgotten }
+        guard !unsettledSaves.isEmpty else { return }
+        let inserted = Set(changes.inserts.map { ObjectIdentifier($0.model) })
+        while let index = unsettledSaves.firstIndex(where: { $0.includes(any: inserted) }) {
+            let earlier = unsettledSaves[index]
+            let deadline = Date().addingTimeInterval(Self.settlingTime)
+            let kept = try keptTransaction(token: earlier.token, process: earlier.process, deadline: deadline)
+            unsettledSaves.remove(at: index)
+            if kept != nil {
+                throw SwiftDataError(.storeFailure, reason: "An earlier save of these new models, whose connection to \(location.displayName) was lost as it committed, was kept by the server after all: the models are stored. Call rollback() and fetch them rather than insert them again. Nothing of this save was written.")
+            }
+        }
+    }
+
+    /// The number of the history transaction whose record carries `token`, or `nil` when there is
+    /// none, once the server process that ran it (if it still runs) has ended.
+    private func keptTransaction(token: Int64, process: PostgresServerProcess?, deadline: Date) throws -> Int64? {
+        if let process { try end(process, deadline: deadline) }
+        var bindings = PostgresBindings()
+        bindings.append(token)
+        let rows = try session.query("SELECT id FROM \(namespace).osd_history WHERE token = $1", bindings)
+        return rows.first.map { PostgresRowReader($0)._int64(0) }
+    }
+
+    /// Ends a server process of an earlier connection if it still runs, and waits until it has
+    /// gone. A process can outlive its client's connection while it works through what it was
+    /// sent; until it has gone, its transaction may still commit.
+    private func end(_ process: PostgresServerProcess, deadline: Date) throws {
+        var bindings = PostgresBindings()
+        bindings.append(Int64(process.pid))
+        bindings.append(process.start)
+        let match = "FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2"
+        do {
+            // Ending it is safe: a transaction it committed stays committed; one it had not is
+            // rolled back, as its client's connection is gone.
+            try session.query("SELECT pg_terminate_backend(pid) \(match)", bindings)
+        } catch let error as SwiftDataError where error == .storeAccessDenied {
+            // Not allowed to end it: wait for it to end by itself.
+        }
+        while try !session.query("SELECT 1::int8 \(match)", bindings).isEmpty {
+            guard Date() < deadline else {
+                throw SwiftDataError(.storeUnavailable, reason: "The server process \(process.pid) of a lost connection to \(location.displayName) is still running.")
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+}
+
+/// A save whose outcome the store could not learn, and the new models it inserted (held weakly).
+final class UnsettledSave {
+    let token: Int64
+    let process: PostgresServerProcess?
+    private let models: [WeakModel]
+
+    init(token: Int64, process: PostgresServerProcess?, models: [any PersistentModel]) {
+        self.token = token
+        self.process = process
+        self.models = models.map { WeakModel(model: $0) }
+    }
+
+    /// Whether none of its models is still in use: nobody can insert them again.
+    var isForgotten: Bool { models.allSatisfy { $0.model == nil } }
+
+    /// Whether it inserted any of these models.
+    func includes(any identifiers: Set<ObjectIdentifier>) -> Bool {
+        models.contains { $0.model.map { identifiers.contains(ObjectIdentifier($0)) } ?? false }
+    }
+
+    private struct WeakModel {
+        weak var model: AnyObject?
+    }
+}
