@@ -88,6 +88,34 @@ import Testing
         #expect(try PostgresServer.sql("SELECT count(*)::text FROM \(configuration.name).accounts") == ["1"])
     }
 
+    /// A namespace written before history rows carried a token gains the column when it is
+    /// opened for saving, keeps its history, and saves with tokens; opened read-only, it is not
+    /// changed.
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func aNamespaceFromBeforeHistoryTokensGainsThem() throws {
+        let configuration = try PostgresServer.freshConfiguration("tokens")
+        let schema = Schema([Poster.self])
+        let first = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        first.insert(Poster(label: "before"))
+        try first.save()
+        try PostgresServer.sql("ALTER TABLE \(configuration.name).osd_history DROP COLUMN token")
+        try PostgresServer.sql("DELETE FROM \(configuration.name).osd_metadata WHERE key = 'historyToken'")
+        let columns = "SELECT count(*)::text FROM information_schema.columns WHERE table_schema = '\(configuration.name)' AND table_name = 'osd_history' AND column_name = 'token'"
+
+        let reader = ModelContext(try ModelContainer(
+            for: schema, configurations: [PostgresStoreConfiguration(name: configuration.name, url: configuration.url, allowsSave: false)]))
+        #expect(try reader.fetch(FetchDescriptor<Poster>()).map(\.label) == ["before"])
+        #expect(try PostgresServer.sql(columns) == ["0"], "a read-only configuration changes nothing")
+
+        let context = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        context.insert(Poster(label: "after"))
+        try context.save()
+        #expect(try PostgresServer.sql(columns) == ["1"])
+        #expect(try PostgresServer.sql("SELECT count(token)::text FROM \(configuration.name).osd_history") == ["1"])
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 2)
+        #expect(try context.fetch(FetchDescriptor<Poster>(sortBy: [SortDescriptor(\.label)])).map(\.label) == ["after", "before"])
+    }
+
     @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
     func twoConfigurationsShareOneDatabaseApart() throws {
         let first = try PostgresServer.freshConfiguration()
