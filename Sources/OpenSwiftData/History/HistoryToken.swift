@@ -8,6 +8,18 @@ public protocol HistoryToken: Comparable, Codable, Hashable, Identifiable, Senda
     var tokenValue: TokenType { get }
 }
 
+extension HistoryToken {
+    /// The identifier of the store the token marks a point in.
+    ///
+    /// Use it with ``ModelContainer/configurationName(forStoreIdentifier:)`` to find the
+    /// configuration the store was opened with. A token of a type of your own, or one decoded
+    /// from data that names no single store, has an empty identifier.
+    public var storeIdentifier: String {
+        guard let token = self as? DefaultHistoryToken, token.tokenValue.count == 1 else { return "" }
+        return token.tokenValue.keys.first ?? ""
+    }
+}
+
 /// The token of OpenSwiftData's stores: the number of the last transaction seen, by store.
 ///
 /// Tokens compare by that number within one store; a token is valid for the store that issued it.
@@ -21,9 +33,6 @@ public struct DefaultHistoryToken: HistoryToken {
     public let tokenValue: [String: Int64]
     /// The token's identity: its value.
     public var id: [String: Int64] { tokenValue }
-    /// The store that issued the token, when it names one.
-    public var storeIdentifier: String? { tokenValue.count == 1 ? tokenValue.keys.first : nil }
-
     init(storeIdentifier: String, transaction: Int64) {
         tokenValue = [storeIdentifier: transaction]
     }

@@ -105,6 +105,12 @@ extension Schema.Attribute {
         public static let ephemeral = Option("ephemeral")
         /// Indexes the property's value for Spotlight (Apple platforms only; accepted and ignored).
         public static let spotlight = Option("spotlight")
+        /// Stores the property through its `Codable` representation, as one opaque value.
+        ///
+        /// OpenSwiftData stores every value that is not a scalar through its `Codable`
+        /// representation already, so the option changes nothing on disk; predicates and sorts
+        /// that use the property still work (SwiftData refuses them).
+        public static let codable = Option("codable")
 
         /// Transforms the property's value with a value transformer class.
         public static func transformable(by transformerType: ValueTransformer.Type) -> Option {

@@ -19,6 +19,35 @@ import Testing
              date: Date(timeIntervalSinceReferenceDate: 0), price: 0, big: 0, code: UUID(), mood: .calm)
     }
 
+    /// A store's identifier and its configuration's name map to each other, from the models'
+    /// identifiers and the history's tokens too, and stay the same when the files are reopened.
+    @Test func storeIdentifiersAndConfigurationNamesMapToEachOther() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let note = Note(text: "hello")
+        context.insert(note)
+        context.insert(Self.item("widget"))
+        try context.save()
+
+        let notes = try #require(container.storeIdentifier(forConfigurationNamed: "notes"))
+        let items = try #require(container.storeIdentifier(forConfigurationNamed: "items"))
+        #expect(notes != items)
+        #expect(notes != "notes", "an identifier is the store's, not the configuration's name")
+        #expect(container.storeIdentifier(forConfigurationNamed: "missing") == nil)
+        #expect(container.configurationName(forStoreIdentifier: notes) == "notes")
+        #expect(container.configurationName(forStoreIdentifier: items) == "items")
+        #expect(container.configurationName(forStoreIdentifier: "missing") == nil)
+        #expect(note.persistentModelID.storeIdentifier == notes)
+
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(Set(history.map { container.configurationName(forStoreIdentifier: $0.token.storeIdentifier) }) == ["notes", "items"])
+        #expect(history.allSatisfy { $0.token.storeIdentifier == $0.storeIdentifier })
+
+        let reopened = try self.container()
+        #expect(reopened.storeIdentifier(forConfigurationNamed: "notes") == notes)
+        #expect(reopened.storeIdentifier(forConfigurationNamed: "items") == items)
+    }
+
     /// Each model is saved in its configuration's file, and nowhere else.
     @Test func eachModelLandsInItsConfigurationsStore() throws {
         let container = try container()

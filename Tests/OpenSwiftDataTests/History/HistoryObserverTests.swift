@@ -49,7 +49,8 @@ import Testing
         let token = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.token)
         context.insert(HTrip(name: "two", code: "2"))
         try context.save()
-        let identifier = try #require(token.storeIdentifier)
+        let identifier = token.storeIdentifier
+        #expect(container.configurationName(forStoreIdentifier: identifier) == container.configurations.first?.name)
         let observer = try HistoryObserver(historyTokens: [identifier: token], modelContainer: container)
         try observer.check()
         #expect(observer.eventCounter == 1, "the save after the token")

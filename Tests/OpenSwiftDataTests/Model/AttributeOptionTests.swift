@@ -15,6 +15,7 @@ import OpenSwiftData
         #expect(options("secret").contains(.allowsCloudEncryption))
         #expect(options("lastSeen").contains(.ephemeral))
         #expect(options("photo").contains(.externalStorage))
+        #expect(options("settings") == [.codable])
         #expect(entity.attributes.first { $0.name == "name" }?.originalName == "title")
         #expect(entity.uniquenessConstraints == [["serial"]])
     }
@@ -26,11 +27,13 @@ import OpenSwiftData
         gadget.accent = Color(red: 0, green: 0, blue: 1)
         gadget.lastSeen = Date(timeIntervalSinceReferenceDate: 42)
         gadget.photo = Data([0xFF, 0xD8])
+        gadget.settings = GadgetSettings(mode: .boost, levels: [3, 1, 2])
         context.insert(gadget)
+        context.insert(Gadget(serial: "G-2", owner: "Bo", secret: "", color: Color(red: 0, green: 0, blue: 0), name: "Fan"))
         try context.save()
 
         let reopened = ModelContext(try store.container(Gadget.self))
-        let fetched = try #require(try reopened.fetch(FetchDescriptor<Gadget>()).first)
+        let fetched = try #require(try reopened.fetch(FetchDescriptor<Gadget>(sortBy: [SortDescriptor(\.serial)])).first)
         #expect(fetched.serial == "G-1")
         #expect(fetched.owner == "Ada")
         #expect(fetched.secret == "s3cret")
@@ -38,5 +41,10 @@ import OpenSwiftData
         #expect(fetched.accent == Color(red: 0, green: 0, blue: 1))
         #expect(fetched.name == "Lamp")
         #expect(fetched.photo == Data([0xFF, 0xD8]))
+        #expect(fetched.settings == GadgetSettings(mode: .boost, levels: [3, 1, 2]))
+        // SwiftData refuses predicates on a `.codable` property; OpenSwiftData evaluates them.
+        let boost = GadgetSettings.Mode.boost
+        let boosted = try reopened.fetch(FetchDescriptor<Gadget>(predicate: #Predicate { $0.settings.mode == boost }))
+        #expect(boosted.map(\.serial) == ["G-1"])
     }
 }

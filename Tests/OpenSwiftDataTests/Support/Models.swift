@@ -161,6 +161,13 @@ struct Color: Codable, Equatable {
     var red: Double, green: Double, blue: Double
 }
 
+/// A value stored through its `Codable` representation (`@Attribute(.codable)`).
+struct GadgetSettings: Codable, Equatable {
+    enum Mode: String, Codable { case eco, boost }
+    var mode: Mode
+    var levels: [Int]
+}
+
 /// Every `@Attribute` option SwiftData offers, on one model.
 @Model
 final class Gadget {
@@ -172,6 +179,7 @@ final class Gadget {
     @Attribute(.transformable(by: "ColorTransformer")) var accent: Color?
     @Attribute(originalName: "title") var name: String
     @Attribute(.externalStorage, originalName: "image") var photo: Data?
+    @Attribute(.codable) var settings = GadgetSettings(mode: .eco, levels: [])
 
     init(serial: String, owner: String, secret: String, color: Color, name: String) {
         self.serial = serial
