@@ -76,10 +76,10 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Starts listening for other connections' notifications on a new connection. Saves announced
     /// while no connection listened are unknown: the handler runs once, so that the store looks.
-    private func listen(on fresh: PostgresConnection, served process: PostgresServerProcess) throws {
+    private func listen(on fresh: PostgresConnection, served process: PostgresServerProcess?) throws {
         if let listener {
             // The connection's own notifications are not news.
-            let pid = process.pid
+            let pid = process?.pid ?? 0
             let handler = listener.handler
             fresh.addListener(channel: listener.channel) { _, notification in
                 if notification.backendPID != pid { handler() }
@@ -111,13 +111,11 @@ final class PostgresSession: @unchecked Sendable {
         return try wait(future, location, "Connecting")
     }
 
-    /// The server process that serves a new connection.
-    private static func serverProcess(of connection: PostgresConnection) throws -> PostgresServerProcess {
+    /// The server process that serves a new connection; `nil` if the server does not say.
+    private static func serverProcess(of connection: PostgresConnection) throws -> PostgresServerProcess? {
         let sql = "SELECT pg_backend_pid(), backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()"
         let rows = try wait(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger), PostgresLocation?.none, "pg_backend_pid").rows
-        guard let row = rows.first.map(PostgresRowReader.init), !row._isNull(0), !row._isNull(1) else {
-            return PostgresServerProcess(pid: 0, start: "")
-        }
+        guard let row = rows.first.map(PostgresRowReader.init), !row._isNull(0), !row._isNull(1) else { return nil }
         return PostgresServerProcess(pid: Int32(truncatingIfNeeded: row._int64(0)), start: row._string(1))
     }
 

@@ -50,7 +50,8 @@ import Testing
         context.insert(HTrip(name: "two", code: "2"))
         try context.save()
         let identifier = token.storeIdentifier
-        #expect(container.configurationName(forStoreIdentifier: identifier) == container.configurations.first?.name)
+        let name = try #require(container.configurationName(forStoreIdentifier: identifier))
+        #expect(container.storeIdentifier(forConfigurationNamed: name) == identifier)
         let observer = try HistoryObserver(historyTokens: [identifier: token], modelContainer: container)
         try observer.check()
         #expect(observer.eventCounter == 1, "the save after the token")

@@ -70,6 +70,10 @@ import Testing
         #expect(zip(history, history.dropFirst()).allSatisfy { $0.token < $1.token && $0.timestamp <= $1.timestamp })
         #expect(history.allSatisfy { $0.processIdentifier == String(ProcessInfo.processInfo.processIdentifier) })
         #expect(Set(history.map(\.storeIdentifier)).count == 1)
+        #expect(history.allSatisfy { $0.token.storeIdentifier == $0.storeIdentifier })
+        // A token decoded from data that names no single store has no store identifier.
+        let decoded = try JSONDecoder().decode(DefaultHistoryToken.self, from: Data(#"{"tokenValue":{"a":1,"b":2}}"#.utf8))
+        #expect(decoded.storeIdentifier == "")
 
         let inserted = history[0].changes
         #expect(inserted.count == 2)
