@@ -161,7 +161,9 @@ extension ModelMacro {
     static func encodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let offset = shape.isSubclass ? " + offset" : ""
         let lines = properties.enumerated().map { index, property in
-            property.isConstant ? "    try writer._write(self.\(property.name), column\(offset) + \(index), links)" : """
+            if property.isConstant { return "    try writer._write(self.\(property.name), column\(offset) + \(index), links)" }
+            if property.isEphemeral { return "    " + ephemeralWrite(shape, property, index: index, column: "column\(offset) + \(index)") }
+            return """
             \(loadedValue(shape, property, index: index, as: "value\(index)"))
                 try writer._write(value\(index), column\(offset) + \(index), links)
             """
@@ -191,7 +193,9 @@ extension ModelMacro {
 
     static func encodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): try writer._write(self.\(property.name), column, links)" : """
+            if property.isConstant { return "    case \(index): try writer._write(self.\(property.name), column, links)" }
+            if property.isEphemeral { return "    case \(index): " + ephemeralWrite(shape, property, index: index, column: "column") }
+            return """
                 case \(index):
             \(loadedValue(shape, property, index: index, as: "value", indent: "        "))
                     try writer._write(value, column, links)
@@ -322,6 +326,19 @@ extension ModelMacro {
             \(raw: body)
             }
             """
+    }
+
+    /// Writes what an `.ephemeral` attribute stores in place of its value: the value a new model
+    /// starts with (the declared initial value, `nil`, or the type's placeholder), which a model
+    /// fetched from the store then reads.
+    static func ephemeralWrite(_ shape: ClassShape, _ property: PersistedProperty, index: Int, column: String) -> String {
+        if property.hasInitialValue {
+            return "_ = try Self._osdWriteDefault(property: \(shape.index(index)), to: writer, at: \(column))"
+        }
+        if property.isOptional {
+            return "try writer._write(nil as \(property.type), \(column), links)"
+        }
+        return "try writer._write(OpenSwiftData._osdPlaceholder(self, property: \(shape.index(index))) as \(property.type), \(column), links)"
     }
 
     /// Binds `name` to a property's loaded value, or throws when it is not loaded.

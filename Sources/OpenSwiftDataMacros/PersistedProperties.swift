@@ -21,6 +21,13 @@ struct PersistedProperty {
     /// Whether the property is a `let`: stored, set once by the initializer, never changed.
     var isConstant: Bool = false
 
+    /// Whether the attribute is `.ephemeral`: tracked, but a save stores the value a new model
+    /// starts with rather than the model's.
+    var isEphemeral: Bool {
+        guard let attributeArguments else { return false }
+        return attributeArguments.contains(".ephemeral")
+    }
+
     /// Whether the storage holds the value itself, its loading tracked by a bit of
     /// `_osdUnloadedProperties` rather than by `nil` (see `hasUnwrappedStorage`).
     var hasUnwrappedStorage: Bool { !isConstant && !isRelationship && OpenSwiftDataMacros.hasUnwrappedStorage(type) }

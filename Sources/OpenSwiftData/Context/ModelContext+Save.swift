@@ -73,8 +73,11 @@ extension ModelContext {
         }
         for model in changed where !model._osdState.isDeleted && model._osdState.changedProperties != 0 {
             let shape = try shape(of: model)
-            changes.updates.append((shape.entity, model, model._osdState.changedProperties))
-            if shape.ownsLinks { appendLinkWrites(of: model, shape: shape, mask: model._osdState.changedProperties, to: &changes) }
+            // Changes to `.ephemeral` attributes are tracked, not stored.
+            let mask = model._osdState.changedProperties & ~shape.ephemeralProperties
+            guard mask != 0 else { continue }
+            changes.updates.append((shape.entity, model, mask))
+            if shape.ownsLinks { appendLinkWrites(of: model, shape: shape, mask: mask, to: &changes) }
         }
 
         if container.stores.count > 1 {

@@ -149,6 +149,10 @@ extension Schema.Entity {
         package let isOptional: Bool
         /// Whether the column is loaded on first access rather than with the row.
         package let isExternal: Bool
+        /// Whether the attribute is `.ephemeral`: tracked in memory, never stored. Its column holds
+        /// the value a new model starts with (the declared initial value, `nil`, or the type's
+        /// placeholder), which is what a model fetched from the store reads.
+        package let isEphemeral: Bool
 
         init(_ property: (any SchemaProperty)?) {
             name = property?.name ?? ""
@@ -159,12 +163,14 @@ extension Schema.Entity {
                 storage = attribute.storage
                 isOptional = attribute.isOptional
                 isExternal = attribute.isExternal
+                isEphemeral = attribute.options.contains(.ephemeral)
             } else {
                 // Foreign keys are nullable even for a non-optional to-one: a save inserts rows
                 // before it links rows that are new in the same save.
                 storage = relationship?.storage == .foreignKey ? .integer : nil
                 isOptional = true
                 isExternal = false
+                isEphemeral = false
             }
         }
 

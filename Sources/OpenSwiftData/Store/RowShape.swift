@@ -28,6 +28,9 @@ package final class RowShape: Sendable {
     package let keylessToOne: [Int]
     /// Whether the model class has `let` properties, which are read as a model is made.
     package let hasConstants: Bool
+    /// The `.ephemeral` attributes, one bit each (property `i` is bit `i`): a save writes no
+    /// change to them.
+    package let ephemeralProperties: UInt64
 
     package init(entity: Schema.Entity) {
         self.entity = entity
@@ -43,5 +46,6 @@ package final class RowShape: Sendable {
         self.ownsLinks = entity.links.values.contains { if case .link(_, true) = $0.storage { true } else { false } }
         self.hasConstants = entity.modelType._osdHasConstants
         self.keylessToOne = entity.links.values.filter { !$0.isToMany && $0.storage == .inverseForeignKey }.map(\.property).sorted()
+        self.ephemeralProperties = fields.indices.filter { fields[$0].isEphemeral && $0 < 64 }.reduce(0) { $0 | 1 << UInt64($1) }
     }
 }

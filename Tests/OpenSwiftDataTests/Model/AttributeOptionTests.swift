@@ -47,4 +47,67 @@ import OpenSwiftData
         let boosted = try reopened.fetch(FetchDescriptor<Gadget>(predicate: #Predicate { $0.settings.mode == boost }))
         #expect(boosted.map(\.serial) == ["G-1"])
     }
+
+    /// `.ephemeral`: "Track changes to this property but do not persist." A change marks the
+    /// model changed and is kept in memory, a save writes none of it, and a model fetched from
+    /// the store reads the value a new model starts with.
+    @Test func anEphemeralPropertyIsTrackedButNotStored() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Sketch.self))
+        let sketch = Sketch(title: "draft")
+        sketch.isSelected = true
+        sketch.cursor = "line 3"
+        sketch.zoom = 4
+        context.insert(sketch)
+        try context.save()
+        let historyAfterInsert = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count
+        #expect(sketch.isSelected && sketch.cursor == "line 3" && sketch.zoom == 4, "the context keeps the values")
+
+        // A change to it alone is tracked, and saving it writes nothing.
+        sketch.isSelected = false
+        #expect(context.hasChanges)
+        try context.save()
+        #expect(!context.hasChanges)
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == historyAfterInsert)
+        sketch.isSelected = true
+        sketch.title = "final"
+        try context.save()
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.count == historyAfterInsert + 1)
+        guard case .update(let update as DefaultHistoryUpdate<Sketch>)? = history.last?.changes.first else {
+            Issue.record("the last save is not an update of the sketch")
+            return
+        }
+        #expect(update.containsAttribute(\Sketch.title))
+        #expect(!update.containsAttribute(\Sketch.isSelected))
+        #expect(update.updatedAttributes.count == 1)
+
+        // The context's own model keeps its values through fetches, which match them in Swift.
+        let selected = try context.fetch(FetchDescriptor<Sketch>(predicate: #Predicate { $0.isSelected }))
+        #expect(selected.count == 1 && selected.first === sketch)
+        #expect(try context.fetch(FetchDescriptor<Sketch>(sortBy: [SortDescriptor(\.zoom)])).map(\.title) == ["final"])
+
+        // Another context, after reopening, reads what a new model starts with.
+        let other = ModelContext(try store.container(Sketch.self))
+        let fetched = try #require(try other.fetch(FetchDescriptor<Sketch>()).first)
+        #expect(fetched.title == "final")
+        #expect(!fetched.isSelected, "the declared initial value")
+        #expect(fetched.cursor == nil)
+        #expect(fetched.zoom == 0, "no initial value: the type's placeholder")
+        #expect(try other.fetch(FetchDescriptor<Sketch>(predicate: #Predicate { $0.isSelected })).isEmpty)
+        #expect(try other.fetchCount(FetchDescriptor<Sketch>(predicate: #Predicate { $0.zoom == 0 })) == 1)
+    }
+}
+
+/// A model with `.ephemeral` attributes: with an initial value, optional, and neither.
+@Model final class Sketch {
+    var title: String
+    @Attribute(.ephemeral) var isSelected: Bool = false
+    @Attribute(.ephemeral) var cursor: String?
+    @Attribute(.ephemeral) var zoom: Int
+
+    init(title: String) {
+        self.title = title
+        self.zoom = 1
+    }
 }

@@ -133,7 +133,9 @@ struct PredicateTranslator {
     /// The sort key for a key path: an attribute of the entity, or an attribute of a to-one
     /// related model (`\.trip?.name`, read through a subquery); `nil` when the store cannot sort by it.
     mutating func sortKey(_ keyPath: AnyKeyPath, ascending: Bool) -> QuerySort? {
-        func sortable(_ field: Schema.Entity.Field) -> Bool { field.storage != nil && field.storage != .json && field.relationship == nil }
+        func sortable(_ field: Schema.Entity.Field) -> Bool {
+            field.storage != nil && field.storage != .json && field.relationship == nil && !field.isEphemeral
+        }
         if let index = entity.propertyIndex(for: keyPath) {
             return sortable(entity.fields[index]) ? QuerySort(attribute: index, ascending: ascending) : nil
         }
@@ -192,6 +194,8 @@ struct PredicateTranslator {
         let field = entity.fields[index]
         guard let link = entity.links[index] else {
             guard let storage = field.storage else { throw Untranslatable(reason: "\(field.name) has no column") }
+            // The stored value of an `.ephemeral` attribute is not the model's: evaluated in Swift.
+            guard !field.isEphemeral else { throw Untranslatable(reason: "\(field.name) is ephemeral") }
             let column: QueryExpression = scope == 0 ? .attribute(index) : .scoped(scope: scope, property: field.name)
             return .term(QueryTerm(expression: column, storage: storage, isNullable: field.isOptional))
         }
