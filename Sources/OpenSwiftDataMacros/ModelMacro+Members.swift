@@ -338,7 +338,7 @@ extension ModelMacro {
         if property.isOptional {
             return "try writer._write(nil as \(property.type), \(column), links)"
         }
-        return "try writer._write(OpenSwiftData._osdPlaceholder(self, property: \(shape.index(index))) as \(property.type), \(column), links)"
+        return "try writer._write(try OpenSwiftData._osdEphemeralStoredValue(self, property: \(shape.index(index))) as \(property.type), \(column), links)"
     }
 
     /// Binds `name` to a property's loaded value, or throws when it is not loaded.

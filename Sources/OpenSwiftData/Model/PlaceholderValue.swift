@@ -100,3 +100,24 @@ extension Decimal: _PlaceholderValue { public static var _osdPlaceholderValue: S
 extension Date: _PlaceholderValue { public static var _osdPlaceholderValue: Self { Date(timeIntervalSinceReferenceDate: 0) } }
 extension UUID: _PlaceholderValue { public static var _osdPlaceholderValue: Self { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) } }
 extension Data: _PlaceholderValue { public static var _osdPlaceholderValue: Self { Data() } }
+
+/// What an `.ephemeral` attribute without an initial value stores in place of the model's value:
+/// the type's placeholder (zero, empty, the first case), or a value of the type this process
+/// stored or loaded. Throws, naming the model and property, for a type with neither. Called by
+/// generated code as a model is written.
+public func _osdEphemeralStoredValue<M: PersistentModel, T>(_ model: M, property index: Int) throws -> T {
+    var reason = "\(T.self) has no empty value"
+    do {
+        if let value = try Placeholder.any(T.self) { return value }
+    } catch {
+        reason = "\(T.self) does not decode from empty values (\(error))"
+    }
+    do {
+        if let value = try Placeholder.sample(T.self) { return value }
+    } catch {
+        reason += ", nor from a value this process stored (\(error))"
+    }
+    throw SwiftDataError.modelValidationFailure(
+        model: "\(M.self)", property: M.schemaMetadata[index].name,
+        reason: "an .ephemeral attribute stores the value a new model starts with, and \(reason); give the property an initial value or make it optional")
+}

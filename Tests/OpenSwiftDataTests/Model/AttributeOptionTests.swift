@@ -97,6 +97,53 @@ import OpenSwiftData
         #expect(try other.fetch(FetchDescriptor<Sketch>(predicate: #Predicate { $0.isSelected })).isEmpty)
         #expect(try other.fetchCount(FetchDescriptor<Sketch>(predicate: #Predicate { $0.zoom == 0 })) == 1)
     }
+
+    /// An `.ephemeral` attribute with nothing to store in place of its value (no initial value,
+    /// not optional, a type without an empty value) makes the save throw, naming it; nothing is
+    /// written and the context keeps the model.
+    @Test func anEphemeralAttributeWithNothingToStoreInItsPlaceIsRefused() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Ranked.self))
+        context.insert(Ranked(name: "Ada", badge: RankBadge(text: "gold")))
+        let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error == .modelValidationFailure)
+        #expect(error?.reason?.contains("Ranked.badge") == true, "\(String(describing: error))")
+        #expect(context.insertedModelsArray.count == 1)
+        #expect(try ModelContext(try store.container(Ranked.self)).fetchCount(FetchDescriptor<Ranked>()) == 0)
+    }
+}
+
+/// A value that refuses to decode from emptiness: it has no placeholder.
+struct RankBadge: Codable {
+    var text: String
+
+    init(text: String) {
+        self.text = text
+    }
+
+    init(from decoder: any Decoder) throws {
+        text = try decoder.singleValueContainer().decode(String.self)
+        guard !text.isEmpty else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "an empty rank badge"))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+}
+
+/// An `.ephemeral` attribute that is neither optional nor initialized, of a type without a
+/// placeholder: there is nothing to store in its place.
+@Model final class Ranked {
+    var name: String
+    @Attribute(.ephemeral) var badge: RankBadge
+
+    init(name: String, badge: RankBadge) {
+        self.name = name
+        self.badge = badge
+    }
 }
 
 /// A model with `.ephemeral` attributes: with an initial value, optional, and neither.
