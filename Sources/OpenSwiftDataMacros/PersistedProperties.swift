@@ -25,7 +25,10 @@ struct PersistedProperty {
     /// starts with rather than the model's.
     var isEphemeral: Bool {
         guard let attributeArguments else { return false }
-        return attributeArguments.contains(".ephemeral")
+        // The options, not a string argument that happens to spell the name (`originalName:`).
+        let outsideStrings = attributeArguments.split(separator: "\"", omittingEmptySubsequences: false)
+            .enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element).joined(separator: " ")
+        return outsideStrings.contains(".ephemeral")
     }
 
     /// Whether the storage holds the value itself, its loading tracked by a bit of

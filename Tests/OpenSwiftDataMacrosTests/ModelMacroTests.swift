@@ -71,6 +71,28 @@ import Testing
         #expect(!expansion.contains("_PersistedProperty(5)"), "five persisted properties")
     }
 
+    /// A save stores what an `.ephemeral` attribute starts with, never the model's value: the
+    /// declared initial value, `nil`, or the type's placeholder. An `originalName` that spells
+    /// the option's name is not the option.
+    @Test func writesAnEphemeralAttributesStartingValue() {
+        let expansion = Expansion("""
+            @Model final class Sketch {
+                var title: String
+                @Attribute(.ephemeral) var isSelected: Bool = false
+                @Attribute(.ephemeral) var cursor: String?
+                @Attribute(.ephemeral) var zoom: Int
+                @Attribute(originalName: "old.ephemeral") var caption: String
+                init() { title = ""; zoom = 1; caption = "" }
+            }
+            """)
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.contains("_ = try Self._osdWriteDefault(property: 1, to: writer, at: column + 1)"))
+        #expect(expansion.contains("try writer._write(nil as String?, column + 2, links)"))
+        #expect(expansion.contains("try writer._write(try OpenSwiftData._osdEphemeralStoredValue(self, property: 3) as Int, column + 3, links)"))
+        #expect(expansion.contains("try writer._write(value4, column + 4, links)"), "caption is stored")
+        #expect(!expansion.contains("try writer._write(value1,"), "isSelected's value is never written")
+    }
+
     @Test func leavesTransientComputedAndStaticPropertiesAlone() {
         let expansion = Expansion(trip)
         #expect(!expansion.contains("_isSelected"))
