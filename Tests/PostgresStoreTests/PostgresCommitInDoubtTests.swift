@@ -130,4 +130,41 @@ struct PostgresCommitInDoubtTests {
         try context.save()
         #expect(try stored().labels == ["in doubt": 1, "after": 1])
     }
+
+    /// A deletion by predicate and a one-row change whose commit replies are lost are kept once,
+    /// and the context sees them as saved.
+    @Test func aDeletionAndAChangeWhoseRepliesAreLostAreSaved() throws {
+        let context = ModelContext(try container(throughProxy))
+        let kept = Poster(label: "keep")
+        context.insert(kept)
+        for index in 0..<10 { context.insert(Poster(label: "drop \(index)")) }
+        try context.save()
+
+        try context.delete(model: Poster.self, where: #Predicate { $0.label.starts(with: "drop") })
+        proxy.cut(.afterCommit)
+        try context.save()
+        #expect(proxy.cuts == 1)
+        #expect(try stored().labels == ["keep": 1])
+        #expect(try context.fetch(FetchDescriptor<Poster>()).map(\.label) == ["keep"])
+
+        kept.label = "kept"
+        proxy.cut(.afterCommit)
+        try context.save()
+        #expect(proxy.cuts == 2)
+        #expect(!context.hasChanges)
+        #expect(try stored().labels == ["kept": 1])
+        #expect(try stored().transactions == 3)
+    }
+
+    /// A fetch whose answer is lost throws; the next one connects again and reads.
+    @Test func aFetchWhoseAnswerIsLostThrowsAndTheNextOneReads() throws {
+        let context = ModelContext(try container(throughProxy))
+        context.insert(Poster(label: "one"))
+        try context.save()
+        let reader = ModelContext(try container(throughProxy))
+        proxy.cut(.afterAnswer("SELECT"))
+        #expect(throws: SwiftDataError.storeUnavailable) { try reader.fetch(FetchDescriptor<Poster>()) }
+        #expect(proxy.cuts == 1)
+        #expect(try reader.fetch(FetchDescriptor<Poster>()).map(\.label) == ["one"])
+    }
 }

@@ -26,6 +26,9 @@ final class CuttingProxy: @unchecked Sendable {
         case insideTransaction
         /// As the store sends a `COMMIT`: the server never receives it.
         case beforeCommit
+        /// After a statement whose completion tag starts with the text (`SELECT`), outside a
+        /// transaction.
+        case afterAnswer(String)
     }
 
     /// The port the store connects to, on 127.0.0.1.
@@ -114,7 +117,7 @@ final class CuttingProxy: @unchecked Sendable {
             let count = read(pair.client, &buffer, buffer.count)
             guard count > 0 else { return }
             let chunk = buffer[0..<count]
-            if Self.contains(chunk, "COMMIT"), takeCut(where: { $0 == .beforeCommit }) { return }
+            if Self.contains(chunk, "COMMIT"), takeCut(where: { if case .beforeCommit = $0 { true } else { false } }) { return }
             guard Self.writeAll(chunk, to: pair.server) else { return }
         }
     }
@@ -170,6 +173,7 @@ final class CuttingProxy: @unchecked Sendable {
             case .afterCommit: status == UInt8(ascii: "I") && (tag.hasPrefix("COMMIT") || tag.hasPrefix("INSERT"))
             case .insideTransaction: status == UInt8(ascii: "T") && !tag.isEmpty
             case .beforeCommit: false
+            case .afterAnswer(let prefix): status == UInt8(ascii: "I") && tag.hasPrefix(prefix)
             }
         }
     }
