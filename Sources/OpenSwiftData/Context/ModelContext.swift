@@ -542,6 +542,10 @@ final class RegisteredModels {
 }
 
 /// A weak reference to a model.
-struct WeakModel {
-    weak var model: (any PersistentModel)?
+package struct WeakModel {
+    package weak var model: (any PersistentModel)?
+
+    package init(model: (any PersistentModel)?) {
+        self.model = model
+    }
 }

@@ -109,8 +109,4 @@ final class UnsettledSave {
     func includes(any identifiers: Set<ObjectIdentifier>) -> Bool {
         models.contains { $0.model.map { identifiers.contains(ObjectIdentifier($0)) } ?? false }
     }
-
-    private struct WeakModel {
-        weak var model: AnyObject?
-    }
 }
