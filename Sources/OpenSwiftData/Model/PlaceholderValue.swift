@@ -14,19 +14,11 @@ public protocol _PlaceholderValue {
 /// (``PlaceholderSamples``). A type with none of these has nothing to read, and stops the process
 /// with the reason.
 public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int) -> T {
-    let reason: String
     do {
-        if let value = try Placeholder.any(T.self) { return value }
-        reason = "it is not Codable"
+        return try Placeholder.value(T.self)
     } catch {
-        do {
-            if let value = try Placeholder.sample(T.self) { return value }
-            reason = "it does not decode from empty values (\(error)) and no value of it was stored or loaded in this process"
-        } catch let sampleError {
-            reason = "it does not decode from empty values (\(error)) nor from a value this process stored (\(sampleError))"
-        }
+        preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason); make the property optional or the type CaseIterable")
     }
-    preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(reason); make the property optional or the type CaseIterable")
 }
 
 /// The placeholders of the types that have one.
@@ -43,6 +35,29 @@ enum Placeholder {
     /// `first(where:)`, not the element.)
     private static func firstCase<Cases: CaseIterable>(of type: Cases.Type) -> Cases? {
         Cases.allCases.first
+    }
+
+    /// Why a type has no placeholder.
+    struct Unavailable: Error {
+        let reason: String
+    }
+
+    /// The placeholder of a type: any it has (``any(_:)``), or else a value of it this process
+    /// stored or loaded (``sample(_:)``).
+    static func value<T>(_ type: T.Type) throws(Unavailable) -> T {
+        let emptyFailure: any Error
+        switch Result(catching: { try any(T.self) }) {
+        case .success(let value?): return value
+        case .success(nil): throw Unavailable(reason: "it is not Codable")
+        case .failure(let error): emptyFailure = error
+        }
+        switch Result(catching: { try sample(T.self) }) {
+        case .success(let value?): return value
+        case .success(nil):
+            throw Unavailable(reason: "it does not decode from empty values (\(emptyFailure)) and no value of it was stored or loaded in this process")
+        case .failure(let error):
+            throw Unavailable(reason: "it does not decode from empty values (\(emptyFailure)) nor from a value this process stored (\(error))")
+        }
     }
 
     /// Any placeholder the type has, including a stand-in model and a decoded empty value;
@@ -102,22 +117,14 @@ extension UUID: _PlaceholderValue { public static var _osdPlaceholderValue: Self
 extension Data: _PlaceholderValue { public static var _osdPlaceholderValue: Self { Data() } }
 
 /// What an `.ephemeral` attribute without an initial value stores in place of the model's value:
-/// the type's placeholder (zero, empty, the first case), or a value of the type this process
-/// stored or loaded. Throws, naming the model and property, for a type with neither. Called by
-/// generated code as a model is written.
+/// the type's placeholder (``Placeholder/value(_:)``). Throws, naming the model and property, for
+/// a type without one. Called by generated code as a model is written.
 public func _osdEphemeralStoredValue<M: PersistentModel, T>(_ model: M, property index: Int) throws -> T {
-    var reason = "\(T.self) has no empty value"
     do {
-        if let value = try Placeholder.any(T.self) { return value }
+        return try Placeholder.value(T.self)
     } catch {
-        reason = "\(T.self) does not decode from empty values (\(error))"
+        throw SwiftDataError.modelValidationFailure(
+            model: "\(M.self)", property: M.schemaMetadata[index].name,
+            reason: "an .ephemeral attribute stores the value a new model starts with, and \(T.self) has none: \(error.reason); give the property an initial value or make it optional")
     }
-    do {
-        if let value = try Placeholder.sample(T.self) { return value }
-    } catch {
-        reason += ", nor from a value this process stored (\(error))"
-    }
-    throw SwiftDataError.modelValidationFailure(
-        model: "\(M.self)", property: M.schemaMetadata[index].name,
-        reason: "an .ephemeral attribute stores the value a new model starts with, and \(reason); give the property an initial value or make it optional")
 }
