@@ -9,6 +9,9 @@ extension ModelContext {
     /// the stores before it keep what they wrote: the context records those changes as saved and
     /// keeps the rest pending, and the error is thrown.
     public func save() throws {
+        // A save's own bookkeeping (delete rules, forgetting deleted rows) registers no undo.
+        reference.registersUndo = false
+        defer { reference.registersUndo = undoManager != nil }
         // A save that only inserts writes nothing that depends on what others saved: it merges
         // their saves after it commits, found through the number of its history transaction,
         // instead of asking the store before. Sibling contexts' saves are merged either way.
@@ -193,6 +196,7 @@ extension ModelContext {
     /// stores committed (`committedSlots`), only their models' changes are cleared; the rest stay
     /// pending.
     func didSave(changes: StoreChanges, insertedKeys: [Int64], upserted: Set<Int>, batchDeleted: [(Schema.Entity, [Int64])], committedSlots: Set<Int>? = nil) {
+        saveGeneration &+= 1
         let container = self.container
         func isCommitted(_ model: any PersistentModel) -> Bool {
             guard let committedSlots, let name = model._osdState.entityName else { return true }
@@ -203,6 +207,27 @@ extension ModelContext {
         var deletedIDs: [PersistentIdentifier] = []
         insertedIDs.reserveCapacity(changes.inserts.count)
         updatedIDs.reserveCapacity(changes.updates.count)
+        // Deleted models leave the identity map first: SQLite may give a new row the key of a row
+        // deleted in the same save, and the new model must not be taken for the deleted one.
+        // Rows a batch delete removed are reported once, including those also deleted one by one.
+        var reported: [String: Set<Int64>] = [:]
+        for model in deleted where isCommitted(model) {
+            reported[model._osdState.entityName!, default: []].insert(model._osdState.primaryKey)
+            forget(model, into: &deletedIDs)
+        }
+        for (entity, keys) in batchDeleted {
+            let registered = registry[entity.name]
+            let alreadyReported = reported[entity.name] ?? []
+            deletedIDs.reserveCapacity(deletedIDs.count + keys.count)
+            for key in keys where !alreadyReported.contains(key) {
+                if let model = registered?.model(forKey: key) {
+                    model._osdState.isDeleted = true
+                    forget(model, into: &deletedIDs)
+                } else {
+                    deletedIDs.append(savedIdentifier(of: entity, key: key))
+                }
+            }
+        }
         // Inserted models already know their context, entity and store; they get their primary
         // key and join the identity map of their entity, looked up once per run of one entity.
         var registered: (entity: Schema.Entity, models: RegisteredModels)?
@@ -235,25 +260,6 @@ extension ModelContext {
         for model in changed where isCommitted(model) {
             model._osdState.changedProperties = 0
             model._osdState.isListedAsChanged = false
-        }
-        // Rows a batch delete removed are reported once, including those also deleted one by one.
-        var reported: [String: Set<Int64>] = [:]
-        for model in deleted where isCommitted(model) {
-            reported[model._osdState.entityName!, default: []].insert(model._osdState.primaryKey)
-            forget(model, into: &deletedIDs)
-        }
-        for (entity, keys) in batchDeleted {
-            let registered = registry[entity.name]
-            let alreadyReported = reported[entity.name] ?? []
-            deletedIDs.reserveCapacity(deletedIDs.count + keys.count)
-            for key in keys where !alreadyReported.contains(key) {
-                if let model = registered?.model(forKey: key) {
-                    model._osdState.isDeleted = true
-                    forget(model, into: &deletedIDs)
-                } else {
-                    deletedIDs.append(savedIdentifier(of: entity, key: key))
-                }
-            }
         }
         if let committedSlots {
             inserted.removeAll(where: isCommitted)

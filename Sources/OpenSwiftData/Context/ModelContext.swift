@@ -17,8 +17,25 @@ public final class ModelContext {
     public var author: String?
     /// Whether the context's saves are recorded in the store's history (a migration's are not).
     var recordsHistory = true
-    /// The undo manager of the context. OpenSwiftData does not register undo actions yet.
-    public var undoManager: UndoManager?
+    /// The object that provides undo support for the context.
+    ///
+    /// Assign an undo manager to enable undo: from then on, each insertion, deletion and change
+    /// of a property registers the operation that reverts it (and the redo of that), including
+    /// the inverse relationships and cascaded deletions the change brought with it. The undo
+    /// manager can be the context's alone, or one you share with the rest of your app.
+    ///
+    /// Registering costs time and memory, and with an undo manager a deletion loads the model's
+    /// values and relationships (so that undoing it after a save can insert it again), and a
+    /// deletion by predicate loads the models it deletes. For expensive work, such as importing
+    /// many models, set this property to `nil` first.
+    ///
+    /// The default value is `nil`.
+    public var undoManager: UndoManager? {
+        didSet { reference.registersUndo = undoManager != nil }
+    }
+    /// Counts the context's saves, so that an undo knows whether the value it restores was saved
+    /// since it was registered.
+    var saveGeneration: UInt64 = 0
 
     /// The registered (saved) models, by entity name and primary key: one instance per row.
     var registry: [String: RegisteredModels] = [:]
@@ -159,6 +176,7 @@ public final class ModelContext {
         state.location = location(of: entity)
         state.isInserted = true
         inserted.append(model)
+        registerUndoOfInsertion(model)
         didMutate()
         return entity
     }
@@ -174,14 +192,25 @@ public final class ModelContext {
         let state = model._osdState
         guard state.context === self, !state.isDeleted else { return }
         if state.isInserted {
+            // Registered first, so that it is undone last, after the rules' changes below.
+            if let manager = undoRecorder { registerUndo(with: manager) { $0.insertOne(model) } }
             inserted.removeAll { $0 === model }
             state.isInserted = false
             // Never saved: its delete rules apply now, in memory only.
             applyDeleteRulesToUnsaved(model)
             state.context = nil
         } else {
+            registerUndoOfDeletion(model)
             state.isDeleted = true
             deleted.append(model)
+            if undoRecorder != nil {
+                // With undo, the delete rules apply now, as they would at the save (Core Data
+                // applies them at the end of each event), so that each step of the undo stack
+                // holds the graph as it is: cascaded models are deleted, and the model leaves the
+                // relationships that hold it; undoing the deletion restores them all.
+                propagatePendingDeletions()
+                nullifyInverses(of: model, keeping: [])
+            }
         }
         didMutate()
     }
@@ -191,8 +220,18 @@ public final class ModelContext {
     ///
     /// With `includeSubclasses` (the default), models of the subclasses of `model` that satisfy the
     /// predicate are removed too.
+    ///
+    /// With an ``undoManager``, the models that satisfy the predicate are loaded and deleted one
+    /// by one, so that the deletion can be undone.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
         let base = try requireEntity(for: T.self)
+        if undoRecorder != nil {
+            for candidate in try fetch(FetchDescriptor<T>(predicate: predicate))
+            where !candidate._osdState.isInserted && (includeSubclasses || Swift.type(of: candidate) == T.self) {
+                delete(candidate)
+            }
+            return
+        }
         let filter: (any PersistentModel) throws -> Bool = { model in
             guard let predicate, let model = model as? T else { return true }
             return try predicate.evaluate(model)
@@ -207,9 +246,13 @@ public final class ModelContext {
         didMutate()
     }
 
-    /// Discards the context's unsaved changes: inserted models leave the context, deleted ones are
-    /// restored, and changed properties reload their saved values on next access.
+    /// Discards pending inserts and deletes, restores changed models to their most recent
+    /// committed state, and empties the undo stack.
+    ///
+    /// Inserted models leave the context, deleted ones are restored, and changed properties
+    /// reload their saved values on next access.
     public func rollback() {
+        if let undoManager { UndoRegistration.removeAllActions(of: undoManager) }
         for model in inserted {
             model._osdState.isInserted = false
             model._osdState.context = nil
@@ -447,13 +490,8 @@ public final class ModelContext {
         SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(type) is not in the container's schema\(consequence); add it to ModelContainer(for:)")
     }
 
-    private func undelete(_ model: some PersistentModel) {
-        model._osdState.isDeleted = false
-        deleted.removeAll { $0 === model }
-    }
-
     /// Schedules an autosave on the main actor after a change, when autosave is on.
-    private func didMutate() {
+    func didMutate() {
         // Most contexts are not the main actor's: they answer without reading their settings.
         guard isOnMainActor || isMainContext, autosaveEnabled, !autosaveScheduled else { return }
         autosaveScheduled = true

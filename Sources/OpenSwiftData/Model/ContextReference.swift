@@ -2,6 +2,9 @@
 /// holds it; not API.
 public final class _ContextReference {
     weak var context: ModelContext?
+    /// Whether the context has an undo manager, so that a setter registers how to revert its
+    /// change: read by every generated setter, and `false` unless the app asks for undo.
+    @usableFromInline var registersUndo = false
     /// The container of the context, for a stand-in once the context is gone: kept alive by the
     /// models too, since they may outlive both. (The main context's reference, which the
     /// container itself holds, refers to it weakly instead.)

@@ -66,9 +66,13 @@ extension _RowWriter {
 // generic function called across the module boundary pays a metadata look-up per call.
 
 /// Called by every generated setter before it stores a new value; returns the value to store.
-/// For an attribute, the new value as it is.
+/// For an attribute, the new value as it is, after registering the change's undo when the
+/// model's context has an undo manager.
 @inlinable @inline(__always)
-public func _osdWillSet<M: PersistentModel, T>(_ model: M, _ property: Int, _ old: @autoclosure () -> T?, _ new: T) -> T { new }
+public func _osdWillSet<M: PersistentModel, T>(_ model: M, _ property: Int, _ old: @autoclosure () -> T?, _ new: T) -> T {
+    if let reference = model._osdContextReference, reference.registersUndo { _osdRegisterUndo(model, property, T.self) }
+    return new
+}
 
 /// Keeps the inverse of an optional to-one relationship consistent.
 @inlinable

@@ -16,6 +16,32 @@ import OpenSwiftData
         #expect(second.first === item)
     }
 
+    /// A save that deletes the newest row and inserts another: SQLite may give the new row the
+    /// deleted one's key, and the context must keep the new model as that row's object (it once
+    /// forgot it, or took it for the deleted one).
+    @Test(arguments: Backend.allCases, [false, true])
+    func aNewRowSavedWithTheDeletionOfTheNewestIsItsModel(_ backend: Backend, byPredicate: Bool) throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self, backend: backend))
+        let old = makeItem(1)
+        context.insert(old)
+        try context.save()
+        let new = makeItem(2)
+        context.insert(new)
+        if byPredicate {
+            try context.delete(model: Item.self, where: #Predicate { $0.count == 1 })
+        } else {
+            context.delete(old)
+        }
+        try context.save()
+        #expect(new.modelContext === context && !new.isDeleted)
+        let fetched = try context.fetch(FetchDescriptor<Item>())
+        #expect(fetched.count == 1 && fetched.first === new)
+        new.count = 3
+        try context.save()
+        #expect(try ModelContext(context.container).fetch(FetchDescriptor<Item>()).map(\.count) == [3])
+    }
+
     @Test(arguments: Backend.allCases) func unsavedChangesSurviveARefetch(_ backend: Backend) throws {
         let store = TemporaryStore()
         let context = ModelContext(try store.container(Item.self, backend: backend))

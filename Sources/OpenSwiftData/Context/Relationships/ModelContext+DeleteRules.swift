@@ -77,14 +77,14 @@ extension ModelContext {
 
     /// Removes `model` from the inverse relationships of the models it relates to, except those
     /// deleted along with it, unless the relationship's rule is `.noAction`.
-    private func nullifyInverses(of model: any PersistentModel, keeping doomed: Set<ObjectIdentifier>) {
+    func nullifyInverses(of model: any PersistentModel, keeping doomed: Set<ObjectIdentifier>) {
         guard let entity = entity(of: model) else { return }
         for link in entity.links.values where link.deleteRule != .noAction {
             guard let inverse = link.inverse else { continue }
             var related: [any PersistentModel] = []
             model._osdVisitRelated(property: link.property, loading: true) { related.append($0) }
             for target in related where !doomed.contains(ObjectIdentifier(target)) {
-                _ = target._osdRelate(property: inverse, to: model, adding: false)
+                RelationshipMaintenance.relate(target, property: inverse, to: model, adding: false)
             }
         }
     }

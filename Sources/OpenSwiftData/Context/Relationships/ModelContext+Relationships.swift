@@ -147,8 +147,8 @@ extension ModelContext {
                     continue
                 }
                 guard let inverse = link.inverse else { continue }
-                if let displaced = target._osdRelate(property: inverse, to: model, adding: true), displaced !== model {
-                    _ = displaced._osdRelate(property: property, to: target, adding: false)
+                if let displaced = RelationshipMaintenance.relate(target, property: inverse, to: model, adding: true), displaced !== model {
+                    RelationshipMaintenance.relate(displaced, property: property, to: target, adding: false)
                 }
             }
         }

@@ -23,6 +23,10 @@ enum RelationshipMaintenance {
             model._osdFulfill(property: property)
             previous = old()
         }
+        let context = state.context
+        if let context, context.reference.registersUndo {
+            context.registerUndoOfRelationship(of: model, property: property)
+        }
         let before = previous ?? []
         var stored = new
         var removed: [AnyObject] = []
@@ -37,17 +41,27 @@ enum RelationshipMaintenance {
         adopt(model, added: added, link: link, asModel: asModel)
         guard let inverse = link.inverse else { return stored }
         for target in removed {
-            _ = asModel(target)._osdRelate(property: inverse, to: model, adding: false)
+            relate(asModel(target), property: inverse, to: model, adding: false)
         }
         for target in added {
             let related = asModel(target)
-            let displaced = related._osdRelate(property: inverse, to: model, adding: true)
+            let displaced = relate(related, property: inverse, to: model, adding: true)
             // The target's to-one inverse pointed at another model, whose side still lists it.
             if let displaced, displaced !== model {
-                _ = displaced._osdRelate(property: property, to: related, adding: false)
+                relate(displaced, property: property, to: related, adding: false)
             }
         }
         return stored
+    }
+
+    /// Edits one side of a relationship without maintenance; registers its undo when the model's
+    /// context has an undo manager.
+    @discardableResult
+    static func relate(_ target: any PersistentModel, property: Int, to other: any PersistentModel, adding: Bool) -> (any PersistentModel)? {
+        if let reference = target._osdContextReference, reference.registersUndo, let context = reference.current {
+            return context.relate(target, property: property, to: other, adding: adding)
+        }
+        return target._osdRelate(property: property, to: other, adding: adding)
     }
 
     /// Inserts newly related models into the context of `model`, or `model` into theirs; notes a
