@@ -25,6 +25,7 @@ extension ModelContext {
     // MARK: Insertions
 
     /// Registers the undo of a model's entering the context as a new model.
+    @inline(never)
     func registerUndoOfInsertion(_ model: any PersistentModel) {
         guard let manager = undoRecorder else { return }
         registerUndo(with: manager) { $0.revertInsertion(of: model) }
@@ -48,6 +49,7 @@ extension ModelContext {
     /// Registers the undo of marking a saved model for deletion. The model first loads every
     /// value and relationship it has not loaded yet: once the deletion is saved, its row is gone,
     /// and the undo inserts it again from what it holds.
+    @inline(never)
     func registerUndoOfDeletion(_ model: any PersistentModel) {
         guard let manager = undoRecorder, let entity = entity(of: model) else { return }
         loadEveryProperty(of: model)

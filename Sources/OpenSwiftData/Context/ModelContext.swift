@@ -176,7 +176,7 @@ public final class ModelContext {
         state.location = location(of: entity)
         state.isInserted = true
         inserted.append(model)
-        registerUndoOfInsertion(model)
+        if reference.registersUndo { registerUndoOfInsertion(model) }
         didMutate()
         return entity
     }
@@ -200,7 +200,7 @@ public final class ModelContext {
             applyDeleteRulesToUnsaved(model)
             state.context = nil
         } else {
-            registerUndoOfDeletion(model)
+            if reference.registersUndo { registerUndoOfDeletion(model) }
             state.isDeleted = true
             deleted.append(model)
             if undoRecorder != nil {

@@ -14,16 +14,16 @@ enum RelationshipMaintenance {
         _ model: any PersistentModel, property: Int, old: () -> [AnyObject]?, new: [AnyObject],
         model asModel: (AnyObject) -> any PersistentModel
     ) -> [AnyObject] {
-        let state = model._osdState
+        let reference = model._osdContextReference
+        let context = reference?.current
         // A managed model's entity has its links at hand; a new model's are in the graph's table.
-        let entity = state.context?.entity(of: model)
+        let entity = context?.entity(of: model)
         guard let link = entity.map({ $0.link(at: property) }) ?? ModelGraph.link(type(of: model), property: property) else { return new }
         var previous = old()
-        if previous == nil, state.primaryKey != 0, state.context != nil {
+        if previous == nil, context != nil, model._osdPrimaryKey != 0 {
             model._osdFulfill(property: property)
             previous = old()
         }
-        let context = state.context
         if let context, context.reference.registersUndo {
             context.registerUndoOfRelationship(of: model, property: property)
         }
@@ -56,7 +56,7 @@ enum RelationshipMaintenance {
 
     /// Edits one side of a relationship without maintenance; registers its undo when the model's
     /// context has an undo manager.
-    @discardableResult
+    @discardableResult @inline(__always)
     static func relate(_ target: any PersistentModel, property: Int, to other: any PersistentModel, adding: Bool) -> (any PersistentModel)? {
         if let reference = target._osdContextReference, reference.registersUndo, let context = reference.current {
             return context.relate(target, property: property, to: other, adding: adding)
