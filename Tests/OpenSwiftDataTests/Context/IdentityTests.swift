@@ -42,6 +42,37 @@ import OpenSwiftData
         #expect(try ModelContext(context.container).fetch(FetchDescriptor<Item>()).map(\.count) == [3])
     }
 
+    /// An identifier names one model for the store's whole life, as in SwiftData: a row inserted
+    /// after the newest ones were deleted (one by one, by predicate, or by erasing the container),
+    /// even after reopening, never gets a deleted row's key.
+    @Test(arguments: Backend.allCases, ["one by one", "by predicate", "erase"])
+    func aDeletedModelsIdentifierIsNeverHandedOutAgain(_ backend: Backend, deletion: String) throws {
+        let store = TemporaryStore()
+        var container = try store.container(Item.self, backend: backend)
+        var context = ModelContext(container)
+        let items = (1...3).map(makeItem)
+        for item in items { context.insert(item) }
+        try context.save()
+        let deletedIDs = items.dropFirst().map(\.persistentModelID)
+        switch deletion {
+        case "one by one": for item in items.dropFirst() { context.delete(item) }
+        case "by predicate": try context.delete(model: Item.self, where: #Predicate { $0.count > 1 })
+        default: try container.erase()
+        }
+        try context.save()
+        // Reopened: the floor is in the file.
+        container = try store.container(Item.self, backend: backend)
+        context = ModelContext(container)
+        let later = (4...6).map(makeItem)
+        for item in later { context.insert(item) }
+        try context.save()
+        let laterIDs = Set(later.map(\.persistentModelID))
+        #expect(laterIDs.isDisjoint(with: deletedIDs), "a new row took a deleted row's identifier")
+        #expect(deletedIDs.allSatisfy { context.registeredModel(for: $0) as Item? == nil })
+        let fresh = ModelContext(try store.container(Item.self, backend: backend))
+        #expect(Set(try fresh.fetch(FetchDescriptor<Item>()).map(\.persistentModelID)).isSuperset(of: laterIDs))
+    }
+
     @Test(arguments: Backend.allCases) func unsavedChangesSurviveARefetch(_ backend: Backend) throws {
         let store = TemporaryStore()
         let context = ModelContext(try store.container(Item.self, backend: backend))

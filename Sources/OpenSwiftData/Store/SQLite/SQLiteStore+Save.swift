@@ -36,8 +36,16 @@ extension SQLiteStore {
         var history = HistoryLog()
         let recordsHistory = changes.recordsHistory
         var ruleDeleted: [(entity: Schema.Entity, keys: [Int64])] = []
+        // The largest key each table lost in this save, for its key floor.
+        var largestDeleted: [ObjectIdentifier: (entity: Schema.Entity, key: Int64)] = [:]
+        func noteDeleted(_ entity: Schema.Entity, _ keys: some Sequence<Int64>) {
+            guard let largest = keys.max() else { return }
+            let slot = ObjectIdentifier(entity)
+            if largestDeleted[slot].map({ $0.key < largest }) ?? true { largestDeleted[slot] = (entity, largest) }
+        }
         if changes.appliesDeleteRules {
             ruleDeleted = try deleteApplyingRules(changes, history: &history, on: connection).deleted
+            for (entity, keys) in ruleDeleted { noteDeleted(entity, keys) }
             batchDeleted = changes.batchDeletes.map { entity, _ in ruleDeleted.first { $0.entity === entity }?.keys ?? [] }
         } else {
             for (entity, filter) in changes.batchDeletes {
@@ -53,6 +61,7 @@ extension SQLiteStore {
                 try delete.bind(compiler.arguments)
                 let keys = try connection.collectingDeletedRowIDs { try delete.run() }
                 try removeReferences(to: keys, of: layout, on: connection)
+                noteDeleted(entity, keys)
                 batchDeleted.append(keys)
                 if recordsHistory {
                     for key in keys { history.delete(entity, key: key, preserved: preserved[key]) }
@@ -83,7 +92,14 @@ extension SQLiteStore {
             guard connection.changes > 0 else { continue }
             if recordsHistory { history.delete(entity, key: primaryKey, preserved: preserved[primaryKey]) }
             try removeReferences(to: [primaryKey], of: layout, on: connection)
+            noteDeleted(entity, CollectionOfOne(primaryKey))
         }
+        for (entity, key) in largestDeleted.values {
+            let layout = try layout(entity)
+            if layout.sharedKeysTable == nil { try Self.raiseKeyFloor(of: layout, to: key, on: connection) }
+        }
+        // The tables whose first inserted row of this save has been checked against its floor.
+        var checkedFloors: Set<ObjectIdentifier> = []
         var deferred: [(layout: TableLayout, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
         // To-one relationships to models that get their keys later in this save, per row written.
         let links = _DeferredLinks()
@@ -123,7 +139,11 @@ extension SQLiteStore {
             try insert.run()
             if !links.isEmpty { deferred.append((layout, model, links.take())) }
             // The key is the model's now, so that later rows of this save can refer to it.
-            let key = connection.lastInsertedRowID
+            var key = connection.lastInsertedRowID
+            if layout.sharedKeysTable == nil, checkedFloors.insert(ObjectIdentifier(entity)).inserted {
+                // Rows after this one follow it: SQLite counts on from the largest key.
+                key = try Self.keyAboveFloor(of: layout, inserted: key, on: connection)
+            }
             model._osdState.primaryKey = key
             keys.append(key)
             if recordsHistory { history.insert(entity, key: key) }

@@ -100,7 +100,9 @@ final class SQLiteStore: @unchecked Sendable {
                 try connection.execute(SQLiteStore.pragmas)
                 // A store from before history gets its tables; an existing one is left alone.
                 // (A file without a schema record is created in one transaction below.)
-                if existing?.schema != nil { for statement in SQLiteStore.historyTables { try connection.execute(statement) } }
+                if existing?.schema != nil {
+                    for statement in SQLiteStore.historyTables + [SQLiteStore.keyFloorsTable] { try connection.execute(statement) }
+                }
             }
             if let existing, existing.schema != nil {
                 self.identifier = existing.identifier ?? UUID().uuidString
@@ -124,7 +126,7 @@ final class SQLiteStore: @unchecked Sendable {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             try connection.execute("CREATE TABLE osd_metadata (key TEXT PRIMARY KEY, value ANY) STRICT")
-            for statement in historyTables { try connection.execute(statement) }
+            for statement in historyTables + [keyFloorsTable] { try connection.execute(statement) }
             for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
                 for statement in layout.createStatements { try connection.execute(statement) }
             }
@@ -238,6 +240,10 @@ final class SQLiteStore: @unchecked Sendable {
             try connection.execute("BEGIN IMMEDIATE")
             do {
                 for layout in layouts.values {
+                    // Keys handed out before the erase are never handed out again.
+                    if layout.sharedKeysTable == nil, let largest = try connection.integer("SELECT max(\(TableLayout.primaryKey)) FROM \(layout.table)") {
+                        try SQLiteStore.raiseKeyFloor(of: layout, to: largest, on: connection)
+                    }
                     try connection.execute("DELETE FROM \(layout.table)")
                     for table in layout.ownedLinkTables { try connection.execute("DELETE FROM \(SQL.quote(table))") }
                     if let keys = layout.sharedKeysTable { try connection.execute("DELETE FROM \(keys)") }

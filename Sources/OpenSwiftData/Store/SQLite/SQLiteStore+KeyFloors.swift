@@ -1,0 +1,38 @@
+/// Keys are never handed out twice, as in SwiftData: a `PersistentIdentifier` names one model for
+/// the store's whole life, also after the model was deleted.
+///
+/// SQLite gives a new row the largest key in its table plus one, so deleting the newest rows would
+/// let the next insert take a deleted row's key. Each save that deletes rows records, per table,
+/// the largest key it deleted (`osd_key_floors`); the first row a later save inserts into the
+/// table, if SQLite gave it a key at or below that floor, moves above it, and the rows after it
+/// follow. (A class hierarchy's tables take their keys from an AUTOINCREMENT table instead.)
+extension SQLiteStore {
+    /// The table of floors; created with the store, and on opening a store from before it.
+    static let keyFloorsTable =
+        "CREATE TABLE IF NOT EXISTS osd_key_floors (table_name TEXT PRIMARY KEY, floor INTEGER NOT NULL) STRICT, WITHOUT ROWID"
+
+    /// Records that keys up to `key` were used in the table of `layout`.
+    static func raiseKeyFloor(of layout: TableLayout, to key: Int64, on connection: SQLiteConnection) throws {
+        let upsert = try connection.statement(
+            "INSERT INTO osd_key_floors (table_name, floor) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET floor = max(floor, excluded.floor)")
+        defer { upsert.reset() }
+        try upsert.bind([.text(layout.entity.name), .integer(key)])
+        try upsert.run()
+    }
+
+    /// The key for the row just inserted into the table of `layout` with `key`: `key` itself, or,
+    /// when a deletion freed keys at or above it, one above them all (the row is moved there).
+    static func keyAboveFloor(of layout: TableLayout, inserted key: Int64, on connection: SQLiteConnection) throws -> Int64 {
+        let select = try connection.statement("SELECT floor FROM osd_key_floors WHERE table_name = ?")
+        defer { select.reset() }
+        try select.bind([.text(layout.entity.name)])
+        guard try select.step(), select._int64(0) >= key else { return key }
+        let moved = select._int64(0) + 1
+        let move = try connection.statement("UPDATE \(layout.table) SET \(TableLayout.primaryKey) = ? WHERE \(TableLayout.primaryKey) = ?")
+        defer { move.reset() }
+        try move._bind(moved, 0)
+        try move._bind(key, 1)
+        try move.run()
+        return moved
+    }
+}
