@@ -28,6 +28,7 @@ extension ModelContext {
         guard latest != seenGeneration else { return }
         let previous = seenGeneration
         seenGeneration = latest
+        if entries?.isEmpty != true { mergeCount &+= 1 }
         guard let entries, entries.allSatisfy({ $0.updated != nil }) else {
             do {
                 try refreshAllRegisteredModels()

@@ -124,7 +124,7 @@ extension ModelContext {
         guard let manager = undoRecorder, isOwnOrFree(model) else { return }
         var models: [AnyObject] = []
         model._osdVisitRelated(property: property, loading: true) { models.append($0) }
-        let mark = ChangeMark(model, property: property, generation: saveGeneration)
+        let mark = ChangeMark(model, property: property, in: self)
         registerUndo(with: manager) { context in
             guard context.isOwnOrFree(model) else { return }
             context.setRelationship(of: model, property: property, to: models)
@@ -151,7 +151,7 @@ extension ModelContext {
     func registerUndoOfChange<M: PersistentModel, T>(
         of model: M, _ keyPath: ReferenceWritableKeyPath<M, T>, property: Int, from old: T, with manager: UndoManager
     ) {
-        let mark = ChangeMark(model, property: property, generation: saveGeneration)
+        let mark = ChangeMark(model, property: property, in: self)
         registerUndo(with: manager) { context in
             guard model._osdState.context === context else { return }
             // Through the setter: Observation hears of it, and it registers the redo.
@@ -162,22 +162,25 @@ extension ModelContext {
 }
 
 /// Whether one property of a model was unsaved-changed when an undo operation was registered, so
-/// that undoing the change clears the mark again when no save came between.
+/// that undoing the change clears the mark again when the store still holds the value restored.
 struct ChangeMark {
     private let bit: UInt64
     private let wasChanged: Bool
-    private let generation: UInt64
+    private let saves: UInt64
+    private let merges: UInt64
 
-    init(_ model: any PersistentModel, property: Int, generation: UInt64) {
+    init(_ model: any PersistentModel, property: Int, in context: ModelContext) {
         bit = 1 << UInt64(property)
         wasChanged = model._osdState.changedProperties & bit != 0
-        self.generation = generation
+        saves = context.saveGeneration
+        merges = context.mergeCount
     }
 
-    /// Clears the property's change mark if it had none and the context has not saved since; a
-    /// save in between stored the value being undone, so the restored one must be saved in turn.
+    /// Clears the property's change mark if it had none, and the context has neither saved nor
+    /// merged another's save since. Otherwise the store may hold another value than the one
+    /// restored, which then stays a change to save, as in Core Data.
     func restore(on model: any PersistentModel, in context: ModelContext) {
-        guard !wasChanged, context.saveGeneration == generation else { return }
+        guard !wasChanged, context.saveGeneration == saves, context.mergeCount == merges else { return }
         model._osdState.changedProperties &= ~bit
     }
 }

@@ -36,6 +36,8 @@ public final class ModelContext {
     /// Counts the context's saves, so that an undo knows whether the value it restores was saved
     /// since it was registered.
     var saveGeneration: UInt64 = 0
+    /// Counts the merges of other contexts' saves into this one, for the same reason.
+    var mergeCount: UInt64 = 0
 
     /// The registered (saved) models, by entity name and primary key: one instance per row.
     var registry: [String: RegisteredModels] = [:]

@@ -76,6 +76,25 @@ struct ModelContextUndoTests {
         #expect(try fresh.fetch(FetchDescriptor<Outing>()).map(\.cost) == [10])
     }
 
+    @Test func undoingAChangeAfterAnotherContextSavedTheRowRestoresItAsAChange() throws {
+        let (context, manager) = try undoableContext()
+        let outing = Outing(title: "Museum", cost: 10)
+        context.insert(outing)
+        try context.save()
+        manager.removeAllActions()
+        outing.cost = 20
+
+        let other = ModelContext(context.container)
+        try #require(try other.fetch(FetchDescriptor<Outing>()).first).cost = 30
+        try other.save()
+        _ = try context.fetch(FetchDescriptor<Outing>())
+        manager.undo()
+        #expect(outing.cost == 10)
+        #expect(context.hasChanges, "the store holds the other context's 30: the restored 10 is a change to save")
+        try context.save()
+        #expect(try ModelContext(context.container).fetch(FetchDescriptor<Outing>()).map(\.cost) == [10])
+    }
+
     @Test func undoingASavedInsertionDeletesTheModel() throws {
         let (context, manager) = try undoableContext()
         context.insert(Journey(name: "Oslo"))
