@@ -57,7 +57,7 @@ public final class ModelContext {
     @exclusivity(unchecked) var isMainContext = false
     private var autosaveScheduled = false
     /// Whether the context was created on the main actor, where its autosaves run.
-    private let isOnMainActor: Bool
+    let isOnMainActor: Bool
     /// The error of a store read made where SwiftData's API cannot throw (a merge, a model
     /// actor's subscript), thrown by the next fetch or save.
     var deferredReadFailure: (any Error)?

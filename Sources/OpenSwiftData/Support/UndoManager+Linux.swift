@@ -19,7 +19,7 @@ import Foundation
 /// Operations registered outside an explicit group (``beginUndoGrouping()``) open one
 /// automatically when ``groupsByEvent`` is `true`, the default. There is no event loop to close it
 /// at the end of each event as on Apple platforms, so it stays open until ``undo()`` closes it,
-/// until you call ``endUndoGrouping()``, or, when it opened on the main thread, until the main
+/// until you call ``endUndoGrouping()``, or, when it opened on the main actor, until the main
 /// actor's current job ends. To make separate steps of work done in one go, group each one
 /// explicitly.
 open class UndoManager: @unchecked Sendable {
@@ -27,7 +27,7 @@ open class UndoManager: @unchecked Sendable {
     // registered handlers run outside it.
 
     /// A registered operation: its handler, bound to a target the manager does not keep alive.
-    private struct Action {
+    struct Action {
         weak var target: AnyObject?
         let run: (AnyObject) -> Void
     }
@@ -72,9 +72,19 @@ open class UndoManager: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - target: The object the operation changes.
+    ///   - isolation: The caller's actor; leave it to its default. A group this registration opens
+    ///     on the main actor closes when the main actor's current job ends.
     ///   - handler: The closure that reverts the operation, called with `target`.
-    open func registerUndo<TargetType: AnyObject>(withTarget target: TargetType, handler: @escaping (TargetType) -> Void) {
-        let action = Action(target: target) { handler(unsafeDowncast($0, to: TargetType.self)) }
+    open func registerUndo<TargetType: AnyObject>(
+        withTarget target: TargetType, isolation: (any Actor)? = #isolation, handler: @escaping (TargetType) -> Void
+    ) {
+        register(Action(target: target) { handler(unsafeDowncast($0, to: TargetType.self)) },
+                 onMainActor: isolation.map { $0 === MainActor.shared } ?? false)
+    }
+
+    /// Records an operation; a group it opens on the main actor closes when the main actor's
+    /// current job ends.
+    func register(_ action: Action, onMainActor: Bool) {
         let scheduleClose: Int? = locked {
             guard disabledCount == 0 else { return nil }
             if !undoing && !redoing { redoStack.removeAll() }
@@ -92,7 +102,7 @@ open class UndoManager: @unchecked Sendable {
             automaticGroupNumber += 1
             return automaticGroupNumber
         }
-        if let scheduleClose, Thread.isMainThread { closeAtEndOfMainActorJob(scheduleClose) }
+        if let scheduleClose, onMainActor { closeAtEndOfMainActorJob(scheduleClose) }
     }
 
     /// Closes an automatic group opened on the main thread once the main actor's current job ends:

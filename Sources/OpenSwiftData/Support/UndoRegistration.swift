@@ -26,7 +26,10 @@ enum UndoRegistration {
             manager.registerUndo(withTarget: context) { target in revert(target) }
         }
         #else
-        manager.registerUndo(withTarget: context, handler: revert)
+        // The context's own actor: a group its registration opens on the main actor closes with
+        // the main actor's job, as an event's would.
+        let action = UndoManager.Action(target: context) { revert(unsafeDowncast($0, to: ModelContext.self)) }
+        manager.register(action, onMainActor: context.isOnMainActor || context.isMainContext)
         #endif
     }
 

@@ -23,6 +23,21 @@ struct ModelContextUndoTests {
         return result
     }
 
+    /// A saved outing "Museum" costing 10, in an undoable context with nothing to undo yet.
+    func savedOuting() throws -> (ModelContext, UndoManager, Outing) {
+        let (context, manager) = try undoableContext()
+        let outing = Outing(title: "Museum", cost: 10)
+        context.insert(outing)
+        try context.save()
+        manager.removeAllActions()
+        return (context, manager, outing)
+    }
+
+    /// The costs of the outings a fresh context reads from the store.
+    func storedCosts() throws -> [Int] {
+        try ModelContext(try store.graphContainer()).fetch(FetchDescriptor<Outing>()).map(\.cost)
+    }
+
     @Test func undoTakesAnInsertionBackAndRedoMakesItAgain() throws {
         let (context, manager) = try undoableContext()
         let journey = Journey(name: "Rome")
@@ -39,11 +54,7 @@ struct ModelContextUndoTests {
     }
 
     @Test func undoRevertsAttributeChangesAndLeavesNoChangesBehind() throws {
-        let (context, manager) = try undoableContext()
-        let outing = Outing(title: "Museum", cost: 10)
-        context.insert(outing)
-        try context.save()
-        manager.removeAllActions()
+        let (context, manager, outing) = try savedOuting()
 
         outing.cost = 20
         outing.cost = 30
@@ -56,32 +67,22 @@ struct ModelContextUndoTests {
         manager.redo()
         #expect(outing.cost == 30 && outing.title == "Gallery" && context.hasChanges)
         try context.save()
-        let fresh = ModelContext(try store.graphContainer())
-        #expect(try fresh.fetch(FetchDescriptor<Outing>()).map(\.cost) == [30])
+        #expect(try storedCosts() == [30])
     }
 
     @Test func undoingASavedChangeMakesTheOldValueAChangeToSave() throws {
-        let (context, manager) = try undoableContext()
-        let outing = Outing(title: "Museum", cost: 10)
-        context.insert(outing)
-        try context.save()
-        manager.removeAllActions()
+        let (context, manager, outing) = try savedOuting()
         outing.cost = 99
         try context.save()
         manager.undo()
         #expect(outing.cost == 10)
         #expect(context.hasChanges, "the store holds 99: the restored 10 is a change to save")
         try context.save()
-        let fresh = ModelContext(try store.graphContainer())
-        #expect(try fresh.fetch(FetchDescriptor<Outing>()).map(\.cost) == [10])
+        #expect(try storedCosts() == [10])
     }
 
     @Test func undoingAChangeAfterAnotherContextSavedTheRowRestoresItAsAChange() throws {
-        let (context, manager) = try undoableContext()
-        let outing = Outing(title: "Museum", cost: 10)
-        context.insert(outing)
-        try context.save()
-        manager.removeAllActions()
+        let (context, manager, outing) = try savedOuting()
         outing.cost = 20
 
         let other = ModelContext(context.container)
@@ -92,7 +93,7 @@ struct ModelContextUndoTests {
         #expect(outing.cost == 10)
         #expect(context.hasChanges, "the store holds the other context's 30: the restored 10 is a change to save")
         try context.save()
-        #expect(try ModelContext(context.container).fetch(FetchDescriptor<Outing>()).map(\.cost) == [10])
+        #expect(try storedCosts() == [10])
     }
 
     @Test func undoingASavedInsertionDeletesTheModel() throws {

@@ -37,6 +37,28 @@ struct UndoManagerTests {
         #expect(counter.value == 0)
     }
 
+    @Test @MainActor func anAutomaticGroupOpenedOnTheMainActorClosesWhenItsJobEnds() async {
+        let manager = UndoManager()
+        let counter = Counter()
+        // Registered from the main actor itself (as an app's main-actor code does).
+        func set(_ value: Int) {
+            let old = counter.value
+            manager.registerUndo(withTarget: counter) { $0.value = old }
+            counter.value = value
+        }
+        set(1)
+        set(2)
+        #expect(manager.groupingLevel == 1)
+        // The next job on the main actor: the nearest there is to the next event.
+        await waitUntil { manager.groupingLevel == 0 }
+        #expect(manager.groupingLevel == 0)
+        set(3)
+        manager.undo()
+        #expect(counter.value == 2, "the change after the await was a group of its own")
+        manager.undo()
+        #expect(counter.value == 0)
+    }
+
     @Test func explicitGroupsAreUndoneOneAtATimeInReverseOrder() {
         let manager = UndoManager()
         let counter = Counter()
