@@ -41,6 +41,29 @@ actor RecipeImporter {
         #endif
     }
 
+    /// Undo as apps use it (`.modelContainer(for:isUndoEnabled: true)` assigns the main context an
+    /// undo manager): a deletion, saved, then undone and saved again.
+    @Test @MainActor func theMainContextUndoesASavedDeletion() throws {
+        let container = try ModelContainer(for: Recipe.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        context.undoManager = UndoManager()
+        let tea = Recipe(name: "Tea", minutes: 5)
+        tea.ingredients.append(Ingredient(name: "Leaves"))
+        context.insert(tea)
+        try context.save()
+        context.undoManager?.removeAllActions()
+
+        context.delete(tea)
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Recipe>()).isEmpty)
+        #expect(context.undoManager?.canUndo == true)
+        context.undoManager?.undo()
+        try context.save()
+        let restored = try context.fetch(FetchDescriptor<Recipe>())
+        #expect(restored.map(\.name) == ["Tea"])
+        #expect(restored.first?.ingredients.map(\.name) == ["Leaves"])
+    }
+
     /// Module-qualified SwiftData names store, fetch, update and reopen a store.
     @Test func moduleQualifiedNamesWork() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftdata-\(UUID().uuidString)")
