@@ -1,4 +1,4 @@
-// The README's demo: a store file, inserts, queries, an update, a delete, and a reopen.
+// The README's demo: a store file, inserts, queries, an update, a delete, an undo, and a reopen.
 import OpenSwiftData
 
 @Model
@@ -76,6 +76,12 @@ func run() throws {
         context.delete(trips[1])
         try context.save()
         print("Deleted one trip and, by its cascade rule, its activities; \(try context.fetchCount(FetchDescriptor<Trip>())) trips and \(try context.fetchCount(FetchDescriptor<Activity>())) activities remain")
+
+        let undoManager = UndoManager()
+        context.undoManager = undoManager
+        trips[2].rating = 1
+        undoManager.undo()
+        print("Changed \(trips[2].name)'s rating to 1 and undid it: rating \(trips[2].rating), unsaved changes: \(context.hasChanges)")
     }
 
     let reopened = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
