@@ -137,6 +137,28 @@ struct ModelContextUndoTests {
         #expect(try stored().isEmpty, "redo deleted them again")
     }
 
+    @Test func undoingASavedDeletionPutsTheModelBackIntoOneWayRelationships() throws {
+        let (context, manager) = try undoableContext()
+        let memo = Memo(text: "Trip plan")
+        let map = Attachment(fileName: "map.pdf")
+        let tickets = Attachment(fileName: "tickets.pdf")
+        memo.attachments = [map, tickets]
+        memo.pinned = tickets
+        context.insert(memo)
+        try context.save()
+        manager.removeAllActions()
+
+        context.delete(tickets)
+        try context.save()
+        #expect(memo.attachments.map(\.fileName) == ["map.pdf"] && memo.pinned == nil, "the save let go of the deleted row")
+        manager.undo()
+        #expect(Set(memo.attachments.map(\.fileName)) == ["map.pdf", "tickets.pdf"])
+        #expect(memo.pinned === tickets)
+        try context.save()
+        let fresh = try #require(try ModelContext(try store.graphContainer()).fetch(FetchDescriptor<Memo>()).first)
+        #expect(Set(fresh.attachments.map(\.fileName)) == ["map.pdf", "tickets.pdf"] && fresh.pinned?.fileName == "tickets.pdf")
+    }
+
     @Test func undoingAPendingDeletionRestoresItsCascadeBeforeAnySave() throws {
         let (context, manager) = try undoableContext()
         let journey = Journey(name: "Lima")
