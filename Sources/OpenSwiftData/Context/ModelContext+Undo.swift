@@ -59,47 +59,12 @@ extension ModelContext {
             model._osdVisitRelated(property: property, loading: false) { models.append($0) }
             relationships.append((property, models))
         }
-        let holders = oneWayHolders(of: model, entity: entity)
-        registerUndo(with: manager) { $0.revertDeletion(of: model, relationships: relationships, holders: holders) }
-    }
-
-    /// The registered models that hold `model` in a relationship its deletion leaves alone until
-    /// the save: one without an inverse, or whose inverse on `model`'s side has the rule
-    /// `.noAction`. The save then unloads those relationships; undoing a saved deletion puts the
-    /// model back into them.
-    private func oneWayHolders(of model: any PersistentModel, entity: Schema.Entity) -> [(model: any PersistentModel, property: Int)] {
-        var names: Set<String> = []
-        var ancestor: Schema.Entity? = entity
-        while let current = ancestor {
-            names.insert(current.name)
-            ancestor = current.superentity
-        }
-        var holders: [(model: any PersistentModel, property: Int)] = []
-        for (name, registered) in registry {
-            guard let holderEntity = container.schema.entitiesByName[name] else { continue }
-            let properties = holderEntity.links.values.filter { link in
-                guard names.contains(link.destinationName) else { return false }
-                guard let inverse = link.inverse else { return true }
-                return entity.links[inverse]?.deleteRule == .noAction
-            }.map(\.property)
-            guard !properties.isEmpty else { continue }
-            for holder in registered.models.values where holder !== model {
-                for property in properties {
-                    var holds = false
-                    holder._osdVisitRelated(property: property, loading: false) { if $0 === model { holds = true } }
-                    if holds { holders.append((holder, property)) }
-                }
-            }
-        }
-        return holders
+        registerUndo(with: manager) { $0.revertDeletion(of: model, relationships: relationships) }
     }
 
     /// Restores a model whose deletion is undone: unmarks a pending deletion, or inserts a model
     /// whose deletion was saved again, with the relationships it had.
-    func revertDeletion(
-        of model: any PersistentModel, relationships: [(property: Int, models: [AnyObject])],
-        holders: [(model: any PersistentModel, property: Int)]
-    ) {
+    func revertDeletion(of model: any PersistentModel, relationships: [(property: Int, models: [AnyObject])]) {
         let state = model._osdState
         guard state.isDeleted else { return }
         if state.context === self {
@@ -120,11 +85,6 @@ extension ModelContext {
                 let displaced = relate(target, property: inverse, to: model, adding: true)
                 if let displaced, displaced !== model { relate(displaced, property: property, to: target, adding: false) }
             }
-        }
-        for (holder, property) in holders where holder._osdState.context === self {
-            var holds = false
-            holder._osdVisitRelated(property: property, loading: true) { if $0 === model { holds = true } }
-            if !holds { relate(holder, property: property, to: model, adding: true) }
         }
     }
 

@@ -198,8 +198,10 @@ public final class ModelContext {
             if let manager = undoRecorder { registerUndo(with: manager) { $0.insertOne(model) } }
             inserted.removeAll { $0 === model }
             state.isInserted = false
-            // Never saved: its delete rules apply now, in memory only.
+            // Never saved: its delete rules apply now, in memory only, and it leaves the
+            // relationships no rule clears (the store never held those references).
             applyDeleteRulesToUnsaved(model)
+            releaseFromOneWayHolders(model)
             state.context = nil
         } else {
             if reference.registersUndo { registerUndoOfDeletion(model) }
@@ -212,6 +214,7 @@ public final class ModelContext {
                 // relationships that hold it; undoing the deletion restores them all.
                 propagatePendingDeletions()
                 nullifyInverses(of: model, keeping: [])
+                releaseFromOneWayHolders(model)
             }
         }
         didMutate()

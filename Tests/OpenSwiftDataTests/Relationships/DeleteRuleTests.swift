@@ -10,6 +10,27 @@ struct DeleteRuleTests {
 
     func container(_ backend: Backend = .sqlite) throws -> ModelContainer { try store.graphContainer(backend) }
 
+    /// A model deleted before it was ever saved leaves the one-way relationships that held it at
+    /// once (no delete rule covers them, and the store never held those references): memory and
+    /// store agree after the save.
+    @Test(arguments: Backend.allCases)
+    func aNewModelDeletedBeforeItsSaveLeavesOneWayRelationships(_ backend: Backend) throws {
+        let context = ModelContext(try container(backend))
+        let memo = Memo(text: "Plan")
+        let kept = Attachment(fileName: "kept.pdf")
+        memo.attachments = [kept]
+        context.insert(memo)
+        try context.save()
+        let draft = Attachment(fileName: "draft.pdf")
+        memo.attachments.append(draft)
+        memo.pinned = draft
+        context.delete(draft)
+        #expect(memo.attachments.map(\.fileName) == ["kept.pdf"] && memo.pinned == nil)
+        try context.save()
+        let stored = try #require(try ModelContext(try container(backend)).fetch(FetchDescriptor<Memo>()).first)
+        #expect(stored.attachments.map(\.fileName) == ["kept.pdf"] && stored.pinned == nil)
+    }
+
     @Test(arguments: Backend.allCases) func cascadeDeletesThroughChains(_ backend: Backend) throws {
         let context = ModelContext(try container(backend))
         let root = Folder(name: "root")

@@ -26,8 +26,9 @@ struct RandomUndoTests {
             return models.isEmpty ? nil : models[Int.random(in: 0..<models.count, using: &random)]
         }
         var log: [String] = []
+        var phase = ""
         func edit() throws {
-            switch Int.random(in: 0..<15, using: &random) {
+            switch Int.random(in: 0..<19, using: &random) {
             case 0:
                 let journey = Journey(name: name("j"))
                 context.insert(journey)
@@ -94,6 +95,29 @@ struct RandomUndoTests {
                     journey.startDate = Date(timeIntervalSinceReferenceDate: Double(counter))
                     log.append("\(journey.name).startDate")
                 }
+            case 15:
+                let memo = Memo(text: name("n"))
+                context.insert(memo)
+                log.append("insert \(memo.text)")
+            case 16:
+                let attachment = Attachment(fileName: name("a"))
+                context.insert(attachment)
+                log.append("insert \(attachment.fileName)")
+            case 17:
+                if let memo = try pick(Memo.self), let attachment = try pick(Attachment.self) {
+                    if Bool.random(using: &random) {
+                        memo.pinned = attachment
+                        log.append("\(memo.text).pinned = \(attachment.fileName)")
+                    } else if memo.attachments.count < 3, !memo.attachments.contains(where: { $0 === attachment }) {
+                        memo.attachments.append(attachment)
+                        log.append("\(memo.text).attachments.append(\(attachment.fileName))")
+                    }
+                }
+            case 18:
+                if let attachment = try pick(Attachment.self) {
+                    context.delete(attachment)
+                    log.append("delete \(attachment.fileName)")
+                }
             default:
                 let limit = Int.random(in: 0..<10, using: &random)
                 try context.delete(model: Outing.self, where: #Predicate { $0.cost > limit })
@@ -106,7 +130,7 @@ struct RandomUndoTests {
             log.append("save")
             let stored = try GraphSnapshot(ModelContext(container))
             let memory = try GraphSnapshot(context)
-            #expect(stored == memory, "the store equals memory after a save: \(stored.differences(from: memory))")
+            #expect(stored == memory, "the store equals memory after a save (\(phase)): \(stored.differences(from: memory)) log \(log)")
         }
 
         // Every group changes the sentinel, so that each registers something and is one undo.
@@ -118,6 +142,7 @@ struct RandomUndoTests {
         let groups = 80
         for group in 1...groups {
             log = []
+            phase = "do \(group)"
             manager.beginUndoGrouping()
             sentinel.name = "sentinel \(group)"
             for _ in 0..<Int.random(in: 1...5, using: &random) { try edit() }
@@ -129,6 +154,7 @@ struct RandomUndoTests {
         }
         #expect(states.last != states.first, "the edits changed the graph")
         for step in stride(from: groups, to: 0, by: -1) {
+            phase = "undo \(step) \(edits[step])"
             manager.undo()
             #expect(manager.groupingLevel == 0, "undo of group \(step) closed its group")
             let now = try GraphSnapshot(context)
@@ -139,6 +165,7 @@ struct RandomUndoTests {
         }
         #expect(!manager.canUndo)
         for step in 1...groups {
+            phase = "redo \(step) \(edits[step])"
             manager.redo()
             let now = try GraphSnapshot(context)
             #expect(now == states[step], "redo of group \(step) (edits \(edits[step])): \(now.differences(from: states[step]))")
@@ -158,6 +185,7 @@ struct GraphSnapshot: Equatable {
     var labels: [String: Set<String>] = [:]
     var lodgings: [String: String] = [:]
     var following: [String: Set<String>] = [:]
+    var memos: [String: String] = [:]
 
     init(_ context: ModelContext) throws {
         for journey in try context.fetch(FetchDescriptor<Journey>()) {
@@ -183,6 +211,13 @@ struct GraphSnapshot: Equatable {
             following[member.name] = Set(member.following.filter { !$0.isDeleted }.map(\.name))
             for other in member.following { #expect(other.followers.contains { $0 === member }, "inverse of \(member.name).following") }
         }
+        // One-way relationships: a deleted attachment stays until the save, then is let go.
+        let attachments = Set(try context.fetch(FetchDescriptor<Attachment>()).map(ObjectIdentifier.init))
+        for memo in try context.fetch(FetchDescriptor<Memo>()) {
+            let held = memo.attachments.filter { attachments.contains(ObjectIdentifier($0)) }.map(\.fileName).sorted()
+            let pinned = memo.pinned.map { attachments.contains(ObjectIdentifier($0)) ? $0.fileName : "-" } ?? "-"
+            memos[memo.text] = "\(held) \(pinned)"
+        }
     }
 
     /// What differs from `expected`, model by model.
@@ -194,6 +229,6 @@ struct GraphSnapshot: Equatable {
         }
         return (compare("journey", journeys, expected.journeys) + compare("outing", outings, expected.outings)
             + compare("label", labels, expected.labels) + compare("lodging", lodgings, expected.lodgings)
-            + compare("member", following, expected.following)).joined(separator: "; ")
+            + compare("member", following, expected.following) + compare("memo", memos, expected.memos)).joined(separator: "; ")
     }
 }

@@ -75,6 +75,46 @@ extension ModelContext {
         nullifyInverses(of: model, keeping: [])
     }
 
+    /// Removes `model` from the relationships of the context's models that hold it where no delete
+    /// rule would: one-way relationships, and those whose inverse on `model`'s side is `.noAction`.
+    /// For a model deleted before it was saved (the store never held those references), and, with
+    /// an undo manager, for every deletion, so that undoing it puts the model back.
+    func releaseFromOneWayHolders(_ model: any PersistentModel) {
+        guard let entity = entity(of: model) else { return }
+        var names: Set<String> = []
+        var ancestor: Schema.Entity? = entity
+        while let current = ancestor {
+            names.insert(current.name)
+            ancestor = current.superentity
+        }
+        func holdingProperties(of holderEntity: Schema.Entity) -> [Int] {
+            holderEntity.links.values.filter { link in
+                guard names.contains(link.destinationName) else { return false }
+                guard let inverse = link.inverse else { return true }
+                return entity.links[inverse]?.deleteRule == .noAction
+            }.map(\.property)
+        }
+        func release(from holders: some Sequence<any PersistentModel>, properties: [Int]) {
+            for holder in holders where holder !== model {
+                for property in properties {
+                    var holds = false
+                    holder._osdVisitRelated(property: property, loading: false) { if $0 === model { holds = true } }
+                    if holds { RelationshipMaintenance.relate(holder, property: property, to: model, adding: false) }
+                }
+            }
+        }
+        for (name, registered) in registry {
+            guard let holderEntity = container.schema.entitiesByName[name] else { continue }
+            let properties = holdingProperties(of: holderEntity)
+            if !properties.isEmpty { release(from: registered.models.values, properties: properties) }
+        }
+        for holder in inserted {
+            guard let holderEntity = self.entity(of: holder) else { continue }
+            let properties = holdingProperties(of: holderEntity)
+            if !properties.isEmpty { release(from: CollectionOfOne(holder), properties: properties) }
+        }
+    }
+
     /// Removes `model` from the inverse relationships of the models it relates to, except those
     /// deleted along with it, unless the relationship's rule is `.noAction`.
     func nullifyInverses(of model: any PersistentModel, keeping doomed: Set<ObjectIdentifier>) {
