@@ -152,10 +152,13 @@ open class UndoManager: @unchecked Sendable {
             redoStack.append(group)
         } else {
             undoStack.append(group)
-            if _levelsOfUndo > 0, undoStack.count > _levelsOfUndo {
-                undoStack.removeFirst(undoStack.count - _levelsOfUndo)
-            }
+            trim(&undoStack)
         }
+    }
+
+    /// Drops a stack's oldest groups past ``levelsOfUndo``. Called with the lock held.
+    private final func trim(_ stack: inout [Group]) {
+        if _levelsOfUndo > 0, stack.count > _levelsOfUndo { stack.removeFirst(stack.count - _levelsOfUndo) }
     }
 
     /// The number of groups open now.
@@ -174,8 +177,8 @@ open class UndoManager: @unchecked Sendable {
         set {
             locked {
                 _levelsOfUndo = max(0, newValue)
-                if _levelsOfUndo > 0, undoStack.count > _levelsOfUndo { undoStack.removeFirst(undoStack.count - _levelsOfUndo) }
-                if _levelsOfUndo > 0, redoStack.count > _levelsOfUndo { redoStack.removeFirst(redoStack.count - _levelsOfUndo) }
+                trim(&undoStack)
+                trim(&redoStack)
             }
         }
     }
@@ -280,14 +283,14 @@ open class UndoManager: @unchecked Sendable {
     open func removeAllActions(withTarget target: AnyObject) {
         locked {
             func keep(_ action: Action) -> Bool { action.target.map { $0 !== target } ?? false }
-            undoStack = undoStack.compactMap { group in
-                let actions = group.actions.filter(keep)
-                return actions.isEmpty ? nil : Group(actions: actions, name: group.name)
+            func without(_ stack: [Group]) -> [Group] {
+                stack.compactMap { group in
+                    let actions = group.actions.filter(keep)
+                    return actions.isEmpty ? nil : Group(actions: actions, name: group.name)
+                }
             }
-            redoStack = redoStack.compactMap { group in
-                let actions = group.actions.filter(keep)
-                return actions.isEmpty ? nil : Group(actions: actions, name: group.name)
-            }
+            undoStack = without(undoStack)
+            redoStack = without(redoStack)
             for index in openGroups.indices { openGroups[index].actions.removeAll { !keep($0) } }
         }
     }
