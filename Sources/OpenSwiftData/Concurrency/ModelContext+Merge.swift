@@ -4,10 +4,11 @@ extension ModelContext {
     ///
     /// A model another context changed becomes a fault: its properties reload from the store on next
     /// access (notifying Observation now), except those this context changed and has not saved,
-    /// which keep their local values. A model another context deleted leaves the identity map and
-    /// reports `isDeleted`. The context calls this itself before each fetch, `model(for:)`, save
-    /// and `processPendingChanges()` (after a save that only inserts, for other processes' saves);
-    /// the main context also does it soon after any other context saves.
+    /// which keep their local values. A model another context deleted leaves the identity map,
+    /// reports `isDeleted` and holds no relationships, as after a deletion saved here. The context
+    /// calls this itself before each fetch, `model(for:)`, save and `processPendingChanges()`
+    /// (after a save that only inserts, for other processes' saves); the main context also does
+    /// it soon after any other context saves.
     ///
     /// A read that fails while refreshing (the store busy, an I/O error) never looks like a
     /// deletion: the models stay as they are, the next merge tries again, and the error is thrown
@@ -47,6 +48,7 @@ extension ModelContext {
                 let state = model._osdState
                 state.isDeleted = true
                 registry[id.entityName]?.remove(state.primaryKey)
+                if let entity = entity(of: model) { dropRelationships(of: model, entity: entity) }
             }
         }
     }
@@ -74,6 +76,7 @@ extension ModelContext {
                 } else {
                     model._osdState.isDeleted = true
                     registered.remove(model._osdState.primaryKey)
+                    dropRelationships(of: model, entity: entity)
                 }
             }
         }

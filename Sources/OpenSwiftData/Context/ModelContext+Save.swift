@@ -295,9 +295,7 @@ extension ModelContext {
         let state = model._osdState
         deletedIDs.append(model.persistentModelID)
         registry[state.entityName!]?.remove(state.primaryKey)
-        if let entity = entity(of: model) {
-            for property in entity.links.keys { model._osdSetRelated(property: property, to: []) }
-        }
+        if let entity = entity(of: model) { dropRelationships(of: model, entity: entity) }
         state.context = nil
     }
 }

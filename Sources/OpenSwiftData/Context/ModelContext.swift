@@ -111,19 +111,36 @@ public final class ModelContext {
         releaseRelationships()
     }
 
-    /// Unloads the relationships of the saved models this context holds.
+    /// Lets go of the relationships of the models this context holds.
     ///
     /// Related models refer to each other (an author's books, each book's author): once the
-    /// context is gone, those references alone would keep them all alive for ever. A model still
-    /// in use reloads a relationship through a stand-in context on next access.
+    /// context is gone, those references alone would keep them all alive for ever, and with them
+    /// the container and its store connections. A saved model unloads its relationships, and one
+    /// still in use reloads them through a stand-in context on next access. A model inserted or
+    /// deleted and never saved is abandoned with the context: it holds no relationships any more,
+    /// as a deleted model after its save.
     private func releaseRelationships() {
         for (name, registered) in registry where !registered.models.isEmpty {
             guard let entity = container.schema.entitiesByName[name], !entity.links.isEmpty else { continue }
             let properties = Array(entity.links.keys)
-            for model in registered.models.values where !model._osdState.isDeleted {
-                for property in properties { model._osdRelease(property: property) }
+            for model in registered.models.values {
+                if model._osdState.isDeleted {
+                    dropRelationships(of: model, entity: entity)
+                } else {
+                    for property in properties { model._osdRelease(property: property) }
+                }
             }
         }
+        for model in inserted {
+            if let entity = entity(of: model) { dropRelationships(of: model, entity: entity) }
+        }
+    }
+
+    /// Empties every relationship of a model that left the context deleted or abandoned: its
+    /// optional to-one relationships read `nil` and its to-many relationships read empty, and it
+    /// keeps no other model alive.
+    func dropRelationships(of model: any PersistentModel, entity: Schema.Entity) {
+        for property in entity.links.keys { model._osdSetRelated(property: property, to: []) }
     }
 
     /// Whether the context has unsaved inserts, changes or deletions.

@@ -31,3 +31,19 @@ package enum StoredReference: Hashable, Sendable {
         return result.mapValues { Array($0) }
     }
 }
+
+/// One statement a store runs to remove references to deleted rows, in the store's own SQL.
+package struct ReferenceCleanup: Sendable {
+    /// The statement.
+    package let sql: String
+    /// For a statement that sets a to-one relationship's key to NULL, the entity whose rows it
+    /// changes and the relationship's property: each such row is an update of that property in
+    /// the save's history, as when the context nullifies the relationship itself.
+    package let nullified: (entity: Schema.Entity, property: Int)?
+
+    /// A statement, and what it nullifies, if anything.
+    package init(sql: String, nullifying nullified: (entity: Schema.Entity, property: Int)? = nil) {
+        self.sql = sql
+        self.nullified = nullified
+    }
+}

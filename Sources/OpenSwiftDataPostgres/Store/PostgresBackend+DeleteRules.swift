@@ -86,7 +86,7 @@ extension PostgresBackend {
         }
         // References to the deleted rows, from rows that stay.
         for (entity, keys) in deleted {
-            try removeReferences(to: keys, of: try table(for: entity.name), on: session)
+            try removeReferences(to: keys, of: try table(for: entity.name), history: &history, recordsHistory: changes.recordsHistory, on: session)
         }
         return deleted
     }

@@ -46,7 +46,7 @@ extension PostgresBackend {
             var compiler = PostgresCompiler(table: table)
             let condition = try filter.map { try compiler.condition($0) } ?? "TRUE"
             let (keys, preserved) = try deleteRows(table, where: condition, compiler.bindings, preserving: recordsHistory, on: session)
-            try removeReferences(to: keys, of: table, on: session)
+            try removeReferences(to: keys, of: table, history: &history, recordsHistory: recordsHistory, on: session)
             batchDeleted.append(keys)
             if recordsHistory { for key in keys { history.delete(entity, key: key, preserved: preserved[key]) } }
         }
@@ -64,7 +64,7 @@ extension PostgresBackend {
                 var seen: Set<Int64> = []
                 let removed = keys.filter { deleted.contains($0) && seen.insert($0).inserted }
                 if recordsHistory { for key in removed { history.delete(entity, key: key, preserved: preserved[key]) } }
-                try removeReferences(to: removed, of: table, on: session)
+                try removeReferences(to: removed, of: table, history: &history, recordsHistory: recordsHistory, on: session)
             }
         }
         var deferred: [(table: PostgresTable, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
@@ -104,7 +104,7 @@ extension PostgresBackend {
             for (position, (entity, _)) in changes.inserts.enumerated() {
                 if upserts.contains(position) {
                     let stored = try table(for: entity.name).shape.storedProperties
-                    history.update(entity, key: keys[position], mask: stored.reduce(0) { $0 | 1 << UInt64($1) })
+                    history.updateByStore(entity, key: keys[position], mask: stored.reduce(0) { $0 | 1 << UInt64($1) })
                 } else {
                     history.insert(entity, key: keys[position])
                 }
@@ -257,12 +257,20 @@ extension PostgresBackend {
 
     /// Removes every reference to deleted rows: foreign keys pointing at them become NULL, their
     /// link-table rows go.
-    func removeReferences(to keys: [Int64], of table: PostgresTable, on session: PostgresSession) throws {
+    /// When the save keeps history, each row whose relationship became NULL is recorded as an
+    /// update of that relationship.
+    func removeReferences(to keys: [Int64], of table: PostgresTable, history: inout HistoryLog, recordsHistory: Bool, on session: PostgresSession) throws {
         guard let statements = referenceCleanup[table.entity.name], !keys.isEmpty else { return }
-        for sql in statements {
+        for cleanup in statements {
             var bindings = PostgresBindings()
             bindings.append(keys)
-            try session.query(sql, bindings)
+            guard recordsHistory, let (entity, property) = cleanup.nullified else {
+                try session.query(cleanup.sql, bindings)
+                continue
+            }
+            for row in try session.query(cleanup.sql + " RETURNING \(PostgresSQL.primaryKey)", bindings) {
+                history.updateByStore(entity, key: PostgresRowReader(row)._int64(0), mask: 1 << UInt64(property))
+            }
         }
     }
 

@@ -32,7 +32,7 @@ final class PostgresBackend: @unchecked Sendable {
     private let externalCommits = ExternalCommitCounter()
     /// For each entity, the statements that remove references to its deleted rows (bound to an
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
-    let referenceCleanup: [String: [String]]
+    let referenceCleanup: [String: [ReferenceCleanup]]
     /// The statement that records a save's history transaction (``record(_:author:origin:on:)``).
     let recordSQL: String
     /// For each table's one-row insert, the statement that makes the insert and records the
@@ -103,17 +103,19 @@ final class PostgresBackend: @unchecked Sendable {
     }
 
     /// The statements that remove every reference to deleted rows of each entity.
-    private static func referenceCleanup(_ tables: [String: PostgresTable], namespace: String) -> [String: [String]] {
+    private static func referenceCleanup(_ tables: [String: PostgresTable], namespace: String) -> [String: [ReferenceCleanup]] {
         StoredReference.byTarget(in: tables.values.map(\.entity)).mapValues { references in
-            references.compactMap { reference -> String? in
+            references.compactMap { reference -> ReferenceCleanup? in
                 switch reference {
                 case .foreignKey(let entity, let property):
                     guard let table = tables[entity] else { return nil }
-                    return "UPDATE \(table.table) SET \(table.column(property)) = NULL WHERE \(table.column(property)) = ANY($1::int8[])"
-                case .linkOwner(let name): return "DELETE FROM \(namespace).\(PostgresSQL.quote(name.table)) WHERE owner = ANY($1::int8[])"
-                case .linkTarget(let name): return "DELETE FROM \(namespace).\(PostgresSQL.quote(name.table)) WHERE target = ANY($1::int8[])"
+                    return ReferenceCleanup(
+                        sql: "UPDATE \(table.table) SET \(table.column(property)) = NULL WHERE \(table.column(property)) = ANY($1::int8[])",
+                        nullifying: (table.entity, property))
+                case .linkOwner(let name): return ReferenceCleanup(sql: "DELETE FROM \(namespace).\(PostgresSQL.quote(name.table)) WHERE owner = ANY($1::int8[])")
+                case .linkTarget(let name): return ReferenceCleanup(sql: "DELETE FROM \(namespace).\(PostgresSQL.quote(name.table)) WHERE target = ANY($1::int8[])")
                 }
-            }.sorted()
+            }.sorted { $0.sql < $1.sql }
         }
     }
 

@@ -219,17 +219,18 @@ import Testing
     @Test func keysAndMasksRoundTrip() throws {
         let entity = try #require(Schema([HTrip.self, HVisit.self, HTag.self]).entitiesByName["HTrip"])
         let keys: [Int64] = [1, 2, 3, 1_000, -5, .max, .min, 0, 42]
+        let updatedKeys: [Int64] = [9, .max - 1, .min + 1, -6, 8]
         let masks: [UInt64] = [0, 1, .max, 1 << 63, 12_345]
         var log = HistoryLog()
         for key in keys { log.insert(entity, key: key) }
-        for (key, mask) in zip(keys.reversed(), masks) { log.update(entity, key: key, mask: mask) }
+        for (key, mask) in zip(updatedKeys, masks) { log.update(entity, key: key, mask: mask) }
         log.delete(entity, key: 7, preserved: ["code": .text("c7")])
         log.delete(entity, key: 6, preserved: nil)
         let data = try log.encoded()
         let changes = try #require(try data.withUnsafeBytes { try HistoryLog.decode($0) })
         #expect(changes.filter { $0.kind == .insert }.map(\.key) == keys)
         let updates = changes.filter { $0.kind == .update }
-        #expect(updates.map(\.key) == Array(keys.reversed().prefix(masks.count)))
+        #expect(updates.map(\.key) == updatedKeys)
         #expect(updates.map(\.changedProperties) == masks)
         let deletions = changes.filter { $0.kind == .delete }
         #expect(deletions.map(\.key) == [7, 6])
@@ -240,5 +241,22 @@ import Testing
         let compact = try consecutive.encoded()
         #expect(compact.count < 1_100, "consecutive keys take a byte each: \(compact.count) bytes for 1,000")
         #expect(try data.dropLast().withUnsafeBytes { try HistoryLog.decode($0) } == nil, "a truncated row is refused")
+    }
+
+    /// A transaction shows one change per row: a row's updates merge into one, and a row the
+    /// same save inserted or deleted shows no update.
+    @Test func aSaveRecordsOneChangePerRow() throws {
+        let entity = try #require(Schema([HTrip.self, HVisit.self, HTag.self]).entitiesByName["HTrip"])
+        var log = HistoryLog()
+        log.insert(entity, key: 1)
+        log.update(entity, key: 2, mask: 0b001)
+        log.updateByStore(entity, key: 1, mask: 0b010)
+        log.updateByStore(entity, key: 2, mask: 0b100)
+        log.updateByStore(entity, key: 3, mask: 0b100)
+        log.delete(entity, key: 3, preserved: nil)
+        let changes = try #require(try log.encoded().withUnsafeBytes { try HistoryLog.decode($0) })
+        #expect(changes.map(\.kind) == [.insert, .update, .delete])
+        #expect(changes.map(\.key) == [1, 2, 3])
+        #expect(changes[1].changedProperties == 0b101)
     }
 }

@@ -66,8 +66,8 @@ extension SQLiteStore {
         }
         // References to the deleted rows, from rows that stay: one statement per foreign key and link table.
         for entity in schema.entities where result.deleted.contains(where: { $0.entity === entity }) {
-            for sql in setReferenceCleanup[entity.name] ?? [] {
-                try connection.statement(sql).run()
+            for cleanup in setReferenceCleanup[entity.name] ?? [] {
+                try Self.run(cleanup, try connection.statement(cleanup.sql), history: &history, recordsHistory: changes.recordsHistory, on: connection)
             }
         }
         return result

@@ -125,6 +125,8 @@ package struct HistoryLog {
     private var inserted: [Run] = []
     private var updated: [Run] = []
     private var deleted: [Run] = []
+    /// Whether a row may have more than one update (see ``updateByStore(_:key:mask:)``).
+    private var updatesMayRepeat = false
     package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     /// Records an insert. Called once per new row: a run of one entity appends to one array.
@@ -138,10 +140,18 @@ package struct HistoryLog {
         inserted[last].keys.append(key)
     }
 
+    /// Records an update of the properties in `mask`, one the context made (at most one per row).
     package mutating func update(_ entity: Schema.Entity, key: Int64, mask: UInt64) {
         let last = Self.run(in: &updated, .update, entity.name)
         updated[last].keys.append(key)
         updated[last].masks.append(Int64(bitPattern: mask))
+    }
+
+    /// Records an update the store made on its own: an upsert, or a relationship nullified because
+    /// the row it named was deleted. The row may be updated again by the same save.
+    package mutating func updateByStore(_ entity: Schema.Entity, key: Int64, mask: UInt64) {
+        update(entity, key: key, mask: mask)
+        updatesMayRepeat = true
     }
 
     package mutating func delete(_ entity: Schema.Entity, key: Int64, preserved: [String: SnapshotValue]?) {
@@ -181,9 +191,40 @@ package struct HistoryLog {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)
         for run in inserted { try Self.append(run, to: &bytes) }
-        for run in updated { try Self.append(run, to: &bytes) }
+        for run in recordedUpdates() { try Self.append(run, to: &bytes) }
         for run in deleted { try Self.append(run, to: &bytes) }
         return bytes
+    }
+
+    /// The updates a transaction shows: one per row, with the properties of all of the save's
+    /// updates of it, and none of a row the save inserted or deleted (its insertion or deletion
+    /// says it all: an upsert onto a row inserted earlier in the save, a change to a model its
+    /// own save deleted by rule or by predicate).
+    private func recordedUpdates() -> [Run] {
+        guard !updated.isEmpty, updatesMayRepeat || !inserted.isEmpty || !deleted.isEmpty else { return updated }
+        var settled: [String: Set<Int64>] = [:]
+        for run in inserted { settled[run.entityName, default: []].formUnion(run.keys) }
+        for run in deleted { settled[run.entityName, default: []].formUnion(run.keys) }
+        var runs: [Run] = []
+        // Where each row's update went: the run and the position in it.
+        var recorded: [String: [Int64: (run: Int, position: Int)]] = [:]
+        for run in updated {
+            let skipped = settled[run.entityName] ?? []
+            var rows = recorded[run.entityName] ?? [:]
+            var kept = Run(kind: .update, entityName: run.entityName)
+            for (key, mask) in zip(run.keys, run.masks) where !skipped.contains(key) {
+                if let (earlier, position) = rows[key] {
+                    if earlier == runs.count { kept.masks[position] |= mask } else { runs[earlier].masks[position] |= mask }
+                    continue
+                }
+                rows[key] = (runs.count, kept.keys.count)
+                kept.keys.append(key)
+                kept.masks.append(mask)
+            }
+            recorded[run.entityName] = rows
+            if !kept.keys.isEmpty { runs.append(kept) }
+        }
+        return runs
     }
 
     private static func append(_ run: Run, to bytes: inout [UInt8]) throws {

@@ -60,7 +60,7 @@ extension SQLiteStore {
                 let delete = try connection.statement("DELETE FROM \(layout.table)\(whereClause)")
                 try delete.bind(compiler.arguments)
                 let keys = try connection.collectingDeletedRowIDs { try delete.run() }
-                try removeReferences(to: keys, of: layout, on: connection)
+                try removeReferences(to: keys, of: layout, history: &history, recordsHistory: recordsHistory, on: connection)
                 noteDeleted(entity, keys)
                 batchDeleted.append(keys)
                 if recordsHistory {
@@ -91,7 +91,7 @@ extension SQLiteStore {
             // A row a batch delete of this save removed is recorded once.
             guard connection.changes > 0 else { continue }
             if recordsHistory { history.delete(entity, key: primaryKey, preserved: preserved[primaryKey]) }
-            try removeReferences(to: [primaryKey], of: layout, on: connection)
+            try removeReferences(to: [primaryKey], of: layout, history: &history, recordsHistory: recordsHistory, on: connection)
             noteDeleted(entity, CollectionOfOne(primaryKey))
         }
         for (entity, key) in largestDeleted.values {
@@ -120,7 +120,7 @@ extension SQLiteStore {
                 keys.append(existing)
                 upserted.append(position)
                 // An upsert is an update of the existing row, of every stored property.
-                if recordsHistory { history.update(entity, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
+                if recordsHistory { history.updateByStore(entity, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
                 continue
             }
             let insert = try prepared(layout.insertSQL)
@@ -234,15 +234,24 @@ extension SQLiteStore {
     /// Removes every reference to deleted rows: foreign keys pointing at them become NULL, their
     /// link-table rows go. (Delete rules already did this for the loaded models; this covers rows
     /// no context has loaded, and one-way relationships.)
-    private func removeReferences(to keys: [Int64], of layout: TableLayout, on connection: SQLiteConnection) throws {
+    private func removeReferences(to keys: [Int64], of layout: TableLayout, history: inout HistoryLog, recordsHistory: Bool, on connection: SQLiteConnection) throws {
         guard let statements = referenceCleanup[layout.entity.name], !keys.isEmpty else { return }
-        for sql in statements {
-            let cleanup = try connection.statement(sql)
+        for cleanup in statements {
+            let statement = try connection.statement(cleanup.sql)
             for key in keys {
-                try cleanup._bind(key, 0)
-                try cleanup.run()
-                cleanup.reset()
+                try statement._bind(key, 0)
+                try Self.run(cleanup, statement, history: &history, recordsHistory: recordsHistory, on: connection)
+                statement.reset()
             }
+        }
+    }
+
+    /// Runs a statement of a reference cleanup; when it nullifies a relationship and the save keeps
+    /// history, records each row it changed as an update of that relationship.
+    static func run(_ cleanup: ReferenceCleanup, _ statement: SQLiteStatement, history: inout HistoryLog, recordsHistory: Bool, on connection: SQLiteConnection) throws {
+        guard recordsHistory, let (entity, property) = cleanup.nullified else { return try statement.run() }
+        for key in try connection.collectingUpdatedRowIDs({ try statement.run() }) {
+            history.updateByStore(entity, key: key, mask: 1 << UInt64(property))
         }
     }
 

@@ -31,10 +31,10 @@ final class SQLiteStore: @unchecked Sendable {
     private var updateSQLCache: [String: [UInt64: String?]] = [:]
     /// For each entity, the statements that remove references to one of its deleted rows (bound
     /// to its primary key): foreign keys set to NULL, link-table rows deleted.
-    let referenceCleanup: [String: [String]]
+    let referenceCleanup: [String: [ReferenceCleanup]]
     /// The same statements for every doomed row of an entity at once (see
     /// ``deleteApplyingRules(_:history:on:)``).
-    let setReferenceCleanup: [String: [String]]
+    let setReferenceCleanup: [String: [ReferenceCleanup]]
 
     /// Opens or creates the store at `url`, or an in-memory store when `url` is `nil`.
     init(url: URL?, schema: Schema, allowsSave: Bool) throws {
@@ -218,18 +218,20 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// The statements that remove every reference to a deleted row of each entity: `matching`
     /// completes the condition on the referring column, for the entity referred to (`= ?` for one key).
-    private static func referenceCleanup(_ layouts: [String: TableLayout], matching: (String) -> String) -> [String: [String]] {
-        var result: [String: [String]] = [:]
+    private static func referenceCleanup(_ layouts: [String: TableLayout], matching: (String) -> String) -> [String: [ReferenceCleanup]] {
+        var result: [String: [ReferenceCleanup]] = [:]
         for (target, references) in StoredReference.byTarget(in: layouts.values.map(\.entity)) {
-            result[target] = references.compactMap { reference in
+            result[target] = references.compactMap { reference -> ReferenceCleanup? in
                 switch reference {
                 case .foreignKey(let entity, let property):
                     guard let layout = layouts[entity] else { return nil }
-                    return "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) \(matching(target))"
-                case .linkOwner(let name): return "DELETE FROM \(SQL.quote(name.table)) WHERE owner \(matching(target))"
-                case .linkTarget(let name): return "DELETE FROM \(SQL.quote(name.table)) WHERE target \(matching(target))"
+                    return ReferenceCleanup(
+                        sql: "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) \(matching(target))",
+                        nullifying: (layout.entity, property))
+                case .linkOwner(let name): return ReferenceCleanup(sql: "DELETE FROM \(SQL.quote(name.table)) WHERE owner \(matching(target))")
+                case .linkTarget(let name): return ReferenceCleanup(sql: "DELETE FROM \(SQL.quote(name.table)) WHERE target \(matching(target))")
                 }
-            }.sorted()
+            }.sorted { $0.sql < $1.sql }
         }
         return result
     }
