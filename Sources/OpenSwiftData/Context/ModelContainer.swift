@@ -17,14 +17,14 @@ public final class ModelContainer: Sendable {
     /// The stores of the configurations, in the order given; every entity belongs to one of them.
     let stores: [StoreSlot]
     /// The position in `stores` of each entity's store, when there are several.
-    private let slotByEntity: [String: Int]
+    let slotByEntity: [String: Int]
     @MainActor private var lazyMainContext: ModelContext?
     /// Whether `mainContext` was created, so that other contexts' saves are merged into it.
     private let hasMainContext = LockedValue(false)
     /// Whether a task looks for other processes' saves (``followExternalSaves()``).
     private let followsExternalSaves = LockedValue(false)
     /// The recent saves of the container's contexts.
-    let saveLog = SaveLog()
+    let saveLog: SaveLog
     /// The saves other containers and processes make to the same stores.
     let externalSaves: ExternalSaves
 
@@ -90,6 +90,7 @@ public final class ModelContainer: Sendable {
             self.slotByEntity = routes.slot
         }
         self.externalSaves = try ExternalSaves(stores: stores)
+        self.saveLog = SaveLog()
     }
 
     /// Opens the store a configuration describes: SQLite for a ``ModelConfiguration``, a store of
@@ -112,6 +113,19 @@ public final class ModelContainer: Sendable {
         self.stores = stores.map { StoreSlot(store: $0.store, configuration: $0.configuration) }
         self.slotByEntity = stores.count == 1 ? [:] : try StoreRouting(schema: schema, configurations: stores.map { StoreSlot.Traits($0.configuration) }).slot
         self.externalSaves = try ExternalSaves(stores: self.stores)
+        self.saveLog = SaveLog()
+    }
+
+    /// A container on the parts of another, released one: the successor a main context takes
+    /// when the app keeps it and lets its container go.
+    init(parts: Parts) {
+        self.schema = parts.schema
+        self.configurations = parts.configurations
+        self.migrationPlan = parts.migrationPlan
+        self.stores = parts.stores
+        self.slotByEntity = parts.slotByEntity
+        self.saveLog = parts.saveLog
+        self.externalSaves = parts.externalSaves
     }
 
     /// The store that holds an entity's models.
@@ -130,8 +144,8 @@ public final class ModelContainer: Sendable {
         let context = ModelContext(self)
         context.isMainContext = true
         context.autosaveEnabled = true
-        // The container holds its main context: the context's models must not hold it back.
-        context.reference.setContainer(self, strongly: false)
+        // The container holds its main context: neither the context nor its models may hold it back.
+        context.becomeMainContext(of: self)
         lazyMainContext = context
         hasMainContext.store(true)
         followExternalSaves()

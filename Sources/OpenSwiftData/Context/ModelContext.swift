@@ -5,7 +5,15 @@
 /// `Sendable`: use it in one isolation domain, and pass ``PersistentIdentifier``s between actors.
 public final class ModelContext {
     /// The container the context belongs to.
-    public let container: ModelContainer
+    public var container: ModelContainer {
+        switch containerLink {
+        case .owned(let container): container
+        case .main(let link): link.container ?? adoptSuccessor(of: link)
+        }
+    }
+    /// How the context holds its container: strongly, except the main context, which its
+    /// container holds.
+    var containerLink: ContainerLink
     /// A Boolean value that indicates whether the context saves pending changes automatically.
     ///
     /// As in SwiftData, the default is `false`, and the container's ``ModelContainer/mainContext``
@@ -100,7 +108,7 @@ public final class ModelContext {
     ///     A context created on the main actor can autosave there when you turn on
     ///     ``autosaveEnabled``.
     public init(_ container: ModelContainer, isolation: (any Actor)? = #isolation) {
-        self.container = container
+        self.containerLink = .owned(container)
         self.isOnMainActor = isolation.map { $0 === MainActor.shared } ?? false
         self.seenGeneration = container.saveLog.latestGeneration
         reference.context = self

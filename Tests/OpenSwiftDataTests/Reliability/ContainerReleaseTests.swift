@@ -137,4 +137,40 @@ import Testing
         #expect(trip?.visits.isEmpty == true, "the unsaved visit went with its context")
         #expect(try ModelContext(try container()).fetchCount(FetchDescriptor<ReleaseTrip>()) == 0)
     }
+
+    @MainActor @Test func aContainerIsReleasedWithItsMainContext() throws {
+        weak var released: ModelContainer?
+        weak var releasedContext: ModelContext?
+        do {
+            let container = try container()
+            released = container
+            releasedContext = container.mainContext
+            try savedTrip(in: container.mainContext)
+            #expect(container.mainContext === releasedContext, "the container keeps one main context")
+        }
+        #expect(releasedContext == nil)
+        #expect(released == nil, "a container and its main context, each referring to the other, are released")
+        #expect(try ModelContext(try container()).fetch(FetchDescriptor<ReleaseTrip>()).map(\.name) == ["Lisbon"])
+    }
+
+    @MainActor @Test func aMainContextKeptPastItsContainerGoesOn() throws {
+        weak var released: ModelContainer?
+        let context: ModelContext
+        do {
+            let container = try container()
+            released = container
+            context = container.mainContext
+            try savedTrip(in: context)
+        }
+        #expect(released == nil)
+        let trip = try #require(try context.fetch(FetchDescriptor<ReleaseTrip>()).first)
+        #expect(trip.visits.map(\.title) == ["Belém"])
+        context.insert(ReleaseVisit(title: "Alfama", trip: trip))
+        try context.save()
+        #expect(context.container.schema.entitiesByName["ReleaseVisit"] != nil)
+        let other = ModelContext(context.container)
+        #expect(try other.fetch(FetchDescriptor<ReleaseVisit>(sortBy: [SortDescriptor(\.title)])).map(\.title) == ["Alfama", "Belém"])
+        let reopened = ModelContext(try container())
+        #expect(try reopened.fetch(FetchDescriptor<ReleaseVisit>(sortBy: [SortDescriptor(\.title)])).map(\.title) == ["Alfama", "Belém"])
+    }
 }
