@@ -47,3 +47,31 @@ package struct ReferenceCleanup: Sendable {
         self.nullified = nullified
     }
 }
+
+extension ReferenceCleanup {
+    /// For each entity, by name, the statements a store runs to remove references to its deleted
+    /// rows, in a stable order. `setNull` writes the statement that sets `property` of the entity
+    /// named `referring` to NULL where it names a deleted row of `target` (`nil` when the store has
+    /// no table for it); `deleteLinks` writes the one that deletes the rows of a link table whose
+    /// `column` (`owner` or `target`) names one.
+    package static func byTarget(
+        in entities: [Schema.Entity],
+        setNull: (_ referring: String, _ property: Int, _ target: String) -> String?,
+        deleteLinks: (_ link: LinkName, _ column: String, _ target: String) -> String
+    ) -> [String: [ReferenceCleanup]] {
+        let byName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var result: [String: [ReferenceCleanup]] = [:]
+        for (target, references) in StoredReference.byTarget(in: entities) {
+            result[target] = references.compactMap { reference -> ReferenceCleanup? in
+                switch reference {
+                case .foreignKey(let referring, let property):
+                    guard let entity = byName[referring], let sql = setNull(referring, property, target) else { return nil }
+                    return ReferenceCleanup(sql: sql, nullifying: (entity, property))
+                case .linkOwner(let link): return ReferenceCleanup(sql: deleteLinks(link, "owner", target))
+                case .linkTarget(let link): return ReferenceCleanup(sql: deleteLinks(link, "target", target))
+                }
+            }.sorted { $0.sql < $1.sql }
+        }
+        return result
+    }
+}

@@ -104,18 +104,10 @@ final class PostgresBackend: @unchecked Sendable {
 
     /// The statements that remove every reference to deleted rows of each entity.
     private static func referenceCleanup(_ tables: [String: PostgresTable], namespace: String) -> [String: [ReferenceCleanup]] {
-        StoredReference.byTarget(in: tables.values.map(\.entity)).mapValues { references in
-            references.compactMap { reference -> ReferenceCleanup? in
-                switch reference {
-                case .foreignKey(let entity, let property):
-                    guard let table = tables[entity] else { return nil }
-                    return ReferenceCleanup(
-                        sql: "UPDATE \(table.table) SET \(table.column(property)) = NULL WHERE \(table.column(property)) = ANY($1::int8[])",
-                        nullifying: (table.entity, property))
-                case .linkOwner(let name): return ReferenceCleanup(sql: "DELETE FROM \(namespace).\(PostgresSQL.quote(name.table)) WHERE owner = ANY($1::int8[])")
-                case .linkTarget(let name): return ReferenceCleanup(sql: "DELETE FROM \(namespace).\(PostgresSQL.quote(name.table)) WHERE target = ANY($1::int8[])")
-                }
-            }.sorted { $0.sql < $1.sql }
+        ReferenceCleanup.byTarget(in: tables.values.map(\.entity)) { referring, property, _ in
+            tables[referring].map { "UPDATE \($0.table) SET \($0.column(property)) = NULL WHERE \($0.column(property)) = ANY($1::int8[])" }
+        } deleteLinks: { link, column, _ in
+            "DELETE FROM \(namespace).\(PostgresSQL.quote(link.table)) WHERE \(column) = ANY($1::int8[])"
         }
     }
 

@@ -67,7 +67,8 @@ extension SQLiteStore {
         // References to the deleted rows, from rows that stay: one statement per foreign key and link table.
         for entity in schema.entities where result.deleted.contains(where: { $0.entity === entity }) {
             for cleanup in setReferenceCleanup[entity.name] ?? [] {
-                try Self.run(cleanup, try connection.statement(cleanup.sql), history: &history, recordsHistory: changes.recordsHistory, on: connection)
+                let statement = try connection.statement(cleanup.sql)
+                try Self.run(cleanup, history: &history, recordsHistory: changes.recordsHistory, on: connection) { try statement.run() }
             }
         }
         return result

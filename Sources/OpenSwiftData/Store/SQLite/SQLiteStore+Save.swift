@@ -238,19 +238,22 @@ extension SQLiteStore {
         guard let statements = referenceCleanup[layout.entity.name], !keys.isEmpty else { return }
         for cleanup in statements {
             let statement = try connection.statement(cleanup.sql)
-            for key in keys {
-                try statement._bind(key, 0)
-                try Self.run(cleanup, statement, history: &history, recordsHistory: recordsHistory, on: connection)
-                statement.reset()
+            try Self.run(cleanup, history: &history, recordsHistory: recordsHistory, on: connection) {
+                for key in keys {
+                    try statement._bind(key, 0)
+                    try statement.run()
+                    statement.reset()
+                }
             }
         }
     }
 
-    /// Runs a statement of a reference cleanup; when it nullifies a relationship and the save keeps
-    /// history, records each row it changed as an update of that relationship.
-    static func run(_ cleanup: ReferenceCleanup, _ statement: SQLiteStatement, history: inout HistoryLog, recordsHistory: Bool, on connection: SQLiteConnection) throws {
-        guard recordsHistory, let (entity, property) = cleanup.nullified else { return try statement.run() }
-        for key in try connection.collectingUpdatedRowIDs({ try statement.run() }) {
+    /// Runs `body`, which runs the statement of a reference cleanup; when the statement nullifies a
+    /// relationship and the save keeps history, records each row it changed as an update of that
+    /// relationship.
+    static func run(_ cleanup: ReferenceCleanup, history: inout HistoryLog, recordsHistory: Bool, on connection: SQLiteConnection, _ body: () throws -> Void) throws {
+        guard recordsHistory, let (entity, property) = cleanup.nullified else { return try body() }
+        for key in try connection.collectingUpdatedRowIDs(body) {
             history.updateByStore(entity, key: key, mask: 1 << UInt64(property))
         }
     }

@@ -219,21 +219,11 @@ final class SQLiteStore: @unchecked Sendable {
     /// The statements that remove every reference to a deleted row of each entity: `matching`
     /// completes the condition on the referring column, for the entity referred to (`= ?` for one key).
     private static func referenceCleanup(_ layouts: [String: TableLayout], matching: (String) -> String) -> [String: [ReferenceCleanup]] {
-        var result: [String: [ReferenceCleanup]] = [:]
-        for (target, references) in StoredReference.byTarget(in: layouts.values.map(\.entity)) {
-            result[target] = references.compactMap { reference -> ReferenceCleanup? in
-                switch reference {
-                case .foreignKey(let entity, let property):
-                    guard let layout = layouts[entity] else { return nil }
-                    return ReferenceCleanup(
-                        sql: "UPDATE \(layout.table) SET \(layout.column(property)) = NULL WHERE \(layout.column(property)) \(matching(target))",
-                        nullifying: (layout.entity, property))
-                case .linkOwner(let name): return ReferenceCleanup(sql: "DELETE FROM \(SQL.quote(name.table)) WHERE owner \(matching(target))")
-                case .linkTarget(let name): return ReferenceCleanup(sql: "DELETE FROM \(SQL.quote(name.table)) WHERE target \(matching(target))")
-                }
-            }.sorted { $0.sql < $1.sql }
+        ReferenceCleanup.byTarget(in: layouts.values.map(\.entity)) { referring, property, target in
+            layouts[referring].map { "UPDATE \($0.table) SET \($0.column(property)) = NULL WHERE \($0.column(property)) \(matching(target))" }
+        } deleteLinks: { link, column, target in
+            "DELETE FROM \(SQL.quote(link.table)) WHERE \(column) \(matching(target))"
         }
-        return result
     }
 
     /// Deletes every row of every entity, in one transaction.
