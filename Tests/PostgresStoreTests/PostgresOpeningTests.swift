@@ -116,6 +116,21 @@ import Testing
         #expect(try context.fetch(FetchDescriptor<Poster>(sortBy: [SortDescriptor(\.label)])).map(\.label) == ["after", "before"])
     }
 
+    /// The initializer Apple's documentation shows for other stores' configurations: model
+    /// classes and a configuration, no schema, no array.
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func aContainerOpensFromModelClassesAndOneConfiguration() throws {
+        let configuration = try PostgresServer.freshConfiguration()
+        let container = try ModelContainer(for: Poster.self, configurations: configuration)
+        #expect(container.schema.entities.map(\.name) == ["Poster"])
+        #expect(container.configurations.isEmpty, "a PostgreSQL configuration is no ModelConfiguration")
+        let context = ModelContext(container)
+        context.insert(Poster(label: "variadic"))
+        try context.save()
+        let reopened = ModelContext(try ModelContainer(for: Poster.self, configurations: configuration))
+        #expect(try reopened.fetch(FetchDescriptor<Poster>()).map(\.label) == ["variadic"])
+    }
+
     @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
     func twoConfigurationsShareOneDatabaseApart() throws {
         let first = try PostgresServer.freshConfiguration()

@@ -37,6 +37,23 @@ public final class ModelContainer: Sendable {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
+    /// Creates a container for the given model classes, stored as the given configurations
+    /// describe: ``ModelConfiguration``s for the built-in SQLite store, or the configurations of
+    /// other stores, such as `PostgresStoreConfiguration` or a ``DataStore`` of your own.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Trip.self, configurations: PostgresStoreConfiguration(url: server))
+    /// ```
+    ///
+    /// To open these stores with a migration plan, pass a ``Schema`` and an array of
+    /// configurations to `init(for:migrationPlan:configurations:)`.
+    public convenience init(
+        for forTypes: any PersistentModel.Type...,
+        configurations: any DataStoreConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
     /// Creates a container for a schema and configurations.
     public convenience init(
         for givenSchema: Schema,

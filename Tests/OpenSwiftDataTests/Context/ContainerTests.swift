@@ -17,6 +17,50 @@ import OpenSwiftData
         #expect(second.configurations.first?.url == store.url)
     }
 
+    /// Apple's iOS 18 form for any store's configuration: model classes and configurations of
+    /// any `DataStoreConfiguration` type, passed one by one.
+    @Test func modelClassesOpenWithAnyStoresConfiguration() throws {
+        let store = TemporaryStore()
+        let container = try ModelContainer(for: Note.self, configurations: ArchiveConfiguration(url: store.url))
+        let context = ModelContext(container)
+        context.insert(Note(text: "archived"))
+        try context.save()
+        let reopened = try ModelContainer(for: Note.self, configurations: ArchiveConfiguration(url: store.url))
+        #expect(try ModelContext(reopened).fetch(FetchDescriptor<Note>()).map(\.text) == ["archived"])
+        #expect(reopened.configurations.isEmpty, "an archive configuration is no ModelConfiguration")
+
+        let mixed: [any DataStoreConfiguration] = [ModelConfiguration(isStoredInMemoryOnly: true)]
+        let sqlite = try ModelContainer(for: Note.self, configurations: mixed[0])
+        #expect(sqlite.configurations.count == 1, "a ModelConfiguration passed as a DataStoreConfiguration is one")
+    }
+
+    /// Every initializer shape SwiftData code writes resolves to one initializer (an ambiguous
+    /// call would not compile) and opens a container of the given models.
+    @Test func everyInitializerShapeResolves() throws {
+        let memory = ModelConfiguration(isStoredInMemoryOnly: true)
+        let forms: [() throws -> ModelContainer] = [
+            { try ModelContainer(for: Note.self, configurations: memory) },
+            { try ModelContainer(for: Note.self, migrationPlan: nil, configurations: memory) },
+            { try ModelContainer(for: Note.self, Item.self, configurations: memory, ModelConfiguration("items", schema: Schema([Item.self]), isStoredInMemoryOnly: true)) },
+            { try ModelContainer(for: Schema([Note.self]), configurations: memory) },
+            { try ModelContainer(for: Schema([Note.self]), configurations: [memory]) },
+            { try ModelContainer(for: Schema([Note.self]), migrationPlan: nil, configurations: [memory]) },
+        ]
+        for (index, form) in forms.enumerated() {
+            let container = try form()
+            #expect(container.schema.entities.map(\.name).contains("Note"), "form \(index)")
+            #expect(!container.configurations.isEmpty, "form \(index) keeps its ModelConfiguration")
+        }
+        // These open the default store, so they are only compiled.
+        let defaultStoreForms: [() throws -> ModelContainer] = [
+            { try ModelContainer(for: Note.self) },
+            { try ModelContainer(for: Note.self, Item.self) },
+            { try ModelContainer(for: Schema([Note.self])) },
+            { try ModelContainer(for: Schema([Note.self]), configurations: []) },
+        ]
+        _ = defaultStoreForms
+    }
+
     @Test func inMemoryStoresKeepNothingAfterTheContainerGoes() throws {
         let configuration = ModelConfiguration(isStoredInMemoryOnly: true)
         var container: ModelContainer? = try ModelContainer(for: Note.self, configurations: configuration)
