@@ -7,6 +7,14 @@
 enum ContainerLink {
     case owned(ModelContainer)
     case main(MainContainerLink)
+
+    /// What the container is made of, without making a successor: for a context being released.
+    var parts: ModelContainer.Parts {
+        switch self {
+        case .owned(let container): container.parts
+        case .main(let link): link.parts
+        }
+    }
 }
 
 /// The main context's weak reference to its container, and the parts to rebuild it from.

@@ -286,7 +286,10 @@ struct FetchQuery {
             fetch.limit = descriptor.fetchLimit
             fetch.offset = descriptor.fetchOffset
         }
-        if store.takesFetchDescriptors { fetch.source = descriptor }
+        if store.takesFetchDescriptors {
+            fetch.source = descriptor
+            fetch.editingState = context.editingState
+        }
         storeFetch = fetch
         if descriptor.propertiesToFetch.isEmpty {
             attributes = nil

@@ -8,6 +8,7 @@ extension ModelContext {
         func slot(_ entity: Schema.Entity) -> Int { container.slot(forEntityNamed: entity.name) }
         var empty = StoreChanges()
         empty.author = changes.author
+        empty.editingStateID = changes.editingStateID
         empty.recordsHistory = changes.recordsHistory
         empty.origin = changes.origin
         var parts = Array(repeating: empty, count: slots.count)

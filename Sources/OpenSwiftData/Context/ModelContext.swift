@@ -23,6 +23,22 @@ public final class ModelContext {
     public var autosaveEnabled = false
     /// The author the history records for this context's saves.
     public var author: String?
+    /// The identifier of this context's ``editingState``.
+    var editingStateID = UUID()
+    /// The state a custom ``DataStore`` receives with each fetch and save request of this
+    /// context: an identifier that tells the context's requests from other contexts', and the
+    /// context's ``author``.
+    ///
+    /// A store receives ``DataStore/initializeState(for:)`` before the context's first request,
+    /// and ``DataStore/invalidateState(for:)`` when the context is released. Setting the property
+    /// changes the context's ``author`` too.
+    public var editingState: EditingState {
+        get { EditingState(id: editingStateID, author: author) }
+        set {
+            editingStateID = newValue.id
+            author = newValue.author
+        }
+    }
     /// Whether the context's saves are recorded in the store's history (a migration's are not).
     var recordsHistory = true
     /// The object that provides undo support for the context.
@@ -116,7 +132,9 @@ public final class ModelContext {
     }
 
     deinit {
-        releaseRelationships()
+        let parts = containerLink.parts
+        releaseRelationships(schema: parts.schema)
+        for slot in parts.stores { slot.store.editingStateEnded(editingState) }
     }
 
     /// Lets go of the relationships of the models this context holds.
@@ -127,9 +145,9 @@ public final class ModelContext {
     /// still in use reloads them through a stand-in context on next access. A model inserted or
     /// deleted and never saved is abandoned with the context: it holds no relationships any more,
     /// as a deleted model after its save.
-    private func releaseRelationships() {
+    private func releaseRelationships(schema: Schema) {
         for (name, registered) in registry where !registered.models.isEmpty {
-            guard let entity = container.schema.entitiesByName[name], !entity.links.isEmpty else { continue }
+            guard let entity = schema.entitiesByName[name], !entity.links.isEmpty else { continue }
             let properties = Array(entity.links.keys)
             for model in registered.models.values {
                 if model._osdState.isDeleted {

@@ -16,6 +16,7 @@ struct FilteringKeyedFetch: KeyedFetch {
         let among = QueryExpression.inList(.key(scope: 0), keys.map { .integer($0) })
         var keyed = StoreFetch(entity: fetch.entity, filter: fetch.filter.map { .and($0, among) } ?? among)
         keyed.source = fetch.source
+        keyed.editingState = fetch.editingState
         try store.forEachRow(keyed, attributes: attributes, body)
     }
 }

@@ -53,6 +53,8 @@ package protocol StoreBackend: AnyObject, Sendable {
     ) throws
     /// Writes a change set in one transaction, and returns the keys it assigned.
     func save(_ changes: StoreChanges) throws -> StoreSaveResult
+    /// Called when a context that may have used the store is released, with its editing state.
+    func editingStateEnded(_ editingState: EditingState)
     /// Deletes every row of every entity, in one transaction.
     func eraseAll() throws
     /// The saved transactions with a number above `id`, in order (all of them for 0).
@@ -89,4 +91,6 @@ extension StoreBackend {
     package var takesFetchDescriptors: Bool { false }
     /// Stores leave delete rules to the context unless they say otherwise.
     package var appliesDeleteRules: Bool { false }
+    /// Stores of OpenSwiftData's own keep no state per context.
+    package func editingStateEnded(_ editingState: EditingState) {}
 }

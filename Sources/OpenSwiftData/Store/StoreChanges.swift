@@ -25,6 +25,8 @@ package struct StoreSaveResult {
 package struct StoreChanges {
     /// The author the history records for the save, the context's `author`.
     package var author: String?
+    /// The identifier of the saving context's `editingState`, for custom stores.
+    package var editingStateID: UUID?
     /// Whether the save is recorded in the store's history; migrations' saves are not.
     package var recordsHistory = true
     /// A number that names the saving container in the history, so that it can tell its own saves

@@ -8,6 +8,8 @@ package struct StoreFetch {
     /// The descriptor the fetch came from, for stores that take fetch descriptors themselves
     /// (``StoreBackend/takesFetchDescriptors``).
     var source: (any DataStoreFetchSource)?
+    /// The fetching context's editing state, for stores that take fetch descriptors.
+    var editingState: EditingState?
 }
 
 /// One row of a store's result, read column by column: the key in column 0, then the values its

@@ -19,7 +19,12 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
     private let shapes: [String: RowShape]
     let entities: [Schema.Entity]
     private let lock = NSLock()
+    /// The editing state of the adapter's own requests: loading faults and relationships, which
+    /// no one context asks for.
     private let editingState = EditingState()
+    /// The contexts' editing states the store was told of (``DataStore/initializeState(for:)``)
+    /// and not yet told the end of.
+    private var contextStates = Set<UUID>()
     /// The last snapshot read or written of each model, by key.
     private var snapshots: [Int64: DefaultSnapshot] = [:]
     /// The permanent identifier of each model inserted through this adapter, by its temporary one.
@@ -145,7 +150,7 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
             var request = try SaveRequestBuilder(adapter: self, changes: changes)
             try request.removeReferencesToDeleted()
             let result = try store.save(DataStoreSaveChangesRequest(
-                editingState: EditingState(id: editingState.id, author: changes.author),
+                editingState: began(EditingState(id: changes.editingStateID ?? editingState.id, author: changes.author)),
                 inserted: try request.inserted.map(userSnapshot),
                 updated: try request.updated.map(userSnapshot),
                 deleted: try request.deleted.map(userSnapshot)))
@@ -192,6 +197,19 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
     /// Runs `body` with the store's lock held, for calls into the store from other files.
     func withStoreLock<R>(_ body: () throws -> R) throws -> R { try locked(body) }
 
+    /// A context's editing state, after telling the store of it if this is its first request.
+    private func began(_ state: EditingState) -> EditingState {
+        if state.id != editingState.id, contextStates.insert(state.id).inserted { store.initializeState(for: state) }
+        return state
+    }
+
+    /// Tells the store that a context it served is gone.
+    func editingStateEnded(_ state: EditingState) {
+        lock.lock()
+        defer { lock.unlock() }
+        if contextStates.remove(state.id) != nil { store.invalidateState(for: state) }
+    }
+
     /// Runs `body` with the lock held.
     private func locked<R>(_ body: () throws -> R) throws -> R {
         lock.lock()
@@ -206,7 +224,7 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
         }
         let result: (fetched: [Store.Snapshot], related: [PersistentIdentifier: Store.Snapshot])
         if let source = fetch.source {
-            result = try source.snapshots(from: store, editingState: editingState)
+            result = try source.snapshots(from: store, editingState: began(fetch.editingState ?? editingState))
         } else {
             result = try fetchAll(fetch.entity.modelType)
         }
