@@ -18,6 +18,8 @@ public struct ModelConfiguration: Identifiable, Hashable, Sendable {
     public let groupContainer: GroupContainer
     /// The CloudKit database (Apple platforms; accepted for source compatibility, never used).
     public let cloudKitDatabase: CloudKitDatabase
+    /// Whether the store file is named after the configuration (no `url:` was given).
+    private(set) var fileIsNamedAfterConfiguration = false
 
     /// The configuration's identity: its name.
     public var id: String { name }
@@ -35,6 +37,7 @@ public struct ModelConfiguration: Identifiable, Hashable, Sendable {
         self.init(name: name, schema: schema, url: ModelConfiguration.defaultURL(name: name),
                   isStoredInMemoryOnly: isStoredInMemoryOnly, allowsSave: allowsSave,
                   groupContainer: groupContainer, cloudKitDatabase: cloudKitDatabase)
+        fileIsNamedAfterConfiguration = !isStoredInMemoryOnly
     }
 
     /// Creates a configuration for a store file at a URL.
@@ -108,4 +111,12 @@ extension ModelConfiguration {
         /// A private CloudKit database.
         public static func `private`(_ dbName: String) -> CloudKitDatabase { CloudKitDatabase(identifier: dbName) }
     }
+
+    /// The identifier of the configuration's app group container, when it names one
+    /// (``GroupContainer/identifier(_:)``).
+    public var groupAppContainerIdentifier: String? { groupContainer.identifier }
+
+    /// The identifier of the configuration's CloudKit container, when it names one
+    /// (``CloudKitDatabase/private(_:)``). OpenSwiftData never syncs through CloudKit.
+    public var cloudKitContainerIdentifier: String? { cloudKitDatabase.identifier }
 }

@@ -83,6 +83,7 @@ public final class ModelContainer: Sendable {
             throw SwiftDataError(.duplicateConfiguration, reason: "Two configurations are named \(names)")
         }
         for configuration in configurations {
+            if let configuration = configuration as? ModelConfiguration { try configuration.validate() }
             for entity in configuration.schema?.entities ?? [] where givenSchema.entitiesByName[entity.name] == nil {
                 throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(entity.name) is in configuration \(configuration.name) but not in the container's schema")
             }

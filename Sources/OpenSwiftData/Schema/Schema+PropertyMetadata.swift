@@ -78,7 +78,7 @@ extension Schema {
             _ destination: any PersistentModel.Type, toOne: Bool, optional: Bool
         ) -> PropertyMetadata {
             let relationship = Relationship(
-                copying: metadata, name: name, valueType: valueType, destination: destination,
+                copying: metadata, name: name, keypath: keypath, valueType: valueType, destination: destination,
                 isToOne: toOne, isOptional: optional)
             return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: relationship)
         }

@@ -37,6 +37,8 @@ extension Schema {
         public internal(set) var isOptional = true
         /// Whether the relationship holds any number of models.
         public internal(set) var isToOneRelationship = true
+        /// The key path of the relationship's property, from its model class.
+        public internal(set) var keypath: AnyKeyPath?
         /// The name of the related entity.
         public internal(set) var destination: String = ""
         /// The key path of the inverse relationship on the related model, when declared.
@@ -83,7 +85,11 @@ extension Schema {
             self.hashModifier = hashModifier
         }
 
-        init(copying other: Relationship?, name: String, valueType: any Any.Type, destination: any PersistentModel.Type, isToOne: Bool, isOptional: Bool) {
+        init(
+            copying other: Relationship?, name: String, keypath: AnyKeyPath, valueType: any Any.Type,
+            destination: any PersistentModel.Type, isToOne: Bool, isOptional: Bool
+        ) {
+            self.keypath = keypath
             self.options = other?.options ?? []
             self.deleteRule = other?.deleteRule ?? .nullify
             self.minimumModelCount = other?.minimumModelCount ?? 0

@@ -12,6 +12,11 @@ public final class Schema: Hashable, @unchecked Sendable {
     public let version: Version
     /// The entities keyed by name.
     public private(set) var entitiesByName: [String: Entity]
+    /// The version of the format that describes schemas, ``schemaEncodingVersion``.
+    public let encodingVersion = Schema.schemaEncodingVersion
+    /// The version of the format that describes schemas: how OpenSwiftData records a schema in a
+    /// store, to compare it with the models of a later launch.
+    public static let schemaEncodingVersion = Version(1, 0, 0)
     /// The entities keyed by model class, for look-ups without hashing a name.
     private(set) var entitiesByType: [ObjectIdentifier: Entity]
     /// Whether any relationship limits the number of its models, so that saves check them.

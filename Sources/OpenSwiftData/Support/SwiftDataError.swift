@@ -16,6 +16,8 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
         case schemaMismatch, saveNotAllowed, storeFailure, modelNotFound, uniquenessConflict
         case migrationFailed, historyTokenExpired
         case invalidStoreURL, storeUnavailable, storeAccessDenied
+        case sortingPendingChangesWithIdentifiers, unsupportedKeyPath, invalidTransactionFetchRequest
+        case configurationFileNameContainsInvalidCharacters, configurationFileNameTooLong, unknownDataStoreSchema
     }
 
     package let kind: Kind
@@ -50,6 +52,21 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     public static let unsupportedSortDescriptor = SwiftDataError(.unsupportedSortDescriptor)
     /// A batched fetch cannot include pending changes.
     public static let includePendingChangesWithBatchSize = SwiftDataError(.includePendingChangesWithBatchSize)
+    /// Identifiers cannot be fetched in a sorted order that includes pending changes, as in
+    /// SwiftData. OpenSwiftData sorts pending changes into identifier fetches, so it does not
+    /// throw this error.
+    public static let sortingPendingChangesWithIdentifiers = SwiftDataError(.sortingPendingChangesWithIdentifiers)
+    /// A key path in a fetch does not name a persisted property of the model.
+    public static let unsupportedKeyPath = SwiftDataError(.unsupportedKeyPath)
+    /// A history descriptor cannot be answered.
+    public static let invalidTransactionFetchRequest = SwiftDataError(.invalidTransactionFetchRequest)
+    /// A configuration's name cannot be a file name: it contains a `/` or a NUL character, or
+    /// is `.` or `..`.
+    public static let configurationFileNameContainsInvalidCharacters = SwiftDataError(.configurationFileNameContainsInvalidCharacters)
+    /// A configuration's name is too long to be a file name.
+    public static let configurationFileNameTooLong = SwiftDataError(.configurationFileNameTooLong)
+    /// The store's schema is neither the container's nor one of its migration plan's versions.
+    public static let unknownDataStoreSchema = SwiftDataError(.unknownDataStoreSchema)
     /// Two configurations of a container have the same name.
     public static let duplicateConfiguration = SwiftDataError(.duplicateConfiguration)
     /// A configuration names a model its container's schema does not have.

@@ -61,6 +61,31 @@ import OpenSwiftData
         _ = defaultStoreForms
     }
 
+    /// A configuration without a URL keeps its store in a file named after it: a name that is no
+    /// file name is refused before anything is created, and one with a URL is only a label.
+    @Test func aConfigurationNameThatIsNoFileNameIsRefused() throws {
+        let nested = ModelConfiguration("trips/2026").url.deletingLastPathComponent()
+        let existedBefore = FileManager.default.fileExists(atPath: nested.path)
+        for name in ["trips/2026", "..", ""] {
+            let error = #expect(throws: SwiftDataError.configurationFileNameContainsInvalidCharacters) {
+                try ModelContainer(for: Note.self, configurations: ModelConfiguration(name))
+            }
+            #expect(error?.description.contains("url:") == true)
+        }
+        #expect(throws: SwiftDataError.configurationFileNameTooLong) {
+            try ModelContainer(for: Note.self, configurations: ModelConfiguration(String(repeating: "n", count: 250)))
+        }
+        #expect(FileManager.default.fileExists(atPath: nested.path) == existedBefore, "no folder was created for the name")
+
+        let store = TemporaryStore()
+        let labelled = try ModelContainer(for: Note.self, configurations: ModelConfiguration("trips/2026", url: store.url))
+        let context = ModelContext(labelled)
+        context.insert(Note(text: "kept"))
+        try context.save()
+        #expect(try ModelContext(labelled).fetchCount(FetchDescriptor<Note>()) == 1)
+        _ = try ModelContainer(for: Note.self, configurations: ModelConfiguration("trips 2026", isStoredInMemoryOnly: true))
+    }
+
     @Test func inMemoryStoresKeepNothingAfterTheContainerGoes() throws {
         let configuration = ModelConfiguration(isStoredInMemoryOnly: true)
         var container: ModelContainer? = try ModelContainer(for: Note.self, configurations: configuration)
