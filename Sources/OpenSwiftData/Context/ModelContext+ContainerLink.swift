@@ -8,11 +8,12 @@ enum ContainerLink {
     case owned(ModelContainer)
     case main(MainContainerLink)
 
-    /// What the container is made of, without making a successor: for a context being released.
-    var parts: ModelContainer.Parts {
+    /// The container's schema and stores, without making a successor: for a context being
+    /// released.
+    var schemaAndStores: (schema: Schema, stores: [StoreSlot]) {
         switch self {
-        case .owned(let container): container.parts
-        case .main(let link): link.parts
+        case .owned(let container): (container.schema, container.stores)
+        case .main(let link): (link.parts.schema, link.parts.stores)
         }
     }
 }

@@ -32,7 +32,7 @@ extension ModelContext {
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
         var changes = StoreChanges()
         changes.author = author
-        changes.editingStateID = editingStateID
+        if container.stores.contains(where: { $0.store.takesFetchDescriptors }) { changes.editingStateID = editingStateID }
         changes.recordsHistory = recordsHistory
         changes.origin = container.externalSaves.origin
         changes.appliesDeleteRules = storeAppliesRules

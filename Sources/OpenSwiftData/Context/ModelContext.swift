@@ -23,8 +23,15 @@ public final class ModelContext {
     public var autosaveEnabled = false
     /// The author the history records for this context's saves.
     public var author: String?
+    /// The identifier of this context's ``editingState``, made on first use.
+    private var madeEditingStateID: UUID?
     /// The identifier of this context's ``editingState``.
-    var editingStateID = UUID()
+    var editingStateID: UUID {
+        if let madeEditingStateID { return madeEditingStateID }
+        let made = UUID()
+        madeEditingStateID = made
+        return made
+    }
     /// The state a custom ``DataStore`` receives with each fetch and save request of this
     /// context: an identifier that tells the context's requests from other contexts', and the
     /// context's ``author``.
@@ -35,7 +42,7 @@ public final class ModelContext {
     public var editingState: EditingState {
         get { EditingState(id: editingStateID, author: author) }
         set {
-            editingStateID = newValue.id
+            madeEditingStateID = newValue.id
             author = newValue.author
         }
     }
@@ -132,9 +139,13 @@ public final class ModelContext {
     }
 
     deinit {
-        let parts = containerLink.parts
-        releaseRelationships(schema: parts.schema)
-        for slot in parts.stores { slot.store.editingStateEnded(editingState) }
+        let (schema, stores) = containerLink.schemaAndStores
+        releaseRelationships(schema: schema)
+        // A custom store heard of this context only if the context's editing state was made.
+        if let madeEditingStateID {
+            let state = EditingState(id: madeEditingStateID, author: author)
+            for slot in stores { slot.store.editingStateEnded(state) }
+        }
     }
 
     /// Lets go of the relationships of the models this context holds.
