@@ -110,11 +110,6 @@ extension Schema {
             return byAccessor
         }
 
-        /// The attributes keyed by name.
-        public var attributesByName: [String: Attribute] {
-            Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        }
-
         /// The stored properties: the attributes and relationships.
         public var storedProperties: [any SchemaProperty] { attributes + relationships }
 

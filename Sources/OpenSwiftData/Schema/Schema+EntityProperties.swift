@@ -4,15 +4,16 @@ extension Schema.Entity {
     public var properties: [any SchemaProperty] { storedProperties }
 
     /// The entity's properties, keyed by name.
-    public var propertiesByName: [String: any SchemaProperty] { Self.byName(properties) }
+    public var propertiesByName: [String: any SchemaProperty] { Self.byName(properties, \.name) }
 
     /// The stored properties, keyed by name.
-    public var storedPropertiesByName: [String: any SchemaProperty] { Self.byName(storedProperties) }
+    public var storedPropertiesByName: [String: any SchemaProperty] { Self.byName(storedProperties, \.name) }
+
+    /// The attributes, keyed by name.
+    public var attributesByName: [String: Schema.Attribute] { Self.byName(attributes, \.name) }
 
     /// The relationships, keyed by name.
-    public var relationshipsByName: [String: Schema.Relationship] {
-        Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    }
+    public var relationshipsByName: [String: Schema.Relationship] { Self.byName(relationships, \.name) }
 
     /// The name of the entity this one inherits from, if any.
     public var superentityName: String? { superentity?.name }
@@ -21,9 +22,10 @@ extension Schema.Entity {
     public var inheritedProperties: [any SchemaProperty] { superentity?.storedProperties ?? [] }
 
     /// The inherited properties, keyed by name.
-    public var inheritedPropertiesByName: [String: any SchemaProperty] { Self.byName(inheritedProperties) }
+    public var inheritedPropertiesByName: [String: any SchemaProperty] { Self.byName(inheritedProperties, \.name) }
 
-    private static func byName(_ properties: [any SchemaProperty]) -> [String: any SchemaProperty] {
-        Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    /// `items` keyed by name; the first of two with one name wins.
+    private static func byName<Item>(_ items: [Item], _ name: (Item) -> String) -> [String: Item] {
+        Dictionary(items.map { (name($0), $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -6,7 +6,8 @@ import OpenSwiftDataPostgres
 /// A custom `DataStore` written as an app writes one, against the public API only: it keeps each
 /// model's snapshot encoded as JSON in an archive named by a URL, which lives as long as the test
 /// process (so a second container on the same URL is a "reopen"). It assigns `Int` primary keys,
-/// declines predicates and sorts as Apple's sample store does, and can be told to fail a save.
+/// declines predicates and sorts as Apple's sample store does, can be told to fail a save, and
+/// logs the editing state of each request when its configuration has a log.
 final class ArchiveDataStore: DataStore {
     typealias Configuration = ArchiveConfiguration
     typealias Snapshot = DefaultSnapshot
@@ -65,7 +66,12 @@ final class ArchiveDataStore: DataStore {
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
+    func initializeState(for editingState: EditingState) { configuration.log?.append("initialize \(editingState.id)") }
+
+    func invalidateState(for editingState: EditingState) { configuration.log?.append("invalidate \(editingState.id)") }
+
     func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
+        configuration.log?.append("fetch \(request.editingState.id) \(request.editingState.author ?? "-")")
         if request.descriptor.predicate != nil { throw DataStoreError.preferInMemoryFilter }
         if !request.descriptor.sortBy.isEmpty { throw DataStoreError.preferInMemorySort }
         let all = try Self.withArchive(configuration.url) { archive in
@@ -80,6 +86,7 @@ final class ArchiveDataStore: DataStore {
     }
 
     func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
+        configuration.log?.append("save \(request.editingState.id) \(request.editingState.author ?? "-")")
         return try Self.withArchive(configuration.url) { archive in
             if let error = Self.failures.removeValue(forKey: configuration.url) { throw error }
             var copy = archive
@@ -117,12 +124,27 @@ struct ArchiveConfiguration: DataStoreConfiguration {
     var name: String
     var schema: Schema?
     var url: URL
+    /// Where the store logs the editing state of each request, if anywhere.
+    var log: EditingStateLog?
 
-    init(name: String = "Archive", schema: Schema? = nil, url: URL) {
+    init(name: String = "Archive", schema: Schema? = nil, url: URL, log: EditingStateLog? = nil) {
         self.name = name
         self.schema = schema
         self.url = url
+        self.log = log
     }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name && lhs.schema == rhs.schema && lhs.url == rhs.url }
+    func hash(into hasher: inout Hasher) { hasher.combine(url) }
+}
+
+/// What an ``ArchiveDataStore`` was asked, in order.
+final class EditingStateLog: @unchecked Sendable {
+    // @unchecked Sendable: `recorded` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    func append(_ event: String) { lock.withLock { recorded.append(event) } }
+    var events: [String] { lock.withLock { recorded } }
 }
 
 /// The stores the behavioural suites run against.
