@@ -55,7 +55,7 @@ extension Bool: _PersistentScalar {
 extension Double: _PersistentScalar {
     public static var _osdPlaceholder: Self { 0 }
     @inlinable public static var _osdStorage: StorageClass { .real }
-    @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Double { row._double(column) }
+    @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Double { try row._double(column) }
     @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
         if isNaN {
             // SQLite turns a bound NaN into NULL; keep the exact bits instead.
@@ -70,7 +70,7 @@ extension Float: _PersistentScalar {
     public static var _osdPlaceholder: Self { 0 }
     public static var _osdStorage: StorageClass { .real }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Float {
-        let double = row._double(column)
+        let double = try row._double(column)
         if double.isNaN {
             // A NaN Float is stored as the Double NaN that carries its payload.
             return Float(bitPattern: UInt32(truncatingIfNeeded: double.bitPattern >> 29) & 0x007F_FFFF | (double.sign == .minus ? 0xFF80_0000 : 0x7F80_0000))
@@ -99,7 +99,7 @@ extension Date: _PersistentScalar {
     public static var _osdPlaceholder: Self { Date(timeIntervalSinceReferenceDate: 0) }
     @inlinable public static var _osdStorage: StorageClass { .date }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Date {
-        Date(timeIntervalSinceReferenceDate: row._double(column))
+        Date(timeIntervalSinceReferenceDate: try row._double(column))
     }
     @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
         try timeIntervalSinceReferenceDate._osdWrite(to: writer, column)

@@ -6,7 +6,10 @@ public protocol _RowReader {
     /// The column as a 64-bit integer.
     func _int64(_ column: Int32) -> Int64
     /// The column as a floating-point number, including NaN stored as its 8-byte bit pattern.
-    func _double(_ column: Int32) -> Double
+    ///
+    /// Throws when the column holds what is no number (another program may write anything into
+    /// a column whose type SQLite leaves open).
+    func _double(_ column: Int32) throws -> Double
     /// The column as text, exactly as stored.
     func _string(_ column: Int32) -> String
     /// Calls `body` with the bytes of a BLOB column.

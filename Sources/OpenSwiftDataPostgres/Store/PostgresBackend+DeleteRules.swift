@@ -59,7 +59,7 @@ extension PostgresBackend {
                 for key in keys { history.delete(table.entity, key: key, preserved: nil) }
             } else if changes.recordsHistory {
                 for reader in readers {
-                    let preserved = rules.preserved.isEmpty ? nil : Self.preservedValues(of: table.entity, from: reader, at: rules.preserved)
+                    let preserved = rules.preserved.isEmpty ? nil : try Self.preservedValues(of: table.entity, from: reader, at: rules.preserved)
                     history.delete(table.entity, key: reader._int64(0), preserved: preserved)
                 }
             }

@@ -166,7 +166,7 @@ extension PostgresBackend {
         for row in rows {
             let reader = PostgresRowReader(row)
             keys.append(reader._int64(0))
-            preserved[reader._int64(0)] = Self.preservedValues(of: table.entity, from: reader, at: columns)
+            preserved[reader._int64(0)] = try Self.preservedValues(of: table.entity, from: reader, at: columns)
         }
         return (keys, preserved)
     }
@@ -180,11 +180,11 @@ extension PostgresBackend {
 
     /// The values a deletion keeps in the history, from a row that returned each attribute at
     /// its position.
-    static func preservedValues(of entity: Schema.Entity, from reader: PostgresRowReader, at columns: [(attribute: Int, position: Int)]) -> [String: SnapshotValue] {
+    static func preservedValues(of entity: Schema.Entity, from reader: PostgresRowReader, at columns: [(attribute: Int, position: Int)]) throws -> [String: SnapshotValue] {
         var values: [String: SnapshotValue] = [:]
         for (attribute, position) in columns {
             let field = entity.fields[attribute]
-            values[field.name] = field.storage.map { SnapshotValue(reader, column: Int32(position), storage: $0) } ?? .null
+            values[field.name] = try field.storage.map { try SnapshotValue(reader, column: Int32(position), storage: $0) } ?? .null
         }
         return values
     }

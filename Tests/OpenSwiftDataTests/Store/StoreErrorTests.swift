@@ -155,6 +155,22 @@ enum OtherShape {
         #expect(try ModelContext(try store.container(Note.self)).fetchCount(FetchDescriptor<Note>()) == 2)
     }
 
+    /// SQLite lets any program write any value into a `Double` column (it is `ANY`, so that NaN
+    /// keeps its bits); what is not a number must not read as one.
+    @Test(arguments: ["'x'", "'3.5'", "x'0102'"])
+    func aNonNumberAnotherProgramWroteIntoADoubleIsAnErrorNamingTheProperty(_ written: String) throws {
+        let fixture = try SavedItemFixture()
+        try #require(TemporaryStore.defaultBackend == .sqlite)
+        do {
+            let connection = try SQLiteConnection(path: fixture.store.url.path, readOnly: false, create: false)
+            try connection.execute("UPDATE \"Item\" SET \"score\" = \(written)")
+        }
+        let context = ModelContext(try fixture.store.container(Item.self))
+        let error = #expect(throws: SwiftDataError.self) { try context.fetch(FetchDescriptor<Item>()) }
+        #expect(error?.reason?.contains("Item.score") == true, "the error names the property: \(String(describing: error))")
+        #expect(try context.fetchCount(FetchDescriptor<Item>()) == 1, "the row is there, unread")
+    }
+
     @Test func aFailedSaveRollsBackTheStoreAndKeepsPendingChanges() throws {
         let store = TemporaryStore()
         let context = ModelContext(try store.container(Sample.self))

@@ -87,15 +87,15 @@ extension SnapshotValue: Codable {
 extension SnapshotValue {
     /// The value of a column of a store's row, in the form its storage class keeps (a
     /// `.preserveValueOnDeletion` value recorded in the history).
-    package init(_ row: some _RowReader, column: Int32, storage: StorageClass) {
+    package init(_ row: some _RowReader, column: Int32, storage: StorageClass) throws {
         guard !row._isNull(column) else {
             self = .null
             return
         }
         self = switch storage {
         case .integer, .unsignedInteger: .integer(row._int64(column))
-        case .real: .real(row._double(column))
-        case .date: .date(Date(timeIntervalSinceReferenceDate: row._double(column)))
+        case .real: .real(try row._double(column))
+        case .date: .date(Date(timeIntervalSinceReferenceDate: try row._double(column)))
         case .text: .text(row._string(column))
         case .json: .json(row._string(column))
         case .uuid: row._withBytes(column) { $0.count == 16 ? .uuid(UUID(uuid: $0.loadUnaligned(as: uuid_t.self))) : .bytes(Data($0)) }

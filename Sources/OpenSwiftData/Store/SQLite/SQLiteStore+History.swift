@@ -33,7 +33,7 @@ extension SQLiteStore {
                     throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(path) has an unreadable transaction \(select._int64(0))")
                 }
                 transactions.append(StoreHistoryTransaction(
-                    id: select._int64(0), timestamp: Date(timeIntervalSinceReferenceDate: select._double(1)),
+                    id: select._int64(0), timestamp: Date(timeIntervalSinceReferenceDate: try select._double(1)),
                     author: select._isNull(2) ? nil : select._string(2), bundleIdentifier: select._string(3),
                     processIdentifier: select._string(4), origin: select._int64(5), changes: changes))
             }
@@ -335,7 +335,7 @@ extension TableLayout {
             var row: [String: SnapshotValue] = [:]
             for (offset, index) in attributes.enumerated() {
                 let field = entity.fields[index]
-                row[field.name] = field.storage.map { SnapshotValue(statement, column: Int32(offset + 1), storage: $0) } ?? .null
+                row[field.name] = try field.storage.map { try SnapshotValue(statement, column: Int32(offset + 1), storage: $0) } ?? .null
             }
             values[statement._int64(0)] = row
         }

@@ -100,15 +100,22 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
 
     public func _int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    public func _double(_ column: Int32) -> Double {
-        if sqlite3_column_type(handle, column) == SQLITE_BLOB {
+    public func _double(_ column: Int32) throws -> Double {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_FLOAT, SQLITE_INTEGER, SQLITE_NULL:
+            return sqlite3_column_double(handle, column)
+        case SQLITE_BLOB:
             // NaN is stored as its bit pattern (SQLite would turn it into NULL).
-            return _withBytes(column) { bytes in
-                guard bytes.count == 8 else { return .nan }
+            return try _withBytes(column) { bytes in
+                guard bytes.count == 8 else {
+                    throw ValueCodingError.undecodable(context: _context, underlying: "a \(bytes.count)-byte BLOB is no number")
+                }
                 return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
             }
+        default:
+            // Text, which SQLite would read as the number its longest numeric prefix spells.
+            throw ValueCodingError.undecodable(context: _context, underlying: "the text '\(_string(column).prefix(40))' is no number")
         }
-        return sqlite3_column_double(handle, column)
     }
 
     public func _string(_ column: Int32) -> String {
