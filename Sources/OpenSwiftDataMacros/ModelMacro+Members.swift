@@ -145,7 +145,7 @@ extension ModelMacro {
         let offset = shape.isSubclass ? " + offset" : ""
         // A `let` was read as the model was made.
         var lines = properties.enumerated().filter { !$0.element.isConstant }.map { index, property in
-            "    _\(property.name) = try row._read((\(property.type)).self, column\(offset) + \(index), context)"
+            "    _\(property.name) = try row._read((\(property.type)).self, column\(offset) + \(index), context\(property.codingArguments))"
         }
         if let bits = unloadedBits(shape, properties) { lines.append("    _osdUnloadedProperties &= ~\(bits)") }
         let prologue = shape.isSubclass
@@ -161,11 +161,11 @@ extension ModelMacro {
     static func encodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let offset = shape.isSubclass ? " + offset" : ""
         let lines = properties.enumerated().map { index, property in
-            if property.isConstant { return "    try writer._write(self.\(property.name), column\(offset) + \(index), links)" }
+            if property.isConstant { return "    try writer._write(self.\(property.name), column\(offset) + \(index), links\(property.codingArguments))" }
             if property.isEphemeral { return "    " + ephemeralWrite(shape, property, index: index, column: "column\(offset) + \(index)") }
             return """
             \(loadedValue(shape, property, index: index, as: "value\(index)"))
-                try writer._write(value\(index), column\(offset) + \(index), links)
+                try writer._write(value\(index), column\(offset) + \(index), links\(property.codingArguments))
             """
         }
         let prologue = shape.isSubclass
@@ -182,7 +182,7 @@ extension ModelMacro {
         let cases = properties.enumerated().map { index, property in
             property.isConstant ? "    case \(index): break" : """
                 case \(index):
-                    _\(property.name) = try row._read((\(property.type)).self, column, context)\(property.hasUnwrappedStorage ? "\n        " + markLoadedStatement(shape.index(index)) : "")
+                    _\(property.name) = try row._read((\(property.type)).self, column, context\(property.codingArguments))\(property.hasUnwrappedStorage ? "\n        " + markLoadedStatement(shape.index(index)) : "")
             """
         }
         return dispatch(
@@ -193,12 +193,12 @@ extension ModelMacro {
 
     static func encodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            if property.isConstant { return "    case \(index): try writer._write(self.\(property.name), column, links)" }
+            if property.isConstant { return "    case \(index): try writer._write(self.\(property.name), column, links\(property.codingArguments))" }
             if property.isEphemeral { return "    case \(index): " + ephemeralWrite(shape, property, index: index, column: "column") }
             return """
                 case \(index):
             \(loadedValue(shape, property, index: index, as: "value", indent: "        "))
-                    try writer._write(value, column, links)
+                    try writer._write(value, column, links\(property.codingArguments))
             """
         }
         return dispatch(
@@ -293,7 +293,7 @@ extension ModelMacro {
             """
                 case \(index):
                     \(property.hasUnwrappedStorage ? "let value = model._\(property.name)" : "guard let value = model._\(property.name) else { return false }")
-                    try writer._write(value, column, OpenSwiftData._DeferredLinks())
+                    try writer._write(value, column, OpenSwiftData._DeferredLinks()\(property.codingArguments))
                     return true
             """
         }
@@ -336,9 +336,9 @@ extension ModelMacro {
             return "_ = try Self._osdWriteDefault(property: \(shape.index(index)), to: writer, at: \(column))"
         }
         if property.isOptional {
-            return "try writer._write(nil as \(property.type), \(column), links)"
+            return "try writer._write(nil as \(property.type), \(column), links\(property.codingArguments))"
         }
-        return "try writer._write(try OpenSwiftData._osdEphemeralStoredValue(self, property: \(shape.index(index))) as \(property.type), \(column), links)"
+        return "try writer._write(try OpenSwiftData._osdEphemeralStoredValue(self, property: \(shape.index(index))) as \(property.type), \(column), links\(property.codingArguments))"
     }
 
     /// Binds `name` to a property's loaded value, or throws when it is not loaded.

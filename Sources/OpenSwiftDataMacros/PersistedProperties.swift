@@ -20,6 +20,14 @@ struct PersistedProperty {
     var hasInitialValue: Bool
     /// Whether the property is a `let`: stored, set once by the initializer, never changed.
     var isConstant: Bool = false
+    /// The argument of the attribute's `.transformable(by:)` option, as source text: a
+    /// transformer class (`ColorTransformer.self`) or a registered transformer's name.
+    var transformer: String? = nil
+
+    /// The arguments generated row-coding calls add for the property: its value transformer.
+    var codingArguments: String {
+        transformer.map { ", transformedBy: OpenSwiftData._ValueTransformation(\($0))" } ?? ""
+    }
 
     /// Whether the attribute is `.ephemeral`: tracked, but a save stores the value a new model
     /// starts with rather than the model's.
@@ -120,7 +128,8 @@ enum PropertyScanner {
             relationshipArguments: attributeArguments(variable, named: "Relationship"),
             isOptional: typeSyntax.map(isOptionalType) ?? false,
             hasInitialValue: binding.initializer != nil,
-            isConstant: isConstant
+            isConstant: isConstant,
+            transformer: transformerArgument(variable)
         )
     }
 
@@ -150,6 +159,23 @@ enum PropertyScanner {
         for element in variable.attributes {
             guard case .attribute(let attribute) = element, attributeName(attribute) == name else { continue }
             return attribute.arguments?.trimmedDescription ?? ""
+        }
+        return nil
+    }
+
+    /// The argument of a `.transformable(by:)` option of the declaration's `@Attribute`.
+    private static func transformerArgument(_ variable: VariableDeclSyntax) -> String? {
+        for element in variable.attributes {
+            guard case .attribute(let attribute) = element, attributeName(attribute) == "Attribute",
+                  case .argumentList(let arguments) = attribute.arguments else { continue }
+            for argument in arguments {
+                guard let call = argument.expression.as(FunctionCallExprSyntax.self),
+                      let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+                      member.declName.baseName.text == "transformable",
+                      let only = call.arguments.first, only.label?.text == "by"
+                else { continue }
+                return only.expression.trimmedDescription
+            }
         }
         return nil
     }

@@ -93,6 +93,25 @@ import Testing
         #expect(!expansion.contains("try writer._write(value1,"), "isSelected's value is never written")
     }
 
+    @Test func readsAndWritesATransformableValueThroughItsTransformer() {
+        let expansion = Expansion("""
+            @Model final class Swatch {
+                @Attribute(.transformable(by: ColourTransformer.self), .preserveValueOnDeletion) var colour: Colour
+                @Attribute(.unique, .transformable(by: "AccentTransformer")) var accent: Colour?
+                @Attribute(originalName: "transformable(by: X.self)") var name: String
+                init() { colour = Colour(); name = "" }
+            }
+            """)
+        #expect(expansion.diagnostics.isEmpty)
+        let byClass = ", transformedBy: OpenSwiftData._ValueTransformation(ColourTransformer.self))"
+        let byName = ", transformedBy: OpenSwiftData._ValueTransformation(\"AccentTransformer\"))"
+        #expect(expansion.contains("_colour = try row._read((Colour).self, column + 0, context" + byClass))
+        #expect(expansion.contains("try writer._write(value0, column + 0, links" + byClass))
+        #expect(expansion.contains("_accent = try row._read((Colour?).self, column + 1, context" + byName))
+        #expect(expansion.contains("try writer._write(value, column, links" + byName))
+        #expect(expansion.contains("_name = try row._read((String).self, column + 2, context)"), "a name that spells the option is no option")
+    }
+
     @Test func leavesTransientComputedAndStaticPropertiesAlone() {
         let expansion = Expansion(trip)
         #expect(!expansion.contains("_isSelected"))

@@ -140,11 +140,13 @@ enum HistoryKeyPaths {
         unsafeBitCast(keyPath, to: (any PartialKeyPath<M> & Sendable).self)
     }
 
-    /// A preserved value as the attribute's Swift type (JSON text for `Codable` composites).
+    /// A preserved value as the attribute's Swift type (JSON text for `Codable` composites, the
+    /// transformer's `Data` for a `.transformable(by:)` value that is not `Codable`).
     static func value(_ stored: SnapshotValue, of field: Schema.Entity.Field, entity: String) throws -> (any Sendable)? {
         if case .null = stored { return nil }
         guard let scalar = field.attribute?.valueType as? any _PersistentScalar.Type else {
             if case .json(let text) = stored { return text }
+            if case .bytes(let data) = stored { return data }
             return nil
         }
         func read<T: _PersistentScalar>(_ type: T.Type) throws -> any Sendable {

@@ -13,6 +13,16 @@ enum PlaceholderSamples {
 
     private static let texts = LockedValue<[ObjectIdentifier: String]>([:])
 
+    /// The stored bytes of one value of each `.transformable(by:)` type that is not `Codable`,
+    /// with the transformation that turns them back into a value.
+    private static let transformed = LockedValue<[ObjectIdentifier: TransformedSample]>([:])
+
+    private struct TransformedSample: @unchecked Sendable {
+        // @unchecked: the transformation holds a class metatype and a name, both immutable.
+        let data: Data
+        let transformation: _ValueTransformation
+    }
+
     /// Keeps `text`, the JSON of a value of `type`, unless a value of the type was kept before.
     static func note<T>(_ text: String, of type: T.Type) {
         guard text.utf8.count <= maximumLength else { return }
@@ -27,5 +37,22 @@ enum PlaceholderSamples {
     static func sample<T: Decodable>(of type: T.Type) throws -> T? {
         guard let text = texts.withValue({ $0[ObjectIdentifier(type)] }) else { return nil }
         return try JSONCoding.decoder().decode(T.self, from: Data(text.utf8))
+    }
+
+    /// Keeps `data`, the stored bytes of a value of `type` that `transformation` made, unless a
+    /// value of the type was kept before.
+    static func note<T>(_ data: Data, of type: T.Type, transformedBy transformation: _ValueTransformation) {
+        guard data.count <= maximumLength else { return }
+        let key = ObjectIdentifier(type)
+        transformed.withValue { samples in
+            if samples[key] == nil { samples[key] = TransformedSample(data: data, transformation: transformation) }
+        }
+    }
+
+    /// A value of a `.transformable(by:)` type made afresh from the bytes kept for it, or `nil`
+    /// when none were kept.
+    static func transformedSample<T>(of type: T.Type) throws -> T? {
+        guard let sample = transformed.withValue({ $0[ObjectIdentifier(type)] }) else { return nil }
+        return try sample.transformation.value(from: sample.data, as: T.self)
     }
 }

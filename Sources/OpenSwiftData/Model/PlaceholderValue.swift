@@ -45,18 +45,18 @@ enum Placeholder {
     /// The placeholder of a type: any it has (``any(_:)``), or else a value of it this process
     /// stored or loaded (``sample(_:)``).
     static func value<T>(_ type: T.Type) throws(Unavailable) -> T {
-        let emptyFailure: any Error
+        let noEmptyValue: String
         switch Result(catching: { try any(T.self) }) {
         case .success(let value?): return value
-        case .success(nil): throw Unavailable(reason: "it is not Codable")
-        case .failure(let error): emptyFailure = error
+        case .success(nil): noEmptyValue = "it is not Codable"
+        case .failure(let error): noEmptyValue = "it does not decode from empty values (\(error))"
         }
         switch Result(catching: { try sample(T.self) }) {
         case .success(let value?): return value
         case .success(nil):
-            throw Unavailable(reason: "it does not decode from empty values (\(emptyFailure)) and no value of it was stored or loaded in this process")
+            throw Unavailable(reason: "\(noEmptyValue) and no value of it was stored or loaded in this process")
         case .failure(let error):
-            throw Unavailable(reason: "it does not decode from empty values (\(emptyFailure)) nor from a value this process stored (\(error))")
+            throw Unavailable(reason: "\(noEmptyValue), and the value of it this process stored does not load again (\(error))")
         }
     }
 
@@ -71,7 +71,7 @@ enum Placeholder {
 
     /// A value of a `Decodable` type that this process stored or loaded, decoded afresh.
     static func sample<T>(_ type: T.Type) throws -> T? {
-        guard let type = T.self as? any Decodable.Type else { return nil }
+        guard let type = T.self as? any Decodable.Type else { return try PlaceholderSamples.transformedSample(of: T.self) }
         return try decodedSample(type) as? T
     }
 

@@ -101,11 +101,14 @@ public enum StorageClass: String, Sendable, Codable {
 protocol _OptionalValue {
     static var _nilValue: Self { get }
     var _isNil: Bool { get }
+    /// The wrapped value, or `nil`.
+    var _wrapped: Any? { get }
 }
 
 extension Optional: _OptionalValue {
     static var _nilValue: Self { nil }
     var _isNil: Bool { self == nil }
+    var _wrapped: Any? { self.map { $0 } }
 }
 
 extension _RowReader {

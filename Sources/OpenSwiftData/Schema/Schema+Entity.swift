@@ -148,6 +148,10 @@ extension Schema.Entity {
         /// the value a new model starts with (the declared initial value, `nil`, or the type's
         /// placeholder), which is what a model fetched from the store reads.
         package let isEphemeral: Bool
+        /// Whether the column holds the bytes a `.transformable(by:)` attribute's transformer made
+        /// of a value that is not `Codable`: their equality and order are not the value's, so
+        /// predicates and sorts that use the attribute run in Swift.
+        package let isTransformed: Bool
 
         init(_ property: (any SchemaProperty)?) {
             name = property?.name ?? ""
@@ -159,6 +163,8 @@ extension Schema.Entity {
                 isOptional = attribute.isOptional
                 isExternal = attribute.isExternal
                 isEphemeral = attribute.options.contains(.ephemeral)
+                isTransformed = attribute.storage == .blob && attribute.options.contains { $0.transformerName != nil }
+                    && !(attribute.valueType is any _PersistentScalar.Type)
             } else {
                 // Foreign keys are nullable even for a non-optional to-one: a save inserts rows
                 // before it links rows that are new in the same save.
@@ -166,6 +172,7 @@ extension Schema.Entity {
                 isOptional = true
                 isExternal = false
                 isEphemeral = false
+                isTransformed = false
             }
         }
 

@@ -35,6 +35,17 @@ extension Schema {
             return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
         }
 
+        /// The metadata of a `.transformable(by:)` property of a type that is not `Codable`, stored
+        /// as the bytes its transformer makes. Called by generated code.
+        public static func _persisted<M: PersistentModel, V>(
+            name: String, keypath: ReferenceWritableKeyPath<M, V>, metadata: Attribute?
+        ) -> PropertyMetadata {
+            let attribute = Attribute(
+                copying: metadata, name: name, valueType: V.self, storage: .blob,
+                isOptional: V.self is any _OptionalValue.Type)
+            return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
+        }
+
         /// The metadata of a natively stored `let` property. Called by generated code.
         public static func _persisted<M: PersistentModel, V: _PersistentScalar>(
             name: String, keypath: KeyPath<M, V>, metadata: Attribute?
@@ -84,22 +95,3 @@ extension Schema {
         }
     }
 }
-
-#if !canImport(Darwin)
-/// An abstract class that transforms a value into another, as Foundation's on Apple platforms.
-///
-/// Linux's Foundation has no `ValueTransformer`; OpenSwiftData supplies this one so that
-/// `@Attribute(.transformable(by:))` compiles.
-open class ValueTransformer {
-    /// Creates a transformer.
-    public init() {}
-    /// The class of the values the transformer produces.
-    open class func transformedValueClass() -> AnyClass { ValueTransformer.self }
-    /// Whether the transformer can reverse its transformation.
-    open class func allowsReverseTransformation() -> Bool { false }
-    /// Transforms a value.
-    open func transformedValue(_ value: Any?) -> Any? { value }
-    /// Reverses the transformation of a value.
-    open func reverseTransformedValue(_ value: Any?) -> Any? { value }
-}
-#endif

@@ -78,7 +78,7 @@ extension PostgresBackend {
         for (position, (entity, model)) in changes.inserts.enumerated() where !batched.contains(position) {
             let table = try table(for: entity.name)
             let values = PostgresParameters(entity: entity)
-            try encodeAll(model, table: table, to: values, deferring: links)
+            try PropertyEncoding.encodeAll(model, of: table.entity, properties: table.shape.storedProperties, to: values, deferring: links)
             let stored = table.shape.storedProperties
             if table.upsertLookupSQL != nil, let existing = try existingRow(values, table: table, on: session) {
                 try session.send(table.fullUpdateSQL, values.bindings(stored, then: [existing]))
@@ -137,7 +137,7 @@ extension PostgresBackend {
             }
             let values = PostgresParameters(entity: entity)
             for property in properties {
-                try encode(model, property: property, table: table, to: values, deferring: links)
+                try PropertyEncoding.encode(model, property: property, of: table.entity, to: values, at: Int32(property), deferring: links)
             }
             // Every related model already has its key: inserts ran first.
             _ = links.take()
@@ -225,7 +225,7 @@ extension PostgresBackend {
                 // One row: a prepared statement.
                 let model = inserts[position].model
                 let values = PostgresParameters(entity: table.entity)
-                try encodeAll(model, table: table, to: values, deferring: links)
+                try PropertyEncoding.encodeAll(model, of: table.entity, properties: table.shape.storedProperties, to: values, deferring: links)
                 if !links.isEmpty { deferred.append((table, model, links.take())) }
                 keys[position] = model._osdState.primaryKey
                 if let arguments = values.arguments(after: keys[position], stored) {
@@ -243,7 +243,7 @@ extension PostgresBackend {
                 for position in chunk {
                     let model = inserts[position].model
                     let values = PostgresParameters(entity: table.entity)
-                    try encodeAll(model, table: table, to: values, deferring: links)
+                    try PropertyEncoding.encodeAll(model, of: table.entity, properties: table.shape.storedProperties, to: values, deferring: links)
                     if !links.isEmpty { deferred.append((table, model, links.take())) }
                     keys[position] = model._osdState.primaryKey
                     bindings.append(keys[position])
@@ -282,29 +282,5 @@ extension PostgresBackend {
             throw SwiftDataError(.uniquenessConflict, reason: "A new \(table.entity.name) matches \(rows.count) different stored rows on its uniqueness constraints \(table.entity.uniquenessConstraints); it can update only one. Nothing was saved.")
         }
         return rows.first
-    }
-
-    private func encodeAll(_ model: any PersistentModel, table: PostgresTable, to values: PostgresParameters, deferring links: _DeferredLinks) throws {
-        do {
-            try model._osdEncodeAll(to: values, startingAt: 0, deferring: links)
-        } catch {
-            // Encode again property by property, to name the one that failed.
-            for index in table.shape.storedProperties {
-                try encode(model, property: index, table: table, to: values, deferring: _DeferredLinks())
-            }
-            throw error
-        }
-    }
-
-    private func encode(
-        _ model: any PersistentModel, property index: Int, table: PostgresTable, to values: PostgresParameters, deferring links: _DeferredLinks
-    ) throws {
-        do {
-            try model._osdEncode(property: index, to: values, at: Int32(index), deferring: links)
-        } catch let error as SwiftDataError {
-            throw error
-        } catch {
-            throw SwiftDataError.modelValidationFailure(model: table.entity.name, property: table.entity.fields[index].name, reason: "\(error)")
-        }
     }
 }

@@ -164,6 +164,32 @@ import Testing
         #expect(fetched.title == "Sun")
     }
 
+    /// A `.transformable(by:)` value that is not `Codable` has no empty value either: on a row
+    /// deleted elsewhere it reads as a value of the type this process stored, made afresh by its
+    /// transformer.
+    @Test func aTransformedValueWithoutAPlaceholderReadsAsAValueThisProcessStored() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Swatch.self)
+        let setup = ModelContext(container)
+        setup.insert(Swatch(name: "sea", colour: Colour(red: 0, green: 0.5, blue: 0.5)))
+        try setup.save()
+
+        let context = ModelContext(container)
+        var nameOnly = FetchDescriptor<Swatch>()
+        nameOnly.propertiesToFetch = [\.name]
+        let fetched = try #require(try context.fetch(nameOnly).first)
+        let other = ModelContext(container)
+        try other.delete(model: Swatch.self)
+        try other.save()
+
+        var colour: Colour?
+        let reported = reports(mentioning: "Swatch.colour") { colour = fetched.colour }
+        #expect(colour != nil && colour !== fetched.colour, "a value made afresh for each read")
+        #expect(reported.count >= 1, "the failed read is reported")
+        #expect(fetched.isDeleted)
+        #expect(fetched.name == "sea")
+    }
+
     /// A model released by the context itself (an upsert's new model takes over its row) whose
     /// `deinit` looks at its context's models: the identity map is not being changed any more
     /// when the model goes, so the look-up finds it consistent instead of stopping the process.

@@ -134,7 +134,7 @@ struct PredicateTranslator {
     /// related model (`\.trip?.name`, read through a subquery); `nil` when the store cannot sort by it.
     mutating func sortKey(_ keyPath: AnyKeyPath, ascending: Bool) -> QuerySort? {
         func sortable(_ field: Schema.Entity.Field) -> Bool {
-            field.storage != nil && field.storage != .json && field.relationship == nil && !field.isEphemeral
+            field.storage != nil && field.storage != .json && field.relationship == nil && !field.isEphemeral && !field.isTransformed
         }
         if let index = entity.propertyIndex(for: keyPath) {
             return sortable(entity.fields[index]) ? QuerySort(attribute: index, ascending: ascending) : nil
@@ -196,6 +196,7 @@ struct PredicateTranslator {
             guard let storage = field.storage else { throw Untranslatable(reason: "\(field.name) has no column") }
             // The stored value of an `.ephemeral` attribute is not the model's: evaluated in Swift.
             guard !field.isEphemeral else { throw Untranslatable(reason: "\(field.name) is ephemeral") }
+            guard !field.isTransformed else { throw Untranslatable(reason: "\(field.name) is stored as its transformer's bytes") }
             let column: QueryExpression = scope == 0 ? .attribute(index) : .scoped(scope: scope, property: field.name)
             return .term(QueryTerm(expression: column, storage: storage, isNullable: field.isOptional))
         }

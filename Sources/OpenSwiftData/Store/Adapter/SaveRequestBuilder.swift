@@ -18,7 +18,7 @@ struct SaveRequestBuilder {
         for (entity, model) in changes.inserts {
             let writer = writer(for: entity)
             let links = _DeferredLinks()
-            try model._osdEncodeAll(to: writer, startingAt: 0, deferring: links)
+            try PropertyEncoding.encodeAll(model, of: entity, properties: entity.fields.indices.filter { entity.fields[$0].hasColumn }, to: writer, deferring: links)
             // Models new in this save: their temporary identifiers, which the store replaces.
             for (parameter, target) in links.take() { writer.set(.identifier(target.persistentModelID), property: Int(parameter)) }
             insertedPosition[ObjectIdentifier(model)] = inserted.count
@@ -30,7 +30,7 @@ struct SaveRequestBuilder {
             let writer = writer(for: entity)
             let links = _DeferredLinks()
             for index in entity.fields.indices where mask & (1 << UInt64(index)) != 0 && entity.fields[index].hasColumn {
-                try model._osdEncode(property: index, to: writer, at: Int32(index), deferring: links)
+                try PropertyEncoding.encode(model, property: index, of: entity, to: writer, at: Int32(index), deferring: links)
             }
             for (parameter, target) in links.take() { writer.set(.identifier(target.persistentModelID), property: Int(parameter)) }
             snapshot.values.merge(try values(of: writer, entity: entity)) { _, new in new }

@@ -111,7 +111,7 @@ extension SQLiteStore {
             if layout.upsertLookupSQL != nil, let existing = try existingRow(for: model, layout: layout, on: connection) {
                 let update = try connection.statement(layout.fullUpdateSQL)
                 for index in layout.columnProperties {
-                    try encode(model, property: index, layout: layout, to: update, at: Int32(index), deferring: links)
+                    try PropertyEncoding.encode(model, property: index, of: layout.entity, to: update, at: Int32(index), deferring: links)
                 }
                 try update._bind(existing, Int32(layout.columns.count))
                 try update.run()
@@ -127,15 +127,7 @@ extension SQLiteStore {
             if let keys = layout.sharedKeysTable {
                 try insert._bind(try nextSharedKey(keys, on: connection), Int32(layout.columns.count))
             }
-            do {
-                try model._osdEncodeAll(to: insert, startingAt: 0, deferring: links)
-            } catch {
-                // Encode again property by property, to name the one that failed.
-                for index in layout.columnProperties {
-                    try encode(model, property: index, layout: layout, to: insert, at: Int32(index), deferring: _DeferredLinks())
-                }
-                throw error
-            }
+            try PropertyEncoding.encodeAll(model, of: entity, properties: layout.columnProperties, to: insert, deferring: links)
             try insert.run()
             if !links.isEmpty { deferred.append((layout, model, links.take())) }
             // The key is the model's now, so that later rows of this save can refer to it.
@@ -176,7 +168,7 @@ extension SQLiteStore {
             }
             var parameter: Int32 = 0
             for index in layout.columnProperties where mask & (1 << UInt64(index)) != 0 {
-                try encode(model, property: index, layout: layout, to: update, at: parameter, deferring: links)
+                try PropertyEncoding.encode(model, property: index, of: layout.entity, to: update, at: parameter, deferring: links)
                 parameter += 1
             }
             try update._bind(model._osdState.primaryKey, parameter)
@@ -264,7 +256,7 @@ extension SQLiteStore {
         let lookup = try connection.statement(sql)
         defer { lookup.reset() }
         for (parameter, index) in layout.uniqueKeyAttributes.enumerated() {
-            try encode(model, property: index, layout: layout, to: lookup, at: Int32(parameter), deferring: _DeferredLinks())
+            try PropertyEncoding.encode(model, property: index, of: layout.entity, to: lookup, at: Int32(parameter), deferring: _DeferredLinks())
         }
         var rows: Set<Int64> = []
         while try lookup.step() { rows.insert(lookup._int64(0)) }
@@ -272,21 +264,5 @@ extension SQLiteStore {
             throw SwiftDataError(.uniquenessConflict, reason: "A new \(layout.entity.name) matches \(rows.count) different stored rows on its uniqueness constraints \(layout.entity.uniquenessConstraints); it can update only one. Nothing was saved.")
         }
         return rows.first
-    }
-
-    private func encode(
-        _ model: any PersistentModel, property index: Int, layout: TableLayout, to statement: SQLiteStatement, at parameter: Int32,
-        deferring links: _DeferredLinks
-    ) throws {
-        do {
-            try model._osdEncode(property: index, to: statement, at: parameter, deferring: links)
-        } catch let error as SQLiteError {
-            throw error
-        } catch let error as SwiftDataError {
-            throw error
-        } catch {
-            throw SwiftDataError.modelValidationFailure(
-                model: layout.entity.name, property: layout.entity.fields[index].name, reason: "\(error)")
-        }
     }
 }
