@@ -33,9 +33,15 @@ public struct _ValueTransformation {
     /// The bytes to store for `value` (not `nil`): what ``ValueTransformer/transformedValue(_:)``
     /// makes of it, as Core Data asks of a transformer, or else what
     /// ``ValueTransformer/reverseTransformedValue(_:)`` makes (a transformer written the other
-    /// way round, such as one that unarchives).
+    /// way round). An `NSSecureUnarchiveFromDataTransformer` archives in reverse, as Core Data
+    /// uses it.
     func data(from value: Any) throws(TransformationError) -> Data {
         guard let transformer = transformer() else { throw .noTransformer(name) }
+        if transformer is NSSecureUnarchiveFromDataTransformer {
+            // Its transformation unarchives; its reverse archives.
+            guard let data = transformer.reverseTransformedValue(value) as? Data else { throw .noData(name, valueType: "\(Swift.type(of: value))") }
+            return data
+        }
         if let data = transformer.transformedValue(value) as? Data { return data }
         if Swift.type(of: transformer).allowsReverseTransformation(), let data = transformer.reverseTransformedValue(value) as? Data {
             return data
@@ -47,6 +53,10 @@ public struct _ValueTransformation {
     /// makes of them, or else what ``ValueTransformer/transformedValue(_:)`` makes.
     func value<T>(from data: Data, as type: T.Type) throws(TransformationError) -> T {
         guard let transformer = transformer() else { throw .noTransformer(name) }
+        if transformer is NSSecureUnarchiveFromDataTransformer {
+            guard let value = transformer.transformedValue(data) as? T else { throw .noValue(name, valueType: "\(T.self)") }
+            return value
+        }
         if Swift.type(of: transformer).allowsReverseTransformation(), let value = transformer.reverseTransformedValue(data) as? T {
             return value
         }

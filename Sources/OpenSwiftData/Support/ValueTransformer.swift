@@ -50,6 +50,44 @@ public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
     public init(rawValue: String) { self.rawValue = rawValue }
 }
 
+extension NSValueTransformerName {
+    /// The name of ``NSSecureUnarchiveFromDataTransformer``.
+    public static let secureUnarchiveFromDataTransformerName = NSValueTransformerName("NSSecureUnarchiveFromData")
+}
+
+/// A transformer that unarchives `Data` into objects of the classes it allows, and archives them
+/// with secure coding in reverse, as Foundation's on Apple platforms.
+///
+/// Subclass it and override ``allowedTopLevelClasses`` to store an `NSSecureCoding` class with
+/// `@Attribute(.transformable(by:))`. As Core Data does, OpenSwiftData stores what
+/// ``reverseTransformedValue(_:)`` makes (the archive) and reads back through
+/// ``transformedValue(_:)``.
+open class NSSecureUnarchiveFromDataTransformer: ValueTransformer {
+    /// The classes the transformer unarchives: by default Foundation's property-list and value
+    /// classes.
+    open class var allowedTopLevelClasses: [AnyClass] {
+        [NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self, NSUUID.self, NSNull.self]
+    }
+
+    /// The transformer reverses its transformation.
+    open override class func allowsReverseTransformation() -> Bool { true }
+
+    /// The class of the values the transformer produces.
+    open override class func transformedValueClass() -> AnyClass { NSObject.self }
+
+    /// Unarchives `Data` into an object of an allowed class, or returns `nil`.
+    open override func transformedValue(_ value: Any?) -> Any? {
+        guard let data = value as? Data else { return nil }
+        return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data)
+    }
+
+    /// Archives an object with secure coding into `Data`, or returns `nil`.
+    open override func reverseTransformedValue(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
+    }
+}
+
 /// The transformers registered by name.
 enum TransformerRegistry {
     /// A registered transformer. Transformers are shared as Foundation shares them on Apple

@@ -56,6 +56,50 @@ final class Swatch {
     }
 }
 
+/// An `NSSecureCoding` class, the kind Apple platforms store with an unarchiving transformer.
+final class Pin: NSObject, NSSecureCoding, @unchecked Sendable {
+    static var supportsSecureCoding: Bool { true }
+    let latitude: Double
+    let label: String
+
+    init(latitude: Double, label: String) {
+        self.latitude = latitude
+        self.label = label
+    }
+
+    func encode(with coder: NSCoder) {
+        coder.encode(latitude, forKey: "latitude")
+        coder.encode(label as NSString, forKey: "label")
+    }
+
+    required init?(coder: NSCoder) {
+        latitude = coder.decodeDouble(forKey: "latitude")
+        guard let label = coder.decodeObject(of: NSString.self, forKey: "label") else { return nil }
+        self.label = label as String
+    }
+
+    override func isEqual(_ object: Any?) -> Bool {
+        (object as? Pin).map { $0.latitude == latitude && $0.label == label } ?? false
+    }
+}
+
+/// The transformer Apple's samples write for such a class.
+final class PinTransformer: NSSecureUnarchiveFromDataTransformer {
+    override class var allowedTopLevelClasses: [AnyClass] { [Pin.self] }
+}
+
+@Model
+final class Pinboard {
+    var title: String
+    @Attribute(.transformable(by: PinTransformer.self)) var pin: Pin
+    @Attribute(.transformable(by: PinTransformer.self)) var pins: Pin?
+
+    init(title: String, pin: Pin) {
+        self.title = title
+        self.pin = pin
+    }
+}
+
 @Model
 final class UnregisteredSwatch {
     @Attribute(.transformable(by: "NoSuchTransformer")) var colour: Colour?
@@ -148,6 +192,28 @@ final class UnregisteredSwatch {
         refused.colour = Self.teal
         try context.save()
         #expect(try ModelContext(try container(store, backend)).fetchCount(FetchDescriptor<Swatch>()) == 2)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func anUnarchivingTransformerArchivesToStoreAndUnarchivesToRead(_ backend: Backend) throws {
+        let store = TemporaryStore()
+        let pin = Pin(latitude: 48.8566, label: "Paris ☕︎")
+        do {
+            let context = ModelContext(try store.container(Pinboard.self, backend: backend))
+            context.insert(Pinboard(title: "trip", pin: pin))
+            try context.save()
+        }
+        let context = ModelContext(try store.container(Pinboard.self, backend: backend))
+        let boards = try context.fetch(FetchDescriptor<Pinboard>())
+        #expect(boards.map(\.pin) == [pin])
+        #expect(boards.map(\.pins) == [nil])
+        if backend == .sqlite {
+            let connection = try SQLiteConnection(path: store.url.path, readOnly: true, create: false)
+            let select = try connection.uncachedStatement("SELECT \"pin\" FROM \"Pinboard\"")
+            #expect(try select.step())
+            let stored = select._withBytes(0) { Data($0) }
+            #expect(stored.starts(with: Data("bplist".utf8)), "the store holds the keyed archive")
+        }
     }
 
     @Test func anUnregisteredTransformerNameIsAnErrorNamingIt() throws {
