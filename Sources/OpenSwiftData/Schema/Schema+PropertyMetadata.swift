@@ -29,10 +29,7 @@ extension Schema {
         public static func _persisted<M: PersistentModel, V: Codable>(
             name: String, keypath: ReferenceWritableKeyPath<M, V>, metadata: Attribute?
         ) -> PropertyMetadata {
-            let attribute = Attribute(
-                copying: metadata, name: name, valueType: V.self, storage: .json,
-                isOptional: V.self is any _OptionalValue.Type)
-            return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
+            attribute(name, keypath, metadata, V.self, storage: .json)
         }
 
         /// The metadata of a `.transformable(by:)` property of a type that is not `Codable`, stored
@@ -40,20 +37,14 @@ extension Schema {
         public static func _persisted<M: PersistentModel, V>(
             name: String, keypath: ReferenceWritableKeyPath<M, V>, metadata: Attribute?
         ) -> PropertyMetadata {
-            let attribute = Attribute(
-                copying: metadata, name: name, valueType: V.self, storage: .blob,
-                isOptional: V.self is any _OptionalValue.Type)
-            return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
+            attribute(name, keypath, metadata, V.self, storage: .blob)
         }
 
         /// The metadata of a natively stored `let` property. Called by generated code.
         public static func _persisted<M: PersistentModel, V: _PersistentScalar>(
             name: String, keypath: KeyPath<M, V>, metadata: Attribute?
         ) -> PropertyMetadata {
-            let attribute = Attribute(
-                copying: metadata, name: name, valueType: V.self, storage: V._osdStorage,
-                isOptional: V.self is any _OptionalValue.Type)
-            return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
+            attribute(name, keypath, metadata, V.self, storage: V._osdStorage)
         }
 
         /// The metadata of an optional to-one relationship. Called by generated code.
@@ -82,6 +73,15 @@ extension Schema {
             name: String, keypath: ReferenceWritableKeyPath<M, [R]?>, metadata: Relationship?
         ) -> PropertyMetadata {
             relationship(name, keypath, metadata, [R]?.self, R.self, toOne: false, optional: true)
+        }
+
+        private static func attribute<V>(
+            _ name: String, _ keypath: AnyKeyPath, _ metadata: Attribute?, _ valueType: V.Type, storage: StorageClass
+        ) -> PropertyMetadata {
+            let attribute = Attribute(
+                copying: metadata, name: name, valueType: V.self, storage: storage,
+                isOptional: V.self is any _OptionalValue.Type)
+            return PropertyMetadata(name: name, keypath: keypath, defaultValue: nil, metadata: attribute)
         }
 
         private static func relationship(
