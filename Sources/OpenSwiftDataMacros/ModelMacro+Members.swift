@@ -280,48 +280,35 @@ extension ModelMacro {
             cases: cases, superCall: "try super._osdVisitRelated(property: index, loading: loading, body)", otherwise: "break")
     }
 
-    /// The declared initial values, for a migration that adds a property: an initializer that runs
-    /// only the property initializers, and a writer of the value of one property.
+    /// The declared initial values, for a migration that adds a property and for what an
+    /// `.ephemeral` attribute stores: a writer of one property's initial value, which evaluates
+    /// the property's initializer expression alone (no model is made, so no `let` needs a value).
     static func defaults(_ shape: ClassShape, properties: [PersistedProperty]) -> DeclSyntax {
-        let unset = properties.enumerated().filter { !$0.element.hasInitialValue }.map { index, property in
-            // No row is being read: a `let` takes its placeholder.
-            property.isConstant
-                ? "    self.\(property.name) = OpenSwiftData._osdConstant((\(property.type)).self, property: \(shape.index(index)))"
-                : "    _\(property.name) = \(unloadedValue(property))"
-        }
-        let cases = properties.enumerated().filter { $0.element.hasInitialValue }.map { index, property in
-            """
+        let cases = properties.enumerated().compactMap { index, property -> String? in
+            guard let initialValue = property.initialValue else { return nil }
+            return """
                 case \(index):
-                    \(property.hasUnwrappedStorage ? "let value = model._\(property.name)" : "guard let value = model._\(property.name) else { return false }")
+                    let value: \(property.type) = \(initialValue)
                     try writer._write(value, column, OpenSwiftData._DeferredLinks()\(property.codingArguments))
                     return true
             """
         }
-        let initializer: String
-        let lookup: String
-        if shape.isSubclass {
-            initializer = "override init(_osdDefaults: Swift.Void) {\n\(unset.joined(separator: "\n"))\n    super.init(_osdDefaults: ())\n}"
-            lookup = """
+        let lookup = shape.isSubclass
+            ? """
                     let local = index - \(shape.propertyOffset)
                     guard local >= 0 else { return try super._osdWriteDefault(property: index, to: writer, at: column) }
                 """
-        } else {
-            initializer = "\(shape.storageAccess) init(_osdDefaults: Swift.Void) {\n\(unset.joined(separator: "\n"))\n}"
-            lookup = "        let local = index"
-        }
+            : "        let local = index"
         let body = cases.isEmpty
             ? (shape.isSubclass ? lookup + "\n        _ = local\n        return false" : "        return false")
             : """
             \(lookup)
-                    let model = \(shape.typeName)(_osdDefaults: ())
                     switch local {
                 \(cases.joined(separator: "\n"))
                     default: return false
                     }
             """
         return """
-            \(raw: initializer)
-
             public \(raw: shape.typeMemberKeyword) func _osdWriteDefault(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32) throws -> Swift.Bool {
             \(raw: body)
             }

@@ -16,8 +16,10 @@ struct PersistedProperty {
     var relationshipArguments: String?
     /// Whether the declared type is an optional.
     var isOptional: Bool
-    /// Whether the declaration gives an initial value (`var rating = 3`).
-    var hasInitialValue: Bool
+    /// The initial value the declaration gives (`var rating = 3`), as source text.
+    var initialValue: String?
+    /// Whether the declaration gives an initial value.
+    var hasInitialValue: Bool { initialValue != nil }
     /// Whether the property is a `let`: stored, set once by the initializer, never changed.
     var isConstant: Bool = false
     /// The argument of the attribute's `.transformable(by:)` option, as source text: a
@@ -127,7 +129,7 @@ enum PropertyScanner {
             isRelationship: hasAttribute(variable, named: "Relationship"),
             relationshipArguments: attributeArguments(variable, named: "Relationship"),
             isOptional: typeSyntax.map(isOptionalType) ?? false,
-            hasInitialValue: binding.initializer != nil,
+            initialValue: binding.initializer?.value.trimmedDescription,
             isConstant: isConstant,
             transformer: transformerArgument(variable)
         )

@@ -91,6 +91,8 @@ import Testing
         #expect(expansion.contains("try writer._write(try OpenSwiftData._osdEphemeralStoredValue(self, property: 3) as Int, column + 3, links)"))
         #expect(expansion.contains("try writer._write(value4, column + 4, links)"), "caption is stored")
         #expect(!expansion.contains("try writer._write(value1,"), "isSelected's value is never written")
+        #expect(expansion.contains("case 1: let value: Bool = false try writer._write(value, column, OpenSwiftData._DeferredLinks()) return true"),
+                "the initial value is the initializer expression, evaluated alone")
     }
 
     @Test func readsAndWritesATransformableValueThroughItsTransformer() {

@@ -107,10 +107,6 @@ import Testing
                     "Note"
                 }
 
-                private init(_osdDefaults: Swift.Void) {
-                    _rating = (Int)._osdPlaceholder
-                }
-
                 public static func _osdWriteDefault(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32) throws -> Swift.Bool {
                         return false
                 }
@@ -347,12 +343,7 @@ import Testing
             """))
         #expect(expansion.contains("case 0: break case 1: _name = try row._read((String).self, column, context)"))
         #expect(expansion.contains("case 0: try writer._write(self.id, column, links)"))
-        #expect(expansion.contains("""
-            init(_osdDefaults: Swift.Void) {
-                self.id = OpenSwiftData._osdConstant((String).self, property: 0)
-                _name = nil
-            }
-            """))
+        #expect(!expansion.contains("_osdDefaults"), "writing a declared initial value makes no model, so no let needs a value")
     }
 
     /// A subclass's `let` is read by its own `init(backingData:)`, at its index after the superclass's.
