@@ -74,7 +74,7 @@ extension ModelMacro {
     static func initialAssignments(_ shape: ClassShape, _ properties: [PersistedProperty]) -> String {
         properties.enumerated().map { index, property in
             property.isConstant
-                ? "    self.\(property.name) = OpenSwiftData._osdConstant((\(property.type)).self, property: \(shape.index(index)))"
+                ? "    self.\(property.name) = OpenSwiftData._osdConstant((\(property.type)).self, property: \(shape.index(index))\(property.codingArguments))"
                 : "    _\(property.name) = \(unloadedValue(property))"
         }.joined(separator: "\n")
     }

@@ -93,6 +93,11 @@ enum Placeholder {
     }
 }
 
+extension _PersistentScalar {
+    /// The standard value type's placeholder.
+    public static var _osdPlaceholderValue: Self { _osdPlaceholder }
+}
+
 extension Optional: _PlaceholderValue { public static var _osdPlaceholderValue: Self { nil } }
 extension Array: _PlaceholderValue { public static var _osdPlaceholderValue: Self { [] } }
 extension Set: _PlaceholderValue { public static var _osdPlaceholderValue: Self { [] } }

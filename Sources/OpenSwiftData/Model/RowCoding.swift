@@ -63,7 +63,7 @@ public final class _DeferredLinks {
 
 /// A value type that a store holds in one native column. Not API: OpenSwiftData conforms the
 /// standard value types; other `Codable` types are stored as JSON.
-public protocol _PersistentScalar: Codable, Sendable {
+public protocol _PersistentScalar: Codable, Sendable, _PlaceholderValue {
     /// How the type is stored.
     static var _osdStorage: StorageClass { get }
     /// Reads a value from a column that is not NULL.

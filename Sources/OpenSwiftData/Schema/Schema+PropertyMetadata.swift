@@ -47,6 +47,21 @@ extension Schema {
             attribute(name, keypath, metadata, V.self, storage: V._osdStorage)
         }
 
+        /// The metadata of a JSON-stored `Codable` `let` property. Called by generated code.
+        public static func _persisted<M: PersistentModel, V: Codable>(
+            name: String, keypath: KeyPath<M, V>, metadata: Attribute?
+        ) -> PropertyMetadata {
+            attribute(name, keypath, metadata, V.self, storage: .json)
+        }
+
+        /// The metadata of a `.transformable(by:)` `let` property of a type that is not
+        /// `Codable`. Called by generated code.
+        public static func _persisted<M: PersistentModel, V>(
+            name: String, keypath: KeyPath<M, V>, metadata: Attribute?
+        ) -> PropertyMetadata {
+            attribute(name, keypath, metadata, V.self, storage: .blob)
+        }
+
         /// The metadata of an optional to-one relationship. Called by generated code.
         public static func _persisted<M: PersistentModel, R: PersistentModel>(
             name: String, keypath: ReferenceWritableKeyPath<M, R?>, metadata: Relationship?
