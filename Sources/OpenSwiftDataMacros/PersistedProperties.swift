@@ -26,9 +26,16 @@ struct PersistedProperty {
     /// transformer class (`ColorTransformer.self`) or a registered transformer's name.
     var transformer: String? = nil
 
-    /// The arguments generated row-coding calls add for the property: its value transformer.
+    /// The arguments generated row-coding calls add for the property: its value transformer. A
+    /// transformer class (`ColourTransformer.self`) comes with a closure that makes one, so that
+    /// its initializer need not be `required`.
     var codingArguments: String {
-        transformer.map { ", transformedBy: OpenSwiftData._ValueTransformation(\($0))" } ?? ""
+        guard let transformer else { return "" }
+        if transformer.hasSuffix(".self") {
+            let type = transformer.dropLast(".self".count)
+            return ", transformedBy: OpenSwiftData._ValueTransformation(\(transformer), make: { \(type)() })"
+        }
+        return ", transformedBy: OpenSwiftData._ValueTransformation(\(transformer))"
     }
 
     /// Whether the attribute is `.ephemeral`: tracked, but a save stores the value a new model

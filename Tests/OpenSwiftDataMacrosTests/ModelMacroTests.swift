@@ -105,7 +105,7 @@ import Testing
             }
             """)
         #expect(expansion.diagnostics.isEmpty)
-        let byClass = ", transformedBy: OpenSwiftData._ValueTransformation(ColourTransformer.self))"
+        let byClass = ", transformedBy: OpenSwiftData._ValueTransformation(ColourTransformer.self, make: { ColourTransformer() }))"
         let byName = ", transformedBy: OpenSwiftData._ValueTransformation(\"AccentTransformer\"))"
         #expect(expansion.contains("_colour = try row._read((Colour).self, column + 0, context" + byClass))
         #expect(expansion.contains("try writer._write(value0, column + 0, links" + byClass))

@@ -137,7 +137,7 @@ extension _RowReader {
     }
 
     /// Rejects types that cannot be stored, with a clear compile-time message.
-    @available(*, unavailable, message: "OpenSwiftData stores Codable values and standard scalars; make the type Codable, make it a @Model class to relate to it, or mark the property @Transient")
+    @available(*, unavailable, message: "OpenSwiftData stores Codable values and standard scalars; make the type Codable, store it with @Attribute(.transformable(by:)) and a value transformer, make it a @Model class to relate to it, or mark the property @Transient")
     public func _read<T>(_ type: T.Type, _ column: Int32, _ context: ModelContext) throws -> T { fatalError() }
 }
 
@@ -160,7 +160,7 @@ extension _RowWriter {
     }
 
     /// Rejects types that cannot be stored, with a clear compile-time message.
-    @available(*, unavailable, message: "OpenSwiftData stores Codable values and standard scalars; make the type Codable or mark the property @Transient")
+    @available(*, unavailable, message: "OpenSwiftData stores Codable values and standard scalars; make the type Codable, store it with @Attribute(.transformable(by:)) and a value transformer, or mark the property @Transient")
     public func _write<T>(_ value: T, _ column: Int32, _ links: _DeferredLinks) throws { fatalError() }
 }
 

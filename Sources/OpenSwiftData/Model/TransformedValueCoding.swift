@@ -4,19 +4,21 @@ import Foundation
 /// transformer class or the name of a registered transformer. Generated code passes it to the
 /// row-coding methods of a value that is not `Codable`; not API.
 public struct _ValueTransformation {
-    private let transformerType: ValueTransformer.Type?
+    /// Makes an instance of the transformer class, or `nil` for a transformer named by a string.
+    private let make: (() -> ValueTransformer)?
     /// The name: the registered name given, or the class's name.
     let name: String
 
-    /// The transformation of a transformer class.
-    public init(_ transformerType: ValueTransformer.Type) {
-        self.transformerType = transformerType
+    /// The transformation of a transformer class, made with `make` unless one is registered
+    /// under the class's name.
+    public init(_ transformerType: ValueTransformer.Type, make: @escaping () -> ValueTransformer) {
+        self.make = make
         self.name = String(describing: transformerType)
     }
 
     /// The transformation of the transformer registered under `name`.
     public init(_ name: String) {
-        self.transformerType = nil
+        self.make = nil
         self.name = name
     }
 
@@ -24,9 +26,9 @@ public struct _ValueTransformation {
     func transformer() -> ValueTransformer? {
         #if canImport(Darwin)
         if let registered = ValueTransformer(forName: NSValueTransformerName(name)) { return registered }
-        return transformerType.map { $0.init() }
+        return make?()
         #else
-        TransformerRegistry.transformer(named: name) ?? transformerType.map { $0.init() }
+        TransformerRegistry.transformer(named: name) ?? make?()
         #endif
     }
 

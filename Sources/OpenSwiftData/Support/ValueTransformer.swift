@@ -12,7 +12,7 @@ import Foundation
 /// under the class's name (``setValueTransformer(_:forName:)``).
 open class ValueTransformer {
     /// Creates a transformer.
-    public required init() {}
+    public init() {}
 
     /// The class of the values the transformer produces.
     open class func transformedValueClass() -> AnyClass { ValueTransformer.self }

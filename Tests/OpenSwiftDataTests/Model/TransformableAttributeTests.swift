@@ -25,6 +25,9 @@ final class Colour: Equatable, CustomStringConvertible, @unchecked Sendable {
 /// transformer: `transformedValue` makes `Data`, `reverseTransformedValue` reads it. A colour
 /// with a negative component is refused.
 final class ColourTransformer: ValueTransformer {
+    /// Overridden as Apple platforms' code may (the initializer is not `required`).
+    override init() { super.init() }
+
     override class func transformedValueClass() -> AnyClass { NSData.self }
     override class func allowsReverseTransformation() -> Bool { true }
 
