@@ -75,16 +75,28 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer {
     /// The class of the values the transformer produces.
     open override class func transformedValueClass() -> AnyClass { NSObject.self }
 
-    /// Unarchives `Data` into an object of an allowed class, or returns `nil`.
+    /// Unarchives `Data` into an object of an allowed class, or returns `nil` (and reports why
+    /// through `OpenSwiftDataDiagnostics`, since the transformer's API has no error).
     open override func transformedValue(_ value: Any?) -> Any? {
         guard let data = value as? Data else { return nil }
-        return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data)
+        do {
+            return try NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data)
+        } catch {
+            Diagnostics.report("\(Self.self) could not unarchive \(data.count) bytes: \(error)")
+            return nil
+        }
     }
 
-    /// Archives an object with secure coding into `Data`, or returns `nil`.
+    /// Archives an object with secure coding into `Data`, or returns `nil` (and reports why
+    /// through `OpenSwiftDataDiagnostics`).
     open override func reverseTransformedValue(_ value: Any?) -> Any? {
         guard let value else { return nil }
-        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
+        do {
+            return try NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
+        } catch {
+            Diagnostics.report("\(Self.self) could not archive a \(Swift.type(of: value)): \(error)")
+            return nil
+        }
     }
 }
 

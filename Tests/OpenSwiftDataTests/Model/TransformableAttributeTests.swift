@@ -219,6 +219,25 @@ final class UnregisteredSwatch {
         }
     }
 
+    /// Bytes the unarchiving transformer cannot read back (another program wrote them) fail the
+    /// fetch with an error naming the property and the transformer, not a value made up.
+    @Test func bytesThatDoNotUnarchiveAreAnErrorNamingThePropertyAndTransformer() throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(Pinboard.self, backend: .sqlite))
+            context.insert(Pinboard(title: "trip", pin: Pin(latitude: 1, label: "here")))
+            try context.save()
+        }
+        do {
+            let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
+            try connection.execute("UPDATE \"Pinboard\" SET \"pin\" = x'00010203'")
+        }
+        let context = ModelContext(try store.container(Pinboard.self, backend: .sqlite))
+        let error = #expect(throws: SwiftDataError.self) { try context.fetch(FetchDescriptor<Pinboard>()) }
+        let reason = error?.reason ?? ""
+        #expect(reason.contains("Pinboard.pin") && reason.contains("PinTransformer"), "\(reason)")
+    }
+
     @Test func anUnregisteredTransformerNameIsAnErrorNamingIt() throws {
         let store = TemporaryStore()
         let context = ModelContext(try store.container(UnregisteredSwatch.self))
