@@ -47,8 +47,8 @@ final class Activity {
 }
 
 /// The archival JSON store of Apple's custom-store sample, run through the SwiftData API: every
-/// container is a fresh open of the file.
-@Suite struct JSONStoreTests {
+/// container is a fresh open of the file, in a folder removed when the test ends.
+@Suite final class JSONStoreTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("jsonstore-\(UUID().uuidString)")
     var fileURL: URL { folder.appendingPathComponent("trips.json") }
     let schema = Schema([Trip.self, LivingAccommodation.self, Activity.self])
@@ -56,6 +56,8 @@ final class Activity {
     init() throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
 
     func container() throws -> ModelContainer {
         try ModelContainer(for: schema, configurations: [JSONStoreConfiguration(name: "Trips", schema: schema, fileURL: fileURL)])

@@ -122,12 +122,17 @@ package struct QuerySort: Hashable, Sendable {
     package var expression: QueryExpression? = nil
     /// Whether the values are text, compared by Swift's order.
     package var isText = false
+    /// A locale-aware order of text (``LocalizedStringComparator``) instead of Swift's; a store
+    /// that cannot sort by it says so in `canSort(by:)`, and the models are sorted in Swift.
+    package var collation: LocalizedStringComparator? = nil
 
-    package init(attribute: Int, ascending: Bool, expression: QueryExpression? = nil, isText: Bool = false) {
+    package init(attribute: Int, ascending: Bool, expression: QueryExpression? = nil, isText: Bool = false,
+                 collation: LocalizedStringComparator? = nil) {
         self.attribute = attribute
         self.ascending = ascending
         self.expression = expression
         self.isText = isText
+        self.collation = collation
     }
 }
 

@@ -6,8 +6,10 @@ extension PostgresBackend: StoreBackend {
     /// run in Swift on the rows the rest of the predicate selects.
     func canEvaluate(_ expression: QueryExpression) -> Bool { PostgresCompiler.canCompile(expression) }
 
+    /// PostgreSQL sorts by everything but a locale-aware string order: its collations are not
+    /// Foundation's, so those models are sorted in Swift.
     func canSort(by sort: [QuerySort]) -> Bool {
-        sort.allSatisfy { $0.expression.map(PostgresCompiler.canCompile) ?? true }
+        sort.allSatisfy { $0.collation == nil && ($0.expression.map(PostgresCompiler.canCompile) ?? true) }
     }
 
     /// Deletions by predicate of models with delete rules run in SQL (``PostgresDeleteRules``).

@@ -51,6 +51,25 @@ import Testing
         #expect(observer.results.allSatisfy { $0.modelContext === context }, "the models are the observer's context's")
     }
 
+    /// A locale-aware sort keeps its order as models come and change: new and renamed models
+    /// take their places by `localizedStandardCompare(_:)`, not by code point.
+    @Test func aLocalizedStandardSortPlacesChangedModels() throws {
+        let (_, context) = try seeded([("banana", 5), ("Cherry", 5), ("file10", 5)])
+        let observer = try ResultsObserver<LiveBook, Never>(
+            filterBy: #Predicate { $0.rating >= 3 }, sortBy: [SortDescriptor(\.title, comparator: .localizedStandard)], modelContext: context)
+        #expect(observer.results.map(\.title) == ["banana", "Cherry", "file10"])
+        context.insert(LiveBook("Apple", rating: 4))
+        context.insert(LiveBook("file2", rating: 4))
+        try context.save()
+        #expect(observer.results.map(\.title) == ["Apple", "banana", "Cherry", "file2", "file10"])
+        let cherry = try #require(observer.results.first { $0.title == "Cherry" })
+        cherry.title = "Äpfel"
+        try context.save()
+        let expected = ["Äpfel", "Apple", "banana", "file2", "file10"].sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+        #expect(observer.results.map(\.title) == expected)
+        #expect(expected.last == "file10", "numbers inside the text order by value")
+    }
+
     @Test func anObserverOnAModelActorUpdatesOnThatActor() async throws {
         let (container, context) = try seeded([("b", 1)])
         let watcher = LiveBookWatcher(modelContainer: container)

@@ -80,7 +80,8 @@ struct PredicateTranslator {
                 continue
             }
             guard let keyPath = descriptor.keyPath,
-                  let key = translator.sortKey(keyPath, ascending: descriptor.order == .forward)
+                  let key = translator.sortKey(keyPath, ascending: descriptor.order == .forward,
+                                               comparator: LocalizedStringComparator.of(descriptor))
             else {
                 sortIsExact = false
                 sort = []
@@ -131,13 +132,24 @@ struct PredicateTranslator {
     }
 
     /// The sort key for a key path: an attribute of the entity, or an attribute of a to-one
-    /// related model (`\.trip?.name`, read through a subquery); `nil` when the store cannot sort by it.
-    mutating func sortKey(_ keyPath: AnyKeyPath, ascending: Bool) -> QuerySort? {
+    /// related model (`\.trip?.name`, read through a subquery), either of them text in a
+    /// locale-aware order when the key path is a collated one (``LocalizedStringComparator``);
+    /// `nil` when the store cannot sort by it.
+    mutating func sortKey(_ keyPath: AnyKeyPath, ascending: Bool, comparator: LocalizedStringComparator?) -> QuerySort? {
+        guard let (base, collated) = CollatedSortKeys.lookUp(keyPath) else {
+            return sortKey(keyPath, ascending: ascending, collation: comparator)
+        }
+        return sortKey(base, ascending: ascending, collation: collated)
+    }
+
+    private mutating func sortKey(_ keyPath: AnyKeyPath, ascending: Bool, collation: LocalizedStringComparator?) -> QuerySort? {
         func sortable(_ field: Schema.Entity.Field) -> Bool {
             field.storage != nil && field.storage != .json && field.relationship == nil && !field.isEphemeral && !field.isTransformed
+                && (collation == nil || field.storage == .text)
         }
         if let index = entity.propertyIndex(for: keyPath) {
-            return sortable(entity.fields[index]) ? QuerySort(attribute: index, ascending: ascending) : nil
+            return sortable(entity.fields[index])
+                ? QuerySort(attribute: index, ascending: ascending, isText: collation != nil, collation: collation) : nil
         }
         guard let components = KeyPathComponents.components(of: keyPath), components.count == 2,
               let first = entity.propertyIndex(forAccessor: components[0].accessor),
@@ -150,7 +162,8 @@ struct PredicateTranslator {
         let value = QueryExpression.subquery(.init(
             scope: scope, entity: destination.name, relation: .primaryKey(.attribute(first)), filter: nil,
             output: .value(.scoped(scope: scope, property: destination.fields[second].name))))
-        return QuerySort(attribute: first, ascending: ascending, expression: value, isText: destination.fields[second].storage == .text)
+        return QuerySort(attribute: first, ascending: ascending, expression: value,
+                         isText: destination.fields[second].storage == .text, collation: collation)
     }
 
     /// A new scope for a subquery.

@@ -7,6 +7,8 @@ import CSQLite
 /// carriage returns the two agree, so every function takes a byte fast path there and builds Swift
 /// strings only for other text:
 /// - collation `OSD`: Swift's `==` and the scalar order of NFC forms (comparisons and ORDER BY on text);
+/// - collations `OSD_LOCALIZED_STANDARD`, `OSD_LOCALIZED`: `localizedStandardCompare(_:)` and
+///   `localizedCompare(_:)`, for sort descriptors with a ``LocalizedStringComparator``;
 /// - `osd_contains(a, b)`, `osd_starts(a, b)`: `a.contains(b)`, `a.starts(with: b)`;
 /// - `osd_count(a)`: `a.count` (Characters);
 /// - `osd_lsc(a, b)`: `a.localizedStandardContains(b)`;
@@ -14,8 +16,18 @@ import CSQLite
 enum SwiftSemantics {
     static let collationName = "OSD"
 
+    /// The collation of a locale-aware string order.
+    static func collationName(for comparator: LocalizedStringComparator) -> String {
+        switch comparator {
+        case .localizedStandard: "OSD_LOCALIZED_STANDARD"
+        case .localized: "OSD_LOCALIZED"
+        }
+    }
+
     static func register(on db: OpaquePointer) {
         sqlite3_create_collation_v2(db, collationName, SQLITE_UTF8, nil, compareCallback, nil)
+        sqlite3_create_collation_v2(db, collationName(for: .localizedStandard), SQLITE_UTF8, nil, localizedStandardOrderCallback, nil)
+        sqlite3_create_collation_v2(db, collationName(for: .localized), SQLITE_UTF8, nil, localizedOrderCallback, nil)
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
         sqlite3_create_function_v2(db, "osd_contains", 2, flags, nil, containsCallback, nil, nil, nil)
         sqlite3_create_function_v2(db, "osd_starts", 2, flags, nil, startsCallback, nil, nil, nil)
@@ -62,12 +74,30 @@ enum SwiftSemantics {
         let b = Array(String(decoding: rhs, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8)
         return a == b ? 0 : (a.lexicographicallyPrecedes(b) ? -1 : 1)
     }
+
+    /// The order of two texts by a locale-aware comparator, as Swift computes it for the same
+    /// sort descriptor.
+    static func compare(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer, by comparator: LocalizedStringComparator) -> Int32 {
+        Int32(comparator.compare(String(decoding: lhs, as: UTF8.self), String(decoding: rhs, as: UTF8.self)).rawValue)
+    }
 }
 
 private let compareCallback: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = {
     _, lhsCount, lhs, rhsCount, rhs in
     SwiftSemantics.compare(UnsafeRawBufferPointer(start: lhs, count: Int(lhsCount)),
                            UnsafeRawBufferPointer(start: rhs, count: Int(rhsCount)))
+}
+
+private let localizedStandardOrderCallback: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = {
+    _, lhsCount, lhs, rhsCount, rhs in
+    SwiftSemantics.compare(UnsafeRawBufferPointer(start: lhs, count: Int(lhsCount)),
+                           UnsafeRawBufferPointer(start: rhs, count: Int(rhsCount)), by: .localizedStandard)
+}
+
+private let localizedOrderCallback: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = {
+    _, lhsCount, lhs, rhsCount, rhs in
+    SwiftSemantics.compare(UnsafeRawBufferPointer(start: lhs, count: Int(lhsCount)),
+                           UnsafeRawBufferPointer(start: rhs, count: Int(rhsCount)), by: .localized)
 }
 
 private typealias SQLFunction = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void

@@ -109,8 +109,9 @@ struct SQLCompiler {
     /// `ORDER BY` for sort keys, with the primary key as the final tiebreaker.
     mutating func orderBy(_ sort: [QuerySort]) -> String {
         let keys = sort.map { key in
-            let value = key.expression.map { sql($0) + (key.isText ? " COLLATE \(SwiftSemantics.collationName)" : "") }
-                ?? "\(table).\(column(key.attribute))"
+            let collation = key.collation.map(SwiftSemantics.collationName(for:)) ?? SwiftSemantics.collationName
+            let value = key.expression.map { sql($0) + (key.isText ? " COLLATE \(collation)" : "") }
+                ?? "\(table).\(column(key.attribute))" + (key.collation == nil ? "" : " COLLATE \(collation)")
             return "\(value) \(key.ascending ? "ASC" : "DESC")"
         }
         return " ORDER BY " + (keys + ["\(table).\(TableLayout.primaryKey)"]).joined(separator: ", ")
