@@ -125,6 +125,78 @@ import Testing
     }
 }
 
+/// A model as a custom store first archived it, and as the app later declares it.
+enum ShelfVersions {
+    enum First {
+        @Model final class Shelf {
+            var label: String
+            init(label: String) { self.label = label }
+        }
+    }
+
+    enum Later {
+        @Model final class Shelf {
+            var label: String
+            var capacity: Int = 12
+            var finish: String = "oak"
+            var colour: String?
+            init(label: String) { self.label = label }
+        }
+    }
+
+    enum Stricter {
+        @Model final class Shelf {
+            var label: String
+            var owner: String
+            init(label: String, owner: String) {
+                self.label = label
+                self.owner = owner
+            }
+        }
+    }
+}
+
+extension CustomDataStoreTests {
+    /// A custom store migrates its own data; until it does, a property the model gained reads as
+    /// its declared initial value (or `nil`), as the built-in stores' lightweight migration fills it.
+    @Test func aPropertyTheModelGainedReadsAsItsInitialValue() throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(ShelfVersions.First.Shelf.self, backend: .dataStore))
+            context.insert(ShelfVersions.First.Shelf(label: "hall"))
+            try context.save()
+        }
+        let context = ModelContext(try store.container(ShelfVersions.Later.Shelf.self, backend: .dataStore))
+        let shelf = try #require(try context.fetch(FetchDescriptor<ShelfVersions.Later.Shelf>()).first)
+        #expect(shelf.label == "hall")
+        #expect(shelf.capacity == 12)
+        #expect(shelf.finish == "oak")
+        #expect(shelf.colour == nil)
+        #expect(try context.fetchCount(FetchDescriptor<ShelfVersions.Later.Shelf>(predicate: #Predicate { $0.capacity == 12 })) == 1)
+
+        shelf.capacity = 30
+        try context.save()
+        let reread = try ModelContext(try store.container(ShelfVersions.Later.Shelf.self, backend: .dataStore))
+            .fetch(FetchDescriptor<ShelfVersions.Later.Shelf>())
+        #expect(reread.map(\.capacity) == [30], "the saved value, not the initial one")
+        #expect(try ArchiveDataStore.contents(at: store.url).first?.values["capacity"] != nil, "the store now holds the property")
+    }
+
+    /// A gained property with neither an initial value nor `nil` to read has no value: the fetch
+    /// fails naming the model and property, and makes nothing up.
+    @Test func aGainedPropertyWithoutAnInitialValueIsAnErrorNamingIt() throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(ShelfVersions.First.Shelf.self, backend: .dataStore))
+            context.insert(ShelfVersions.First.Shelf(label: "hall"))
+            try context.save()
+        }
+        let context = ModelContext(try store.container(ShelfVersions.Stricter.Shelf.self, backend: .dataStore))
+        let error = #expect(throws: SwiftDataError.self) { try context.fetch(FetchDescriptor<ShelfVersions.Stricter.Shelf>()) }
+        #expect(error?.reason?.contains("Shelf.owner") == true, "\(String(describing: error))")
+    }
+}
+
 /// A store that saves but never hands back permanent identifiers.
 final class ForgetfulStore: DataStore {
     typealias Snapshot = DefaultSnapshot

@@ -298,14 +298,19 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
         return SnapshotRow(columns: columns, _context: nil)
     }
 
-    /// A property's value in a snapshot, in the form its type reads; a missing or mistyped value
-    /// is an error that names the model and property, never a default.
+    /// A property's value in a snapshot, in the form its type reads. A property the snapshot
+    /// does not mention (one the model gained after the store wrote the model) reads as `nil`, or
+    /// as the initial value its declaration gives, as a lightweight migration fills it in the
+    /// built-in stores. A mistyped value, or no value for a non-optional property without an
+    /// initial value, is an error that names the model and property, never a default.
     private func value(of snapshot: DefaultSnapshot, property index: Int, entity: Schema.Entity) throws -> SnapshotValue {
         let field = entity.fields[index]
         guard let storage = field.storage else { return .null }
-        let value = snapshot.values[field.name] ?? .null
         func mismatch(_ what: String) -> SwiftDataError {
             SwiftDataError(.modelValidationFailure, reason: "\(storeName) returned \(what) for \(entity.name).\(field.name) of \(snapshot.persistentIdentifier)")
+        }
+        guard let value = try snapshot.values[field.name] ?? (field.isOptional ? .null : try initialValue(of: index, entity: entity)) else {
+            throw mismatch("no value, and the property declares no initial value,")
         }
         if case .null = value {
             guard field.isOptional else { throw mismatch("no value") }
@@ -326,6 +331,14 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
         default:
             throw mismatch("\(value), which is not a \(storage) value,")
         }
+    }
+
+    /// The initial value a property's declaration gives (`var rating = 0`), as a snapshot value;
+    /// `nil` for a property without one.
+    private func initialValue(of index: Int, entity: Schema.Entity) throws -> SnapshotValue? {
+        let writer = SnapshotWriter(entity: entity, identifierOfKey: { _ in nil })
+        guard try entity.modelType._osdWriteDefault(property: index, to: writer, at: Int32(index)) else { return nil }
+        return writer.values[index]
     }
 
     /// A snapshot of the store's type as a ``DefaultSnapshot``.
