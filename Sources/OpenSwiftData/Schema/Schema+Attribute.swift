@@ -68,6 +68,9 @@ extension Schema {
         public var isTransient: Bool { false }
         /// Whether the attribute has the ``Option/unique`` option.
         public var isUnique: Bool { options.contains(.unique) }
+        /// Whether the attribute's values pass through a value transformer
+        /// (`.transformable(by:)`).
+        public var isTransformable: Bool { options.contains { $0.transformerName != nil } }
         /// Whether the attribute is stored outside the row and loaded on first access.
         public var isExternal: Bool { options.contains(.externalStorage) }
 

@@ -238,6 +238,15 @@ final class UnregisteredSwatch {
         #expect(reason.contains("Pinboard.pin") && reason.contains("PinTransformer"), "\(reason)")
     }
 
+    /// The schema says which attributes pass through a transformer.
+    @Test func theSchemaMarksTransformableAttributes() throws {
+        let attributes = Dictionary(uniqueKeysWithValues: try #require(Schema([Swatch.self]).entitiesByName["Swatch"]).attributes.map { ($0.name, $0) })
+        #expect(attributes["colour"]?.isTransformable == true)
+        #expect(attributes["accent"]?.isTransformable == true)
+        #expect(attributes["tags"]?.isTransformable == true)
+        #expect(attributes["name"]?.isTransformable == false)
+    }
+
     @Test func anUnregisteredTransformerNameIsAnErrorNamingIt() throws {
         let store = TemporaryStore()
         let context = ModelContext(try store.container(UnregisteredSwatch.self))
