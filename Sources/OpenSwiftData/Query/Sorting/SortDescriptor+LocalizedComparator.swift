@@ -11,7 +11,7 @@ extension SortDescriptor where Compared: PersistentModel {
     ///     initializer applies.)
     ///   - order: Ascending (`.forward`, the default) or descending (`.reverse`).
     public init(_ keyPath: any KeyPath<Compared, String> & Sendable, comparator: LocalizedStringComparator, order: SortOrder = .forward) {
-        let key = _CollationKey<Compared>(keyPath: keyPath, comparator: comparator)
+        let key = _CollationKey<Compared, String>(keyPath: keyPath, comparator: comparator)
         let collated: any KeyPath<Compared, _CollatedString> & Sendable = \Compared.[_osdCollated: key]
         CollatedSortKeys.register(collated, base: keyPath, comparator: comparator)
         self.init(collated, order: order)
@@ -25,7 +25,7 @@ extension SortDescriptor where Compared: PersistentModel {
     ///   - comparator: `.localizedStandard` or `.localized`.
     ///   - order: Ascending (`.forward`, the default) or descending (`.reverse`).
     public init(_ keyPath: any KeyPath<Compared, String?> & Sendable, comparator: LocalizedStringComparator, order: SortOrder = .forward) {
-        let key = _OptionalCollationKey<Compared>(keyPath: keyPath, comparator: comparator)
+        let key = _CollationKey<Compared, String?>(keyPath: keyPath, comparator: comparator)
         let collated: any KeyPath<Compared, _CollatedString?> & Sendable = \Compared.[_osdCollated: key]
         CollatedSortKeys.register(collated, base: keyPath, comparator: comparator)
         self.init(collated, order: order)
@@ -33,25 +33,10 @@ extension SortDescriptor where Compared: PersistentModel {
 }
 #endif
 
-/// The string property and comparator of a collated sort key (see
+/// The string property (`String` or `String?`) and comparator of a collated sort key (see
 /// ``LocalizedStringComparator``).
-public struct _CollationKey<Root>: Hashable, Sendable {
-    let keyPath: any KeyPath<Root, String> & Sendable
-    let comparator: LocalizedStringComparator
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.keyPath == rhs.keyPath && lhs.comparator == rhs.comparator
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(keyPath)
-        hasher.combine(comparator)
-    }
-}
-
-/// The optional string property and comparator of a collated sort key.
-public struct _OptionalCollationKey<Root>: Hashable, Sendable {
-    let keyPath: any KeyPath<Root, String?> & Sendable
+public struct _CollationKey<Root, Value>: Hashable, Sendable {
+    let keyPath: any KeyPath<Root, Value> & Sendable
     let comparator: LocalizedStringComparator
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
@@ -67,12 +52,12 @@ public struct _OptionalCollationKey<Root>: Hashable, Sendable {
 extension PersistentModel {
     /// The value of a string property, ordered by a locale-aware comparator: what a sort
     /// descriptor made with a ``LocalizedStringComparator`` reads.
-    public subscript(_osdCollated key: _CollationKey<Self>) -> _CollatedString {
+    public subscript(_osdCollated key: _CollationKey<Self, String>) -> _CollatedString {
         _CollatedString(value: self[keyPath: key.keyPath], comparator: key.comparator)
     }
 
     /// The value of an optional string property, ordered by a locale-aware comparator.
-    public subscript(_osdCollated key: _OptionalCollationKey<Self>) -> _CollatedString? {
+    public subscript(_osdCollated key: _CollationKey<Self, String?>) -> _CollatedString? {
         self[keyPath: key.keyPath].map { _CollatedString(value: $0, comparator: key.comparator) }
     }
 }
