@@ -58,21 +58,53 @@ enum SwiftSemantics {
         return false
     }
 
+    /// Swift's order of two UTF-8 texts: canonically equivalent texts are equal, others order by
+    /// the Unicode scalars of their NFC forms (as the UTF-8 bytes of those forms order).
+    ///
+    /// Only the part from the last ASCII character before the first differing byte is normalized:
+    /// no composition crosses an ASCII character (it is a starter, and none composes with a
+    /// preceding character), so NFC(prefix + rest) = NFC(prefix) + NFC(rest) there. When the
+    /// differing characters are ASCII and followed by ASCII (or the end), they decide alone.
     static func compare(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Int32 {
-        if isSimple(lhs) && isSimple(rhs) {
-            let common = min(lhs.count, rhs.count)
-            if common > 0 {
-                let result = memcmp(lhs.baseAddress!, rhs.baseAddress!, common)
-                if result != 0 { return result < 0 ? -1 : 1 }
-            }
-            return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
+        let common = min(lhs.count, rhs.count)
+        var index = 0
+        if common > 0 {
+            let left = lhs.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let right = rhs.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            while index < common && left[index] == right[index] { index += 1 }
         }
-        // Swift's documented order: canonical equivalence, then Unicode scalar order of the NFC
-        // forms. (String's own `<` is not transitive for some singleton decompositions, such as
-        // U+212A KELVIN SIGN; comparing NFC bytes gives the same answer wherever `<` is consistent.)
-        let a = Array(String(decoding: lhs, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8)
-        let b = Array(String(decoding: rhs, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8)
-        return a == b ? 0 : (a.lexicographicallyPrecedes(b) ? -1 : 1)
+        if index == common && lhs.count == rhs.count { return 0 }
+        let leftByte: UInt8? = index < lhs.count ? lhs[index] : nil
+        let rightByte: UInt8? = index < rhs.count ? rhs[index] : nil
+        func isASCII(_ byte: UInt8?) -> Bool { byte.map { $0 < 0x80 } ?? true }
+        func standsAlone(_ bytes: UnsafeRawBufferPointer) -> Bool { index + 1 >= bytes.count || bytes[index + 1] < 0x80 }
+        if isASCII(leftByte) && isASCII(rightByte) && standsAlone(lhs) && standsAlone(rhs) {
+            // An ASCII character followed by ASCII (or the end) is its own NFC form; the end of a
+            // text before such a character makes the text a prefix of the other's NFC form.
+            switch (leftByte, rightByte) {
+            case (let left?, let right?): return left < right ? -1 : 1
+            case (nil, _): return -1
+            default: return 1
+            }
+        }
+        // The last ASCII character at or before the difference: a boundary composition respects.
+        // (Before `index` the texts are the same bytes.)
+        var start = index
+        if !(index < common && leftByte! < 0x80 && rightByte! < 0x80) {
+            repeat { start -= 1 } while start >= 0 && lhs[start] >= 0x80
+            start = max(start, 0)
+        }
+        return normalizedOrder(UnsafeRawBufferPointer(rebasing: lhs[start...]), UnsafeRawBufferPointer(rebasing: rhs[start...]))
+    }
+
+    /// The order of the NFC forms of two UTF-8 texts, by their UTF-8 bytes.
+    ///
+    /// (String's own `<` is not transitive for some singleton decompositions, such as U+212A
+    /// KELVIN SIGN; comparing NFC bytes gives the same answer wherever `<` is consistent.)
+    static func normalizedOrder(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Int32 {
+        let a = String(decoding: lhs, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8
+        let b = String(decoding: rhs, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8
+        return a.elementsEqual(b) ? 0 : (a.lexicographicallyPrecedes(b) ? -1 : 1)
     }
 
     /// The order of two texts by a locale-aware comparator, as Swift computes it for the same
