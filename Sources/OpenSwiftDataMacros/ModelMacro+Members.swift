@@ -5,16 +5,16 @@ import SwiftSyntaxBuilder
 extension ModelMacro {
     /// Code that stores `value` in a property's storage, telling Observation if anyone observes
     /// the object (its registrar exists only once something read a property).
-    static func observedAssignment(_ name: String, _ value: String, indent: String) -> String {
-        observedChange(name, "_\(name) = \(value)", indent: indent)
+    static func observedAssignment(_ property: PersistedProperty, _ value: String, indent: String) -> String {
+        observedChange(property, "_\(property.name) = \(value)", indent: indent)
     }
 
     /// Code that runs `statement`, a change of a property's storage, telling Observation if anyone
     /// observes the object.
-    static func observedChange(_ name: String, _ statement: String, indent: String) -> String {
+    static func observedChange(_ property: PersistedProperty, _ statement: String, indent: String) -> String {
         """
         \(indent)if let registrar = _$observationRegistrarStorage {
-        \(indent)    registrar.withMutation(of: self, keyPath: \\.\(name)) { \(statement) }
+        \(indent)    registrar.withMutation(of: self, keyPath: \\.\(property.reference)) { \(statement) }
         \(indent)} else {
         \(indent)    \(statement)
         \(indent)}
@@ -74,7 +74,7 @@ extension ModelMacro {
     static func initialAssignments(_ shape: ClassShape, _ properties: [PersistedProperty]) -> String {
         properties.enumerated().map { index, property in
             property.isConstant
-                ? "    self.\(property.name) = OpenSwiftData._osdConstant((\(property.type)).self, property: \(shape.index(index))\(property.codingArguments))"
+                ? "    self.\(property.reference) = OpenSwiftData._osdConstant((\(property.type)).self, property: \(shape.index(index))\(property.codingArguments))"
                 : "    _\(property.name) = \(unloadedValue(property))"
         }.joined(separator: "\n")
     }
@@ -110,7 +110,7 @@ extension ModelMacro {
                 metadata = "nil"
             }
             return "OpenSwiftData.Schema.PropertyMetadata._persisted(name: \"\(property.name)\", "
-                + "keypath: \\\(shape.typeName).\(property.name), metadata: \(metadata))"
+                + "keypath: \\\(shape.typeName).\(property.reference), metadata: \(metadata))"
         }
         let own = "[\(entries.map { "\n        " + $0 }.joined(separator: ","))\n    ]"
         return """
@@ -161,7 +161,7 @@ extension ModelMacro {
     static func encodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let offset = shape.isSubclass ? " + offset" : ""
         let lines = properties.enumerated().map { index, property in
-            if property.isConstant { return "    try writer._write(self.\(property.name), column\(offset) + \(index), links\(property.codingArguments))" }
+            if property.isConstant { return "    try writer._write(self.\(property.reference), column\(offset) + \(index), links\(property.codingArguments))" }
             if property.isEphemeral { return "    " + ephemeralWrite(shape, property, index: index, column: "column\(offset) + \(index)") }
             return """
             \(loadedValue(shape, property, index: index, as: "value\(index)"))
@@ -193,7 +193,7 @@ extension ModelMacro {
 
     static func encodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         let cases = properties.enumerated().map { index, property in
-            if property.isConstant { return "    case \(index): try writer._write(self.\(property.name), column, links\(property.codingArguments))" }
+            if property.isConstant { return "    case \(index): try writer._write(self.\(property.reference), column, links\(property.codingArguments))" }
             if property.isEphemeral { return "    case \(index): " + ephemeralWrite(shape, property, index: index, column: "column") }
             return """
                 case \(index):
@@ -210,7 +210,7 @@ extension ModelMacro {
     static func resetOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
         // Observers learn that the value changed (a rollback, or a save in another context).
         let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): break" : "    case \(index):\n" + observedChange(property.name, markUnloaded(shape, property, index: index), indent: "        ")
+            property.isConstant ? "    case \(index): break" : "    case \(index):\n" + observedChange(property, markUnloaded(shape, property, index: index), indent: "        ")
         }
         return dispatch(
             shape, signature: "_osdUnload(property index: Swift.Int)",
@@ -240,7 +240,7 @@ extension ModelMacro {
                     guard var value = _\(property.name) else { return nil }
                     let (changed, displaced) = OpenSwiftData._osdRelate(&value, other, adding: adding)
                     if changed {
-            \(observedAssignment(property.name, "value", indent: "            "))
+            \(observedAssignment(property, "value", indent: "            "))
                         _osdDidChange(property: \(shape.index(index)))
                     }
                     return displaced
@@ -257,7 +257,7 @@ extension ModelMacro {
             property.isConstant || property.hasUnwrappedStorage ? "    case \(index): break" : """
                 case \(index):
                     if let value = OpenSwiftData._osdRelatedValue(models, as: (\(property.type)).self) {
-            \(observedAssignment(property.name, "value", indent: "            "))
+            \(observedAssignment(property, "value", indent: "            "))
                     }
             """
         }

@@ -93,7 +93,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         if !shape.isFinal {
             // Key paths to this class's properties rooted at a subclass (`\Photo.title` is not
             // `\MediaItem.title` to Swift), so that predicates and sorts on a subclass find them.
-            let own = properties.map { "\\S.\($0.name)" }.joined(separator: ", ")
+            let own = properties.map { "\\S.\($0.reference)" }.joined(separator: ", ")
             let inherited = shape.superclass.map { "\($0)._osdKeyPaths\($0)(rootedAt: type) + " } ?? ""
             members.append("""
                 public class func _osdKeyPaths\(raw: typeName)<S: \(raw: typeName)>(rootedAt type: S.Type) -> [Swift.AnyKeyPath] {
@@ -133,7 +133,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
               variable.bindingSpecifier.tokenKind == .keyword(.var),
               variable.bindings.count == 1,
               variable.bindings.first?.accessorBlock == nil,
-              let name = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+              let name = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self).map({ bareName($0.identifier) })
         else { return [] }
         let properties = PropertyScanner.persistedProperties(of: declaration, in: nil)
         guard let index = properties.firstIndex(where: { $0.name == name }),

@@ -4,8 +4,10 @@ import SwiftDiagnostics
 
 /// A stored property of a model class that the store persists.
 struct PersistedProperty {
-    /// The property's name as written.
+    /// The property's name, without the backticks a keyword needs (`default` for `` `default` ``).
     var name: String
+    /// The property's name as code refers to it: as written, in backticks when it is a keyword.
+    var reference: String
     /// The property's declared (or inferred) type, as source text.
     var type: String
     /// The arguments of the property's `@Attribute(...)`, as source text.
@@ -130,7 +132,7 @@ enum PropertyScanner {
             return nil
         }
         return PersistedProperty(
-            name: identifier.identifier.trimmedDescription,
+            name: bareName(identifier.identifier), reference: identifier.identifier.trimmedDescription,
             type: type,
             attributeArguments: attributeArguments(variable, named: "Attribute"),
             isRelationship: hasAttribute(variable, named: "Relationship"),

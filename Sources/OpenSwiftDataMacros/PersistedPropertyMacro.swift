@@ -15,7 +15,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         providingAccessorsOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
-        guard let (name, type) = nameAndType(declaration), let index = index(node) else { return [] }
+        guard let (name, reference, type) = nameAndType(declaration), let index = index(node) else { return [] }
         let unwrapped = hasUnwrappedStorage(type)
         // Unwrapped storage always holds a value; a bit says whether it is the loaded one.
         let isUnloaded = unwrapped ? isUnloadedCondition(index) : "_\(name) == nil"
@@ -30,7 +30,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
-                _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
+                _$observationRegistrar.access(self, keyPath: \\.\(raw: reference))
                 if \(raw: isUnloaded) { _osdFulfill(property: \(raw: index)) }
                 return \(raw: loaded)
             }
@@ -39,7 +39,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             set {
                 let value = OpenSwiftData._osdWillSet(self, \(raw: index), self._\(raw: name), newValue)
                 if let registrar = _$observationRegistrarStorage {
-                    registrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
+                    registrar.withMutation(of: self, keyPath: \\.\(raw: reference)) {
                         _\(raw: name) = value
                     }
                 } else {
@@ -56,7 +56,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         providingPeersOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        guard let (name, type) = nameAndType(declaration) else { return [] }
+        guard let (name, _, type) = nameAndType(declaration) else { return [] }
         // No initial value (and `Optional` spelled out, which has no implicit `nil`), so that the
         // user's `init` assigns through the init accessor, without observation or change tracking;
         // `init(backingData:)` stores "not loaded" (`nil`, or the scalar's placeholder and its bit).
@@ -72,12 +72,16 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         return first.expression.trimmedDescription
     }
 
-    private static func nameAndType(_ declaration: some DeclSyntaxProtocol) -> (String, String)? {
+    /// The property's name without backticks (to build the storage's name from), its name as
+    /// code refers to it (in backticks when it is a keyword) and its stored type.
+    private static func nameAndType(_ declaration: some DeclSyntaxProtocol) -> (name: String, reference: String, type: String)? {
         guard let variable = declaration.as(VariableDeclSyntax.self),
               let binding = variable.bindings.first,
-              let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+              let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier
         else { return nil }
-        if let type = binding.typeAnnotation?.type { return (name, storedTypeText(type)) }
-        return inferredType(of: binding.initializer?.value).map { (name, $0) }
+        let name = bareName(identifier)
+        let reference = identifier.trimmedDescription
+        if let type = binding.typeAnnotation?.type { return (name, reference, storedTypeText(type)) }
+        return inferredType(of: binding.initializer?.value).map { (name, reference, $0) }
     }
 }

@@ -96,3 +96,11 @@ func markLoadedStatement(_ index: String) -> String {
 func markUnloadedStatement(_ index: String) -> String {
     "_osdUnloadedProperties |= \(unloadedBit(index))"
 }
+
+/// An identifier's name without the backticks that let a keyword be one (`` `default` `` is
+/// `default`): the name to build other names from and to put in strings.
+func bareName(_ token: TokenSyntax) -> String {
+    let text = token.trimmedDescription
+    guard text.count >= 2, text.hasPrefix("`"), text.hasSuffix("`") else { return text }
+    return String(text.dropFirst().dropLast())
+}

@@ -55,6 +55,7 @@ final class PostgresBackend: @unchecked Sendable {
         self.schema = schema
         self.isReadOnly = !allowsSave
         self.location = location
+        try ReservedNames.check(schema, caseInsensitive: false)
         let namespace = PostgresSQL.quote(location.namespace)
         self.namespace = namespace
         let tables = Dictionary(schema.entities.map { ($0.name, PostgresTable(entity: $0, namespace: namespace)) }, uniquingKeysWith: { a, _ in a })

@@ -42,6 +42,7 @@ final class SQLiteStore: @unchecked Sendable {
         // the main bundle reads the executable's whole directory.
         _ = HistoryLog.processIdentity
         self.schema = schema
+        try ReservedNames.check(schema, caseInsensitive: true)
         let layouts = Dictionary(schema.entities.map { ($0.name, TableLayout(entity: $0)) }, uniquingKeysWith: { a, _ in a })
         self.layouts = layouts
         self.referenceCleanup = SQLiteStore.referenceCleanup(layouts) { _ in "= ?" }
