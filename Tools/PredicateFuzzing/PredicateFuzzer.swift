@@ -27,7 +27,7 @@ public struct PredicateFuzzer {
 
     static let ints = [Int.min, Int.max, 0, -1, 1, 2, 3, 9_007_199_254_740_993, -42]
     static let doubles = [Double.nan, .infinity, -.infinity, -0.0, 0.0, 1.5, 9_007_199_254_740_993.0, -1e300, 2]
-    static let texts = ["", "a", "B", "b", "é", "e\u{301}", "Ab", String(repeating: "x", count: 300), "日本", "\u{212A}"]
+    static let texts = ["", "a", "B", "b", "é", "e\u{301}", "Ab", String(repeating: "x", count: 300), "日本", "\u{212A}", "xé", "xe\u{301}", "xf", "x\u{212A}1"]
     static let tagSets: [[String]] = [[], ["a"], ["b", "a"], ["é"], ["e\u{301}", "x"]]
     static let titles = ["", "x", "é", "e\u{301}", "ax"]
 
