@@ -154,13 +154,18 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         // The compiler lists only the conformances the class lacks: none for a subclass of a model,
         // which inherits them, and not `PersistentModel` when a protocol the class adopts refines it.
         let wanted = protocols.map(\.trimmedDescription)
+        // A class declared `nonisolated` (in a module whose default isolation is the main actor)
+        // gets nonisolated conformances: an extension there would otherwise be on the main actor,
+        // and its conformances with it, unusable in a `@ModelActor`. (Only a compiler that parses
+        // `nonisolated` on a class sees this, and it parses it on an extension too.)
+        let isolation = declaration.modifiers.contains { $0.name.tokenKind == .keyword(.nonisolated) } ? "nonisolated " : ""
         var result: [ExtensionDeclSyntax] = []
         for (suffix, conformance) in [
             ("PersistentModel", "OpenSwiftData.PersistentModel"),
             ("Observable", "Observation.Observable"),
             (ClassShape.rootMarker, "OpenSwiftData.\(ClassShape.rootMarker)"),
         ] where wanted.contains(where: { $0.hasSuffix(suffix) }) {
-            result.append(try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: conformance) {}"))
+            result.append(try ExtensionDeclSyntax("\(raw: isolation)extension \(type.trimmed): \(raw: conformance) {}"))
         }
         return result
     }

@@ -31,6 +31,16 @@ import Testing
         #expect(expansion.contains("extension Trip: Observation.Observable"))
     }
 
+    /// A class declared `nonisolated` (as models are in a module whose default isolation is the
+    /// main actor) gets nonisolated conformances; others get plain extensions.
+    @Test func aNonisolatedClassGetsNonisolatedConformances() {
+        let expansion = Expansion(trip.replacingOccurrences(of: "final class Trip", with: "nonisolated final class Trip"))
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.contains("nonisolated extension Trip: OpenSwiftData.PersistentModel"))
+        #expect(expansion.contains("nonisolated extension Trip: Observation.Observable"))
+        #expect(!Expansion(trip).contains("nonisolated extension"))
+    }
+
     @Test func addsTheMembersSwiftDataAdds() {
         let expansion = Expansion(trip)
         #expect(expansion.contains("public var persistentBackingData: any OpenSwiftData.BackingData<Trip>"))

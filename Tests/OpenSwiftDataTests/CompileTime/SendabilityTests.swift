@@ -28,7 +28,7 @@ import Testing
     }
 
     /// Compiles `source` through SIL diagnostics (where Swift checks sending and isolation).
-    private func compile(_ source: String) throws -> Compilation {
+    private func compile(_ source: String, flags: [String] = []) throws -> Compilation {
         let modules = try #require(Self.modules, "the built OpenSwiftData module was not found")
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -41,7 +41,8 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swiftc", "-emit-sil", "-o", "/dev/null", "-swift-version", "6", "-parse-as-library",
-                             "-I", modules.path, "-I", root.appendingPathComponent("Sources/CSQLite").path, file.path]
+                             "-I", modules.path, "-I", root.appendingPathComponent("Sources/CSQLite").path]
+            + flags + [file.path]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -65,6 +66,47 @@ import Testing
             }
             """)
         #expect(result.succeeded, "\(result.errors)")
+    }
+
+    /// In a module whose default isolation is the main actor (with the upcoming features Xcode's
+    /// new projects turn on), `@Model nonisolated` classes are usable on the main actor, in a
+    /// `@ModelActor`, in `#Predicate` and in `SortDescriptor`.
+    @Test(.enabled(if: modules != nil))
+    func nonisolatedModelsWorkWhereTheMainActorIsTheDefault() throws {
+        let macros = try #require(Self.modules).deletingLastPathComponent().appendingPathComponent("OpenSwiftDataMacros-tool")
+        try #require(FileManager.default.fileExists(atPath: macros.path), "the built macro plugin was not found")
+        let result = try compile("""
+            import Foundation
+            import OpenSwiftData
+
+            @Model nonisolated final class Trip {
+                var name: String
+                @Relationship(deleteRule: .cascade, inverse: \\Stop.trip) var stops: [Stop] = []
+                init(name: String) { self.name = name }
+            }
+
+            @Model nonisolated final class Stop {
+                var place: String
+                var trip: Trip?
+                init(place: String) { self.place = place }
+            }
+
+            @ModelActor actor Importer {
+                func add(_ name: String) throws -> [String] {
+                    modelContext.insert(Trip(name: name))
+                    try modelContext.save()
+                    let named = FetchDescriptor<Trip>(predicate: #Predicate { $0.name != "" }, sortBy: [SortDescriptor(\\.name)])
+                    return try modelContext.fetch(named).map(\\.name)
+                }
+            }
+
+            func showTrips(_ container: ModelContainer) throws -> [String] {
+                try container.mainContext.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\\.name)])).map(\\.name)
+            }
+            """, flags: ["-load-plugin-executable", macros.path + "#OpenSwiftDataMacros", "-default-isolation", "MainActor",
+                        "-enable-upcoming-feature", "InferIsolatedConformances",
+                        "-enable-upcoming-feature", "NonisolatedNonsendingByDefault"])
+        #expect(result.succeeded, "\(result.errors.prefix(3))")
     }
 
     @Test(.enabled(if: modules != nil))
