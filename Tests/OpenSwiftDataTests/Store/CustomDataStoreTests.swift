@@ -157,15 +157,18 @@ enum ShelfVersions {
 }
 
 extension CustomDataStoreTests {
+    /// Archives one shelf as the first version of the model declares it.
+    func archiveFirstShelf(in store: TemporaryStore) throws {
+        let context = ModelContext(try store.container(ShelfVersions.First.Shelf.self, backend: .dataStore))
+        context.insert(ShelfVersions.First.Shelf(label: "hall"))
+        try context.save()
+    }
+
     /// A custom store migrates its own data; until it does, a property the model gained reads as
     /// its declared initial value (or `nil`), as the built-in stores' lightweight migration fills it.
     @Test func aPropertyTheModelGainedReadsAsItsInitialValue() throws {
         let store = TemporaryStore()
-        do {
-            let context = ModelContext(try store.container(ShelfVersions.First.Shelf.self, backend: .dataStore))
-            context.insert(ShelfVersions.First.Shelf(label: "hall"))
-            try context.save()
-        }
+        try archiveFirstShelf(in: store)
         let context = ModelContext(try store.container(ShelfVersions.Later.Shelf.self, backend: .dataStore))
         let shelf = try #require(try context.fetch(FetchDescriptor<ShelfVersions.Later.Shelf>()).first)
         #expect(shelf.label == "hall")
@@ -186,11 +189,7 @@ extension CustomDataStoreTests {
     /// fails naming the model and property, and makes nothing up.
     @Test func aGainedPropertyWithoutAnInitialValueIsAnErrorNamingIt() throws {
         let store = TemporaryStore()
-        do {
-            let context = ModelContext(try store.container(ShelfVersions.First.Shelf.self, backend: .dataStore))
-            context.insert(ShelfVersions.First.Shelf(label: "hall"))
-            try context.save()
-        }
+        try archiveFirstShelf(in: store)
         let context = ModelContext(try store.container(ShelfVersions.Stricter.Shelf.self, backend: .dataStore))
         let error = #expect(throws: SwiftDataError.self) { try context.fetch(FetchDescriptor<ShelfVersions.Stricter.Shelf>()) }
         #expect(error?.reason?.contains("Shelf.owner") == true, "\(String(describing: error))")
