@@ -29,6 +29,10 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
     private var snapshots: [Int64: DefaultSnapshot] = [:]
     /// The permanent identifier of each model inserted through this adapter, by its temporary one.
     private var remapped: [PersistentIdentifier: PersistentIdentifier] = [:]
+    /// The declared initial values of properties snapshots lacked, by entity and property index
+    /// (`nil` for a property without one), evaluated once, as a lightweight migration writes one
+    /// value into every row.
+    private var initialValues: [String: [Int: SnapshotValue?]] = [:]
     private var storeName: String { String(describing: Store.self) }
 
     init(store: Store, schema: Schema) {
@@ -336,9 +340,11 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
     /// The initial value a property's declaration gives (`var rating = 0`), as a snapshot value;
     /// `nil` for a property without one.
     private func initialValue(of index: Int, entity: Schema.Entity) throws -> SnapshotValue? {
+        if let known = initialValues[entity.name]?[index] { return known }
         let writer = SnapshotWriter(entity: entity, identifierOfKey: { _ in nil })
-        guard try entity.modelType._osdWriteDefault(property: index, to: writer, at: Int32(index)) else { return nil }
-        return writer.values[index]
+        let value = try entity.modelType._osdWriteDefault(property: index, to: writer, at: Int32(index)) ? writer.values[index] : nil
+        initialValues[entity.name, default: [:]][index] = .some(value)
+        return value
     }
 
     /// A snapshot of the store's type as a ``DefaultSnapshot``.
