@@ -219,13 +219,14 @@ extension ModelContext {
         for (entity, keys) in batchDeleted {
             let registered = registry[entity.name]
             let alreadyReported = reported[entity.name] ?? []
+            let location = location(of: entity)
             deletedIDs.reserveCapacity(deletedIDs.count + keys.count)
-            for key in keys where !alreadyReported.contains(key) {
+            for key in keys where alreadyReported.isEmpty || !alreadyReported.contains(key) {
                 if let model = registered?.model(forKey: key) {
                     model._osdState.isDeleted = true
                     forget(model, into: &deletedIDs)
                 } else {
-                    deletedIDs.append(savedIdentifier(of: entity, key: key))
+                    deletedIDs.append(Self.savedIdentifier(at: location, key: key))
                 }
             }
         }
@@ -285,8 +286,12 @@ extension ModelContext {
     /// The identifier of the saved model of `entity` whose row is `key`, as its
     /// `persistentModelID` gives it, without a look at the model.
     private func savedIdentifier(of entity: Schema.Entity, key: Int64) -> PersistentIdentifier {
-        let location = location(of: entity)
-        return PersistentIdentifier(storeIdentifier: location.storeIdentifier, entityName: location.entityName, key: .permanent(key))
+        Self.savedIdentifier(at: location(of: entity), key: key)
+    }
+
+    /// The identifier of the saved model at `location` whose row is `key`.
+    private static func savedIdentifier(at location: _ModelLocation, key: Int64) -> PersistentIdentifier {
+        PersistentIdentifier(storeIdentifier: location.storeIdentifier, entityName: location.entityName, key: .permanent(key))
     }
 
     /// Takes a deleted model out of the context once the store no longer has its row. As in

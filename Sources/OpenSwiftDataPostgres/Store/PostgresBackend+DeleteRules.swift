@@ -56,7 +56,7 @@ extension PostgresBackend {
             }
             deleted[position[table.entity.name] ?? 0].keys += keys
             if changes.recordsHistory, readers.isEmpty {
-                for key in keys { history.delete(table.entity, key: key, preserved: nil) }
+                history.delete(table.entity, keys: keys, preserved: [:])
             } else if changes.recordsHistory {
                 for reader in readers {
                     let preserved = rules.preserved.isEmpty ? nil : try Self.preservedValues(of: table.entity, from: reader, at: rules.preserved)

@@ -48,7 +48,7 @@ extension PostgresBackend {
             let (keys, preserved) = try deleteRows(table, where: condition, compiler.bindings, preserving: recordsHistory, on: session)
             try removeReferences(to: keys, of: table, history: &history, recordsHistory: recordsHistory, on: session)
             batchDeleted.append(keys)
-            if recordsHistory { for key in keys { history.delete(entity, key: key, preserved: preserved[key]) } }
+            if recordsHistory { history.delete(entity, keys: keys, preserved: preserved) }
         }
         // Deletions of one entity go ten thousand keys to a statement, each entity's in the order given.
         for (entity, allKeys) in changes.appliesDeleteRules ? [] : Self.deletesByEntity(changes) {
@@ -63,7 +63,7 @@ extension PostgresBackend {
                 // A row a batch delete of this save removed is recorded once.
                 var seen: Set<Int64> = []
                 let removed = keys.filter { deleted.contains($0) && seen.insert($0).inserted }
-                if recordsHistory { for key in removed { history.delete(entity, key: key, preserved: preserved[key]) } }
+                if recordsHistory { history.delete(entity, keys: removed, preserved: preserved) }
                 try removeReferences(to: removed, of: table, history: &history, recordsHistory: recordsHistory, on: session)
             }
         }

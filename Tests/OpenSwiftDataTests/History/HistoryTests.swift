@@ -243,6 +243,25 @@ import Testing
         #expect(try data.dropLast().withUnsafeBytes { try HistoryLog.decode($0) } == nil, "a truncated row is refused")
     }
 
+    /// Preserved values stay with their rows when a run of deletions has them for some rows only,
+    /// wherever those rows come in the run, recorded one at a time or as a batch.
+    @Test func preservedValuesStayAlignedWithTheirRows() throws {
+        let entity = try #require(Schema([HTrip.self, HVisit.self, HTag.self]).entitiesByName["HTrip"])
+        var log = HistoryLog()
+        log.delete(entity, keys: [10, 11], preserved: [:])
+        log.delete(entity, key: 12, preserved: nil)
+        log.delete(entity, keys: [13, 14, 15], preserved: [14: ["code": .text("c14")]])
+        log.delete(entity, key: 16, preserved: ["code": .text("c16")])
+        log.delete(entity, keys: [17, 18], preserved: [:])
+        let changes = try #require(try log.encoded().withUnsafeBytes { try HistoryLog.decode($0) })
+        #expect(changes.map(\.key) == Array(10...18))
+        let codes = changes.map { $0.preservedValues["code"] }
+        #expect(codes == [nil, nil, nil, nil, .text("c14"), nil, .text("c16"), nil, nil])
+        var plain = HistoryLog()
+        plain.delete(entity, keys: Array(1...1_000), preserved: [:])
+        #expect(try plain.encoded().count < 1_100, "rows without preserved values take no room for them")
+    }
+
     /// A transaction shows one change per row: a row's updates merge into one, and a row the
     /// same save inserted or deleted shows no update.
     @Test func aSaveRecordsOneChangePerRow() throws {

@@ -61,7 +61,7 @@ extension SQLiteStore {
             guard !keys.isEmpty else { continue }
             result.deleted.append((entity, keys))
             if changes.recordsHistory {
-                for key in keys { history.delete(entity, key: key, preserved: preserved[key]) }
+                history.delete(entity, keys: keys, preserved: preserved)
             }
         }
         // References to the deleted rows, from rows that stay: one statement per foreign key and link table.

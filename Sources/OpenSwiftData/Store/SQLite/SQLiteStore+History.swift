@@ -114,6 +114,8 @@ package struct HistoryLog {
         let entityName: String
         var keys: [Int64] = []
         var masks: [Int64] = []
+        /// The preserved values of deleted rows, aligned with `keys`; empty while no row of the
+        /// run has any (the common case, which then costs nothing per key).
         var tombstones: [[String: SnapshotValue]] = []
     }
 
@@ -154,11 +156,44 @@ package struct HistoryLog {
         updatesMayRepeat = true
     }
 
+    /// Records the deletion of a row, with the values of its `.preserveValueOnDeletion`
+    /// attributes.
     package mutating func delete(_ entity: Schema.Entity, key: Int64, preserved: [String: SnapshotValue]?) {
         let last = Self.run(in: &deleted, .delete, entity.name)
         deleted[last].keys.append(key)
-        // One entry per key, so that the preserved values stay aligned with the keys.
-        deleted[last].tombstones.append(preserved ?? [:])
+        Self.align(&deleted[last], preserved: preserved)
+    }
+
+    /// Records the deletion of rows of one entity, with the preserved values of those that have
+    /// any, by key.
+    package mutating func delete(_ entity: Schema.Entity, keys: [Int64], preserved: [Int64: [String: SnapshotValue]]) {
+        guard !keys.isEmpty else { return }
+        let last = Self.run(in: &deleted, .delete, entity.name)
+        guard !preserved.isEmpty else {
+            // A new run shares the keys' storage instead of copying them.
+            if deleted[last].keys.isEmpty { deleted[last].keys = keys } else { deleted[last].keys.append(contentsOf: keys) }
+            if !deleted[last].tombstones.isEmpty {
+                deleted[last].tombstones.append(contentsOf: repeatElement([:], count: keys.count))
+            }
+            return
+        }
+        for key in keys {
+            deleted[last].keys.append(key)
+            Self.align(&deleted[last], preserved: preserved[key])
+        }
+    }
+
+    /// Keeps a run's tombstones aligned with its keys once any row has preserved values: the
+    /// earlier rows' entries are filled in as empty the first time.
+    private static func align(_ run: inout Run, preserved: [String: SnapshotValue]?) {
+        if let preserved, !preserved.isEmpty {
+            if run.tombstones.count < run.keys.count - 1 {
+                run.tombstones.append(contentsOf: repeatElement([:], count: run.keys.count - 1 - run.tombstones.count))
+            }
+            run.tombstones.append(preserved)
+        } else if !run.tombstones.isEmpty {
+            run.tombstones.append([:])
+        }
     }
 
     /// The position of the run a change of `entity` joins: the last one, or a new one.
@@ -245,7 +280,7 @@ package struct HistoryLog {
         if run.kind == .update {
             for mask in run.masks { appendVarint(UInt64(bitPattern: mask), to: &bytes) }
         }
-        if run.tombstones.allSatisfy(\.isEmpty) {
+        if run.tombstones.isEmpty {
             bytes.append(0)
         } else {
             let json = try JSONCoding.encoder().encode(run.tombstones)

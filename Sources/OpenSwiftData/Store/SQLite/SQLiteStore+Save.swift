@@ -63,9 +63,7 @@ extension SQLiteStore {
                 try removeReferences(to: keys, of: layout, history: &history, recordsHistory: recordsHistory, on: connection)
                 noteDeleted(entity, keys)
                 batchDeleted.append(keys)
-                if recordsHistory {
-                    for key in keys { history.delete(entity, key: key, preserved: preserved[key]) }
-                }
+                if recordsHistory { history.delete(entity, keys: keys, preserved: preserved) }
             }
         }
         var statement: SQLiteStatement?

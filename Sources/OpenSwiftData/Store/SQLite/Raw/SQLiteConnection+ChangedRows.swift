@@ -3,7 +3,9 @@ import CSQLite
 /// The row ids an update hook saw deleted or updated.
 private final class ChangedRowCollector {
     let operation: Int32
-    var rowIDs: [Int64] = []
+    /// Appended to only by the hook, one call at a time, on the statement's thread; never held
+    /// `inout` across a call, so it needs no run-time exclusivity check (one per deleted row).
+    @exclusivity(unchecked) var rowIDs: [Int64] = []
     init(operation: Int32) { self.operation = operation }
 }
 
