@@ -80,8 +80,11 @@ final class ExternalSaves: Sendable {
         var inserted: [PersistentIdentifier] = []
         var updated: [PersistentIdentifier] = []
         var deleted: [PersistentIdentifier] = []
+        var location: _ModelLocation?
         for change in transaction.changes {
-            let id = PersistentIdentifier(storeIdentifier: store, entityName: change.entityName, key: .permanent(change.key))
+            let changeLocation = _ModelLocation.reusing(location, entityName: change.entityName, storeIdentifier: store)
+            location = changeLocation
+            let id = PersistentIdentifier(location: changeLocation, key: .permanent(change.key))
             switch change.kind {
             case .insert: inserted.append(id)
             case .update: updated.append(id)

@@ -15,7 +15,8 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
 
     init(keys: [Int64], storeIdentifier: String, entityName: String) where Element == PersistentIdentifier {
         elementCount = keys.count
-        element = { PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entityName, key: .permanent(keys[$0])) }
+        let location = _ModelLocation(entityName: entityName, storeIdentifier: storeIdentifier)
+        element = { PersistentIdentifier(location: location, key: .permanent(keys[$0])) }
     }
 
     init(_ elements: [Element]) {
@@ -83,10 +84,10 @@ final class BatchLoader<Element: PersistentModel> {
         }
         // A row not loaded (deleted since the keys were read, or a failed batch) becomes a fault of
         // the collection's entity, which is an `Element`; reading it then loads it or reports why not.
-        let storeIdentifier = context.container.store(for: entity).identifier
+        let location = context.location(of: entity)
         return keys[range].map { key in
             if let model = loaded[key] { return model }
-            let id = PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entity.name, key: .permanent(key))
+            let id = PersistentIdentifier(location: location, key: .permanent(key))
             return context.registeredModel(for: id) ?? context.makeFault(Element.self, primaryKey: key, entity: entity)
         }
     }

@@ -77,10 +77,8 @@ extension ModelContext {
         if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
         if query.isResolvedInStore {
-            let store = query.store
-            return try store.primaryKeys(query.storeFetch).map {
-                PersistentIdentifier(storeIdentifier: store.identifier, entityName: query.entity.name, key: .permanent($0))
-            }
+            let location = location(of: query.entity)
+            return try query.store.primaryKeys(query.storeFetch).map { PersistentIdentifier(location: location, key: .permanent($0)) }
         }
         return try fetch(descriptor).map(\.persistentModelID)
     }

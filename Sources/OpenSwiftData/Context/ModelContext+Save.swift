@@ -291,7 +291,7 @@ extension ModelContext {
 
     /// The identifier of the saved model at `location` whose row is `key`.
     private static func savedIdentifier(at location: _ModelLocation, key: Int64) -> PersistentIdentifier {
-        PersistentIdentifier(storeIdentifier: location.storeIdentifier, entityName: location.entityName, key: .permanent(key))
+        PersistentIdentifier(location: location, key: .permanent(key))
     }
 
     /// Takes a deleted model out of the context once the store no longer has its row. As in

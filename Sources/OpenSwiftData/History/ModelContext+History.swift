@@ -87,10 +87,13 @@ extension ModelContext {
     private func transaction(_ record: StoreHistoryTransaction, store: String) throws -> DefaultHistoryTransaction {
         var changes: [HistoryChange] = []
         changes.reserveCapacity(record.changes.count)
+        var location: _ModelLocation?
         for (position, change) in record.changes.enumerated() {
             // A change to a model the schema no longer has cannot be shown as one of its classes.
             guard let entity = container.schema.entitiesByName[change.entityName] else { continue }
-            let id = PersistentIdentifier(storeIdentifier: store, entityName: change.entityName, key: .permanent(change.key))
+            let changeLocation = _ModelLocation.reusing(location, entityName: change.entityName, storeIdentifier: store)
+            location = changeLocation
+            let id = PersistentIdentifier(location: changeLocation, key: .permanent(change.key))
             changes.append(try Self.change(entity.modelType, change, id: id, changeIdentifier: record.id << 32 | Int64(position), transaction: record.id, entity: entity))
         }
         return DefaultHistoryTransaction(

@@ -6,8 +6,29 @@ public final class _ModelLocation: Sendable {
     /// The identifier of the store that holds the model.
     let storeIdentifier: String?
 
+    /// The hash of the two names, which identifiers of the location combine instead of hashing
+    /// the strings each time.
+    let namesHash: Int
+
     init(entityName: String, storeIdentifier: String?) {
         self.entityName = entityName
         self.storeIdentifier = storeIdentifier
+        var hasher = Hasher()
+        hasher.combine(storeIdentifier)
+        hasher.combine(entityName)
+        namesHash = hasher.finalize()
+    }
+
+    /// The location of `entityName` in the store `storeIdentifier`: `previous` when it names
+    /// them, or a new one. Changes come in runs of one entity, so a loop that keeps the last
+    /// location makes one per run.
+    static func reusing(_ previous: _ModelLocation?, entityName: String, storeIdentifier: String?) -> _ModelLocation {
+        if let previous, previous.entityName == entityName, previous.storeIdentifier == storeIdentifier { return previous }
+        return _ModelLocation(entityName: entityName, storeIdentifier: storeIdentifier)
+    }
+
+    /// Whether `other` names the same entity in the same store.
+    func names(_ other: _ModelLocation) -> Bool {
+        namesHash == other.namesHash && entityName == other.entityName && storeIdentifier == other.storeIdentifier
     }
 }

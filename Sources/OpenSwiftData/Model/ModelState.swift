@@ -83,10 +83,7 @@ package struct _ModelState {
             }
             key = .temporary(temporaryKey)
         }
-        return PersistentIdentifier(
-            storeIdentifier: location?.storeIdentifier,
-            entityName: location?.entityName ?? Schema.entityName(for: type),
-            key: key
-        )
+        guard let location else { return PersistentIdentifier(storeIdentifier: nil, entityName: Schema.entityName(for: type), key: key) }
+        return PersistentIdentifier(location: location, key: key)
     }
 }

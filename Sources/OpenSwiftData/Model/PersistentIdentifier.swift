@@ -33,17 +33,38 @@ public struct PersistentIdentifier: Hashable, Identifiable, Codable, Sendable, C
         }
     }
 
-    /// The identifier of the store that holds the model.
-    public let storeIdentifier: String?
-    /// The name of the model's entity.
-    public let entityName: String
+    /// The model's store and entity, shared with the other identifiers of the entity that one
+    /// context or one read hands out: one reference to copy and retain instead of two strings.
+    let location: _ModelLocation
     /// The model's identity within its store.
     public let id: ID
 
+    /// The identifier of the store that holds the model.
+    public var storeIdentifier: String? { location.storeIdentifier }
+    /// The name of the model's entity.
+    public var entityName: String { location.entityName }
+
     init(storeIdentifier: String?, entityName: String, key: ID.Key) {
-        self.storeIdentifier = storeIdentifier
-        self.entityName = entityName
+        self.init(location: _ModelLocation(entityName: entityName, storeIdentifier: storeIdentifier), key: key)
+    }
+
+    /// The identifier of the model at `location` with `key`; makes many identifiers of one entity
+    /// without a new location each.
+    init(location: _ModelLocation, key: ID.Key) {
+        self.location = location
         self.id = ID(key: key)
+    }
+
+    /// Two identifiers are equal when they name the same store, entity and identity.
+    public static func == (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
+        lhs.id == rhs.id && (lhs.location === rhs.location || lhs.location.names(rhs.location))
+    }
+
+    /// Hashes the store, the entity (through their hash, computed once per location) and the
+    /// identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(location.namesHash)
+        hasher.combine(id)
     }
 
     /// The row of a saved model, or `nil` for a temporary identifier.
@@ -69,5 +90,13 @@ public struct PersistentIdentifier: Hashable, Identifiable, Codable, Sendable, C
             counter += 1
             return counter
         }
+    }
+}
+
+extension PersistentIdentifier: CustomReflectable {
+    /// The store's identifier, the entity's name and the identity, as `print` and the debugger
+    /// show an identifier.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["storeIdentifier": storeIdentifier as Any, "entityName": entityName, "id": id], displayStyle: .struct)
     }
 }

@@ -151,4 +151,49 @@ import OpenSwiftData
         #expect(resolvedItem.count == 80, "a value set before the row loaded is kept")
         #expect(resolvedItem.name == "item 8")
     }
+
+    /// Identifiers of one row are equal and hash alike however they were made (by two contexts,
+    /// by `fetchIdentifiers`, a save notification's list, decoding), after reopening too; those
+    /// of other rows, entities or stores are not.
+    @Test func identifiersOfOneRowAreEqualHoweverTheyWereMade() throws {
+        let store = TemporaryStore()
+        var ids: [PersistentIdentifier] = []
+        do {
+            let container = try store.container(Item.self, Person.self)
+            let context = ModelContext(container)
+            let item = makeItem(1)
+            context.insert(item)
+            context.insert(makeItem(2))
+            context.insert(Person(email: "a@example.com", givenName: "A", familyName: "B"))
+            try context.save()
+            ids.append(item.persistentModelID)
+            let other = ModelContext(container)
+            ids.append(try #require(try other.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.count == 1 })).first).persistentModelID)
+            ids.append(try #require(try other.fetchIdentifiers(FetchDescriptor<Item>(predicate: #Predicate { $0.count == 1 })).first))
+            ids.append(try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode(item.persistentModelID)))
+            let person = try #require(try other.fetch(FetchDescriptor<Person>()).first)
+            let second = try #require(try other.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.count == 2 })).first)
+            #expect(!ids.contains(person.persistentModelID), "another entity")
+            #expect(!ids.contains(second.persistentModelID), "another row")
+        }
+        let reopened = ModelContext(try store.container(Item.self, Person.self))
+        ids.append(try #require(try reopened.fetchIdentifiers(FetchDescriptor<Item>(predicate: #Predicate { $0.count == 1 })).first))
+        let elsewhere = TemporaryStore(name: "Other.store")
+        let otherStore = ModelContext(try elsewhere.container(Item.self, Person.self))
+        otherStore.insert(makeItem(1))
+        try otherStore.save()
+        let sameKeyOtherStore = try #require(try otherStore.fetchIdentifiers(FetchDescriptor<Item>()).first)
+        #expect(sameKeyOtherStore.entityName == ids[0].entityName && sameKeyOtherStore.id == ids[0].id)
+        #expect(sameKeyOtherStore != ids[0], "the same entity and key in another store")
+        for id in ids {
+            #expect(id == ids[0])
+            #expect(id.hashValue == ids[0].hashValue)
+            #expect(id.storeIdentifier == ids[0].storeIdentifier && id.entityName == "Item")
+        }
+        #expect(Set(ids).count == 1)
+        #expect(Set(ids + [sameKeyOtherStore]).count == 2)
+        #expect(Dictionary(uniqueKeysWithValues: [(ids[0], "found")])[ids.last!] == "found")
+        let printed = String(describing: ids[0])
+        #expect(printed.contains("entityName: \"Item\"") && printed.contains("id: p1"), "printed as \(printed)")
+    }
 }

@@ -257,7 +257,8 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @u
     func snapshots(of entity: Schema.Entity, keys: [Int64]) throws -> [(snapshot: DefaultSnapshot, key: Int64)] {
         let missing = keys.filter { snapshots[$0] == nil }
         if !missing.isEmpty {
-            let ids = missing.map { PersistentIdentifier(storeIdentifier: identifier, entityName: entity.name, key: .permanent($0)) }
+            let location = _ModelLocation(entityName: entity.name, storeIdentifier: identifier)
+            let ids = missing.map { PersistentIdentifier(location: location, key: .permanent($0)) }
             for snapshot in try store.cachedSnapshots(for: ids, editingState: editingState).values { try remember(snapshot) }
             if missing.contains(where: { snapshots[$0] == nil }) { _ = try allSnapshots(of: entity) }
         }
