@@ -8,7 +8,7 @@ final class UnresolvedModel {
     static func standIn(for identifier: PersistentIdentifier) -> UnresolvedModel {
         let model = UnresolvedModel()
         let state = model._osdState
-        state.location = _ModelLocation(entityName: identifier.entityName, storeIdentifier: identifier.storeIdentifier)
+        state.location = identifier.location
         switch identifier.id.key {
         case .permanent(let key): state.primaryKey = key
         case .temporary(let key): state.temporaryKey = key
