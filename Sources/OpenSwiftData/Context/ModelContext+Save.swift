@@ -226,7 +226,7 @@ extension ModelContext {
                     model._osdState.isDeleted = true
                     forget(model, into: &deletedIDs)
                 } else {
-                    deletedIDs.append(Self.savedIdentifier(at: location, key: key))
+                    deletedIDs.append(PersistentIdentifier(location: location, key: .permanent(key)))
                 }
             }
         }
@@ -286,12 +286,7 @@ extension ModelContext {
     /// The identifier of the saved model of `entity` whose row is `key`, as its
     /// `persistentModelID` gives it, without a look at the model.
     private func savedIdentifier(of entity: Schema.Entity, key: Int64) -> PersistentIdentifier {
-        Self.savedIdentifier(at: location(of: entity), key: key)
-    }
-
-    /// The identifier of the saved model at `location` whose row is `key`.
-    private static func savedIdentifier(at location: _ModelLocation, key: Int64) -> PersistentIdentifier {
-        PersistentIdentifier(location: location, key: .permanent(key))
+        PersistentIdentifier(location: location(of: entity), key: .permanent(key))
     }
 
     /// Takes a deleted model out of the context once the store no longer has its row. As in
