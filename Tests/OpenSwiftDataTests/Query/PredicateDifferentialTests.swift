@@ -82,6 +82,18 @@ import Testing
             let fetched = try context.fetch(FetchDescriptor(predicate: predicate))
             #expect(Set(fetched.map(ObjectIdentifier.init)) == expected, "pending fetch: \(name)")
             #expect(try context.fetchCount(FetchDescriptor(predicate: predicate)) == expected.count, "pending count: \(name)")
+
+            var page = FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.count, order: .reverse), SortDescriptor(\.name)])
+            page.fetchOffset = 3
+            page.fetchLimit = 11
+            let matching = live.filter { Self.evaluate(predicate, $0) }
+            let paged = try context.fetch(page)
+            #expect(paged.count == min(11, max(0, matching.count - 3)), "pending page size: \(name)")
+            // Ties in the sort keys may come in any order: compare the keys, and that every model matches.
+            let expectedKeys = matching.sorted(using: page.sortBy).dropFirst(3).prefix(11).map { [$0.count] as [AnyHashable] + [$0.name] }
+            #expect(paged.map { [$0.count] as [AnyHashable] + [$0.name] } == expectedKeys, "pending page: \(name)")
+            #expect(paged.allSatisfy { expected.contains(ObjectIdentifier($0)) }, "pending page members: \(name)")
+            #expect(try context.fetchCount(page) == paged.count, "pending page count: \(name)")
         }
         var unsavedExcluded = FetchDescriptor<Item>(predicate: #Predicate { $0.count == 99 })
         unsavedExcluded.includePendingChanges = false
