@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OSDKit
 import Testing
 
 @Suite("osd generate, diagram")
@@ -80,6 +81,50 @@ struct GenerateTests {
                     }.sorted()
             }
         }
+    }
+
+    @Test("the app's own Codable types and transformers go from a store to a schema to models that read the store")
+    func appTypesRoundTrip() throws {
+        PennantTransformer.register()
+        let directory = try TemporaryDirectory()
+        let store = URL(fileURLWithPath: directory.path("logbook.store"))
+        do {
+            let context = ModelContext(try ModelContainer(for: LogbookSource.Logbook.self, configurations: ModelConfiguration(url: store)))
+            context.insert(LogbookSource.Logbook(
+                title: "Fram", mood: .stormy, moods: [.calm, .stormy], position: Position(latitude: 78.2, longitude: 15.6),
+                pennant: Pennant(code: "N"), spare: Pennant(code: "S")))
+            try context.save()
+        }
+        let schema = try OSDTool.run("schema", store.path)
+        #expect(schema.status == 0, "\(schema.error)")
+        let document = try JSONDecoder().decode(SchemaDocument.self, from: Data(schema.output.utf8))
+        let attributes = Dictionary(uniqueKeysWithValues: try #require(document.models.first).attributes.map { ($0.name, $0) })
+        #expect(attributes["mood"]?.codable == true && attributes["moods"]?.codable == true && attributes["position"]?.codable == true)
+        #expect(attributes["title"]?.codable == nil)
+        #expect(attributes["pennant"]?.transformer == "PennantTransformer" && attributes["pennant"]?.codable == nil)
+        #expect(attributes["spare"]?.transformerName == "LogbookSparePennant" && attributes["spare"]?.transformer == nil)
+
+        let schemaFile = directory.path("logbook.schema.json")
+        try Data(schema.output.utf8).write(to: URL(fileURLWithPath: schemaFile))
+        let models = try OSDTool.run("generate", "models", "--schema", schemaFile)
+        #expect(models.status == 0, "\(models.error)")
+        try Golden.expect(models.output, equals: "Generated/LogbookModels.swift")
+
+        // The generated class, compiled into these tests, opens the store as it is and reads it.
+        let context = ModelContext(try ModelContainer(for: Logbook.self, configurations: ModelConfiguration(url: store)))
+        let logbook = try #require(try context.fetch(FetchDescriptor<Logbook>()).first)
+        #expect(logbook.title == "Fram" && logbook.mood == .stormy && logbook.moods == [.calm, .stormy])
+        #expect(logbook.position == Position(latitude: 78.2, longitude: 15.6))
+        #expect(logbook.pennant == Pennant(code: "N") && logbook.spare == Pennant(code: "S"))
+        #expect(try context.fetchCount(FetchDescriptor<Logbook>(predicate: #Predicate { $0.title == "Fram" })) == 1)
+
+        let coreData = try OSDTool.run("generate", "coredata", "--schema", schemaFile)
+        #expect(coreData.status == 0, "\(coreData.error)")
+        #expect(coreData.output.contains("valueTransformerName = NSStringFromClass(PennantTransformer.self)"))
+        #expect(coreData.output.contains(#"valueTransformerName = "LogbookSparePennant""#))
+        #expect(coreData.output.contains("@NSManaged public var mood: Mood?"))
+        let diagram = try OSDTool.run("diagram", "--schema", store.path)
+        #expect(diagram.status == 0 && diagram.output.contains("Mood[] moods"), "\(diagram.output)")
     }
 
     @Test("coredata: NSManagedObject subclasses and a model built in code")
@@ -163,8 +208,24 @@ struct GenerateTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path("x.svg")))
     }
 
+    @Test("a Codable type of the app's own may be qualified, generic, optional or in a collection",
+          arguments: ["Trip.Status", "[Tag]", "[Tag?]", "[String: Tag]", "Set<Tag>", "Box<Int>", "Box<[Tag]>?", "Outer.Box<Inner.Tag, Int>"])
+    func appTypeSpellings(type: String) throws {
+        let directory = try TemporaryDirectory()
+        let schema = directory.path("schema.json")
+        try Data(#"{"models":[{"name":"A","attributes":[{"name":"x","type":"\#(type)","codable":true}]}]}"#.utf8).write(to: URL(fileURLWithPath: schema))
+        let result = try OSDTool.run("generate", "models", "--schema", schema)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("var x: \(type)\n"), "\(result.output)")
+    }
+
     @Test("a schema that cannot describe models is refused with the model and field named", arguments: [
         (#"{"models":[{"name":"A","attributes":[{"name":"x","type":"Money"}]}]}"#, "A.x has unknown type \"Money\""),
+        (#"{"models":[{"name":"A","attributes":[{"name":"x","type":"Money","codable":true,"default":"0"}]}]}"#, "A.x: a default can be given for the standard types only"),
+        (#"{"models":[{"name":"A","attributes":[{"name":"x","type":"Mon ey","codable":true}]}]}"#, "A.x: \"Mon ey\" is not a Swift type name"),
+        (#"{"models":[{"name":"A","attributes":[{"name":"x","type":"[Money","codable":true}]}]}"#, "is not a Swift type name"),
+        (#"{"models":[{"name":"A","attributes":[{"name":"x","type":"Colour","transformer":"T","transformerName":"t"}]}]}"#, "A.x gives both transformer and transformerName"),
+        (#"{"models":[{"name":"A","attributes":[{"name":"x","type":"Colour","transformer":"T()"}]}]}"#, "A.x: transformer \"T()\" is not a class name"),
         (#"{"models":[{"name":"A","attributes":[],"relationships":[{"name":"b","destination":"B"}]}]}"#, "A.b points to B, which is not a model"),
         (#"{"models":[{"name":"A","attributes":[],"relationships":[{"name":"b","destination":"B","inverse":"a"}]},{"name":"B","attributes":[],"relationships":[{"name":"c","destination":"A"}]}]}"#, "A.b names inverse a, which B does not have"),
         (#"{"models":[{"name":"A","attributes":[],"relationships":[{"name":"b","destination":"B","inverse":"x"}]},{"name":"B","attributes":[],"relationships":[{"name":"x","destination":"B"}]}]}"#, "points to B, not A"),

@@ -3,7 +3,8 @@
 ///
 /// Types follow Xcode's code generation: non-optional numbers and Booleans as Swift scalars,
 /// optional ones as `NSNumber?`, `Decimal` as `NSDecimalNumber`, to-many relationships as `NSSet`,
-/// collections as optional transformable attributes (`NSSecureUnarchiveFromData`).
+/// collections and the app's own types as optional transformable attributes
+/// (`NSSecureUnarchiveFromData`, or the attribute's own transformer).
 package struct CoreDataGenerator {
     package var schema: SchemaDocument
 
@@ -48,9 +49,13 @@ package struct CoreDataGenerator {
                 properties.append(name)
                 lines.append("        let \(name) = NSAttributeDescription()")
                 lines.append("        \(name).name = \(SwiftLiteral.string(attribute.name))")
-                lines.append("        \(name).attributeType = .\(attributeType(attribute.baseType))")
+                let transformer = attribute.transformer.map { "NSStringFromClass(\($0).self)" } ?? attribute.transformerName.map(SwiftLiteral.string)
+                let type = transformer == nil ? attributeType(attribute.baseType) : "transformableAttributeType"
+                lines.append("        \(name).attributeType = .\(type)")
                 lines.append("        \(name).isOptional = \(attribute.isOptional)")
-                if attributeType(attribute.baseType) == "transformableAttributeType" {
+                if let transformer {
+                    lines.append("        \(name).valueTransformerName = \(transformer)")
+                } else if type == "transformableAttributeType" {
                     lines.append("        \(name).valueTransformerName = NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue")
                 }
                 if attribute.externalStorage == true { lines.append("        \(name).allowsExternalBinaryDataStorage = true") }
@@ -98,7 +103,8 @@ package struct CoreDataGenerator {
     private func managedType(_ attribute: SchemaDocument.Attribute) -> String {
         let type = attribute.baseType
         let scalar = ["Int", "Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt", "UInt64", "Bool", "Double", "Float"]
-        if scalar.contains(type) {
+        let isTransformable = attributeType(type) == "transformableAttributeType" || attribute.transformer != nil || attribute.transformerName != nil
+        if scalar.contains(type), !isTransformable {
             if attribute.isOptional { return "NSNumber?" }
             return switch type {
             case "Int", "Int64", "UInt32", "UInt", "UInt64": "Int64"
@@ -110,10 +116,9 @@ package struct CoreDataGenerator {
         let base = switch type {
         case "Decimal": "NSDecimalNumber"
         case "String", "Date", "Data", "UUID", "URL": type
-        default: type   // a collection, kept by a transformable attribute
+        default: type   // a collection or the app's own type, kept by a transformable attribute
         }
-        let isCollection = attribute.baseType.hasPrefix("[") || attribute.baseType.hasPrefix("Set<")
-        return base + (attribute.isOptional || isCollection ? "?" : "")
+        return base + (attribute.isOptional || isTransformable ? "?" : "")
     }
 
     private func attributeType(_ type: String) -> String {

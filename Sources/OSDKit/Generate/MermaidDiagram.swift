@@ -54,16 +54,22 @@ package struct MermaidDiagram {
     }
 
     /// A type as Mermaid accepts it: letters, digits, `_`, `-`, `[]`.
+    /// Anything else (`Trip.Status`, `Box<Int>`, `Tag?` inside a collection) becomes `-`.
     private func mermaidType(_ type: String) -> String {
+        let spelled: String
         if type.hasPrefix("["), type.hasSuffix("]") {
             let inner = type.dropFirst().dropLast()
             if inner.contains(":") {
                 let parts = inner.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
-                return "Dictionary-\(parts.joined(separator: "-"))"
+                spelled = "Dictionary-\(parts.joined(separator: "-"))"
+            } else {
+                spelled = "\(inner)[]"
             }
-            return "\(inner)[]"
+        } else if type.hasPrefix("Set<") {
+            spelled = "Set-\(type.dropFirst(4).dropLast())"
+        } else {
+            spelled = type
         }
-        if type.hasPrefix("Set<") { return "Set-\(type.dropFirst(4).dropLast())" }
-        return type
+        return String(spelled.map { $0.isLetter || $0.isNumber || "_-[]".contains($0) ? $0 : "-" })
     }
 }

@@ -1,7 +1,7 @@
 /// `osd generate models`: `@Model` classes for a schema.
 ///
-/// Each attribute becomes a stored property with its type, optionality, default and
-/// `@Attribute` options; each relationship a property with `@Relationship` (delete rule,
+/// Each attribute becomes a stored property with its type (a `Codable` type or transformer of the
+/// app's own by its name, for the app to declare), optionality, default and `@Attribute` options; each relationship a property with `@Relationship` (delete rule,
 /// `inverse:` on one side of each pair: the to-many side, or the first by name); each class an
 /// `init` with one parameter per attribute in schema order, optional and defaulted ones with
 /// default arguments, relationships left out (a subclass's take its superclass's first). To-one relationships are optional, as SwiftData
@@ -71,6 +71,8 @@ package struct ModelsGenerator {
         var options: [String] = []
         if attribute.unique == true { options.append(".unique") }
         if attribute.externalStorage == true { options.append(".externalStorage") }
+        if let transformer = attribute.transformer { options.append(".transformable(by: \(transformer).self)") }
+        if let name = attribute.transformerName { options.append(".transformable(by: \(SwiftLiteral.string(name)))") }
         if let original = attribute.originalName { options.append("originalName: \(SwiftLiteral.string(original))") }
         let prefix = options.isEmpty ? "" : "@Attribute(\(options.joined(separator: ", "))) "
         let initial = attribute.default.map { " = " + SwiftLiteral.defaultValue($0, type: attribute.baseType) } ?? ""

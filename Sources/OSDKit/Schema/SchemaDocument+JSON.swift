@@ -41,6 +41,9 @@ extension SchemaDocument {
             ("default", attribute.default.map(json)),
             ("originalName", attribute.originalName.map(ValueText.quoted)),
             ("externalStorage", attribute.externalStorage.map { "\($0)" }),
+            ("codable", attribute.codable.map { "\($0)" }),
+            ("transformer", attribute.transformer.map(ValueText.quoted)),
+            ("transformerName", attribute.transformerName.map(ValueText.quoted)),
         ])
     }
 

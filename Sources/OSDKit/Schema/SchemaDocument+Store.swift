@@ -11,12 +11,18 @@ extension SchemaDocument {
             let single = Set(entity.uniquenessConstraints.filter { $0.count == 1 }.map { $0[0] })
             let indexed = Set(entity.indices.filter { $0.count == 1 }.map { $0[0] })
             let attributes = entity.plainAttributes.filter { !inherited.contains($0.name) }.map { attribute in
-                Attribute(
-                    name: attribute.name, type: StoredSchema.Entity.baseType(of: attribute),
+                let type = StoredSchema.Entity.baseType(of: attribute)
+                let isTransformed = attribute.transformer != nil || attribute.transformerName != nil
+                return Attribute(
+                    name: attribute.name, type: type,
                     optional: attribute.isOptional ? true : nil,
                     unique: single.contains(attribute.name) ? true : nil,
                     indexed: indexed.contains(attribute.name) ? true : nil,
-                    originalName: attribute.originalName, externalStorage: attribute.isExternal)
+                    originalName: attribute.originalName, externalStorage: attribute.isExternal,
+                    // An unknown type kept as bytes was transformed by a transformer the record
+                    // predates naming: not `codable`, so that the schema asks for its transformer.
+                    codable: AttributeType.storage(of: type) == nil && !isTransformed && attribute.storage != .blob ? true : nil,
+                    transformer: attribute.transformer, transformerName: attribute.transformerName)
             }
             let relationships = entity.recordedRelationships.filter { !inherited.contains($0.name) }.map { relationship in
                 Relationship(

@@ -17,12 +17,7 @@ extension SchemaDocument {
                 let field = "\(model.name).\(attribute.name)"
                 guard AttributeType.isIdentifier(attribute.name) else { throw ToolError("\(field): not a valid property name") }
                 guard names.insert(attribute.name).inserted else { throw ToolError("\(field) appears twice") }
-                guard let storage = AttributeType.storage(of: attribute.baseType) else {
-                    throw ToolError("\(field) has unknown type \(attribute.type.debugDescription); known types are \(AttributeType.scalars.keys.sorted().joined(separator: ", ")), and arrays, sets and dictionaries of them")
-                }
-                if let value = attribute.default {
-                    try check(value, of: attribute, storage: storage, field: field)
-                }
+                try checkType(of: attribute, field: field)
                 if let original = attribute.originalName, !AttributeType.isIdentifier(original) {
                     throw ToolError("\(field): originalName \(original.debugDescription) is not a valid property name")
                 }
@@ -67,6 +62,33 @@ extension SchemaDocument {
                     current = self.model(named: name)?.superclass
                 }
             }
+        }
+    }
+
+    /// Checks an attribute's type, transformer and default: a standard type (with a default of
+    /// that type), or a type of the app's own marked `codable` or transformed (without one).
+    private func checkType(of attribute: Attribute, field: String) throws(ToolError) {
+        if attribute.transformer != nil, attribute.transformerName != nil {
+            throw ToolError("\(field) gives both transformer and transformerName; a transformable attribute has one transformer")
+        }
+        if let transformer = attribute.transformer, !AttributeType.isTypeName(transformer) {
+            throw ToolError("\(field): transformer \(transformer.debugDescription) is not a class name")
+        }
+        if let storage = AttributeType.storage(of: attribute.baseType) {
+            if let value = attribute.default {
+                try check(value, of: attribute, storage: storage, field: field)
+            }
+            return
+        }
+        let isTransformed = attribute.transformer != nil || attribute.transformerName != nil
+        guard attribute.codable == true || isTransformed else {
+            throw ToolError("\(field) has unknown type \(attribute.type.debugDescription); known types are \(AttributeType.scalars.keys.sorted().joined(separator: ", ")), and arrays, sets and dictionaries of them (a Codable type of the app's own takes \"codable\": true, a transformed one \"transformer\" or \"transformerName\")")
+        }
+        guard AttributeType.isTypeName(attribute.baseType) else {
+            throw ToolError("\(field): \(attribute.type.debugDescription) is not a Swift type name")
+        }
+        if attribute.default != nil {
+            throw ToolError("\(field): a default can be given for the standard types only, and \(attribute.baseType) is the app's own")
         }
     }
 

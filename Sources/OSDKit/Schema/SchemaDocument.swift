@@ -10,7 +10,9 @@ import Foundation
 /// ```
 ///
 /// Attributes take `type` (see ``AttributeType``), `optional`, `unique`, `indexed`, `default`
-/// (a JSON value of the type, or `"now"` for a `Date`), `originalName` and `externalStorage`.
+/// (a JSON value of the type, or `"now"` for a `Date`), `originalName` and `externalStorage`;
+/// `codable` (`true`) for a `Codable` type of the app's own, and `transformer` (a class) or
+/// `transformerName` (a registered name) for a `.transformable(by:)` attribute.
 /// Relationships take `destination`, `toMany`, `deleteRule` (`nullify`, the default, `cascade`,
 /// `deny`, `noAction`), `inverse` and `originalName`. A model may add `superclass`, and
 /// `unique` and `indexes` for constraints over several attributes (lists of attribute names).
@@ -62,8 +64,15 @@ package struct SchemaDocument: Codable, Equatable, Sendable {
         package var `default`: DefaultValue?
         package var originalName: String?
         package var externalStorage: Bool?
+        /// Whether `type` is a `Codable` type of the app's own (an enum, a struct), which the
+        /// store keeps through its `Codable` form.
+        package var codable: Bool?
+        /// The value transformer class of a `.transformable(by: T.self)` attribute.
+        package var transformer: String?
+        /// The registered value transformer name of a `.transformable(by: "name")` attribute.
+        package var transformerName: String?
 
-        package init(name: String, type: String, optional: Bool? = nil, unique: Bool? = nil, indexed: Bool? = nil, default: DefaultValue? = nil, originalName: String? = nil, externalStorage: Bool? = nil) {
+        package init(name: String, type: String, optional: Bool? = nil, unique: Bool? = nil, indexed: Bool? = nil, default: DefaultValue? = nil, originalName: String? = nil, externalStorage: Bool? = nil, codable: Bool? = nil, transformer: String? = nil, transformerName: String? = nil) {
             self.name = name
             self.type = type
             self.optional = optional
@@ -72,6 +81,9 @@ package struct SchemaDocument: Codable, Equatable, Sendable {
             self.default = `default`
             self.originalName = originalName
             self.externalStorage = externalStorage
+            self.codable = codable
+            self.transformer = transformer
+            self.transformerName = transformerName
         }
 
         /// Whether the attribute is optional, by `optional` or a type ending in `?`.

@@ -71,6 +71,11 @@ extension Schema {
         /// Whether the attribute's values pass through a value transformer
         /// (`.transformable(by:)`).
         public var isTransformable: Bool { options.contains { $0.transformerName != nil } }
+        /// The transformer of a `.transformable(by:)` attribute, as the option names it: a
+        /// transformer class, or the name a transformer is registered under.
+        package var transformer: (name: String, isClass: Bool)? {
+            options.lazy.compactMap { option in option.transformerName.map { ($0, option.namesTransformerClass) } }.first
+        }
         /// Whether the attribute is stored outside the row and loaded on first access.
         public var isExternal: Bool { options.contains(.externalStorage) }
 
@@ -89,11 +94,16 @@ extension Schema.Attribute {
     /// An option that customizes how an attribute is stored.
     public struct Option: Hashable, Sendable {
         let name: String
+        /// The value transformer of `.transformable(by:)`: a class's name, or the name a
+        /// transformer is registered under.
         let transformerName: String?
+        /// Whether ``transformerName`` names a transformer class (`.transformable(by: T.self)`).
+        let namesTransformerClass: Bool
 
-        private init(_ name: String, transformerName: String? = nil) {
+        private init(_ name: String, transformerName: String? = nil, namesTransformerClass: Bool = false) {
             self.name = name
             self.transformerName = transformerName
+            self.namesTransformerClass = namesTransformerClass
         }
 
         /// Ensures the property's value is unique across all models of the same type.
@@ -117,7 +127,7 @@ extension Schema.Attribute {
 
         /// Transforms the property's value with a value transformer class.
         public static func transformable(by transformerType: ValueTransformer.Type) -> Option {
-            Option("transformable", transformerName: String(describing: transformerType))
+            Option("transformable", transformerName: String(describing: transformerType), namesTransformerClass: true)
         }
 
         /// Transforms the property's value with the value transformer registered under a name.

@@ -18,6 +18,12 @@ package struct StoredSchema: Codable, Equatable, Sendable {
         package var originalName: String?
         /// Whether the value is loaded on first access (`.externalStorage`).
         package var isExternal: Bool?
+        /// The transformer class of a `.transformable(by: T.self)` attribute (absent in older
+        /// records).
+        package var transformer: String?
+        /// The registered transformer name of a `.transformable(by: "name")` attribute (absent in
+        /// older records).
+        package var transformerName: String?
     }
 
     /// A relationship (absent in older records).
@@ -70,11 +76,14 @@ package struct StoredSchema: Codable, Equatable, Sendable {
                 name: entity.name,
                 attributes: entity.fields.compactMap { field in
                     field.storage.map { storage in
-                        Attribute(
+                        let transformer = field.attribute?.transformer
+                        return Attribute(
                             name: field.name, storage: storage, isOptional: field.isOptional,
                             type: field.attribute.map { StoredSchema.typeName($0.valueType) },
                             originalName: field.originalName == field.name ? nil : field.originalName,
-                            isExternal: field.isExternal ? true : nil)
+                            isExternal: field.isExternal ? true : nil,
+                            transformer: transformer.flatMap { $0.isClass ? $0.name : nil },
+                            transformerName: transformer.flatMap { $0.isClass ? nil : $0.name })
                     }
                 },
                 uniquenessConstraints: entity.uniquenessConstraints,
