@@ -49,6 +49,14 @@ enum PlaceholderSamples {
         }
     }
 
+    /// Forgets the value kept for `type`, as if this process had never stored or loaded one.
+    /// For tests of the store fallback (``Placeholder/loadStoredModels(like:)``).
+    static func forget<T>(_ type: T.Type) {
+        let key = ObjectIdentifier(type)
+        texts.withValue { _ = $0.removeValue(forKey: key) }
+        transformed.withValue { _ = $0.removeValue(forKey: key) }
+    }
+
     /// A value of a `.transformable(by:)` type made afresh from the bytes kept for it, or `nil`
     /// when none were kept.
     static func transformedSample<T>(of type: T.Type) throws -> T? {

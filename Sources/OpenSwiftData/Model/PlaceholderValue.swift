@@ -10,14 +10,18 @@ public protocol _PlaceholderValue {
 /// The value of a property whose stored value could not be loaded (see ``_PlaceholderValue``):
 /// the type's standard placeholder, the first case of a `CaseIterable` enum, a deleted stand-in
 /// for a related model, the emptiest value a `Codable` type decodes from
-/// (``PlaceholderDecoder``), or else a value of the type this process has stored or loaded
-/// (``PlaceholderSamples``). A type with none of these has nothing to read, and stops the process
-/// with the reason.
+/// (``PlaceholderDecoder``), a value of the type this process has stored or loaded
+/// (``PlaceholderSamples``), or else one that other models of the same type hold in the store. A
+/// type with none of these, in a store with no other such model to read, has nothing to read, and
+/// stops the process with the reason.
 public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int) -> T {
     do {
         return try Placeholder.value(T.self)
     } catch {
-        preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason); make the property optional or the type CaseIterable")
+        if Placeholder.loadStoredModels(like: model), let value = try? Placeholder.value(T.self) {
+            return value
+        }
+        preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason), and no stored \(M.self) could be read to find one; make the property optional or the type CaseIterable")
     }
 }
 
@@ -35,6 +39,21 @@ enum Placeholder {
     /// `first(where:)`, not the element.)
     private static func firstCase<Cases: CaseIterable>(of type: Cases.Type) -> Cases? {
         Cases.allCases.first
+    }
+
+    /// How many models of the type ``loadStoredModels(like:)`` reads.
+    static let storedModelsRead = 16
+
+    /// Reads a few stored models of `model`'s type, in a context of their own on the container
+    /// `model` belongs to, so that their values are kept as samples (``PlaceholderSamples``): the
+    /// last resort for a property whose type has no placeholder. Returns whether any were read.
+    /// (A failed read leaves the process as it was; the caller stops it with the reason.)
+    static func loadStoredModels<M: PersistentModel>(like model: M) -> Bool {
+        guard let container = model.modelContext?.container else { return false }
+        var descriptor = FetchDescriptor<M>()
+        descriptor.fetchLimit = storedModelsRead
+        let loaded = try? ModelContext(container).fetch(descriptor)
+        return loaded?.isEmpty == false
     }
 
     /// Why a type has no placeholder.

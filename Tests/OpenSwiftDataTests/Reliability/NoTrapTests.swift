@@ -190,6 +190,42 @@ import Testing
         #expect(fetched.name == "sea")
     }
 
+    /// A type without a placeholder that this process never stored or loaded (here: forgotten)
+    /// reads, on a row deleted elsewhere, as a value another stored model of the type holds,
+    /// read by a context of its own, instead of stopping the process. Both kinds: a transformed
+    /// value that is not `Codable`, and a `Codable` enum with associated values.
+    @Test func aTypeThisProcessNeverLoadedReadsAsAValueTheStoreHolds() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Lighthouse.self)
+        let setup = ModelContext(container)
+        setup.insert(Lighthouse(name: "North", lamp: Lamp(colour: "red"), mark: .stripes(count: 3)))
+        setup.insert(Lighthouse(name: "South", lamp: Lamp(colour: "green"), mark: .stripes(count: 5)))
+        try setup.save()
+        PlaceholderSamples.forget(Lamp.self)
+        PlaceholderSamples.forget(DayMark.self)
+
+        let context = ModelContext(container)
+        var nameOnly = FetchDescriptor<Lighthouse>(predicate: #Predicate { $0.name == "North" })
+        nameOnly.propertiesToFetch = [\.name]
+        let north = try #require(try context.fetch(nameOnly).first)
+        let other = ModelContext(container)
+        try other.delete(model: Lighthouse.self, where: #Predicate { $0.name == "North" })
+        try other.save()
+
+        var lamp: Lamp?
+        var mark: DayMark?
+        let reported = reports(mentioning: "Lighthouse.") {
+            lamp = north.lamp
+            mark = north.mark
+        }
+        #expect(lamp == Lamp(colour: "green"), "the value the one remaining lighthouse holds")
+        #expect(mark == .stripes(count: 5))
+        #expect(!reported.isEmpty, "the failed read is reported")
+        #expect(north.isDeleted)
+        #expect(north.name == "North")
+        #expect(try context.fetch(FetchDescriptor<Lighthouse>()).map(\.name) == ["South"], "the context's work goes on")
+    }
+
     /// A model released by the context itself (an upsert's new model takes over its row) whose
     /// `deinit` looks at its context's models: the identity map is not being changed any more
     /// when the model goes, so the look-up finds it consistent instead of stopping the process.
@@ -298,6 +334,41 @@ import Testing
 enum DrawnShape: Codable, Equatable {
     case circle(radius: Double)
     case square(side: Double)
+}
+
+/// A lamp: not `Codable`, so only a value transformer stores it, and it has no placeholder.
+final class Lamp: Equatable, @unchecked Sendable {
+    let colour: String
+    init(colour: String) { self.colour = colour }
+    static func == (lhs: Lamp, rhs: Lamp) -> Bool { lhs.colour == rhs.colour }
+}
+
+/// Stores a ``Lamp`` as the UTF-8 bytes of its colour.
+final class LampTransformer: ValueTransformer {
+    override class func transformedValueClass() -> AnyClass { NSData.self }
+    override class func allowsReverseTransformation() -> Bool { true }
+    override func transformedValue(_ value: Any?) -> Any? { (value as? Lamp).map { Data($0.colour.utf8) } }
+    override func reverseTransformedValue(_ value: Any?) -> Any? {
+        (value as? Data).map { Lamp(colour: String(decoding: $0, as: UTF8.self)) }
+    }
+}
+
+/// A daymark: an enum with associated values, which has no placeholder of its own.
+enum DayMark: Codable, Equatable {
+    case stripes(count: Int)
+    case chequered(rows: Int, columns: Int)
+}
+
+/// A model whose properties' types have no placeholder (``NoTrapTests/aTypeThisProcessNeverLoadedReadsAsAValueTheStoreHolds()``).
+@Model final class Lighthouse {
+    var name: String
+    @Attribute(.transformable(by: LampTransformer.self)) var lamp: Lamp
+    var mark: DayMark
+    init(name: String, lamp: Lamp, mark: DayMark) {
+        self.name = name
+        self.lamp = lamp
+        self.mark = mark
+    }
 }
 
 /// A model with a property of a type that has no placeholder.
