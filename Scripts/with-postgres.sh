@@ -4,6 +4,8 @@
 # Creates a cluster in a temporary directory (initdb, as an unprivileged user when run as root),
 # starts it on a free loopback port, exports OSD_POSTGRES_URL (postgres://osd@127.0.0.1:PORT/osd),
 # runs CMD, then stops the server and removes its files, whatever CMD did. Exits with CMD's status.
+# The osd role is trusted; a second role, osd_password, must sign in with its password (SCRAM), and
+# OSD_POSTGRES_PASSWORD_URL names it with its password, for the tests of credentials.
 # With OSD_POSTGRES_RESTARTABLE=1 it also exports OSD_POSTGRES_RESTART, a command that crashes the
 # server (immediate stop) and starts it again, for the restart tests: run them alone on their
 # server, since a restart fails every other test's connections.
@@ -27,6 +29,7 @@ find_tool() {
 INITDB=$(find_tool initdb)
 PG_CTL=$(find_tool pg_ctl)
 CREATEDB=$(find_tool createdb)
+PSQL=$(find_tool psql)
 
 # A free loopback port: bind to port 0 and read what the system chose.
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
@@ -59,13 +62,19 @@ as_server "$INITDB" -D "$DATA" -U osd --auth=trust --encoding=UTF8 --locale=C.UT
     cat "$DIR/initdb.log" >&2
     exit 70
 }
+# The first matching line wins: osd_password signs in with its password, everyone else is trusted.
+as_server bash -c "{ echo 'host all osd_password 127.0.0.1/32 scram-sha-256'; cat '$DATA/pg_hba.conf'; } >'$DATA/pg_hba.new' && mv '$DATA/pg_hba.new' '$DATA/pg_hba.conf'"
 as_server "$PG_CTL" -D "$DATA" -l "$LOG" -w -t 30 -o "$OPTIONS" start >/dev/null || {
     cat "$LOG" >&2
     exit 70
 }
 as_server "$CREATEDB" -h 127.0.0.1 -p "$PORT" -U osd osd
+PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+as_server "$PSQL" -h 127.0.0.1 -p "$PORT" -U osd -d osd -q -v ON_ERROR_STOP=1 \
+    -c "CREATE ROLE osd_password LOGIN PASSWORD '$PASSWORD'" -c "GRANT CREATE ON DATABASE osd TO osd_password" >/dev/null
 
 export OSD_POSTGRES_URL="postgres://osd@127.0.0.1:$PORT/osd"
+export OSD_POSTGRES_PASSWORD_URL="postgres://osd_password:$PASSWORD@127.0.0.1:$PORT/osd"
 if [ "${OSD_POSTGRES_RESTARTABLE:-}" = 1 ]; then
     {
         echo '#!/usr/bin/env bash'

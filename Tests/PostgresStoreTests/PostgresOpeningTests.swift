@@ -47,6 +47,35 @@ import Testing
         }
     }
 
+    /// A role that signs in with a password (SCRAM): the right one opens the store, a wrong or
+    /// missing one is access denied naming the user, and nothing is created for it.
+    @Test(.enabled(if: PostgresServer.passwordURL != nil, PostgresServer.passwordSkipMessage))
+    func aPasswordIsCheckedAndAWrongOneIsAccessDenied() throws {
+        let url = try #require(PostgresServer.passwordURL)
+        let name = "pw_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        do {
+            let context = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [PostgresStoreConfiguration(name: name, url: url)]))
+            context.insert(Poster(label: "signed in"))
+            try context.save()
+        }
+        var wrong = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+        wrong.password = "not-the-password"
+        let refused = name + "_x"
+        let error = #expect(throws: SwiftDataError.storeAccessDenied) {
+            try ModelContainer(for: Schema([Poster.self]), configurations: [PostgresStoreConfiguration(name: refused, url: try #require(wrong.url))])
+        }
+        #expect(error?.description.contains("osd_password") == true, "\(String(describing: error))")
+        var missing = wrong
+        missing.password = nil
+        let noPassword = #expect(throws: SwiftDataError.storeAccessDenied) {
+            try ModelContainer(for: Schema([Poster.self]), configurations: [PostgresStoreConfiguration(name: refused, url: try #require(missing.url))])
+        }
+        #expect(noPassword?.description.contains("asks for a password") == true, "\(String(describing: noPassword))")
+        #expect(try PostgresServer.sql("SELECT count(*)::text FROM pg_namespace WHERE nspname = '\(refused)'") == ["0"])
+        let reopened = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [PostgresStoreConfiguration(name: name, url: url)]))
+        #expect(try reopened.fetch(FetchDescriptor<Poster>()).map(\.label) == ["signed in"])
+    }
+
     @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
     func aMissingDatabaseIsStoreUnavailable() throws {
         let server = try #require(PostgresServer.url)

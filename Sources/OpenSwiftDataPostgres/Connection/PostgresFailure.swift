@@ -40,7 +40,9 @@ enum PostgresFailure {
             return serverError(
                 state: error.serverInfo?[.sqlState] ?? "", message: error.serverInfo?[.message] ?? "\(error)",
                 detail: error.serverInfo?[.detail], place: place, statement: statement)
-        case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
+        case .authMechanismRequiresPassword:
+            return SwiftDataError(.storeAccessDenied, reason: "\(place): the server asks for a password and the URL gives none (postgres://user:password@host/database)")
+        case .unsupportedAuthMechanism, .saslError:
             return SwiftDataError(.storeAccessDenied, reason: "\(place) refused the credentials: \(error.code)")
         case .sslUnsupported, .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
             return SwiftDataError(.storeUnavailable, reason: "\(place) does not speak TLS as asked (\(error.code)); set transportSecurity or sslmode to match the server")

@@ -9,6 +9,10 @@ enum PostgresServer {
     static let url: URL? = ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"].flatMap(URL.init(string:))
     static let isAvailable = url != nil
     static let skipMessage: Comment = "OSD_POSTGRES_URL is not set: run `Scripts/with-postgres.sh swift test`"
+    /// A role of the same server that must sign in with its password, with that password in the
+    /// URL (`Scripts/with-postgres.sh` creates it).
+    static let passwordURL: URL? = ProcessInfo.processInfo.environment["OSD_POSTGRES_PASSWORD_URL"].flatMap(URL.init(string:))
+    static let passwordSkipMessage: Comment = "OSD_POSTGRES_PASSWORD_URL is not set: run `Scripts/with-postgres.sh swift test`"
 
     /// A configuration of a namespace no other test uses.
     static func freshConfiguration(_ prefix: String = "osd", allowsSave: Bool = true) throws -> PostgresStoreConfiguration {
