@@ -5,7 +5,9 @@
 # starts it on a free loopback port, exports OSD_POSTGRES_URL (postgres://osd@127.0.0.1:PORT/osd),
 # runs CMD, then stops the server and removes its files, whatever CMD did. Exits with CMD's status.
 # The osd role is trusted; a second role, osd_password, must sign in with its password (SCRAM), and
-# OSD_POSTGRES_PASSWORD_URL names it with its password, for the tests of credentials.
+# OSD_POSTGRES_PASSWORD_URL names it with its password, for the tests of credentials. When openssl
+# is installed the server also speaks TLS, with a certificate for localhost signed by a throwaway
+# authority whose certificate OSD_POSTGRES_CA names (clients choose: TLS stays optional).
 # With OSD_POSTGRES_RESTARTABLE=1 it also exports OSD_POSTGRES_RESTART, a command that crashes the
 # server (immediate stop) and starts it again, for the restart tests: run them alone on their
 # server, since a restart fails every other test's connections.
@@ -62,6 +64,26 @@ as_server "$INITDB" -D "$DATA" -U osd --auth=trust --encoding=UTF8 --locale=C.UT
     cat "$DIR/initdb.log" >&2
     exit 70
 }
+# TLS: a throwaway authority signs the server's certificate, valid for the name localhost only (so
+# that a client checking host names refuses it at 127.0.0.1).
+if command -v openssl >/dev/null 2>&1; then
+    (
+        cd "$DIR"
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=OpenSwiftData test CA" \
+            -keyout ca.key -out ca.pem >/dev/null 2>&1
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout server.key -out server.csr >/dev/null 2>&1
+        printf 'subjectAltName=DNS:localhost\n' >server.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+            -extfile server.ext -out server.pem >/dev/null 2>&1
+        chmod 644 ca.pem server.pem
+        chmod 600 server.key
+    ) && [ -f "$DIR/server.pem" ] && {
+        [ -n "$AS_SERVER" ] && chown "$SERVER_USER" "$DIR/server.key" "$DIR/server.pem"
+        OPTIONS="$OPTIONS -c ssl=on -c ssl_cert_file=$DIR/server.pem -c ssl_key_file=$DIR/server.key"
+        export OSD_POSTGRES_CA="$DIR/ca.pem"
+    }
+fi
+
 # The first matching line wins: osd_password signs in with its password, everyone else is trusted.
 as_server bash -c "{ echo 'host all osd_password 127.0.0.1/32 scram-sha-256'; cat '$DATA/pg_hba.conf'; } >'$DATA/pg_hba.new' && mv '$DATA/pg_hba.new' '$DATA/pg_hba.conf'"
 as_server "$PG_CTL" -D "$DATA" -l "$LOG" -w -t 30 -o "$OPTIONS" start >/dev/null || {

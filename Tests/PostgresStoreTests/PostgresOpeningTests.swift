@@ -8,7 +8,7 @@ import Testing
 @Suite struct PostgresOpeningTests {
     @Test(arguments: [
         "http://osd@127.0.0.1:5432/osd", "postgres://127.0.0.1:5432/osd", "postgres://osd@:5432/osd",
-        "postgres://osd@127.0.0.1:5432/", "postgres://osd@127.0.0.1:5432/osd?sslmode=verify-ca",
+        "postgres://osd@127.0.0.1:5432/", "postgres://osd@127.0.0.1:5432/osd?sslmode=verify-everything",
     ])
     func badURLsAreRefusedBeforeAnythingIsContacted(_ text: String) throws {
         let configuration = PostgresStoreConfiguration(url: try #require(URL(string: text)))

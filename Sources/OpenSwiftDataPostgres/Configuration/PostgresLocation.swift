@@ -9,7 +9,7 @@ struct PostgresLocation: Sendable {
     let username: String
     let password: String?
     let database: String
-    let usesTLS: Bool
+    let transport: PostgresTransport
     /// The PostgreSQL schema (namespace) of the configuration's tables, unquoted.
     let namespace: String
     /// The URL without its password, for messages.
@@ -32,14 +32,7 @@ struct PostgresLocation: Sendable {
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         guard !database.isEmpty, !database.contains("/") else { throw invalid("The database name is missing") }
         if let port = components.port, !(1...65_535).contains(port) { throw invalid("The port \(port) is out of range") }
-        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value
-        let loopback = ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host.lowercased())
-        switch (configuration.transportSecurity, mode) {
-        case (.required, _), (_, "require"?), (_, "verify-full"?): usesTLS = true
-        case (.disabled, _), (_, "disable"?): usesTLS = false
-        case (.automatic, nil), (.automatic, "prefer"?), (.automatic, "allow"?): usesTLS = !loopback
-        case (.automatic, let other?): throw invalid("sslmode=\(other) is not supported (use disable or require)")
-        }
+        transport = try PostgresTransport(security: configuration.transportSecurity, components: components, invalid: invalid)
         let name = configuration.name
         guard !name.isEmpty, name.utf8.count <= 63, !name.contains("\0") else {
             throw SwiftDataError(.invalidStoreURL, reason: "PostgreSQL configuration name \"\(name)\" cannot name a PostgreSQL schema: use 1 to 63 bytes")

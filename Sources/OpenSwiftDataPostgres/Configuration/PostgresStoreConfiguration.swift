@@ -24,12 +24,18 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     public typealias Store = PostgresStore
 
     /// Whether the connection to the server is encrypted.
+    ///
+    /// The URL's `sslmode` (`disable`, `require`, `verify-ca`, `verify-full`) and `sslrootcert`
+    /// have libpq's meanings; where they and this setting differ, the more careful wins.
     public enum TransportSecurity: Hashable, Sendable {
-        /// TLS when the server is on another host, none on the loopback interface (the default).
+        /// TLS, with the server's certificate verified, when the server is on another host; none
+        /// on the loopback interface (the default), unless the URL's `sslmode` asks for it.
         case automatic
-        /// No TLS, wherever the server is.
+        /// No TLS, unless the URL's `sslmode` asks for it.
         case disabled
-        /// TLS, with the server's certificate verified against the system's trust roots.
+        /// TLS, with the server's certificate verified: its chain against the system's trust roots
+        /// (or the authorities of the URL's `sslrootcert` file) and its host name (only the chain
+        /// with `sslmode=verify-ca`).
         case required
     }
 

@@ -46,10 +46,19 @@ enum PostgresFailure {
             return SwiftDataError(.storeAccessDenied, reason: "\(place) refused the credentials: \(error.code)")
         case .sslUnsupported, .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
             return SwiftDataError(.storeUnavailable, reason: "\(place) does not speak TLS as asked (\(error.code)); set transportSecurity or sslmode to match the server")
+        case _ where error.underlying.map(rejectsCertificate) == true:
+            return SwiftDataError(.storeUnavailable, reason: "\(place) was not trusted: its TLS certificate failed the check (\(error.underlying.map { "\($0)" } ?? "")); name the authority that signed it with sslrootcert=FILE in the URL, check the chain alone with sslmode=verify-ca, or encrypt without checking the certificate with sslmode=require")
         default:
             let cause = error.underlying.map { ": \($0)" } ?? ""
             return SwiftDataError(.storeUnavailable, reason: "\(place) cannot be reached or the connection was lost (\(error.code)\(cause)). Work the connection had not committed was discarded.")
         }
+    }
+
+    /// Whether a connection failed because the server's certificate did not pass the check TLS
+    /// was asked to make (its chain or its host name). Only the message depends on it.
+    private static func rejectsCertificate(_ error: any Error) -> Bool {
+        let text = String(describing: error)
+        return text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("failedToValidateHostname")
     }
 
     /// The error for a statement the server answered with an error: by its SQLSTATE.

@@ -91,14 +91,17 @@ final class PostgresSession: @unchecked Sendable {
 
     private static func connect(_ location: PostgresLocation) throws -> PostgresConnection {
         let tls: PostgresConnection.Configuration.TLS
-        if location.usesTLS {
-            do {
-                tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            } catch {
-                throw SwiftDataError(.storeUnavailable, reason: "Cannot set up TLS for \(location.displayName): \(error)")
-            }
-        } else {
+        var settings = TLSConfiguration.makeClientConfiguration()
+        switch location.transport {
+        case .plain:
             tls = .disable
+        case .encrypted:
+            settings.certificateVerification = .none
+            tls = .require(try tlsContext(settings, location))
+        case .verified(let checksHostName, let rootCertificates):
+            settings.certificateVerification = checksHostName ? .fullVerification : .noHostnameVerification
+            if let rootCertificates { settings.trustRoots = .file(rootCertificates) }
+            tls = .require(try tlsContext(settings, location))
         }
         var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.username,
@@ -109,6 +112,14 @@ final class PostgresSession: @unchecked Sendable {
         let future = PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger)
         return try wait(future, location, "Connecting")
+    }
+
+    private static func tlsContext(_ settings: TLSConfiguration, _ location: PostgresLocation) throws -> NIOSSLContext {
+        do {
+            return try NIOSSLContext(configuration: settings)
+        } catch {
+            throw SwiftDataError(.storeUnavailable, reason: "Cannot set up TLS for \(location.displayName): \(error)")
+        }
     }
 
     /// The server process that serves a new connection; `nil` if the server does not say.

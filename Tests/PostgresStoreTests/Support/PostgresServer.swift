@@ -13,6 +13,30 @@ enum PostgresServer {
     /// URL (`Scripts/with-postgres.sh` creates it).
     static let passwordURL: URL? = ProcessInfo.processInfo.environment["OSD_POSTGRES_PASSWORD_URL"].flatMap(URL.init(string:))
     static let passwordSkipMessage: Comment = "OSD_POSTGRES_PASSWORD_URL is not set: run `Scripts/with-postgres.sh swift test`"
+    /// The certificate of the authority that signed the server's TLS certificate, when the server
+    /// speaks TLS (`Scripts/with-postgres.sh` sets it up when openssl is installed).
+    static let certificateAuthority: String? = ProcessInfo.processInfo.environment["OSD_POSTGRES_CA"]
+    static let tlsSkipMessage: Comment = "OSD_POSTGRES_CA is not set: run `Scripts/with-postgres.sh swift test` with openssl installed"
+
+    /// A configuration of a fresh namespace on the server, with `query` added to its URL and the
+    /// host replaced when `host` is given.
+    static func freshConfiguration(query: String, host: String? = nil, transportSecurity: PostgresStoreConfiguration.TransportSecurity = .automatic) throws -> PostgresStoreConfiguration {
+        let fresh = try freshConfiguration("tls")
+        var components = try #require(URLComponents(url: fresh.url, resolvingAgainstBaseURL: false))
+        components.percentEncodedQuery = query
+        if let host { components.host = host }
+        return PostgresStoreConfiguration(name: fresh.name, url: try #require(components.url), transportSecurity: transportSecurity)
+    }
+
+    /// Whether the connections of the store of `configuration` that are open now use TLS
+    /// (`pg_stat_ssl`), or `nil` when it has none open.
+    static func usesTLS(_ configuration: PostgresStoreConfiguration) throws -> Bool? {
+        let rows = try sql("""
+            SELECT coalesce(bool_and(s.ssl)::text, 'none') FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+            WHERE a.application_name = 'OpenSwiftData \(configuration.name)'
+            """)
+        return rows.first.flatMap { $0 == "none" ? nil : $0 == "true" }
+    }
 
     /// A configuration of a namespace no other test uses.
     static func freshConfiguration(_ prefix: String = "osd", allowsSave: Bool = true) throws -> PostgresStoreConfiguration {
