@@ -8,6 +8,7 @@
 # OSD_POSTGRES_PASSWORD_URL names it with its password, for the tests of credentials. When openssl
 # is installed the server also speaks TLS, with a certificate for localhost signed by a throwaway
 # authority whose certificate OSD_POSTGRES_CA names (clients choose: TLS stays optional).
+# OSD_POSTGRES_SOCKET_URL names the server through its Unix-domain socket.
 # With OSD_POSTGRES_RESTARTABLE=1 it also exports OSD_POSTGRES_RESTART, a command that crashes the
 # server (immediate stop) and starts it again, for the restart tests: run them alone on their
 # server, since a restart fails every other test's connections.
@@ -97,6 +98,8 @@ as_server "$PSQL" -h 127.0.0.1 -p "$PORT" -U osd -d osd -q -v ON_ERROR_STOP=1 \
 
 export OSD_POSTGRES_URL="postgres://osd@127.0.0.1:$PORT/osd"
 export OSD_POSTGRES_PASSWORD_URL="postgres://osd_password:$PASSWORD@127.0.0.1:$PORT/osd"
+# The same server through its Unix-domain socket (libpq's form: the socket's directory as host).
+export OSD_POSTGRES_SOCKET_URL="postgres://osd@/osd?host=$DIR&port=$PORT"
 if [ "${OSD_POSTGRES_RESTARTABLE:-}" = 1 ]; then
     {
         echo '#!/usr/bin/env bash'

@@ -3,8 +3,9 @@ import OpenSwiftData
 import OpenSwiftDataPostgres
 import Testing
 
-/// TLS as the configuration and the URL's `sslmode` and `sslrootcert` ask, with libpq's meanings,
-/// against the test server's certificate (signed by a throwaway authority, valid for the name
+/// How connections reach the server: TCP or a Unix-domain socket, and over TCP TLS as the
+/// configuration and the URL's `sslmode` and `sslrootcert` ask, with libpq's meanings, against the
+/// test server's certificate (signed by a throwaway authority, valid for the name
 /// localhost only).
 @Suite struct PostgresTransportTests {
     /// Opens a container on `configuration`, saves a model, and returns whether its connections
@@ -67,8 +68,44 @@ import Testing
         #expect(try openAndSave(PostgresServer.freshConfiguration(query: "sslmode=verify-ca&sslrootcert=\(authority)")) == true)
     }
 
+    /// libpq's form for a Unix-domain socket, the socket's directory as the host (in the query or
+    /// percent-encoded in the URL), reaches the server without the network.
+    @Test(.enabled(if: PostgresServer.socketURL != nil, PostgresServer.socketSkipMessage))
+    func aUnixDomainSocketReachesTheServer() throws {
+        let url = try #require(PostgresServer.socketURL)
+        let components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+        let directory = try #require(components.queryItems?.first { $0.name == "host" }?.value)
+        let port = try #require(components.queryItems?.first { $0.name == "port" }?.value)
+        let encodedHost = directory.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? directory
+        let forms = [url, try #require(URL(string: "postgres://osd@\(encodedHost):\(port)/osd"))]
+        for form in forms {
+            let name = try PostgresServer.freshConfiguration("sock").name
+            let configuration = PostgresStoreConfiguration(name: name, url: form, transportSecurity: .required)
+            do {
+                let container = try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+                let context = ModelContext(container)
+                context.insert(Poster(label: "local"))
+                try context.save()
+                // A socket's connections have no client port (-1), a TCP connection's a real one.
+                let ports = try PostgresServer.sql("SELECT string_agg(DISTINCT client_port::text, ',') FROM pg_stat_activity WHERE application_name = 'OpenSwiftData \(name)'")
+                #expect(ports == ["-1"], "\(form)")
+                withExtendedLifetime(container) {}
+            }
+            let reopened = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [configuration]))
+            #expect(try reopened.fetch(FetchDescriptor<Poster>()).map(\.label) == ["local"], "\(form)")
+        }
+    }
+
+    @Test func aSocketDirectoryWithoutAServerIsStoreUnavailable() throws {
+        let configuration = PostgresStoreConfiguration(url: try #require(URL(string: "postgres://osd@/osd?host=/nonexistent-\(UUID().uuidString)")))
+        let error = #expect(throws: SwiftDataError.storeUnavailable) {
+            try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+        }
+        #expect(error?.description.contains("nonexistent") == true, "\(String(describing: error))")
+    }
+
     @Test func anUnreadableRootCertificateOrAnUnknownModeIsABadURL() throws {
-        for query in ["sslmode=verify-full&sslrootcert=/nonexistent/ca.pem", "sslmode=sometimes"] {
+        for query in ["sslmode=verify-full&sslrootcert=/nonexistent/ca.pem", "sslmode=sometimes", "port=0", "port=five"] {
             let configuration = PostgresStoreConfiguration(url: try #require(URL(string: "postgres://osd@127.0.0.1:5432/osd?\(query)")))
             #expect(throws: SwiftDataError.invalidStoreURL, "\(query)") {
                 try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])

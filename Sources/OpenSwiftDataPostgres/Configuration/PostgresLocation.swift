@@ -4,8 +4,15 @@ import OpenSwiftData
 /// Where a PostgreSQL store lives, read from its configuration's URL: server, credentials,
 /// database, transport security, and the namespace that holds the configuration's tables.
 struct PostgresLocation: Sendable {
-    let host: String
-    let port: Int
+    /// Where the server listens.
+    enum Endpoint: Sendable, Equatable {
+        case tcp(host: String, port: Int)
+        /// A Unix-domain socket: the file `.s.PGSQL.<port>` in the directory the URL names as its
+        /// host (`?host=/var/run/postgresql`, as in libpq).
+        case socket(path: String)
+    }
+
+    let endpoint: Endpoint
     let username: String
     let password: String?
     let database: String
@@ -27,12 +34,28 @@ struct PostgresLocation: Sendable {
         guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
             throw invalid("The scheme is \(components.scheme.map { "\"\($0)\"" } ?? "missing"), not postgres://")
         }
-        guard let host = components.host, !host.isEmpty else { throw invalid("The host is missing") }
+        // As in libpq, the query's `host` and `port` win over the URL's own.
+        func parameter(_ name: String) -> String? { components.queryItems?.first { $0.name == name }?.value }
+        guard let host = parameter("host") ?? components.host, !host.isEmpty else { throw invalid("The host is missing") }
         guard let username = components.user, !username.isEmpty else { throw invalid("The user name is missing") }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         guard !database.isEmpty, !database.contains("/") else { throw invalid("The database name is missing") }
-        if let port = components.port, !(1...65_535).contains(port) { throw invalid("The port \(port) is out of range") }
-        transport = try PostgresTransport(security: configuration.transportSecurity, components: components, invalid: invalid)
+        let port: Int
+        if let text = parameter("port") {
+            guard let number = Int(text) else { throw invalid("The port \(text) is not a number") }
+            port = number
+        } else {
+            port = components.port ?? 5432
+        }
+        guard (1...65_535).contains(port) else { throw invalid("The port \(port) is out of range") }
+        if host.hasPrefix("/") {
+            // A local socket: no network to protect, and TLS is not used over it (as with libpq).
+            endpoint = .socket(path: (host.hasSuffix("/") ? host : host + "/") + ".s.PGSQL.\(port)")
+            transport = .plain
+        } else {
+            endpoint = .tcp(host: host, port: port)
+            transport = try PostgresTransport(security: configuration.transportSecurity, host: host, components: components, invalid: invalid)
+        }
         let name = configuration.name
         guard !name.isEmpty, name.utf8.count <= 63, !name.contains("\0") else {
             throw SwiftDataError(.invalidStoreURL, reason: "PostgreSQL configuration name \"\(name)\" cannot name a PostgreSQL schema: use 1 to 63 bytes")
@@ -40,8 +63,6 @@ struct PostgresLocation: Sendable {
         guard !name.lowercased().hasPrefix("pg_"), name != "information_schema" else {
             throw SwiftDataError(.invalidStoreURL, reason: "PostgreSQL configuration name \"\(name)\" is reserved by PostgreSQL; choose another name")
         }
-        self.host = host
-        self.port = components.port ?? 5432
         self.username = username
         self.password = components.password
         self.database = database

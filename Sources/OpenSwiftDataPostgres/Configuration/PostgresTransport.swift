@@ -14,17 +14,16 @@ enum PostgresTransport: Sendable, Equatable {
     /// `checksHostName` (`verify-full`), only its chain otherwise (`verify-ca`).
     case verified(checksHostName: Bool, rootCertificates: String?)
 
-    /// The transport a configuration asks for; `invalid` makes the error for a problem with the URL.
-    /// The more careful of the two wins where they disagree.
-    init(security: PostgresStoreConfiguration.TransportSecurity, components: URLComponents, invalid: (String) -> SwiftDataError) throws {
+    /// The transport a configuration asks for, to a server at `host`; `invalid` makes the error for
+    /// a problem with the URL. The more careful of the two wins where they disagree.
+    init(security: PostgresStoreConfiguration.TransportSecurity, host: String, components: URLComponents, invalid: (String) -> SwiftDataError) throws {
         func parameter(_ name: String) -> String? { components.queryItems?.first { $0.name == name }?.value }
         let mode = parameter("sslmode")
         let roots = parameter("sslrootcert")
         if let roots, !FileManager.default.isReadableFile(atPath: roots) {
             throw invalid("sslrootcert \(roots) is not a readable file")
         }
-        let host = components.host?.lowercased() ?? ""
-        let isLoopback = ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host)
+        let isLoopback = ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host.lowercased())
         switch (security, mode) {
         case (.required, let mode):
             self = .verified(checksHostName: mode != "verify-ca", rootCertificates: roots)

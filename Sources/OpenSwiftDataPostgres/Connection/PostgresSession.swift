@@ -103,9 +103,14 @@ final class PostgresSession: @unchecked Sendable {
             if let rootCertificates { settings.trustRoots = .file(rootCertificates) }
             tls = .require(try tlsContext(settings, location))
         }
-        var configuration = PostgresConnection.Configuration(
-            host: location.host, port: location.port, username: location.username,
-            password: location.password, database: location.database, tls: tls)
+        var configuration = switch location.endpoint {
+        case .tcp(let host, let port):
+            PostgresConnection.Configuration(
+                host: host, port: port, username: location.username, password: location.password, database: location.database, tls: tls)
+        case .socket(let path):
+            PostgresConnection.Configuration(
+                unixSocketPath: path, username: location.username, password: location.password, database: location.database)
+        }
         configuration.options.connectTimeout = .seconds(10)
         // Names the store's connections in pg_stat_activity.
         configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]

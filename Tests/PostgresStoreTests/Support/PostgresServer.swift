@@ -13,6 +13,10 @@ enum PostgresServer {
     /// URL (`Scripts/with-postgres.sh` creates it).
     static let passwordURL: URL? = ProcessInfo.processInfo.environment["OSD_POSTGRES_PASSWORD_URL"].flatMap(URL.init(string:))
     static let passwordSkipMessage: Comment = "OSD_POSTGRES_PASSWORD_URL is not set: run `Scripts/with-postgres.sh swift test`"
+    /// The same server through its Unix-domain socket (`?host=DIRECTORY&port=PORT`).
+    static let socketURL: URL? = ProcessInfo.processInfo.environment["OSD_POSTGRES_SOCKET_URL"].flatMap(URL.init(string:))
+    static let socketSkipMessage: Comment = "OSD_POSTGRES_SOCKET_URL is not set: run `Scripts/with-postgres.sh swift test`"
+
     /// The certificate of the authority that signed the server's TLS certificate, when the server
     /// speaks TLS (`Scripts/with-postgres.sh` sets it up when openssl is installed).
     static let certificateAuthority: String? = ProcessInfo.processInfo.environment["OSD_POSTGRES_CA"]
