@@ -35,7 +35,8 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
         case disabled
         /// TLS, with the server's certificate verified: its chain against the system's trust roots
         /// (or the authorities of the URL's `sslrootcert` file) and its host name (only the chain
-        /// with `sslmode=verify-ca`).
+        /// with `sslmode=verify-ca`). A Unix-domain socket, which no network carries, is used
+        /// without TLS, as with libpq.
         case required
     }
 
@@ -43,7 +44,8 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     public var name: String
     /// The models the store holds, or `nil` for all of the container's models.
     public var schema: Schema?
-    /// The server and database, as `postgres://user:password@host:port/database`.
+    /// The server and database, as `postgres://user:password@host:port/database`, or, through a
+    /// Unix-domain socket, `postgres://user@/database?host=/var/run/postgresql` (libpq's forms).
     public var url: URL
     /// Whether the connection uses TLS.
     public var transportSecurity: TransportSecurity
@@ -59,7 +61,9 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     ///     name. At most 63 bytes.
     ///   - schema: The models the store holds, or `nil` for all of the container's models.
     ///   - url: The server and database, as `postgres://user:password@host:port/database`
-    ///     (`postgresql://` also works; the port defaults to 5432).
+    ///     (`postgresql://` also works; the port defaults to 5432), or through a Unix-domain
+    ///     socket as `postgres://user@/database?host=/var/run/postgresql`. The query's `sslmode`
+    ///     and `sslrootcert` have libpq's meanings.
     ///   - allowsSave: Whether contexts may save to the store.
     ///   - transportSecurity: Whether the connection uses TLS: by default, only when the server
     ///     is not on the loopback interface.
