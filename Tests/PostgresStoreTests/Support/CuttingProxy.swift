@@ -70,6 +70,9 @@ final class CuttingProxy: @unchecked Sendable {
         }
     }
 
+    /// Withdraws a cut that has not happened yet.
+    func disarm() { lock.withLock { pendingCut = nil } }
+
     /// While `true`, new connections are closed at once, as if the server were down.
     func refuseConnections(_ refuse: Bool) { lock.withLock { refusing = refuse } }
 
