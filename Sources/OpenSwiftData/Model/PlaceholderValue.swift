@@ -18,10 +18,18 @@ public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: I
     do {
         return try Placeholder.value(T.self)
     } catch {
-        if Placeholder.loadStoredModels(like: model), let value = try? Placeholder.value(T.self) {
-            return value
+        let lastResort: String
+        switch Placeholder.loadStoredModels(like: model) {
+        case .success:
+            do {
+                return try Placeholder.value(T.self)
+            } catch {
+                lastResort = "the stored \(M.self) models read held none either"
+            }
+        case .failure(let reason):
+            lastResort = reason.reason
         }
-        preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason), and no stored \(M.self) could be read to find one; make the property optional or the type CaseIterable")
+        preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason), and \(lastResort); make the property optional or the type CaseIterable")
     }
 }
 
@@ -46,14 +54,20 @@ enum Placeholder {
 
     /// Reads a few stored models of `model`'s type, in a context of their own on the container
     /// `model` belongs to, so that their values are kept as samples (``PlaceholderSamples``): the
-    /// last resort for a property whose type has no placeholder. Returns whether any were read.
-    /// (A failed read leaves the process as it was; the caller stops it with the reason.)
-    static func loadStoredModels<M: PersistentModel>(like model: M) -> Bool {
-        guard let container = model.modelContext?.container else { return false }
+    /// last resort for a property whose type has no placeholder. Fails, saying why, when none
+    /// could be read (the caller stops the process with the reason).
+    static func loadStoredModels<M: PersistentModel>(like model: M) -> Result<Void, Unavailable> {
+        guard let container = model.modelContext?.container else {
+            return .failure(Unavailable(reason: "the model belongs to no container to read other \(M.self) models from"))
+        }
         var descriptor = FetchDescriptor<M>()
         descriptor.fetchLimit = storedModelsRead
-        let loaded = try? ModelContext(container).fetch(descriptor)
-        return loaded?.isEmpty == false
+        do {
+            let loaded = try ModelContext(container).fetch(descriptor)
+            return loaded.isEmpty ? .failure(Unavailable(reason: "the store holds no other \(M.self)")) : .success(())
+        } catch {
+            return .failure(Unavailable(reason: "reading other \(M.self) models failed (\(error))"))
+        }
     }
 
     /// Why a type has no placeholder.
