@@ -1,11 +1,12 @@
 /// `osd generate models`: `@Model` classes for a schema.
 ///
 /// Each attribute becomes a stored property with its type (a `Codable` type or transformer of the
-/// app's own by its name, for the app to declare), optionality, default and `@Attribute` options; each relationship a property with `@Relationship` (delete rule,
-/// `inverse:` on one side of each pair: the to-many side, or the first by name); each class an
-/// `init` with one parameter per attribute in schema order, optional and defaulted ones with
-/// default arguments, relationships left out (a subclass's take its superclass's first). To-one relationships are optional, as SwiftData
-/// recommends, so that no `init` needs a related model.
+/// app's own by its name, for the app to declare), optionality, default and `@Attribute` options;
+/// each relationship a property with `@Relationship` (delete rule, `inverse:` on one side of each
+/// pair: the to-many side, or the first by name); each class an `init` with one parameter per
+/// attribute in schema order, optional and defaulted ones with default arguments, relationships
+/// left out (a subclass's take its superclass's first). To-one relationships are optional, as
+/// SwiftData recommends, so that no `init` needs a related model.
 package struct ModelsGenerator {
     package var schema: SchemaDocument
     /// The module the file imports: `OpenSwiftData` or `SwiftData`.
