@@ -49,7 +49,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["OpenSwiftDataPostgres", "OpenSwiftData", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["OpenSwiftDataPostgres", "OpenSwiftData", "PredicateFuzzing", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: swiftSettings
         ),
         .target(

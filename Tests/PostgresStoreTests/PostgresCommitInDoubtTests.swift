@@ -1,6 +1,7 @@
 import Foundation
 import OpenSwiftData
 import OpenSwiftDataPostgres
+import PredicateFuzzing
 import Testing
 
 /// A connection lost at the worst moment: after the server committed a save, before the store
@@ -163,7 +164,7 @@ struct PostgresCommitInDoubtTests {
     /// transaction per successful save, and the context's fetches agree.
     @Test(arguments: [11, 12, 13] as [UInt64])
     func randomSavesWithLostConnectionsLoseAndRepeatNothing(seed: UInt64) throws {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         let context = ModelContext(try container(throughProxy))
         let cuts: [CuttingProxy.Cut] = [.afterCommit, .beforeCommit, .insideTransaction]
         var expected: [String: Int] = [:]
@@ -248,17 +249,3 @@ struct PostgresCommitInDoubtTests {
     }
 }
 
-/// A small seeded generator (SplitMix64), so that a failing seed reruns exactly.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
