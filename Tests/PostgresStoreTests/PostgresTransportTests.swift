@@ -96,6 +96,21 @@ import Testing
         }
     }
 
+    /// The URL's `application_name` names the store's connections in `pg_stat_activity`, and a
+    /// `connect_timeout` in whole seconds is accepted, as libpq takes them.
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func theURLsApplicationNameAndConnectTimeoutAreTaken() throws {
+        let application = "billing-" + UUID().uuidString.prefix(8).lowercased()
+        let configuration = try PostgresServer.freshConfiguration(query: "application_name=\(application)&connect_timeout=5")
+        let container = try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+        let context = ModelContext(container)
+        context.insert(Poster(label: "named"))
+        try context.save()
+        let named = try PostgresServer.sql("SELECT (count(*) > 0)::text FROM pg_stat_activity WHERE application_name = '\(application)'")
+        #expect(named == ["true"])
+        withExtendedLifetime(container) {}
+    }
+
     @Test func aSocketDirectoryWithoutAServerIsStoreUnavailable() throws {
         let configuration = PostgresStoreConfiguration(url: try #require(URL(string: "postgres://osd@/osd?host=/nonexistent-\(UUID().uuidString)")))
         let error = #expect(throws: SwiftDataError.storeUnavailable) {
@@ -105,7 +120,7 @@ import Testing
     }
 
     @Test func anUnreadableRootCertificateOrAnUnknownModeIsABadURL() throws {
-        for query in ["sslmode=verify-full&sslrootcert=/nonexistent/ca.pem", "sslmode=sometimes", "port=0", "port=five"] {
+        for query in ["sslmode=verify-full&sslrootcert=/nonexistent/ca.pem", "sslmode=sometimes", "port=0", "port=five", "connect_timeout=ten", "connect_timeout=1.5"] {
             let configuration = PostgresStoreConfiguration(url: try #require(URL(string: "postgres://osd@127.0.0.1:5432/osd?\(query)")))
             #expect(throws: SwiftDataError.invalidStoreURL, "\(query)") {
                 try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])

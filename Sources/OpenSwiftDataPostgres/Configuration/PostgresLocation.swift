@@ -22,8 +22,12 @@ struct PostgresLocation: Sendable {
     /// The URL without its password, for messages.
     let displayName: String
 
-    /// How the store's connections name themselves to the server (`pg_stat_activity`).
-    var applicationName: String { String("OpenSwiftData \(namespace)".utf8.prefix(63)) ?? "OpenSwiftData" }
+    /// How the store's connections name themselves to the server (`pg_stat_activity`): the URL's
+    /// `application_name`, or `OpenSwiftData` and the namespace.
+    let applicationName: String
+    /// How long connecting may take, in seconds: the URL's `connect_timeout` (at least 2, as in
+    /// libpq; zero or less waits a day), or 10.
+    let connectTimeout: Int64
 
     init(_ configuration: PostgresStoreConfiguration) throws {
         let url = configuration.url
@@ -48,6 +52,12 @@ struct PostgresLocation: Sendable {
             port = components.port ?? 5432
         }
         guard (1...65_535).contains(port) else { throw invalid("The port \(port) is out of range") }
+        if let text = parameter("connect_timeout") {
+            guard let seconds = Int64(text) else { throw invalid("connect_timeout \(text) is not a whole number of seconds") }
+            connectTimeout = seconds <= 0 ? 86_400 : max(2, seconds)
+        } else {
+            connectTimeout = 10
+        }
         if host.hasPrefix("/") {
             // A local socket: no network to protect, and TLS is not used over it (as with libpq).
             endpoint = .socket(path: (host.hasSuffix("/") ? host : host + "/") + ".s.PGSQL.\(port)")
@@ -67,7 +77,21 @@ struct PostgresLocation: Sendable {
         self.password = components.password
         self.database = database
         self.namespace = name
+        let givenName = parameter("application_name").flatMap { $0.isEmpty ? nil : $0 }
+        self.applicationName = Self.truncated(givenName ?? "OpenSwiftData \(name)", bytes: 63)
         self.displayName = "\(Self.redacted(url)) schema \(name)"
+    }
+
+    /// The longest prefix of `text` of at most `bytes` bytes of UTF-8 that ends on a character.
+    private static func truncated(_ text: String, bytes: Int) -> String {
+        var result = ""
+        var count = 0
+        for character in text {
+            count += character.utf8.count
+            guard count <= bytes else { break }
+            result.append(character)
+        }
+        return result
     }
 
     /// The URL with its password replaced, for messages.

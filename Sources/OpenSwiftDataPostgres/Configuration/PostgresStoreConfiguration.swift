@@ -62,8 +62,9 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     ///   - schema: The models the store holds, or `nil` for all of the container's models.
     ///   - url: The server and database, as `postgres://user:password@host:port/database`
     ///     (`postgresql://` also works; the port defaults to 5432), or through a Unix-domain
-    ///     socket as `postgres://user@/database?host=/var/run/postgresql`. The query's `sslmode`
-    ///     and `sslrootcert` have libpq's meanings.
+    ///     socket as `postgres://user@/database?host=/var/run/postgresql`. The query's `host`,
+    ///     `port`, `sslmode`, `sslrootcert`, `application_name` and `connect_timeout` have libpq's
+    ///     meanings.
     ///   - allowsSave: Whether contexts may save to the store.
     ///   - transportSecurity: Whether the connection uses TLS: by default, only when the server
     ///     is not on the loopback interface.

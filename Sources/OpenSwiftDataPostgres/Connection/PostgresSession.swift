@@ -111,7 +111,7 @@ final class PostgresSession: @unchecked Sendable {
             PostgresConnection.Configuration(
                 unixSocketPath: path, username: location.username, password: location.password, database: location.database)
         }
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = .seconds(location.connectTimeout)
         // Names the store's connections in pg_stat_activity.
         configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
         let future = PostgresConnection.connect(
