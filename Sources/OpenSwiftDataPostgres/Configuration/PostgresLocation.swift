@@ -64,7 +64,9 @@ struct PostgresLocation: Sendable {
             transport = .plain
         } else {
             endpoint = .tcp(host: host, port: port)
-            transport = try PostgresTransport(security: configuration.transportSecurity, host: host, components: components, invalid: invalid)
+            transport = try PostgresTransport(
+                security: configuration.transportSecurity, host: host,
+                mode: parameter("sslmode"), roots: parameter("sslrootcert"), invalid: invalid)
         }
         let name = configuration.name
         guard !name.isEmpty, name.utf8.count <= 63, !name.contains("\0") else {

@@ -14,12 +14,10 @@ enum PostgresTransport: Sendable, Equatable {
     /// `checksHostName` (`verify-full`), only its chain otherwise (`verify-ca`).
     case verified(checksHostName: Bool, rootCertificates: String?)
 
-    /// The transport a configuration asks for, to a server at `host`; `invalid` makes the error for
-    /// a problem with the URL. The more careful of the two wins where they disagree.
-    init(security: PostgresStoreConfiguration.TransportSecurity, host: String, components: URLComponents, invalid: (String) -> SwiftDataError) throws {
-        func parameter(_ name: String) -> String? { components.queryItems?.first { $0.name == name }?.value }
-        let mode = parameter("sslmode")
-        let roots = parameter("sslrootcert")
+    /// The transport a configuration asks for, to a server at `host`, given the URL's `sslmode`
+    /// and `sslrootcert`; `invalid` makes the error for a problem with the URL. The more careful of
+    /// the configuration and the URL wins where they disagree.
+    init(security: PostgresStoreConfiguration.TransportSecurity, host: String, mode: String?, roots: String?, invalid: (String) -> SwiftDataError) throws {
         if let roots, !FileManager.default.isReadableFile(atPath: roots) {
             throw invalid("sslrootcert \(roots) is not a readable file")
         }
