@@ -51,6 +51,16 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     public var transportSecurity: TransportSecurity
     /// Whether contexts may save to the store.
     public var allowsSave: Bool
+    /// The most connections the container opens for reads, besides its own.
+    ///
+    /// A container saves, and reads while no other read or save is running, on a connection of
+    /// its own. A read that finds that connection busy (contexts on other threads or actors
+    /// fetching or saving at the same time, as a server's requests do) runs on a connection for
+    /// reads instead, opened when first needed and kept while the container lives; when all of
+    /// them are busy it waits for the first to be free. Each read sees every save committed
+    /// before it started, whichever connection it runs on. `0` runs every read on the
+    /// container's own connection, one at a time.
+    public var maximumReadConnections: Int
     /// The session of the migration plan whose stages open the store, if one does.
     var migrationSession: PostgresSession?
 
@@ -68,15 +78,18 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     ///   - allowsSave: Whether contexts may save to the store.
     ///   - transportSecurity: Whether the connection uses TLS: by default, only when the server
     ///     is not on the loopback interface.
+    ///   - maximumReadConnections: The most connections opened for reads that find the
+    ///     container's own connection busy; `0` for none.
     public init(
         name: String = "default", schema: Schema? = nil, url: URL, allowsSave: Bool = true,
-        transportSecurity: TransportSecurity = .automatic
+        transportSecurity: TransportSecurity = .automatic, maximumReadConnections: Int = 4
     ) {
         self.name = name
         self.schema = schema
         self.url = url
         self.allowsSave = allowsSave
         self.transportSecurity = transportSecurity
+        self.maximumReadConnections = maximumReadConnections
     }
 
     /// Throws ``SwiftDataError/invalidStoreURL`` when the URL or the name cannot describe a store.
@@ -103,6 +116,8 @@ extension PostgresStoreConfiguration: StoreBackendConfiguration {
         if let migrationPlan, migrationSession == nil {
             try PostgresPlanMigration.run(migrationPlan, location: location, configuration: self, target: schema)
         }
-        return try PostgresBackend(location: location, schema: schema, allowsSave: allowsSave, session: migrationSession)
+        return try PostgresBackend(
+            location: location, schema: schema, allowsSave: allowsSave,
+            readConnections: max(0, maximumReadConnections), session: migrationSession)
     }
 }

@@ -33,7 +33,7 @@ extension PostgresBackend: StoreBackend {
     /// Runs a query and calls `body` with each row, after the query has finished, so that a store
     /// call `body` makes (a relationship resolved while rows are decoded) finds the session free.
     private func forEach(_ sql: String, _ bindings: PostgresBindings, _ body: (PostgresRowReader) throws -> Void) throws {
-        let rows = try withSession { try $0.query(sql, bindings) }
+        let rows = try read(sql, bindings)
         for row in rows { try body(PostgresRowReader(row)) }
     }
 

@@ -95,9 +95,7 @@ extension PostgresBackend {
     func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] {
         var bindings = PostgresBindings()
         bindings.append(id)
-        let rows = try withSession {
-            try $0.query("SELECT id, timestamp, author, bundle, process, origin, changes FROM \(namespace).osd_history WHERE id > $1 ORDER BY id", bindings)
-        }
+        let rows = try read("SELECT id, timestamp, author, bundle, process, origin, changes FROM \(namespace).osd_history WHERE id > $1 ORDER BY id", bindings)
         return try rows.map { row in
             let reader = PostgresRowReader(row)
             let changes = try reader._withBytes(6) { try HistoryLog.decode($0) }
@@ -112,7 +110,7 @@ extension PostgresBackend {
     }
 
     func latestHistoryTransaction() throws -> Int64 {
-        let rows = try withSession { try $0.query("SELECT coalesce(max(id), 0) FROM \(namespace).osd_history") }
+        let rows = try read("SELECT coalesce(max(id), 0) FROM \(namespace).osd_history", PostgresBindings())
         return rows.first.map { PostgresRowReader($0)._int64(0) } ?? 0
     }
 
@@ -128,7 +126,7 @@ extension PostgresBackend {
     }
 
     func historyDeletedThrough() throws -> Int64 {
-        let rows = try withSession { try $0.query("SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyDeletedThrough'") }
+        let rows = try read("SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyDeletedThrough'", PostgresBindings())
         return rows.first.map { PostgresRowReader($0)._int64(0) } ?? 0
     }
 

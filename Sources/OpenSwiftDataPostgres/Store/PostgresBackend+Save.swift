@@ -20,7 +20,10 @@ extension PostgresBackend {
         var attempt = 1
         while true {
             do {
-                return try transaction { session in try write(changes, on: session) }
+                let result = try transaction { session in try write(changes, on: session) }
+                // Committed: a reader that sees this number knows it is no other connection's.
+                if let number = result.historyTransaction { sightings.saved(number) }
+                return result
             } catch let error as SwiftDataError {
                 for (_, model) in changes.inserts { model._osdState.primaryKey = 0 }
                 guard attempt < 5, PostgresFailure.isLostRace(error) else { throw error }

@@ -3,14 +3,16 @@ import OpenSwiftData
 import PostgresNIO
 
 /// The PostgreSQL store: a configuration's models in tables of one PostgreSQL schema (namespace),
-/// reached through one connection whose use a lock serializes, with the schema recorded in the
-/// namespace and other connections' saves announced by `NOTIFY`.
+/// reached through one connection whose use a lock serializes (saves, and reads that find it free)
+/// and a pool of readers (reads that find it busy), with the schema recorded in the namespace and
+/// other connections' saves announced by `NOTIFY`.
 ///
 /// Opening never changes a namespace it cannot use: one that holds other tables, another
 /// version's format, or other models is refused with nothing written.
 final class PostgresBackend: @unchecked Sendable {
-    // @unchecked Sendable: the session serializes its own use; `externalCommits` is atomic through
-    // its lock; `unsettledSaves` is used only while `lock` is held; everything else is immutable.
+    // @unchecked Sendable: the session's use is serialized by `lock`; `sightings` and `readers`
+    // lock themselves; `unsettledSaves` is used only while `lock` is held; everything else is
+    // immutable.
 
     /// The on-server format this version writes. A namespace with a larger number is refused.
     static let formatVersion: Int64 = 1
@@ -28,8 +30,12 @@ final class PostgresBackend: @unchecked Sendable {
     let session: PostgresSession
     /// Serializes the store's use of its session: a save's statements run as one transaction.
     let lock = NSRecursiveLock()
-    /// How many saves of other connections were announced since the store opened.
-    private let externalCommits = ExternalCommitCounter()
+    /// What the store knows of other connections' commits.
+    let sightings = ExternalCommitSightings()
+    /// Connections for reads that find `session` busy, or `nil` when every read waits for it.
+    let readers: PostgresReaderPool?
+    /// The statement a reader runs after each read: the number of the last history transaction.
+    let historyCounterSQL: String
     /// For each entity, the statements that remove references to its deleted rows (bound to an
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [ReferenceCleanup]]
@@ -48,10 +54,12 @@ final class PostgresBackend: @unchecked Sendable {
 
     /// Connects to the server and opens the namespace.
     ///
-    /// - Parameter session: A session to use instead of a connection of the store's own: a
-    ///   migration plan's, whose stages run inside its transaction. Its store hears no other
-    ///   connections' saves.
-    init(location: PostgresLocation, schema: Schema, allowsSave: Bool, session: PostgresSession? = nil) throws {
+    /// - Parameters:
+    ///   - readConnections: The most connections opened for reads that find the store's own busy.
+    ///   - session: A session to use instead of a connection of the store's own: a migration
+    ///     plan's, whose stages run inside its transaction. Its store hears no other connections'
+    ///     saves and has no readers.
+    init(location: PostgresLocation, schema: Schema, allowsSave: Bool, readConnections: Int = 0, session: PostgresSession? = nil) throws {
         self.schema = schema
         self.isReadOnly = !allowsSave
         self.location = location
@@ -68,8 +76,10 @@ final class PostgresBackend: @unchecked Sendable {
         self.recordSQLAfterInsert = Dictionary(tables.values.map { table in
             (table.preparedInsertSQL, Self.recordSQL(namespace: namespace, channel: channel, after: (table.preparedInsertSQL, table.preparedInsertParameters)))
         }, uniquingKeysWith: { first, _ in first })
-        let counter = externalCommits
-        self.session = try session ?? PostgresSession(location, listeningOn: channel) { counter.increment() }
+        self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
+        self.readers = session == nil && readConnections > 0 ? PostgresReaderPool(location, maximum: readConnections) : nil
+        let sightings = sightings
+        self.session = try session ?? PostgresSession(location, listeningOn: channel) { sightings.announced() }
         self.identifier = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
     }
 
@@ -86,6 +96,27 @@ final class PostgresBackend: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(session)
+    }
+
+    /// Runs a read on the store's connection when it is free (or the store has no readers), and
+    /// otherwise on a reader of the pool, which then also reads the history counter
+    /// (``ExternalCommitSightings``).
+    func read(_ sql: String, _ bindings: PostgresBindings) throws -> [PostgresRow] {
+        if let readers {
+            guard lock.try() else {
+                return try readers.withReader { reader in
+                    let replies = try reader.run([.parsed(sql, bindings), .prepared(historyCounterSQL, [])], on: reader.connectionForStatement())
+                    if let counter = replies[1].first.map(PostgresRowReader.init), !counter._isNull(0) {
+                        sightings.read(counter: counter._int64(0))
+                    }
+                    return replies[0]
+                }
+            }
+        } else {
+            lock.lock()
+        }
+        defer { lock.unlock() }
+        return try session.query(sql, bindings)
     }
 
     /// Runs `body` in one transaction: all of it or, on any error, none of it.
@@ -128,29 +159,11 @@ final class PostgresBackend: @unchecked Sendable {
         }
     }
 
-    /// The number of announced saves by other connections.
-    func externalCommitMarker() throws -> Int64? { externalCommits.value }
+    /// A number that changes whenever the store learns of another connection's commit.
+    func externalCommitMarker() throws -> Int64? { sightings.marker }
 
     /// Notifications of other connections' commits arrive on the store's connection ahead of the
-    /// reply to its next statement, so the marker is current only after a round trip.
+    /// reply to its next statement, and a reader reads the history counter after its read, so the
+    /// marker is current only after the read.
     var externalCommitMarkerLags: Bool { true }
-}
-
-/// A counter that event-loop callbacks increment and the store reads.
-final class ExternalCommitCounter: @unchecked Sendable {
-    // @unchecked Sendable: `count` is used only inside `lock`.
-    private let lock = NSLock()
-    private var count: Int64 = 0
-
-    func increment() {
-        lock.lock()
-        count += 1
-        lock.unlock()
-    }
-
-    var value: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
 }

@@ -49,18 +49,33 @@ enum PostgresServer {
         return PostgresStoreConfiguration(name: "\(prefix)_\(suffix)", url: url, allowsSave: allowsSave)
     }
 
-    /// Runs SQL on a connection of its own and returns the first column of each row as text.
-    @discardableResult
-    static func sql(_ text: String) throws -> [String] {
+    static let logger: Logger = {
+        var logger = Logger(label: "tests")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// A connection of the test's own, outside any store; close it when done.
+    static func connect() throws -> PostgresConnection {
         let url = try #require(url)
         let components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
         let configuration = PostgresConnection.Configuration(
             host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: components.user ?? "postgres",
             password: components.password, database: String(components.path.dropFirst()), tls: .disable)
-        var logger = Logger(label: "tests")
-        logger.logLevel = .critical
-        let connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 9, logger: logger).wait()
+        return try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 9, logger: logger).wait()
+    }
+
+    /// Runs SQL on a connection of its own and returns the first column of each row as text.
+    @discardableResult
+    static func sql(_ text: String) throws -> [String] {
+        let connection = try connect()
         defer { try? connection.close().wait() }
+        return try sql(text, on: connection)
+    }
+
+    /// Runs SQL on `connection` and returns the first column of each row as text.
+    @discardableResult
+    static func sql(_ text: String, on connection: PostgresConnection) throws -> [String] {
         let rows = try connection.query(PostgresQuery(unsafeSQL: text), logger: logger).wait().rows
         return rows.map { row in
             guard let bytes = row.makeRandomAccess()[0].bytes else { return "NULL" }
