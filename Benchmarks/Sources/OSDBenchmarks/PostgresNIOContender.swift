@@ -9,6 +9,7 @@ final class PostgresNIOContender: Contender {
     let connection: PostgresConnection
     let logger: Logger
     let schema: String
+    let configuration: PostgresConnection.Configuration
 
     init(path: String, rows: Int) throws {
         guard let text = ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"], let url = URLComponents(string: text) else {
@@ -17,7 +18,7 @@ final class PostgresNIOContender: Contender {
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
         self.logger = logger
-        let configuration = PostgresConnection.Configuration(
+        configuration = PostgresConnection.Configuration(
             host: url.host ?? "127.0.0.1", port: url.port ?? 5432, username: url.user ?? "postgres",
             password: url.password, database: String(url.path.dropFirst()), tls: .disable)
         connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger).wait()
@@ -150,7 +151,9 @@ final class PostgresNIOContender: Contender {
             return try runCascadeDelete(scale: scale)
         case .w7:
             return try runGraph(scale: scale)
-        case .w9, .w10:
+        case .w9:
+            return try runReadsWhileWriting()
+        case .w10:
             throw BenchError("\(workload.rawValue) has no postgres-nio version yet")
         }
     }
