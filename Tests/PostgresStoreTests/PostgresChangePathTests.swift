@@ -153,7 +153,9 @@ struct PostgresChangePathTests {
         #expect(ended != ["0"])
         // pg_terminate_backend only signals the server process: wait until it is gone, so that the
         // save below meets a dead connection rather than racing the server's exit.
-        for _ in 0..<500 where try PostgresServer.sql("SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'OpenSwiftData \(configuration.name)'") != ["0"] {
+        var attempts = 0
+        while try PostgresServer.sql("SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'OpenSwiftData \(configuration.name)'") != ["0"], attempts < 500 {
+            attempts += 1
             Thread.sleep(forTimeInterval: 0.01)
         }
         context.insert(Ticket(code: "after", title: "saved once"))

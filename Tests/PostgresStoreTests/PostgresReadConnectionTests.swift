@@ -130,6 +130,49 @@ struct PostgresReadConnectionTests {
         #expect(saved)
     }
 
+    /// A read changes nothing, so a read whose connection is lost before its answer arrives (a
+    /// restart, an idle connection a firewall forgot) runs again on a new connection instead of
+    /// failing, on the container's own connection and on a reader alike. Only when no new
+    /// connection can be made does it throw.
+    @Test func aReadCutOffBeforeItsAnswerRunsAgainOnANewConnection() throws {
+        let url = try #require(PostgresServer.url)
+        var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+        let proxy = try CuttingProxy(toServerPort: components.port ?? 5432)
+        components.host = "127.0.0.1"
+        components.port = proxy.port
+        var configuration = try Self.configuration(readers: 1)
+        configuration.url = try #require(components.url)
+        let container = try ModelContainer(for: Self.schema, configurations: [configuration])
+        let setup = ModelContext(container)
+        for label in ["b", "a", "c"] { setup.insert(Poster(label: label)) }
+        try setup.save()
+        let labels = { @Sendable () throws -> [String] in
+            try ModelContext(container).fetch(FetchDescriptor<Poster>(sortBy: [SortDescriptor(\.label)])).map(\.label)
+        }
+
+        proxy.cut(.afterAnswer("SELECT"))
+        #expect(try labels() == ["a", "b", "c"], "the container's own connection")
+        #expect(proxy.cuts == 1)
+        let saved = try Self.whileASaveWaits(container, configuration) {
+            for cut in [false, true] {
+                if cut { proxy.cut(.afterAnswer("SELECT")) }
+                let outcome = Background(labels).wait(seconds: 60)
+                if case .some(.success(let values)) = outcome {
+                    #expect(values == ["a", "b", "c"], "a reader, cut: \(cut)")
+                } else {
+                    Issue.record("a reader, cut: \(cut): \(String(describing: outcome))")
+                }
+            }
+            #expect(proxy.cuts == 2)
+        }
+        #expect(saved)
+
+        proxy.cut(.afterAnswer("SELECT"), thenRefuse: true)
+        #expect(throws: SwiftDataError.storeUnavailable, "no new connection can be made") { try labels() }
+        proxy.refuseConnections(false)
+        #expect(try labels() == ["a", "b", "c", "waited"])
+    }
+
     /// Contexts on several threads fetch, count and save at once while another process saves:
     /// every save lands once, every read succeeds, and the container never opens more
     /// connections than it may.

@@ -177,6 +177,19 @@ final class PostgresSession: @unchecked Sendable {
         return try run([statement], on: connection)[0]
     }
 
+    /// Runs statements that only read and returns the rows of each. Outside a transaction, a read
+    /// whose connection turns out to be lost (the server restarted, or ended the connection while
+    /// it was idle) runs once more on a new connection: it changed nothing, so running it again is
+    /// safe, and a pool of idle connections does not fail one read per connection after a restart.
+    func read(_ statements: [PostgresStatement]) throws -> [[PostgresRow]] {
+        let connection = try connectionForStatement()
+        do {
+            return try run(statements, on: connection)
+        } catch let error as SwiftDataError where error == .storeUnavailable && transactionConnection == nil {
+            return try run(statements, on: currentConnection())
+        }
+    }
+
     /// The keys a `DELETE … RETURNING <key> AS k` removed, gathered server-side into one array, so
     /// that thousands of deleted rows cross the wire as one value rather than a row each.
     func deletedKeys(_ delete: String, _ bindings: PostgresBindings) throws -> [Int64] {

@@ -105,7 +105,7 @@ final class PostgresBackend: @unchecked Sendable {
         if let readers {
             guard lock.try() else {
                 return try readers.withReader { reader in
-                    let replies = try reader.run([.parsed(sql, bindings), .prepared(historyCounterSQL, [])], on: reader.connectionForStatement())
+                    let replies = try reader.read([.parsed(sql, bindings), .prepared(historyCounterSQL, [])])
                     if let counter = replies[1].first.map(PostgresRowReader.init), !counter._isNull(0) {
                         sightings.read(counter: counter._int64(0))
                     }
@@ -116,7 +116,7 @@ final class PostgresBackend: @unchecked Sendable {
             lock.lock()
         }
         defer { lock.unlock() }
-        return try session.query(sql, bindings)
+        return try session.read([.parsed(sql, bindings)])[0]
     }
 
     /// Runs `body` in one transaction: all of it or, on any error, none of it.
