@@ -179,40 +179,49 @@ struct PostgresReadConnectionTests {
     @Test(arguments: [0, 2])
     func concurrentContextsReadAndSaveWithinTheirConnections(readers: Int) throws {
         let configuration = try Self.configuration(readers: readers)
-        let container = try ModelContainer(for: Self.schema, configurations: [configuration])
-        let other = ModelContext(try Self.otherProcess(configuration))
-        let workers = (0..<4).map { worker in
-            Background { () -> Int in
-                let context = ModelContext(container)
-                var seen = 0
-                for round in 0..<25 {
-                    context.insert(Ticket(code: "w\(worker)-\(round)", title: "worker \(worker)", count: round))
-                    try context.save()
-                    let mine = try context.fetch(FetchDescriptor<Ticket>(predicate: #Predicate { $0.title == "worker \(worker)" }))
-                    guard mine.count == round + 1, mine.allSatisfy({ $0.title == "worker \(worker)" }) else {
-                        throw SwiftDataError(.storeFailure, reason: "worker \(worker) read \(mine.count) of its \(round + 1) tickets")
+        do {
+            let container = try ModelContainer(for: Self.schema, configurations: [configuration])
+            let other = ModelContext(try Self.otherProcess(configuration))
+            let workers = (0..<4).map { worker in
+                Background { () -> Int in
+                    let context = ModelContext(container)
+                    var seen = 0
+                    for round in 0..<25 {
+                        context.insert(Ticket(code: "w\(worker)-\(round)", title: "worker \(worker)", count: round))
+                        try context.save()
+                        let mine = try context.fetch(FetchDescriptor<Ticket>(predicate: #Predicate { $0.title == "worker \(worker)" }))
+                        guard mine.count == round + 1, mine.allSatisfy({ $0.title == "worker \(worker)" }) else {
+                            throw SwiftDataError(.storeFailure, reason: "worker \(worker) read \(mine.count) of its \(round + 1) tickets")
+                        }
+                        seen = max(seen, try context.fetchCount(FetchDescriptor<Ticket>()))
                     }
-                    seen = max(seen, try context.fetchCount(FetchDescriptor<Ticket>()))
+                    return seen
                 }
-                return seen
             }
-        }
-        for round in 0..<25 {
-            other.insert(Poster(label: "other \(round)"))
-            try other.save()
-        }
-        for worker in workers {
-            let outcome = worker.wait(seconds: 300)
-            guard case .some(.success(let seen)) = outcome else {
-                Issue.record("a worker failed: \(String(describing: outcome))")
-                continue
+            for round in 0..<25 {
+                other.insert(Poster(label: "other \(round)"))
+                try other.save()
             }
-            #expect(seen >= 25)
+            for worker in workers {
+                let outcome = worker.wait(seconds: 300)
+                guard case .some(.success(let seen)) = outcome else {
+                    Issue.record("a worker failed: \(String(describing: outcome))")
+                    continue
+                }
+                #expect(seen >= 25)
+            }
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Ticket>()) == 100)
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Poster>()) == 25)
+            let open = try Self.connections(of: configuration)
+            #expect(open >= 1 && open <= 1 + readers, "\(open) connections, at most \(1 + readers) allowed")
         }
-        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Ticket>()) == 100)
-        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Poster>()) == 25)
-        let open = try Self.connections(of: configuration)
-        #expect(open >= 1 && open <= 1 + readers, "\(open) connections, at most \(1 + readers) allowed")
+        // The container is gone: so are its connections, readers included.
+        var attempts = 0
+        while try Self.connections(of: configuration) != 0, attempts < 500 {
+            attempts += 1
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(try Self.connections(of: configuration) == 0, "a released container closes its connections")
     }
 }
 
