@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "OSDKit",
-            dependencies: ["OpenSwiftData"],
+            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -64,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OSDToolTests",
-            dependencies: ["osd", "OSDKit", "OpenSwiftData"],
+            dependencies: ["osd", "OSDKit", "OpenSwiftData", "OpenSwiftDataPostgres"],
             exclude: ["Golden"],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 import OpenSwiftData
+import OpenSwiftDataPostgres
 
 extension SchemaDocument {
     /// The schema a store records, in the brief's format. A subclass lists only what it adds to
@@ -39,13 +40,21 @@ extension SchemaDocument {
 }
 
 extension SchemaDocument {
-    /// The schema a store records.
-    package init(storeAt path: String) throws {
-        self.init(try StoreFile(path: path).schema)
+    /// The schema a store records: a store file's, or, for a PostgreSQL URL, that of the
+    /// configuration named `name`.
+    package init(storeAt path: String, name: String = "default") throws {
+        if PostgresStoreSummary.isPostgresURL(path) {
+            guard let url = URL(string: path) else { throw ToolError("\(path) is not a URL.") }
+            self.init(try PostgresStoreSummary(url: url, name: name).schema)
+        } else {
+            self.init(try StoreFile(path: path).schema)
+        }
     }
 
-    /// A schema file, or the schema of a store file (told apart by the SQLite header).
-    package static func load(fromSchemaOrStore path: String) throws -> SchemaDocument {
+    /// A schema file, or the schema of a store: a file (told apart by the SQLite header) or a
+    /// PostgreSQL URL, whose configuration is the one named `name`.
+    package static func load(fromSchemaOrStore path: String, name: String = "default") throws -> SchemaDocument {
+        if PostgresStoreSummary.isPostgresURL(path) { return try SchemaDocument(storeAt: path, name: name) }
         // Only a sniff of the header: a file that cannot be read is reported by `load(from:)`,
         // which reads it again and throws with the path.
         let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 16) } ?? Data()

@@ -1,16 +1,24 @@
+import Foundation
 import OpenSwiftData
+import OpenSwiftDataPostgres
 
 /// `osd inspect`: what a store holds, from the schema it records.
 package struct StoreInspector {
+    /// A store file, or a PostgreSQL server's URL.
     package var path: String
+    /// On PostgreSQL, the configuration's name, which names the PostgreSQL schema of its tables.
+    package var name: String
 
-    package init(path: String) {
+    package init(path: String, name: String = "default") {
         self.path = path
+        self.name = name
     }
 
     /// What `osd inspect --json` prints.
     package struct Report: Encodable {
         package var path: String
+        /// On PostgreSQL, the PostgreSQL schema (namespace) that holds the store's tables.
+        package var namespace: String?
         package var format: Int64
         package var identifier: String?
         package var schemaVersion: String?
@@ -52,14 +60,34 @@ package struct StoreInspector {
     }
 
     package func report() throws -> Report {
+        if PostgresStoreSummary.isPostgresURL(path) {
+            guard let url = URL(string: path) else { throw ToolError("\(path) is not a URL.") }
+            let summary = try PostgresStoreSummary(url: url, name: name)
+            return Report(
+                path: summary.displayName, namespace: summary.namespace, format: summary.format, identifier: summary.identifier,
+                schemaVersion: summary.schema.version.map { "\($0)" }, fileBytes: summary.bytes, walBytes: 0,
+                historyTransactions: summary.historyTransactions, relationshipsRecorded: summary.schema.isDetailed,
+                models: try models(of: summary.schema) { summary.rows[$0.name] ?? 0 })
+        }
         let file = try StoreFile(path: path)
-        let schema = file.schema
-        let models = try schema.entities.map { entity in
+        /// The size of a file, 0 when there is none (a store without pending WAL has no `-wal`).
+        func size(_ path: String) -> Int64 {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        return Report(
+            path: path, format: file.format, identifier: file.identifier,
+            schemaVersion: file.schema.version.map { "\($0)" }, fileBytes: size(path), walBytes: size(path + "-wal"),
+            historyTransactions: try file.historyTransactionCount(), relationshipsRecorded: file.schema.isDetailed,
+            models: try models(of: file.schema) { try ModelTable($0).count(in: file) })
+    }
+
+    private func models(of schema: StoredSchema, rows: (StoredSchema.Entity) throws -> Int64) throws -> [Report.Model] {
+        try schema.entities.map { entity in
             let single = Set(entity.uniquenessConstraints.filter { $0.count == 1 }.map { $0[0] })
             let indexed = Set(entity.indices.flatMap { $0 })
             return Report.Model(
                 name: entity.name, superclass: entity.superentity,
-                rows: try ModelTable(entity).count(in: file),
+                rows: try rows(entity),
                 attributes: entity.plainAttributes.map { attribute in
                     Report.Attribute(
                         name: attribute.name, type: StoredSchema.Entity.baseType(of: attribute), optional: attribute.isOptional,
@@ -75,14 +103,6 @@ package struct StoreInspector {
                 },
                 uniquenessConstraints: entity.uniquenessConstraints, indexes: entity.indices)
         }
-        /// The size of a file, 0 when there is none (a store without pending WAL has no `-wal`).
-        func size(_ path: String) -> Int64 {
-            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
-        }
-        return Report(
-            path: path, format: file.format, identifier: file.identifier,
-            schemaVersion: schema.version.map { "\($0)" }, fileBytes: size(path), walBytes: size(path + "-wal"),
-            historyTransactions: try file.historyTransactionCount(), relationshipsRecorded: schema.isDetailed, models: models)
     }
 
     private func storageDescription(_ relationship: StoredSchema.Relationship) -> String {
@@ -106,7 +126,9 @@ package struct StoreInspector {
         var lines = [
             "Store      \(report.path)",
             "Format     \(report.format)\(report.schemaVersion.map { ", schema version \($0)" } ?? "")",
-            "Size       \(bytes(report.fileBytes)) (WAL \(bytes(report.walBytes)))",
+            report.namespace == nil
+                ? "Size       \(bytes(report.fileBytes)) (WAL \(bytes(report.walBytes)))"
+                : "Size       \(bytes(report.fileBytes)) (tables, indexes and TOAST on the server)",
             "History    \(report.historyTransactions) transactions",
         ]
         if !report.relationshipsRecorded {

@@ -79,13 +79,14 @@ struct Diagram: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw a schema (a schema.json or a store) as a Mermaid erDiagram.")
 
-    @Option(help: "A schema.json file or a store file.") var schema: String
+    @Option(help: "A schema.json file, a store file, or a PostgreSQL server's URL.") var schema: String
+    @Option(help: "On PostgreSQL, the configuration's name, which names the PostgreSQL schema of its tables.") var name = "default"
     @Option(help: "The file to write (standard output when omitted).") var out: String?
     @Option(help: "mermaid, or svg when a Mermaid renderer (mmdc) is installed.") var format = "mermaid"
 
     func run() throws {
         try reportingFailures {
-            let document = try SchemaDocument.load(fromSchemaOrStore: schema)
+            let document = try SchemaDocument.load(fromSchemaOrStore: schema, name: name)
             let source = MermaidDiagram(schema: document).source()
             switch format {
             case "mermaid", "mmd":

@@ -6,12 +6,13 @@ struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a store's models, attributes, relationships, indexes, row counts and sizes.")
 
-    @Argument(help: "The store file.") var store: String
+    @Argument(help: "The store file, or a PostgreSQL server's URL (postgres://user@host/database).") var store: String
+    @Option(help: "On PostgreSQL, the configuration's name, which names the PostgreSQL schema of its tables.") var name = "default"
     @Flag(help: "Print JSON for machines.") var json = false
 
     func run() throws {
         try reportingFailures {
-            let inspector = StoreInspector(path: store)
+            let inspector = StoreInspector(path: store, name: name)
             printLine(json ? try inspector.json() : try inspector.text())
         }
     }
@@ -39,6 +40,7 @@ struct Query: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
+            try StoreArgument.requireFile(store, for: "query")
             let query = StoreQuery(model: model, whereExpression: expression, sort: sort, limit: limit, offset: offset)
             if count {
                 printLine(String(try query.count(storeAt: store)))
@@ -61,6 +63,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
+            try StoreArgument.requireFile(store, for: "export")
             let names = models.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
             let written = try StoreExport(models: names, format: format, directory: URL(fileURLWithPath: out)).run(storeAt: store)
             for (model, rows) in written { printLine("\(model): \(rows) rows") }
@@ -78,6 +81,7 @@ struct Import: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
+            try StoreArgument.requireFile(store, for: "import")
             let imported = try StoreImport(directory: URL(fileURLWithPath: from)).run(storeAt: store)
             for (model, rows) in imported { printLine("\(model): \(rows) rows imported") }
         }
@@ -89,12 +93,13 @@ struct SchemaCommand: ParsableCommand {
         commandName: "schema",
         abstract: "Print the schema a store records, as schema.json.")
 
-    @Argument(help: "The store file.") var store: String
+    @Argument(help: "The store file, or a PostgreSQL server's URL (postgres://user@host/database).") var store: String
+    @Option(help: "On PostgreSQL, the configuration's name, which names the PostgreSQL schema of its tables.") var name = "default"
     @Flag(help: "Print JSON (the only format; accepted for clarity).") var json = false
 
     func run() throws {
         try reportingFailures {
-            printLine(try SchemaDocument(storeAt: store).json())
+            printLine(try SchemaDocument(storeAt: store, name: name).json())
         }
     }
 }
@@ -108,6 +113,7 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
+            try StoreArgument.requireFile(store, for: "verify")
             let problems = try StoreVerifier(path: store).problems()
             if problems.isEmpty {
                 printLine("ok: \(store) is sound")

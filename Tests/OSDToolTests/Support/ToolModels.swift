@@ -67,7 +67,13 @@ enum ToolFixtures {
     /// A store at `path` with a few voyages, their stops, captains and flags.
     @discardableResult
     static func makeStore(at path: String) throws -> ModelContainer {
-        let container = try ModelContainer(for: Schema(models), configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        try makeStore(ModelConfiguration(url: URL(fileURLWithPath: path)))
+    }
+
+    /// The store of `configuration`, with a few voyages, their stops, captains and flags.
+    @discardableResult
+    static func makeStore(_ configuration: any DataStoreConfiguration) throws -> ModelContainer {
+        let container = try ModelContainer(for: Schema(models), configurations: [configuration])
         let context = ModelContext(container)
         let ann = Sailor(email: "ann@example.com")
         let bo = Sailor(email: "bo@example.com")

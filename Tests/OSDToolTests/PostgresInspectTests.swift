@@ -1,0 +1,88 @@
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataPostgres
+import Testing
+
+/// `osd inspect`, `osd schema` and `osd diagram` read a PostgreSQL store as they read a file:
+/// from the schema its namespace records, changing nothing. Needs the server
+/// `Scripts/with-postgres.sh` starts.
+@Suite("osd on PostgreSQL", .enabled(
+    if: ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"] != nil,
+    "OSD_POSTGRES_URL is not set: run `Scripts/with-postgres.sh swift test`"))
+struct PostgresInspectTests {
+    let url: String
+    let name: String
+
+    /// A store of the tool's fixtures in a fresh namespace.
+    init() throws {
+        url = try #require(ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"])
+        name = "osdtool_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        let configuration = PostgresStoreConfiguration(name: name, url: try #require(URL(string: url)))
+        try ToolFixtures.makeStore(configuration)
+    }
+
+    @Test("inspect shows the models, their row counts and the history, as for a file")
+    func inspect() throws {
+        let result = try OSDTool.run("inspect", url, "--name", name)
+        #expect(result.status == 0, "\(result.error)")
+        for line in [
+            "Format     1, schema version 1.0.0",
+            "History    1 transactions",
+            "Voyage — 5 rows",
+            "  rating: Int  (indexed)",
+            "  stops: [Stop]  (delete rule cascade, inverse voyage, the inverse's foreign key)",
+            "  flags: [Flag]  (delete rule nullify, inverse voyages, link table osd_link_Flag_voyages)",
+            "  #Unique(name, start)",
+            "Stop — 10 rows",
+        ] {
+            #expect(result.output.contains(line + "\n"), "missing: \(line)")
+        }
+        #expect(result.output.contains("schema \(name)"), "the store line names the namespace")
+        #expect(!result.output.contains("WAL"))
+
+        let json = try OSDTool.run("inspect", url, "--name", name, "--json")
+        #expect(json.status == 0, "\(json.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(object["namespace"] as? String == name)
+        #expect(object["historyTransactions"] as? Int == 1)
+        #expect((object["fileBytes"] as? Int ?? 0) > 0)
+        let models = try #require(object["models"] as? [[String: Any]])
+        #expect(models.map { $0["name"] as? String } == ["Voyage", "Stop", "Sailor", "Flag"])
+        #expect(models.map { $0["rows"] as? Int } == [5, 10, 2, 2])
+    }
+
+    @Test("schema gives what a file of the same models gives, and diagram draws it")
+    func schemaMatchesAFile() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path("voyages.store")
+        try ToolFixtures.makeStore(at: file)
+        let fromServer = try OSDTool.run("schema", url, "--name", name)
+        let fromFile = try OSDTool.run("schema", file)
+        #expect(fromServer.status == 0, "\(fromServer.error)")
+        #expect(!fromServer.output.isEmpty)
+        #expect(fromServer.output == fromFile.output)
+        let diagram = try OSDTool.run("diagram", "--schema", url, "--name", name)
+        #expect(diagram.status == 0, "\(diagram.error)")
+        #expect(diagram.output.contains("Voyage |o--o{ Stop : \"stops / voyage\""), "\(diagram.output)")
+
+        // Reading changed nothing: the app opens the store and finds its history as it left it.
+        let configuration = PostgresStoreConfiguration(name: name, url: try #require(URL(string: url)))
+        let context = ModelContext(try ModelContainer(for: Schema(ToolFixtures.models), configurations: [configuration]))
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
+        #expect(try context.fetchCount(FetchDescriptor<Voyage>()) == 5)
+    }
+
+    @Test("a missing namespace, and the commands that work on files only, fail with a message")
+    func badInput() throws {
+        let missing = try OSDTool.run("inspect", url, "--name", name + "_missing")
+        #expect(missing.status != 0)
+        #expect(missing.error.contains("no PostgreSQL schema \(name)_missing"), "\(missing.error)")
+        let again = try OSDTool.run("schema", url, "--name", name + "_missing")
+        #expect(again.status != 0, "reading did not create the namespace")
+        for command in [["query", url, "Voyage"], ["export", url, "--out", "/tmp/none"], ["import", url, "--from", "/tmp/none"], ["verify", url]] {
+            let result = try OSDTool.run(command)
+            #expect(result.status != 0)
+            #expect(result.error.contains("osd \(command[0]) works on store files"), "\(result.error)")
+        }
+    }
+}
