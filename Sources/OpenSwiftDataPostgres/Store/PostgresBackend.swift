@@ -33,7 +33,7 @@ final class PostgresBackend: @unchecked Sendable {
     /// What the store knows of other connections' commits.
     let sightings = ExternalCommitSightings()
     /// Connections for reads that find `session` busy, or `nil` when every read waits for it.
-    let readers: PostgresReaderPool?
+    let readers: ConnectionPool<PostgresSession>?
     /// The statement a reader runs after each read: the number of the last history transaction.
     let historyCounterSQL: String
     /// For each entity, the statements that remove references to its deleted rows (bound to an
@@ -77,7 +77,8 @@ final class PostgresBackend: @unchecked Sendable {
             (table.preparedInsertSQL, Self.recordSQL(namespace: namespace, channel: channel, after: (table.preparedInsertSQL, table.preparedInsertParameters)))
         }, uniquingKeysWith: { first, _ in first })
         self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
-        self.readers = session == nil && readConnections > 0 ? PostgresReaderPool(location, maximum: readConnections) : nil
+        // Readers never open transactions and never listen; a lost one connects again at its next read.
+        self.readers = session == nil && readConnections > 0 ? ConnectionPool(maximum: readConnections) { try PostgresSession(location) } : nil
         let sightings = sightings
         self.session = try session ?? PostgresSession(location, listeningOn: channel) { sightings.announced() }
         self.identifier = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
@@ -104,7 +105,7 @@ final class PostgresBackend: @unchecked Sendable {
     func read(_ sql: String, _ bindings: PostgresBindings) throws -> [PostgresRow] {
         if let readers {
             guard lock.try() else {
-                return try readers.withReader { reader in
+                return try readers.withConnection { reader in
                     let replies = try reader.read([.parsed(sql, bindings), .prepared(historyCounterSQL, [])])
                     if let counter = replies[1].first.map(PostgresRowReader.init), !counter._isNull(0) {
                         sightings.read(counter: counter._int64(0))

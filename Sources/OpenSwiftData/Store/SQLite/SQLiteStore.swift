@@ -27,7 +27,7 @@ final class SQLiteStore: @unchecked Sendable {
     private let lock = NSLock()
     /// Read-only connections for fetches, or `nil` when reads share the writer connection (an
     /// in-memory store, or a read-only file).
-    private let readers: ReaderPool?
+    private let readers: ConnectionPool<SQLiteConnection>?
     private var updateSQLCache: [String: [UInt64: String?]] = [:]
     /// For each entity, the statements that remove references to one of its deleted rows (bound
     /// to its primary key): foreign keys set to NULL, link-table rows deleted.
@@ -96,7 +96,13 @@ final class SQLiteStore: @unchecked Sendable {
         self.isReadOnly = !writable
         do {
             self.connection = try SQLiteConnection(path: path, readOnly: !writable, create: existing == nil)
-            self.readers = writable ? ReaderPool(path: path) : nil
+            // In WAL mode readers never block the writer or each other: fetches from several
+            // threads run in parallel, each reader with its own prepared-statement cache.
+            self.readers = writable ? ConnectionPool(maximum: max(2, min(ProcessInfo.processInfo.activeProcessorCount, 8))) {
+                let reader = try SQLiteConnection(path: path, readOnly: true, create: false)
+                try reader.execute("PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY")
+                return reader
+            } : nil
             if writable {
                 try connection.execute(SQLiteStore.pragmas)
                 // A store from before history gets its tables; an existing one is left alone.

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Connections handed out one caller at a time: a store's readers.
+///
+/// Connections are opened on demand, up to a maximum, and kept while the pool lives; a caller that
+/// finds them all busy waits for one to be returned. Opening happens outside the pool's lock, so a
+/// slow connect (a server across a network) holds up only its own caller.
+package final class ConnectionPool<Connection>: @unchecked Sendable {
+    // @unchecked Sendable: `idle` and `opened` are used only while `condition` is locked, and a
+    // connection is used by the one caller that took it out of `idle`.
+
+    private let maximum: Int
+    private let open: @Sendable () throws -> Connection
+    private let condition = NSCondition()
+    private var idle: [Connection] = []
+    /// Connections opened or being opened, idle or in use.
+    private var opened = 0
+
+    /// Creates an empty pool of at most `maximum` connections, each made by `open` when needed.
+    package init(maximum: Int, open: @escaping @Sendable () throws -> Connection) {
+        self.maximum = maximum
+        self.open = open
+    }
+
+    /// Runs `body` with a connection of its own, opening one if none is idle and the maximum allows.
+    package func withConnection<R>(_ body: (Connection) throws -> R) throws -> R {
+        let connection = try checkOut()
+        defer { checkIn(connection) }
+        return try body(connection)
+    }
+
+    private func checkOut() throws -> Connection {
+        condition.lock()
+        while idle.isEmpty && opened >= maximum { condition.wait() }
+        if let connection = idle.popLast() {
+            condition.unlock()
+            return connection
+        }
+        opened += 1
+        condition.unlock()
+        do {
+            return try open()
+        } catch {
+            condition.lock()
+            opened -= 1
+            condition.signal()
+            condition.unlock()
+            throw error
+        }
+    }
+
+    private func checkIn(_ connection: Connection) {
+        condition.lock()
+        idle.append(connection)
+        condition.signal()
+        condition.unlock()
+    }
+}
