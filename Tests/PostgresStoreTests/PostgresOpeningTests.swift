@@ -18,6 +18,20 @@ import Testing
         #expect(error?.description.contains("PostgreSQL configuration default") == true)
     }
 
+    /// libpq refuses a query parameter it does not know; the store refuses one it does not honour
+    /// as well, rather than connect without it (a misspelt `sslmode` would connect unencrypted).
+    /// A password in the query never reaches the message.
+    @Test(arguments: ["ssl_mode=require", "sslcert=/tmp/client.pem", "channel_binding=require", "keepalives=1"])
+    func aQueryParameterTheStoreDoesNotHonourIsRefused(_ query: String) throws {
+        let url = try #require(URL(string: "postgres://osd@127.0.0.1:5432/osd?password=s3cret&\(query)"))
+        let error = #expect(throws: SwiftDataError.invalidStoreURL) {
+            try ModelContainer(for: Schema([Poster.self]), configurations: [PostgresStoreConfiguration(url: url)])
+        }
+        let name = String(query.prefix { $0 != "=" })
+        #expect(error?.description.contains("query parameter \(name) is not one OpenSwiftData reads") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("s3cret") == false, "the password is not shown")
+    }
+
     @Test func badConfigurationNamesAreRefused() throws {
         let url = try #require(URL(string: "postgres://osd@127.0.0.1:5432/osd"))
         for name in ["", String(repeating: "n", count: 64), "pg_catalog"] {
@@ -74,6 +88,45 @@ import Testing
         #expect(try PostgresServer.sql("SELECT count(*)::text FROM pg_namespace WHERE nspname = '\(refused)'") == ["0"])
         let reopened = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [PostgresStoreConfiguration(name: name, url: url)]))
         #expect(try reopened.fetch(FetchDescriptor<Poster>()).map(\.label) == ["signed in"])
+    }
+
+    /// libpq's `user`, `password` and `dbname` in the query stand for the URL's own parts.
+    @Test(.enabled(if: PostgresServer.passwordURL != nil, PostgresServer.passwordSkipMessage))
+    func theUserPasswordAndDatabaseMayBeInTheQuery() throws {
+        let url = try #require(PostgresServer.passwordURL)
+        var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+        let user = try #require(components.user)
+        let password = try #require(components.password)
+        let database = String(components.path.dropFirst())
+        components.user = nil
+        components.password = nil
+        components.path = ""
+        components.queryItems = [URLQueryItem(name: "user", value: user), URLQueryItem(name: "password", value: password), URLQueryItem(name: "dbname", value: database)]
+        let name = "q_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        let configuration = PostgresStoreConfiguration(name: name, url: try #require(components.url))
+        let context = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [configuration]))
+        context.insert(Poster(label: "from the query"))
+        try context.save()
+        #expect(try PostgresServer.sql("SELECT label FROM \(name).\"Poster\"") == ["from the query"])
+    }
+
+    /// The URL's `options` reach the server as libpq sends them: with every transaction read-only,
+    /// the store opens and reads, and a save fails with the server's reason, nothing written.
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func theURLsOptionsReachTheServer() throws {
+        let configuration = try PostgresServer.freshConfiguration("options")
+        let writer = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [configuration]))
+        writer.insert(Poster(label: "written"))
+        try writer.save()
+        var components = try #require(URLComponents(url: configuration.url, resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "options", value: "-c default_transaction_read_only=on")]
+        let readOnly = PostgresStoreConfiguration(name: configuration.name, url: try #require(components.url))
+        let context = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [readOnly]))
+        #expect(try context.fetch(FetchDescriptor<Poster>()).map(\.label) == ["written"])
+        context.insert(Poster(label: "refused"))
+        let error = #expect(throws: SwiftDataError.storeFailure) { try context.save() }
+        #expect(error?.description.contains("read-only transaction") == true, "\(String(describing: error))")
+        #expect(try PostgresServer.sql("SELECT count(*)::text FROM \(configuration.name).\"Poster\"") == ["1"])
     }
 
     @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))

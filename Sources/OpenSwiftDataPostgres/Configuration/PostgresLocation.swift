@@ -28,6 +28,16 @@ struct PostgresLocation: Sendable {
     /// How long connecting may take, in seconds: the URL's `connect_timeout` (at least 2, as in
     /// libpq; zero or less waits a day), or 10.
     let connectTimeout: Int64
+    /// The server settings the URL's `options` gives (`-c name=value …`), sent as libpq sends them.
+    let options: String?
+
+    /// The query parameters the URL may have, with libpq's meanings. libpq refuses a parameter it
+    /// does not know; this refuses one it does not honour too, so that a misspelt or unsupported
+    /// setting (a client certificate, `channel_binding`) fails rather than being silently dropped.
+    static let parameters: Set<String> = [
+        "host", "port", "user", "password", "dbname", "sslmode", "sslrootcert", "application_name",
+        "fallback_application_name", "connect_timeout", "options",
+    ]
 
     init(_ configuration: PostgresStoreConfiguration) throws {
         let url = configuration.url
@@ -38,11 +48,15 @@ struct PostgresLocation: Sendable {
         guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
             throw invalid("The scheme is \(components.scheme.map { "\"\($0)\"" } ?? "missing"), not postgres://")
         }
-        // As in libpq, the query's `host` and `port` win over the URL's own.
-        func parameter(_ name: String) -> String? { components.queryItems?.first { $0.name == name }?.value }
+        if let unknown = components.queryItems?.first(where: { !Self.parameters.contains($0.name) }) {
+            throw invalid("The query parameter \(unknown.name) is not one OpenSwiftData reads (it reads \(Self.parameters.sorted().joined(separator: ", ")))")
+        }
+        // As in libpq, the query's parameters win over the URL's own parts.
+        func parameter(_ name: String) -> String? { components.queryItems?.last { $0.name == name }?.value }
         guard let host = parameter("host") ?? components.host, !host.isEmpty else { throw invalid("The host is missing") }
-        guard let username = components.user, !username.isEmpty else { throw invalid("The user name is missing") }
-        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        guard let username = parameter("user") ?? components.user, !username.isEmpty else { throw invalid("The user name is missing") }
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let database = parameter("dbname") ?? path
         guard !database.isEmpty, !database.contains("/") else { throw invalid("The database name is missing") }
         let port: Int
         if let text = parameter("port") {
@@ -76,10 +90,11 @@ struct PostgresLocation: Sendable {
             throw SwiftDataError(.invalidStoreURL, reason: "PostgreSQL configuration name \"\(name)\" is reserved by PostgreSQL; choose another name")
         }
         self.username = username
-        self.password = components.password
+        self.password = parameter("password") ?? components.password
         self.database = database
         self.namespace = name
-        let givenName = parameter("application_name").flatMap { $0.isEmpty ? nil : $0 }
+        self.options = parameter("options").flatMap { $0.isEmpty ? nil : $0 }
+        let givenName = [parameter("application_name"), parameter("fallback_application_name")].lazy.compactMap { $0 }.first { !$0.isEmpty }
         self.applicationName = Self.truncated(givenName ?? "OpenSwiftData \(name)", bytes: 63)
         self.displayName = "\(Self.redacted(url)) schema \(name)"
     }
@@ -96,12 +111,15 @@ struct PostgresLocation: Sendable {
         return result
     }
 
-    /// The URL with its password replaced, for messages.
+    /// The URL with its password replaced (the user part's, and the query's), for messages.
     static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else {
-            return url.absoluteString
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "a URL that cannot be read" }
+        let queryHasPassword = components.queryItems?.contains { $0.name == "password" } == true
+        guard components.password != nil || queryHasPassword else { return url.absoluteString }
+        if components.password != nil { components.password = "***" }
+        if queryHasPassword {
+            components.queryItems = components.queryItems?.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 }
         }
-        components.password = "***"
-        return components.string ?? url.absoluteString
+        return components.string ?? "a URL with a password"
     }
 }

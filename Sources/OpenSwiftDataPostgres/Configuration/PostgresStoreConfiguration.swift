@@ -73,8 +73,9 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     ///   - url: The server and database, as `postgres://user:password@host:port/database`
     ///     (`postgresql://` also works; the port defaults to 5432), or through a Unix-domain
     ///     socket as `postgres://user@/database?host=/var/run/postgresql`. The query's `host`,
-    ///     `port`, `sslmode`, `sslrootcert`, `application_name` and `connect_timeout` have libpq's
-    ///     meanings.
+    ///     `port`, `user`, `password`, `dbname`, `sslmode`, `sslrootcert`, `application_name`,
+    ///     `fallback_application_name`, `connect_timeout` and `options` have libpq's meanings; any
+    ///     other query parameter is refused with ``SwiftDataError/invalidStoreURL``.
     ///   - allowsSave: Whether contexts may save to the store.
     ///   - transportSecurity: Whether the connection uses TLS: by default, only when the server
     ///     is not on the loopback interface.

@@ -114,6 +114,7 @@ final class PostgresSession: @unchecked Sendable {
         configuration.options.connectTimeout = .seconds(location.connectTimeout)
         // Names the store's connections in pg_stat_activity.
         configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
+        if let options = location.options { configuration.options.additionalStartupParameters.append(("options", options)) }
         let future = PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger)
         return try wait(future, location, "Connecting")
