@@ -105,7 +105,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "LedgerKill",
-            dependencies: ["OpenSwiftData", "PredicateFuzzing", "MigrationScenarios"],
+            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres", "PredicateFuzzing", "MigrationScenarios"],
             path: "Tools/LedgerKill",
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import MigrationScenarios
 import OpenSwiftData
+import OpenSwiftDataPostgres
 import PredicateFuzzing
 #if canImport(Glibc)
 import Glibc
@@ -13,10 +14,13 @@ import Darwin
 // transaction. After each kill the money must add up, no committed entry may be lost, the new
 // entries' sequence numbers must follow on without a gap, and replaying them must give the
 // balances stored; the file must pass SQLite's integrity check (after each of the first 50 kills,
-// then every tenth and the last) and have no migration file beside it.
+// then every tenth and the last) and have no migration file beside it. With `--postgres`, the
+// ledger is a PostgreSQL store on the server OSD_POSTGRES_URL names (a fresh namespace), and the
+// server, not the file, is what must hold only whole saves.
 //
-//   LedgerKill [--kills N] [--seed S]   kills (default 1,000), prints the report, exits 1 on a violation
+//   LedgerKill [--kills N] [--seed S] [--postgres]   kills (default 1,000), prints the report, exits 1 on a violation
 //   LedgerKill worker STORE SEED        the writer: opens (or creates) the ledger, then saves until killed
+//                                       (STORE: a file's path, or `postgres:NAME`)
 
 /// The accounts (`FuzzOwner`: name, balance in `rank`) and the ledger (`FuzzItem`: sequence number
 /// in `score`, "from>to:amount" in `title`).
@@ -24,12 +28,19 @@ let schema = Schema([FuzzRow.self, FuzzOwner.self, FuzzItem.self])
 let accounts = 10
 let openingBalance = 1_000
 
-func container(_ url: URL) throws -> ModelContainer {
-    try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
+/// The ledger's container: a store file, or `postgres:NAME` for the PostgreSQL configuration NAME.
+func container(_ store: String) throws -> ModelContainer {
+    guard store.hasPrefix("postgres:") else {
+        return try ModelContainer(for: schema, configurations: ModelConfiguration(url: URL(fileURLWithPath: store)))
+    }
+    guard let server = ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"].flatMap(URL.init(string:)) else {
+        throw SwiftDataError(.invalidStoreURL, reason: "set OSD_POSTGRES_URL (Scripts/with-postgres.sh) to run LedgerKill --postgres")
+    }
+    return try ModelContainer(for: schema, configurations: [PostgresStoreConfiguration(name: String(store.dropFirst("postgres:".count)), url: server)])
 }
 
 /// Saves transfers until killed: one to five per save, in one transaction with their ledger entries.
-func work(store: URL, seed: UInt64) throws -> Never {
+func work(store: String, seed: UInt64) throws -> Never {
     let context = ModelContext(try container(store))
     var owners = try context.fetch(FetchDescriptor<FuzzOwner>(sortBy: [SortDescriptor(\.name)]))
     if owners.isEmpty {
@@ -63,8 +74,8 @@ struct Verified {
 }
 
 /// What is wrong with the ledger at `store`, one line each; `verified` moves past the new entries.
-/// `integrity` runs SQLite's integrity check too (it reads the whole file).
-func verify(store: URL, _ verified: inout Verified, integrity: Bool) -> [String] {
+/// `integrity` runs SQLite's integrity check too (it reads the whole file; a file only).
+func verify(store: String, _ verified: inout Verified, integrity: Bool) -> [String] {
     do {
         let context = ModelContext(try container(store))
         let owners = try context.fetch(FetchDescriptor<FuzzOwner>(sortBy: [SortDescriptor(\.name)]))
@@ -99,7 +110,8 @@ func verify(store: URL, _ verified: inout Verified, integrity: Bool) -> [String]
             verified.entries = known + new.count
             verified.balances = replayed
         }
-        return problems + (integrity ? KillScenario.checkFile(at: store) : [])
+        let file = store.hasPrefix("postgres:") ? nil : URL(fileURLWithPath: store)
+        return problems + (integrity ? file.map(KillScenario.checkFile) ?? [] : [])
     } catch {
         return ["opening the store failed: \(error)"]
     }
@@ -108,7 +120,7 @@ func verify(store: URL, _ verified: inout Verified, integrity: Bool) -> [String]
 let arguments = CommandLine.arguments
 if arguments.count == 4, arguments[1] == "worker", let seed = UInt64(arguments[3]) {
     do {
-        try work(store: URL(fileURLWithPath: arguments[2]), seed: seed)
+        try work(store: arguments[2], seed: seed)
     } catch {
         print("error: \(error)")
         exit(1)
@@ -120,7 +132,10 @@ let seed = UInt64(commandLineOption("--seed") ?? "\(UInt64.random(in: 1...1_000_
 var random = SplitMix64(seed: seed)
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("osd-ledger-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-let store = folder.appendingPathComponent("ledger.store")
+let onPostgres = CommandLine.arguments.contains("--postgres")
+let store = onPostgres
+    ? "postgres:ledger_" + String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    : folder.appendingPathComponent("ledger.store").path
 var violations: [String] = []
 var verified = Verified()
 var killedWhileWriting = 0
@@ -129,7 +144,7 @@ let started = Date()
 for kill in 0..<kills {
     let worker = Process()
     worker.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    worker.arguments = ["worker", store.path, "\(UInt64.random(in: 1...UInt64.max, using: &random))"]
+    worker.arguments = ["worker", store, "\(UInt64.random(in: 1...UInt64.max, using: &random))"]
     let output = Pipe()
     worker.standardOutput = output
     try worker.run()
@@ -147,7 +162,7 @@ for kill in 0..<kills {
 }
 let context = ModelContext(try container(store))
 let entries = try context.fetchCount(FetchDescriptor<FuzzItem>())
-print("LedgerKill --kills \(kills) --seed \(seed): \(made) kills (\(killedWhileWriting) while the writer ran), \(entries) transfers in the ledger, \(violations.count) violations, \(Int(Date().timeIntervalSince(started))) s")
+print("LedgerKill --kills \(kills) --seed \(seed)\(onPostgres ? " --postgres" : ""): \(made) kills (\(killedWhileWriting) while the writer ran), \(entries) transfers in the ledger, \(violations.count) violations, \(Int(Date().timeIntervalSince(started))) s")
 for violation in violations { print("  \(violation)") }
 // `exit` ends the process before any `defer` of top-level code would run.
 try? FileManager.default.removeItem(at: folder)
