@@ -43,9 +43,8 @@ extension SchemaDocument {
     /// The schema a store records: a store file's, or, for a PostgreSQL URL, that of the
     /// configuration named `name`.
     package init(storeAt path: String, name: String = "default") throws {
-        if PostgresStoreSummary.isPostgresURL(path) {
-            guard let url = URL(string: path) else { throw ToolError("\(path) is not a URL.") }
-            self.init(try PostgresStoreSummary(url: url, name: name).schema)
+        if let store = try StoreArgument.postgresStore(path, name: name) {
+            self.init(store.schema)
         } else {
             self.init(try StoreFile(path: path).schema)
         }

@@ -1,6 +1,5 @@
 import Foundation
 import OpenSwiftData
-import OpenSwiftDataPostgres
 
 /// `osd inspect`: what a store holds, from the schema it records.
 package struct StoreInspector {
@@ -60,9 +59,7 @@ package struct StoreInspector {
     }
 
     package func report() throws -> Report {
-        if PostgresStoreSummary.isPostgresURL(path) {
-            guard let url = URL(string: path) else { throw ToolError("\(path) is not a URL.") }
-            let summary = try PostgresStoreSummary(url: url, name: name)
+        if let summary = try StoreArgument.postgresStore(path, name: name) {
             return Report(
                 path: summary.displayName, namespace: summary.namespace, format: summary.format, identifier: summary.identifier,
                 schemaVersion: summary.schema.version.map { "\($0)" }, fileBytes: summary.bytes, walBytes: 0,

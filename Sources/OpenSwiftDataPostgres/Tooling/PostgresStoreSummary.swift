@@ -32,9 +32,9 @@ package struct PostgresStoreSummary: Sendable {
         displayName = location.displayName
         namespace = location.namespace
         let session = try PostgresSession(location)
+        // Closing the connection ends the read-only transaction: nothing to commit or roll back.
         defer { session.close() }
         try session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        defer { _ = try? session.execute("ROLLBACK") }
         guard let metadata = try PostgresBackend.recordedMetadata(session, location: location) else {
             throw SwiftDataError(.storeIsReadOnly, reason: "There is no store at \(location.displayName): the database has no PostgreSQL schema \(location.namespace). Name the configuration with --name.")
         }
