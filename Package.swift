@@ -129,7 +129,7 @@ let package = Package(
         ),
         .target(
             name: "MigrationScenarios",
-            dependencies: ["OpenSwiftData", "CSQLite", "PredicateFuzzing"],
+            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres", "CSQLite", "PredicateFuzzing"],
             path: "Tools/MigrationScenarios",
             swiftSettings: swiftSettings
         ),

@@ -17,13 +17,17 @@ public struct KillRun {
     public let rows: Int
     /// Draws the moments of the kills; a seed names a run.
     public var random: SplitMix64
+    /// The PostgreSQL server whose namespaces the stores are, or `nil` for store files.
+    public let postgresServer: URL?
 
-    /// A run of kills of `worker` doing `scenario` on stores of `rows` rows, its moments drawn from `seed`.
-    public init(worker: URL, scenario: KillScenario, rows: Int, seed: UInt64) {
+    /// A run of kills of `worker` doing `scenario` on stores of `rows` rows, its moments drawn from
+    /// `seed`: files, or namespaces on `postgresServer`.
+    public init(worker: URL, scenario: KillScenario, rows: Int, seed: UInt64, postgresServer: URL? = nil) {
         self.worker = worker
         self.scenario = scenario
         self.rows = rows
         self.random = SplitMix64(seed: seed)
+        self.postgresServer = postgresServer
     }
 
     /// What a series of kills found.
@@ -39,14 +43,15 @@ public struct KillRun {
         public var violations: [String] = []
     }
 
-    /// Runs `kills` kills, each on a fresh copy of one V1 store, at a moment drawn uniformly over
-    /// the time an uninterrupted run takes once the worker has started.
+    /// Runs `kills` kills, each on a fresh copy of one V1 store (on PostgreSQL, a fresh namespace
+    /// of the same rows), at a moment drawn uniformly over the time an uninterrupted run takes once
+    /// the worker has started.
     public mutating func run(kills: Int) throws -> Report {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("osd-kill-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let template = directory.appendingPathComponent("template.store")
-        if scenario != .creation {
+        if scenario != .creation, postgresServer == nil {
             try KillScenario.createStore(at: template, rows: rows)
             try KillScenario.checkpoint(template)
         }
@@ -68,31 +73,34 @@ public struct KillRun {
             worker.waitUntilExit()
             report.kills += 1
             if worker.terminationReason == .exit { report.finishedFirst += 1 }
-            let path = store.path
-            if FileManager.default.fileExists(atPath: path + ".osd-migration") || FileManager.default.fileExists(atPath: path + ".osd-migration-backup") {
-                report.landedDuring += 1
-            }
-            let violations = scenario.verify(at: store, rows: rows, openOldFirst: index % 2 == 0)
+            if store.migrationInProgress { report.landedDuring += 1 }
+            let violations = scenario.verify(store, rows: rows, openOldFirst: index % 2 == 0)
             report.violations += violations.map { "\(scenario.rawValue) kill \(index): \($0)" }
-            try? FileManager.default.removeItem(at: store.deletingLastPathComponent())
+            if case .file(let url) = store { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         }
         return report
     }
 
-    /// A copy of the template in a directory of its own (so that leftovers are easy to see).
-    private func fresh(from template: URL, in directory: URL, name: String) throws -> URL {
+    /// A copy of the template in a directory of its own (so that leftovers are easy to see); on
+    /// PostgreSQL, a fresh namespace with the template's rows.
+    private func fresh(from template: URL, in directory: URL, name: String) throws -> KillStore {
+        if let postgresServer {
+            let store = KillStore.freshPostgres(on: postgresServer, prefix: "kill")
+            if scenario != .creation { try KillScenario.createStore(store, rows: rows) }
+            return store
+        }
         let folder = directory.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let store = folder.appendingPathComponent("rows.store")
         if scenario != .creation { try FileManager.default.copyItem(at: template, to: store) }
-        return store
+        return .file(store)
     }
 
     /// Starts the worker and returns once it says it has started (before it opens the store).
-    private func launch(_ store: URL) throws -> Process {
+    private func launch(_ store: KillStore) throws -> Process {
         let process = Process()
         process.executableURL = worker
-        process.arguments = ["worker", store.path, scenario.rawValue, String(rows)]
+        process.arguments = ["worker", store.argument, scenario.rawValue, String(rows)]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

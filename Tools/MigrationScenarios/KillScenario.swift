@@ -21,19 +21,29 @@ public enum KillScenario: String, CaseIterable, Sendable {
 
     /// Writes a V1 store of `rows` rows in one save.
     public static func createStore(at url: URL, rows: Int) throws {
-        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV1.self), configurations: ModelConfiguration(url: url)))
+        try createStore(.file(url), rows: rows)
+    }
+
+    /// Writes a V1 store of `rows` rows in one save.
+    public static func createStore(_ store: KillStore, rows: Int) throws {
+        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV1.self), configurations: [store.configuration]))
         for key in 0..<rows { context.insert(KillV1.Row(key: key, value: value(key), label: label(key))) }
         try context.save()
     }
 
     /// Opens the store as this scenario's process does (and migrates it).
     public func migrate(at url: URL) throws {
-        let configuration = ModelConfiguration(url: url)
+        try migrate(.file(url))
+    }
+
+    /// Opens the store as this scenario's process does (and migrates it).
+    public func migrate(_ store: KillStore) throws {
+        let configurations = [store.configuration]
         switch self {
-        case .didMigrate: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), migrationPlan: KillPlan.self, configurations: configuration)
-        case .willMigrate: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), migrationPlan: KillWillMigratePlan.self, configurations: configuration)
-        case .twoStages: _ = try ModelContainer(for: Schema(versionedSchema: KillV3.self), migrationPlan: KillTwoStagePlan.self, configurations: configuration)
-        case .lightweight: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), configurations: configuration)
+        case .didMigrate: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), migrationPlan: KillPlan.self, configurations: configurations)
+        case .willMigrate: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), migrationPlan: KillWillMigratePlan.self, configurations: configurations)
+        case .twoStages: _ = try ModelContainer(for: Schema(versionedSchema: KillV3.self), migrationPlan: KillTwoStagePlan.self, configurations: configurations)
+        case .lightweight: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), configurations: configurations)
         case .creation: break
         }
     }
@@ -43,11 +53,18 @@ public enum KillScenario: String, CaseIterable, Sendable {
     /// fully migrated, the file passes `PRAGMA integrity_check`, and no migration file is left.
     /// Returns what is wrong, empty when nothing is.
     public func verify(at url: URL, rows: Int, openOldFirst: Bool) -> [String] {
+        verify(.file(url), rows: rows, openOldFirst: openOldFirst)
+    }
+
+    /// Checks a store after a kill (see ``verify(at:rows:openOldFirst:)``); a PostgreSQL store has
+    /// no file to check, and must be as the last committed transaction left it.
+    public func verify(_ store: KillStore, rows: Int, openOldFirst: Bool) -> [String] {
         var violations: [String] = []
-        let unfinished = FileManager.default.fileExists(atPath: url.path + ".osd-migration")
+        let unfinished: Bool
+        if case .file(let url) = store { unfinished = FileManager.default.fileExists(atPath: url.path + ".osd-migration") } else { unfinished = false }
         if openOldFirst || self == .creation {
             do {
-                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV1.self), configurations: ModelConfiguration(url: url)))
+                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV1.self), configurations: [store.configuration]))
                 let found = try context.fetch(FetchDescriptor<KillV1.Row>(sortBy: [SortDescriptor(\.key)]))
                 let expected = self == .creation && found.isEmpty ? 0 : rows
                 if found.count != expected { violations.append("opened with V1: \(found.count) rows, not \(expected)") }
@@ -60,25 +77,25 @@ public enum KillScenario: String, CaseIterable, Sendable {
         }
         if self != .creation {
             do {
-                try migrate(at: url)
-                violations += checkMigratedRows(at: url, rows: rows)
+                try migrate(store)
+                violations += checkMigratedRows(store, rows: rows)
             } catch {
                 violations.append("opening as \(rawValue) failed: \(error)")
             }
         }
-        violations += Self.checkFile(at: url)
+        violations += store.fileProblems
         return violations
     }
 
-    private func checkMigratedRows(at url: URL, rows: Int) -> [String] {
+    private func checkMigratedRows(_ store: KillStore, rows: Int) -> [String] {
         do {
-            let configuration = ModelConfiguration(url: url)
+            let configuration = store.configuration
             var found: [(key: Int, value: Int, title: String, doubled: Int, sum: Int)] = []
             if self == .twoStages {
-                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV3.self), configurations: configuration))
+                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV3.self), configurations: [configuration]))
                 found = try context.fetch(FetchDescriptor<KillV3.Row>(sortBy: [SortDescriptor(\.key)])).map { ($0.key, $0.value, $0.title, $0.doubled, $0.sum) }
             } else {
-                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV2.self), configurations: configuration))
+                let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV2.self), configurations: [configuration]))
                 found = try context.fetch(FetchDescriptor<KillV2.Row>(sortBy: [SortDescriptor(\.key)])).map { ($0.key, $0.value, $0.title, $0.doubled, 0) }
             }
             guard found.count == rows else { return ["migrated: \(found.count) rows, not \(rows)"] }
