@@ -11,23 +11,26 @@ struct InspectTests {
         try ToolFixtures.makeStore(at: store)
         let result = try OSDTool.run("inspect", store)
         #expect(result.status == 0, "\(result.error)")
-        for line in [
-            "Format     1, schema version 1.0.0",
-            "History    1 transactions",
-            "Voyage — 5 rows",
-            "  rating: Int  (indexed)",
-            "  budget: Decimal?",
-            "  tags: [String]",
-            "  stops: [Stop]  (delete rule cascade, inverse voyage, the inverse's foreign key)",
-            "  captain: Sailor?  (delete rule nullify, inverse voyages, foreign key column captain)",
-            "  flags: [Flag]  (delete rule nullify, inverse voyages, link table osd_link_Flag_voyages)",
-            "  #Unique(name, start)",
-            "Stop — 10 rows",
-            "  email: String  (unique)",
-        ] {
+        for line in Self.fixtureLines {
             #expect(result.output.contains(line + "\n"), "missing: \(line)")
         }
     }
+
+    /// Lines `osd inspect` prints for the store of ``ToolFixtures``, whichever store holds it.
+    static let fixtureLines = [
+        "Format     1, schema version 1.0.0",
+        "History    1 transactions",
+        "Voyage — 5 rows",
+        "  rating: Int  (indexed)",
+        "  budget: Decimal?",
+        "  tags: [String]",
+        "  stops: [Stop]  (delete rule cascade, inverse voyage, the inverse's foreign key)",
+        "  captain: Sailor?  (delete rule nullify, inverse voyages, foreign key column captain)",
+        "  flags: [Flag]  (delete rule nullify, inverse voyages, link table osd_link_Flag_voyages)",
+        "  #Unique(name, start)",
+        "Stop — 10 rows",
+        "  email: String  (unique)",
+    ]
 
     @Test("inspect --json gives the same facts to machines")
     func inspectJSON() throws {

@@ -25,16 +25,7 @@ struct PostgresInspectTests {
     func inspect() throws {
         let result = try OSDTool.run("inspect", url, "--name", name)
         #expect(result.status == 0, "\(result.error)")
-        for line in [
-            "Format     1, schema version 1.0.0",
-            "History    1 transactions",
-            "Voyage — 5 rows",
-            "  rating: Int  (indexed)",
-            "  stops: [Stop]  (delete rule cascade, inverse voyage, the inverse's foreign key)",
-            "  flags: [Flag]  (delete rule nullify, inverse voyages, link table osd_link_Flag_voyages)",
-            "  #Unique(name, start)",
-            "Stop — 10 rows",
-        ] {
+        for line in InspectTests.fixtureLines {
             #expect(result.output.contains(line + "\n"), "missing: \(line)")
         }
         #expect(result.output.contains("schema \(name)"), "the store line names the namespace")
