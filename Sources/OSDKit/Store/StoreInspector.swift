@@ -67,13 +67,15 @@ package struct StoreInspector {
                 models: try models(of: summary.schema) { summary.rows[$0.name] ?? 0 })
         }
         let file = try StoreFile(path: path)
-        /// The size of a file, 0 when there is none (a store without pending WAL has no `-wal`).
-        func size(_ path: String) -> Int64 {
-            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        /// The size of a file, 0 when there is none (a store without pending WAL has no `-wal`); a
+        /// file that is there but cannot be looked at is an error, not 0 bytes.
+        func size(_ path: String) throws -> Int64 {
+            guard FileManager.default.fileExists(atPath: path) else { return 0 }
+            return (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
         }
         return Report(
             path: path, format: file.format, identifier: file.identifier,
-            schemaVersion: file.schema.version.map { "\($0)" }, fileBytes: size(path), walBytes: size(path + "-wal"),
+            schemaVersion: file.schema.version.map { "\($0)" }, fileBytes: try size(path), walBytes: try size(path + "-wal"),
             historyTransactions: try file.historyTransactionCount(), relationshipsRecorded: file.schema.isDetailed,
             models: try models(of: file.schema) { try ModelTable($0).count(in: file) })
     }
