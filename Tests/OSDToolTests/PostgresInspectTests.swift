@@ -70,7 +70,10 @@ struct PostgresInspectTests {
         #expect(missing.error.contains("no PostgreSQL schema \(name)_missing"), "\(missing.error)")
         let again = try OSDTool.run("schema", url, "--name", name + "_missing")
         #expect(again.status != 0, "reading did not create the namespace")
-        for command in [["query", url, "Voyage"], ["export", url, "--out", "/tmp/none"], ["import", url, "--from", "/tmp/none"], ["verify", url]] {
+        let export = try OSDTool.run("export", url, "--name", name + "_missing", "--out", NSTemporaryDirectory() + "/osd-none")
+        #expect(export.status != 0)
+        #expect(export.error.contains("no PostgreSQL schema \(name)_missing"), "\(export.error)")
+        for command in [["query", url, "Voyage"], ["verify", url]] {
             let result = try OSDTool.run(command)
             #expect(result.status != 0)
             #expect(result.error.contains("osd \(command[0]) works on store files"), "\(result.error)")

@@ -46,19 +46,7 @@ struct ModelTable {
         }
         try file.forEachRow(sql, arguments) { values in
             guard case .integer(let id) = values[0] else { throw ToolError("\(entity.name) has a row without an integer identifier.") }
-            var row = ModelRow(id: id, attributes: [], foreignKeys: [], links: [])
-            for (index, attribute) in attributes.enumerated() {
-                guard let value = attribute.decode(values[index + 1]) else {
-                    throw ToolError("\(entity.name) row \(id): the stored value of \(attribute.name) is not a \(StoredSchema.Entity.baseType(of: attribute)) (\(values[index + 1])).")
-                }
-                row.attributes.append(value)
-            }
-            for index in foreignKeys.indices {
-                switch values[1 + attributes.count + index] {
-                case .integer(let key): row.foreignKeys.append(key)
-                default: row.foreignKeys.append(nil)
-                }
-            }
+            var row = try self.row(key: id, values: values.dropFirst())
             if includeLinks {
                 for query in linkQueries {
                     row.links.append(try file.rows(query, [.integer(id)]).compactMap { row in
@@ -69,6 +57,25 @@ struct ModelTable {
             }
             try body(row)
         }
+    }
+
+    /// A row from its key and its stored attributes and foreign keys, in ``attributes`` then
+    /// ``foreignKeys`` order; without links. Throws when a value is not one the attribute's
+    /// storage writes.
+    func row(key id: Int64, values: some Collection<StoredValue>) throws -> ModelRow {
+        var row = ModelRow(id: id, attributes: [], foreignKeys: [], links: [])
+        var values = values.makeIterator()
+        for attribute in attributes {
+            let stored = values.next() ?? .null
+            guard let value = attribute.decode(stored) else {
+                throw ToolError("\(entity.name) row \(id): the stored value of \(attribute.name) is not a \(StoredSchema.Entity.baseType(of: attribute)) (\(stored)).")
+            }
+            row.attributes.append(value)
+        }
+        for _ in foreignKeys {
+            if case .integer(let key)? = values.next() { row.foreignKeys.append(key) } else { row.foreignKeys.append(nil) }
+        }
+        return row
     }
 
     /// The number of rows that match.

@@ -14,6 +14,6 @@ package enum StoreArgument {
     /// Throws unless `store` names a file: `command` works on SQLite stores only.
     package static func requireFile(_ store: String, for command: String) throws {
         guard PostgresStoreSummary.isPostgresURL(store) else { return }
-        throw ToolError("osd \(command) works on store files. On PostgreSQL, osd inspect and osd schema read a store (--name names its configuration), and psql reads its tables (docs/StorageLayout.md).")
+        throw ToolError("osd \(command) works on store files. On PostgreSQL, osd inspect, schema, diagram, export and import work (--name names the configuration), and psql reads the tables (docs/StorageLayout.md).")
     }
 }

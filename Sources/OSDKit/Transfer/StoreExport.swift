@@ -1,3 +1,4 @@
+import Foundation
 import OpenSwiftData
 
 /// `osd export`: every row of the chosen models, one file per model, as JSON (an array with one
@@ -13,23 +14,24 @@ package struct StoreExport {
         self.directory = directory
     }
 
-    /// Writes the files; returns the number of rows written per model, in schema order.
+    /// Writes the files from the store at `store` (a file, or a PostgreSQL URL with the
+    /// configuration's `name`); returns the number of rows written per model, in schema order.
     @discardableResult
-    package func run(storeAt path: String) throws -> [(model: String, rows: Int)] {
+    package func run(storeAt store: String, name: String = "default") throws -> [(model: String, rows: Int)] {
         guard let format = RowFormat(rawValue: format), format != .table else {
             throw ToolError("Unknown export format \(format.debugDescription); use json or csv.")
         }
-        let file = try StoreFile(path: path)
-        let entities = try (models ?? file.schema.entities.map(\.name)).map { try file.schema.entity(named: $0) }
+        let source = try transferStore(store, name: name, writable: false)
+        let entities = try (models ?? source.schema.entities.map(\.name)).map { try source.schema.entity(named: $0) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var written: [(String, Int)] = []
         for entity in entities {
             let table = ModelTable(entity)
-            let total = Int(try table.count(in: file))
+            let total = try source.rowCount(of: table)
             let progress = Progress("Exporting \(entity.name)", total: total)
             var lines: [String] = format == .json ? ["["] : [RowFormat.csvLine(table.fieldNames)]
             var count = 0
-            try table.forEachRow(in: file) { row in
+            try source.forEachRow(of: table) { row in
                 if format == .json {
                     if count > 0 { lines[lines.count - 1] += "," }
                     lines.append(RowFormat.jsonObject(row, of: table))

@@ -30,80 +30,86 @@ package struct StoreImport {
         var records: [Record]
     }
 
-    /// Imports the files; returns the number of rows imported per model.
+    /// Imports the files into the store at `store` (a file, or a PostgreSQL URL with the
+    /// configuration's `name`); returns the number of rows imported per model.
     @discardableResult
-    package func run(storeAt path: String) throws -> [(model: String, rows: Int)] {
+    package func run(storeAt store: String, name: String = "default") throws -> [(model: String, rows: Int)] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ToolError("There is no directory at \(directory.path).")
         }
-        let file = try StoreFile(path: path, writable: true)
+        let target = try transferStore(store, name: name, writable: true)
+        let schema = target.schema
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
         guard !names.isEmpty else { throw ToolError("\(directory.path) holds no .json files to import.") }
         var files: [ModelFile] = []
         for name in names {
             let model = String(name.dropLast(5))
             let entity: StoredSchema.Entity
-            do { entity = try file.schema.entity(named: model) } catch { throw ToolError("\(name): \(error.message)") }
+            do { entity = try schema.entity(named: model) } catch { throw ToolError("\(name): \(error.message)") }
             let table = ModelTable(entity)
-            files.append(ModelFile(name: name, table: table, records: try read(name, table: table)))
+            files.append(ModelFile(name: name, table: table, records: try read(name, table: table, into: target)))
         }
-        try checkReferences(files, schema: file.schema)
+        try checkReferences(files, schema: schema)
         let total = files.reduce(0) { $0 + $1.records.count }
         let progress = Progress("Importing", total: total)
         defer { progress.finish() }
-        return try file.transaction {
-            let preserve = try files.allSatisfy { try $0.table.count(in: file) == 0 }
+        return try target.transaction {
+            var preserve = try files.allSatisfy { try target.rowCount(of: $0.table) == 0 }
+            if preserve {
+                var keysByRoot: [String: [Int64]] = [:]
+                for model in files {
+                    keysByRoot[rootName(of: model.table.entity.name, in: schema) ?? model.table.entity.name, default: []] += model.records.map(\.id)
+                }
+                preserve = try target.canKeep(keysByRoot)
+            }
             var keys: [String: [Int64: Int64]] = [:]
             var done = 0
             for model in files {
                 let table = model.table
-                let root = rootName(of: table.entity.name, in: file.schema)
-                let keysTable = root.map { StoreFile.quote(StoreFile.sharedKeysTable(root: $0)) }
-                let columns = table.attributes.map { StoreFile.quote($0.name) }
-                for record in model.records {
-                    var key: Int64? = preserve ? record.id : nil
-                    if let keysTable {
-                        key = preserve
-                            ? try file.run("INSERT INTO \(keysTable) (k) VALUES (?)", [.integer(record.id)])
-                            : try file.run("INSERT INTO \(keysTable) DEFAULT VALUES")
-                    }
-                    let names = (key == nil ? [] : [StoreFile.primaryKeyColumn]) + columns
-                    let values = (key.map { [StoredValue.integer($0)] } ?? []) + record.values
-                    let sql = names.isEmpty
-                        ? "INSERT INTO \(table.table) DEFAULT VALUES"
-                        : "INSERT INTO \(table.table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
-                    do {
-                        keys[table.entity.name, default: [:]][record.id] = try file.run(sql, values)
-                    } catch let error as SwiftDataError where error == .uniquenessConflict {
-                        throw ToolError("\(model.name) line \(record.line): another \(table.entity.name) has the same value for \(table.entity.uniquenessConstraints.map { $0.joined(separator: "+") }.joined(separator: " or ")); nothing was imported.")
-                    }
-                    done += 1
-                    progress.update(done)
+                let rows = model.records.map { (key: preserve ? Optional($0.id) : nil, values: $0.values) }
+                let inserted: [Int64]
+                do {
+                    inserted = try target.insert(rows, into: table, root: rootName(of: table.entity.name, in: schema))
+                } catch let conflict as RowConflict {
+                    let constraints = table.entity.uniquenessConstraints.map { $0.joined(separator: "+") }.joined(separator: " or ")
+                    let place = conflict.index.map { "\(model.name) line \(model.records[$0].line)" } ?? model.name
+                    let detail = conflict.reason.map { " (\($0))" } ?? ""
+                    throw ToolError("\(place): another \(table.entity.name) has the same value for \(constraints)\(detail); nothing was imported.")
                 }
+                for (record, key) in zip(model.records, inserted) { keys[table.entity.name, default: [:]][record.id] = key }
+                done += model.records.count
+                progress.update(done)
             }
             var inserted: [(entity: String, keys: [Int64])] = []
             for model in files {
                 let table = model.table
+                var foreignKeys = Array(repeating: [(row: Int64, target: Int64)](), count: table.foreignKeys.count)
+                var links = Array(repeating: [(owner: Int64, target: Int64)](), count: table.links.count)
                 for record in model.records {
                     guard let newKey = keys[table.entity.name]?[record.id] else { throw ToolError("\(model.name) line \(record.line): the row was not inserted.") }
-                    for (relationship, target) in zip(table.foreignKeys, record.foreignKeys) {
+                    for (index, (relationship, target)) in zip(table.foreignKeys, record.foreignKeys).enumerated() {
                         guard let target else { continue }
-                        let resolved = try resolved(target, relationship, keys: keys, schema: file.schema, record: record, file: model.name)
-                        try file.run("UPDATE \(table.table) SET \(StoreFile.quote(relationship.name)) = ? WHERE \(StoreFile.primaryKeyColumn) = ?", [.integer(resolved), .integer(newKey)])
+                        let resolved = try resolved(target, relationship, keys: keys, schema: schema, record: record, file: model.name)
+                        foreignKeys[index].append((newKey, resolved))
                     }
-                    for (relationship, targets) in zip(table.links, record.links) {
-                        guard let link = relationship.linkName else { continue }
+                    for (index, (relationship, targets)) in zip(table.links, record.links).enumerated() where relationship.linkName != nil {
                         for target in targets {
-                            let resolved = try resolved(target, relationship, keys: keys, schema: file.schema, record: record, file: model.name)
-                            let pair: [StoredValue] = relationship.ownsLink == false ? [.integer(resolved), .integer(newKey)] : [.integer(newKey), .integer(resolved)]
-                            try file.run("INSERT OR IGNORE INTO \(StoreFile.quote(link.table)) (owner, target) VALUES (?, ?)", pair)
+                            let resolved = try resolved(target, relationship, keys: keys, schema: schema, record: record, file: model.name)
+                            links[index].append(relationship.ownsLink == false ? (resolved, newKey) : (newKey, resolved))
                         }
                     }
                 }
+                for (relationship, pairs) in zip(table.foreignKeys, foreignKeys) {
+                    try target.setForeignKeys(pairs, of: relationship, in: table)
+                }
+                for (relationship, pairs) in zip(table.links, links) {
+                    guard let link = relationship.linkName else { continue }
+                    try target.addLinks(pairs, to: link)
+                }
                 inserted.append((table.entity.name, model.records.compactMap { keys[table.entity.name]?[$0.id] }))
             }
-            try file.recordInsertions(inserted, author: "osd import")
+            try target.recordInsertions(inserted, author: "osd import")
             return files.map { ($0.table.entity.name, $0.records.count) }
         }
     }
@@ -166,7 +172,7 @@ package struct StoreImport {
     }
 
     /// Reads and checks one file.
-    private func read(_ name: String, table: ModelTable) throws -> [Record] {
+    private func read(_ name: String, table: ModelTable, into target: any TransferStore) throws -> [Record] {
         let url = directory.appendingPathComponent(name)
         guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8) else {
             throw ToolError("\(name): cannot be read as UTF-8 text.")
@@ -201,11 +207,14 @@ package struct StoreImport {
                 }
                 if let expected = value.mismatch(for: attribute) { throw fail("\(attribute.name) must be \(expected)") }
                 guard let text = value.scalarText else { throw fail("\(attribute.name) must be a single value") }
+                let stored: StoredValue
                 do {
-                    record.values.append(attribute.encode(try ValueText.value(text, for: attribute)))
+                    stored = attribute.encode(try ValueText.value(text, for: attribute))
                 } catch {
                     throw fail("\(attribute.name): \(error.message)")
                 }
+                if let problem = target.problem(storing: stored) { throw fail("\(attribute.name): \(problem)") }
+                record.values.append(stored)
             }
             for relationship in table.foreignKeys {
                 switch object[relationship.name] ?? .null {

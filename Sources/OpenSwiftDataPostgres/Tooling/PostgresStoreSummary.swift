@@ -1,6 +1,5 @@
 import Foundation
 import OpenSwiftData
-import PostgresNIO
 
 /// A PostgreSQL store read without its model classes, from the schema its namespace records: what
 /// `osd inspect` and `osd schema` show.
@@ -28,34 +27,15 @@ package struct PostgresStoreSummary: Sendable {
 
     /// Reads the store of the configuration named `name` at `url`.
     package init(url: URL, name: String) throws {
-        let location = try PostgresLocation(PostgresStoreConfiguration(name: name, url: url, allowsSave: false, maximumReadConnections: 0))
-        displayName = location.displayName
-        namespace = location.namespace
-        let session = try PostgresSession(location)
-        // Closing the connection ends the read-only transaction: nothing to commit or roll back.
-        defer { session.close() }
-        try session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        guard let metadata = try PostgresBackend.recordedMetadata(session, location: location) else {
-            throw SwiftDataError(.storeIsReadOnly, reason: "There is no store at \(location.displayName): the database has no PostgreSQL schema \(location.namespace). Name the configuration with --name.")
-        }
-        format = metadata["format"].flatMap { Int64($0) } ?? 0
-        guard format <= PostgresBackend.formatVersion else {
-            throw SwiftDataError(.storeFromNewerVersion, reason: "\(location.displayName) has format \(format); this version of OpenSwiftData reads up to \(PostgresBackend.formatVersion).")
-        }
-        schema = try PostgresBackend.recordedSchema(metadata, location: location)
-        identifier = metadata["identifier"]
-        let quoted = PostgresSQL.quote(location.namespace)
-        func count(_ table: String) throws -> Int64 {
-            try session.query("SELECT count(*) FROM \(quoted).\(table)").first.map { PostgresRowReader($0)._int64(0) } ?? 0
-        }
-        historyTransactions = try count("osd_history")
-        rows = try Dictionary(schema.entities.map { ($0.name, try count(PostgresSQL.quote($0.name))) }, uniquingKeysWith: { first, _ in first })
-        var bindings = PostgresBindings()
-        bindings.append(location.namespace)
-        bytes = try session.query("""
-            SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::int8 FROM pg_class c
-            JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'
-            """, bindings).first.map { PostgresRowReader($0)._int64(0) } ?? 0
+        let store = try PostgresStoreAccess(url: url, name: name)
+        displayName = store.displayName
+        namespace = store.namespace
+        schema = store.schema
+        format = store.format
+        identifier = store.identifier
+        historyTransactions = try store.historyTransactionCount()
+        rows = try Dictionary(schema.entities.map { ($0.name, try store.count($0.name)) }, uniquingKeysWith: { first, _ in first })
+        bytes = try store.size()
     }
 
     /// Whether `text` names a PostgreSQL server (`postgres://` or `postgresql://`) rather than a file.

@@ -56,16 +56,16 @@ struct Export: ParsableCommand {
         abstract: "Write every row of a store's models to files, one per model.",
         discussion: "JSON files hold an array with one object per line, relationships by _id: the form `osd import` reads.")
 
-    @Argument(help: "The store file.") var store: String
+    @Argument(help: "The store file, or a PostgreSQL server's URL (postgres://user@host/database).") var store: String
+    @Option(help: "On PostgreSQL, the configuration's name, which names the PostgreSQL schema of its tables.") var name = "default"
     @Option(help: "Only these models, separated by commas.") var models: String?
     @Option(help: "json or csv.") var format = "json"
     @Option(help: "The directory to write to (created if needed).") var out: String
 
     func run() throws {
         try reportingFailures {
-            try StoreArgument.requireFile(store, for: "export")
             let names = models.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-            let written = try StoreExport(models: names, format: format, directory: URL(fileURLWithPath: out)).run(storeAt: store)
+            let written = try StoreExport(models: names, format: format, directory: URL(fileURLWithPath: out)).run(storeAt: store, name: name)
             for (model, rows) in written { printLine("\(model): \(rows) rows") }
         }
     }
@@ -76,13 +76,13 @@ struct Import: ParsableCommand {
         abstract: "Add the rows of `osd export` JSON files to a store, in one transaction.",
         discussion: "All or nothing: a bad file is named with its line and field and nothing is written.")
 
-    @Argument(help: "The store file.") var store: String
+    @Argument(help: "The store file, or a PostgreSQL server's URL (postgres://user@host/database).") var store: String
+    @Option(help: "On PostgreSQL, the configuration's name, which names the PostgreSQL schema of its tables.") var name = "default"
     @Option(help: "The directory of Model.json files.") var from: String
 
     func run() throws {
         try reportingFailures {
-            try StoreArgument.requireFile(store, for: "import")
-            let imported = try StoreImport(directory: URL(fileURLWithPath: from)).run(storeAt: store)
+            let imported = try StoreImport(directory: URL(fileURLWithPath: from)).run(storeAt: store, name: name)
             for (model, rows) in imported { printLine("\(model): \(rows) rows imported") }
         }
     }

@@ -137,7 +137,7 @@ package struct HistoryLog {
     }
 
     /// Records an insert into the entity named `entityName`.
-    mutating func insert(entityName: String, key: Int64) {
+    package mutating func insert(entityName: String, key: Int64) {
         let last = Self.run(in: &inserted, .insert, entityName)
         inserted[last].keys.append(key)
     }
