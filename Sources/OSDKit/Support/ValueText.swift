@@ -77,10 +77,12 @@ enum ValueText {
         var fraction = exact - rounded
         if fraction < 0 { fraction += 1; rounded -= 1 }
         let wholeSeconds = NSDecimalNumber(decimal: rounded).int64Value
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        var stamp = formatter.string(from: Date(timeIntervalSinceReferenceDate: Double(wholeSeconds)))
+        var stamp = CivilTime.text(wholeSeconds: wholeSeconds) ?? {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime]
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            return formatter.string(from: Date(timeIntervalSinceReferenceDate: Double(wholeSeconds)))
+        }()
         if fraction != 0 {
             let digits = fraction.description.drop { $0 != "." }   // ".125"
             stamp.removeLast()   // "Z"
@@ -102,10 +104,16 @@ enum ValueText {
             fraction = digits
             main = String(text[..<dot] + text[end...])
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        guard let whole = formatter.date(from: main) else { return nil }
-        let total = Decimal(Int64(whole.timeIntervalSinceReferenceDate.rounded())) + fraction
+        let whole: Int64
+        if let seconds = CivilTime.wholeSeconds(main) {
+            whole = seconds
+        } else {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime]
+            guard let date = formatter.date(from: main) else { return nil }
+            whole = Int64(date.timeIntervalSinceReferenceDate.rounded())
+        }
+        let total = Decimal(whole) + fraction
         guard let seconds = Double(total.description) else { return nil }
         return Date(timeIntervalSinceReferenceDate: seconds)
     }
