@@ -1,8 +1,8 @@
 import OpenSwiftData
 
-/// A JSON value decoded exactly: integers stay integers (up to `UInt64`), other numbers keep the
+/// A JSON value read exactly: integers stay integers (up to `UInt64`), other numbers keep the
 /// text Swift prints for the `Double` they parse to.
-enum JSONValue: Decodable, Equatable {
+enum JSONValue: Equatable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -12,21 +12,14 @@ enum JSONValue: Decodable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        // Each kind in turn; the last attempt throws the decoder's error for a value of none.
-        if container.decodeNil() { self = .null }
-        else if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
-        else if let number = try? container.decode(Int64.self) {
-            // `-0.0` decodes as the integer 0; keep its sign as a Double.
-            if number == 0, let double = try? container.decode(Double.self), double.sign == .minus { self = .number(double) }
-            else { self = .integer(number) }
-        }
-        else if let number = try? container.decode(UInt64.self) { self = .unsigned(number) }
-        else if let number = try? container.decode(Double.self) { self = .number(number) }
-        else if let text = try? container.decode(String.self) { self = .string(text) }
-        else if let array = try? container.decode([JSONValue].self) { self = .array(array) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+    /// The one JSON value (RFC 8259) that `bytes` hold, with whitespace around it, or `nil` when
+    /// they hold anything else.
+    init?(parsing bytes: ArraySlice<UInt8>) {
+        var parser = JSONParser(bytes)
+        guard let value = parser.value(depth: 0) else { return nil }
+        parser.skipWhitespace()
+        guard parser.isAtEnd else { return nil }
+        self = value
     }
 
     /// What a value of `storage` must be in JSON, or `nil` when this value is one.

@@ -174,24 +174,30 @@ package struct StoreImport {
     /// Reads and checks one file.
     private func read(_ name: String, table: ModelTable, into target: any TransferStore) throws -> [Record] {
         let url = directory.appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: url.path), String(validating: data, as: UTF8.self) != nil else {
             throw ToolError("\(name): cannot be read as UTF-8 text.")
         }
+        let bytes = [UInt8](data)
         var records: [Record] = []
-        let decoder = JSONDecoder()
         let entity = table.entity
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let lineNumber = index + 1
-            var line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty || line == "[" || line == "]" { continue }
-            if line.hasSuffix(",") { line.removeLast() }
+        let known = Set(table.fieldNames)
+        var lineNumber = 0
+        var next = bytes.startIndex
+        while next < bytes.endIndex {
+            lineNumber += 1
+            let end = bytes[next...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            var line = bytes[next..<end]
+            next = end + 1
+            while let first = line.first, [0x20, 0x09, 0x0D].contains(first) { line.removeFirst() }
+            while let last = line.last, [0x20, 0x09, 0x0D].contains(last) { line.removeLast() }
+            if line.isEmpty || line.elementsEqual([UInt8(ascii: "[")]) || line.elementsEqual([UInt8(ascii: "]")]) { continue }
+            if line.last == UInt8(ascii: ",") { line.removeLast() }
             func fail(_ message: String) -> ToolError { ToolError("\(name) line \(lineNumber): \(message); nothing was imported.") }
-            guard case .object(let object)? = try? decoder.decode(JSONValue.self, from: Data(line.utf8)) else {
+            guard case .object(let object)? = JSONValue(parsing: line) else {
                 throw fail("not a JSON object (osd import reads one object per line, as osd export writes)")
             }
             guard case .integer(let id)? = object["_id"] else { throw fail("_id is missing or not an integer") }
             var record = Record(line: lineNumber, id: id, values: [], foreignKeys: [], links: [])
-            let known = Set(table.fieldNames)
             if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
                 let other = entity.recordedRelationships.contains { $0.name == unknown }
                 throw fail(other
