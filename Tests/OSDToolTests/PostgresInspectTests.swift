@@ -73,10 +73,50 @@ struct PostgresInspectTests {
         let export = try OSDTool.run("export", url, "--name", name + "_missing", "--out", NSTemporaryDirectory() + "/osd-none")
         #expect(export.status != 0)
         #expect(export.error.contains("no PostgreSQL schema \(name)_missing"), "\(export.error)")
-        for command in [["query", url, "Voyage"], ["verify", url]] {
+        for command in [["query", url, "Voyage"]] {
             let result = try OSDTool.run(command)
             #expect(result.status != 0)
             #expect(result.error.contains("osd \(command[0]) works on store files"), "\(result.error)")
         }
+    }
+
+    @Test("verify finds a sound store sound")
+    func verifySound() throws {
+        let result = try OSDTool.run("verify", url, "--name", name)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.hasPrefix("ok: "), "\(result.output)")
+        #expect(result.output.contains("schema \(name)"), "\(result.output)")
+    }
+
+    @Test("verify names what was damaged behind the store's back", arguments: [
+        ("UPDATE {ns}.\"Stop\" SET voyage = 99999 WHERE _pk = (SELECT min(_pk) FROM {ns}.\"Stop\")", "1 Stop rows have a voyage that does not exist"),
+        ("INSERT INTO {ns}.\"osd_link_Flag_voyages\" VALUES (1, 99999)", "1 pairs of Flag.voyages refer to rows that do not exist"),
+        ("SELECT setval('{ns}.\"osd_keys_Stop\"', 3)", "the key sequence of Stop is at 3, behind the key 10 in use"),
+        ("DROP SEQUENCE {ns}.\"osd_keys_Flag\" CASCADE", "the key sequence of Flag is missing"),
+        ("UPDATE {ns}.osd_metadata SET value = '0' WHERE key = 'historyNext'", "the history counter is at 0, behind transaction 1"),
+        ("ALTER TABLE {ns}.\"Voyage\" ALTER COLUMN rating TYPE text", "Voyage.rating is text, not bigint"),
+        ("ALTER TABLE {ns}.\"Sailor\" DROP COLUMN email", "Sailor.email has no column"),
+    ])
+    func verifyDamage(sql: String, problem: String) throws {
+        try PostgresTool.sql(sql.replacingOccurrences(of: "{ns}", with: "\"\(name)\""), url: url)
+        let result = try OSDTool.run("verify", url, "--name", name)
+        #expect(result.status == 1)
+        #expect(result.output.contains(problem), "\(result.output)")
+    }
+}
+
+/// `psql`, for tests that change a PostgreSQL store behind its back.
+enum PostgresTool {
+    static func sql(_ text: String, url: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", text]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "psql: \(message)")
     }
 }

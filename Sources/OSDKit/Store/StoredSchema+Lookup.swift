@@ -8,6 +8,19 @@ extension StoredSchema {
         throw ToolError("The store has no model named \(name.debugDescription); its models are \(names).")
     }
 
+    /// The root of the class hierarchy the model `name` belongs to: itself outside hierarchies.
+    func root(of name: String) -> String {
+        var current = name
+        while let parent = entities.first(where: { $0.name == current })?.superentity { current = parent }
+        return current
+    }
+
+    /// The root of the class hierarchy the model `name` belongs to, or `nil` outside hierarchies.
+    func hierarchyRoot(of name: String) -> String? {
+        let root = root(of: name)
+        return root != name || entities.contains { $0.superentity == name } ? root : nil
+    }
+
     /// The models that inherit from `name`, directly or not.
     func descendants(of name: String) -> [Entity] {
         entities.filter { entity in

@@ -59,7 +59,7 @@ package struct StoreImport {
             if preserve {
                 var keysByRoot: [String: [Int64]] = [:]
                 for model in files {
-                    keysByRoot[rootName(of: model.table.entity.name, in: schema) ?? model.table.entity.name, default: []] += model.records.map(\.id)
+                    keysByRoot[schema.root(of: model.table.entity.name), default: []] += model.records.map(\.id)
                 }
                 preserve = try target.canKeep(keysByRoot)
             }
@@ -70,7 +70,7 @@ package struct StoreImport {
                 let rows = model.records.map { (key: preserve ? Optional($0.id) : nil, values: $0.values) }
                 let inserted: [Int64]
                 do {
-                    inserted = try target.insert(rows, into: table, root: rootName(of: table.entity.name, in: schema))
+                    inserted = try target.insert(rows, into: table, root: schema.hierarchyRoot(of: table.entity.name))
                 } catch let conflict as RowConflict {
                     let constraints = table.entity.uniquenessConstraints.map { $0.joined(separator: "+") }.joined(separator: " or ")
                     let place = conflict.index.map { "\(model.name) line \(model.records[$0].line)" } ?? model.name
@@ -114,14 +114,6 @@ package struct StoreImport {
         }
     }
 
-    /// The root of the class hierarchy `name` belongs to, or `nil` outside hierarchies.
-    private func rootName(of name: String, in schema: StoredSchema) -> String? {
-        var current = name
-        while let parent = schema.entities.first(where: { $0.name == current })?.superentity { current = parent }
-        let inHierarchy = current != name || schema.entities.contains { $0.superentity == name }
-        return inHierarchy ? current : nil
-    }
-
     /// The new key of a relationship's target, or an error naming the line (checked before writing).
     private func resolved(_ id: Int64, _ relationship: StoredSchema.Relationship, keys: [String: [Int64: Int64]], schema: StoredSchema, record: Record, file: String) throws -> Int64 {
         guard let key = resolve(id, destination: relationship.destination, keys: keys, schema: schema) else {
@@ -145,7 +137,7 @@ package struct StoreImport {
         var ids: [String: [Int64: String]] = [:]
         var keys: [String: [Int64: Int64]] = [:]
         for model in files {
-            let hierarchy = rootName(of: model.table.entity.name, in: schema) ?? model.table.entity.name
+            let hierarchy = schema.root(of: model.table.entity.name)
             for record in model.records {
                 if let place = ids[hierarchy]?[record.id] {
                     throw ToolError("\(model.name) line \(record.line): _id \(record.id) is also \(place).")

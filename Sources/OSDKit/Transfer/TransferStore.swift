@@ -40,8 +40,7 @@ struct RowConflict: Error {
 
 /// Opens the store a command's STORE argument names, for export (reading) or import (writing).
 func transferStore(_ store: String, name: String, writable: Bool) throws -> any TransferStore {
-    guard PostgresStoreSummary.isPostgresURL(store) else { return try StoreFile(path: store, writable: writable) }
-    guard let url = URL(string: store) else { throw ToolError("\(store) is not a URL.") }
+    guard let url = try StoreArgument.postgresURL(store) else { return try StoreFile(path: store, writable: writable) }
     return try PostgresStoreAccess(url: url, name: name, writable: writable)
 }
 

@@ -86,6 +86,52 @@ package final class PostgresStoreAccess {
             """, bindings).first ?? 0
     }
 
+    /// Every column of the namespace's tables: table, column and PostgreSQL type name
+    /// (`information_schema`'s `data_type`, such as `bigint`).
+    package func columns() throws -> [(table: String, column: String, type: String)] {
+        var bindings = PostgresBindings()
+        bindings.append(namespace)
+        return try session.query("SELECT table_name::text, column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = $1", bindings).map { row in
+            let reader = PostgresRowReader(row)
+            return (reader._string(0), reader._string(1), reader._string(2))
+        }
+    }
+
+    /// The type name (as ``columns()`` gives it) of the column of a storage class.
+    package static func columnType(_ storage: StorageClass) -> String {
+        switch storage {
+        case .integer, .unsignedInteger: "bigint"
+        case .real, .date: "double precision"
+        case .text, .json: "text"
+        case .blob, .uuid, .decimal: "bytea"
+        }
+    }
+
+    /// The last key the sequence of the class hierarchy rooted at `root` handed out (0 before
+    /// the first), or `nil` when the sequence is missing.
+    package func lastKey(root: String) throws -> Int64? {
+        var bindings = PostgresBindings()
+        bindings.append(namespace)
+        bindings.append("osd_keys_\(root)")
+        let exists = try integers("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind = 'S'", bindings).first ?? 0
+        guard exists > 0, let state = try session.query("SELECT last_value, is_called FROM \(keySequence(root: root))").first.map(PostgresRowReader.init) else { return nil }
+        return state._int64(1) != 0 ? state._int64(0) : state._int64(0) - 1
+    }
+
+    /// The history counter (the last number handed out) and the highest number in the history.
+    package func historyCounter() throws -> (counter: Int64, highest: Int64)? {
+        guard let counter = try metadataValue("historyNext") else { return nil }
+        return (counter, try integers("SELECT coalesce(max(id), 0) FROM \(quotedNamespace).osd_history").first ?? 0)
+    }
+
+    /// A number recorded in `osd_metadata`, read now.
+    private func metadataValue(_ key: String) throws -> Int64? {
+        var bindings = PostgresBindings()
+        bindings.append(key)
+        guard let row = try session.query("SELECT value FROM \(quotedNamespace).osd_metadata WHERE key = $1", bindings).first else { return nil }
+        return Int64(PostgresRowReader(row)._string(0))
+    }
+
     // MARK: Reading rows
 
     /// Reads the rows of a model's table in key order, a thousand at a time: each row's key, then
@@ -152,9 +198,7 @@ package final class PostgresStoreAccess {
     package func reserveKeys(_ keys: [Int64], root: String) throws -> Bool {
         guard let lowest = keys.min(), let highest = keys.max() else { return true }
         let sequence = keySequence(root: root)
-        guard let state = try session.query("SELECT last_value, is_called FROM \(sequence)").first.map(PostgresRowReader.init) else { return false }
-        let floor = state._int64(1) != 0 ? state._int64(0) : state._int64(0) - 1
-        guard lowest > floor else { return false }
+        guard let floor = try lastKey(root: root), lowest > floor else { return false }
         let needed = highest - floor
         guard needed <= Int64(keys.count) * 4 + 100_000 else { return false }
         var bindings = PostgresBindings()

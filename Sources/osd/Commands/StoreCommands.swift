@@ -109,16 +109,16 @@ struct Verify: ParsableCommand {
         abstract: "Check a store: integrity, relationships, and tables against its recorded schema.",
         discussion: "Prints one line and exits 0 when the store is sound, 1 otherwise.")
 
-    @Argument(help: "The store file.") var store: String
+    @Argument(help: "The store file, or a PostgreSQL server's URL (postgres://user@host/database).") var store: String
+    @Option(help: "On PostgreSQL, the configuration's name, which names the PostgreSQL schema of its tables.") var name = "default"
 
     func run() throws {
         try reportingFailures {
-            try StoreArgument.requireFile(store, for: "verify")
-            let problems = try StoreVerifier(path: store).problems()
+            let (checked, problems) = try StoreVerifier(store: store, name: name).check()
             if problems.isEmpty {
-                printLine("ok: \(store) is sound")
+                printLine("ok: \(checked) is sound")
             } else {
-                printLine("damaged: \(store): \(problems.joined(separator: "; "))")
+                printLine("damaged: \(checked): \(problems.joined(separator: "; "))")
                 throw ExitCode.failure
             }
         }
