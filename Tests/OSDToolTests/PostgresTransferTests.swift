@@ -163,6 +163,24 @@ struct PostgresTransferTests {
         #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.author == "osd import")
     }
 
+    @Test("a model without attributes moves to PostgreSQL and back")
+    func modelWithoutAttributes() throws {
+        let directory = try TemporaryDirectory()
+        let file = try ModelContainer(for: Bare.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.path("bare.store"))))
+        let context = ModelContext(file)
+        for _ in 0..<3 { context.insert(Bare()) }
+        try context.save()
+        let name = freshName()
+        let configuration = PostgresStoreConfiguration(name: name, url: try #require(URL(string: url)))
+        _ = try ModelContainer(for: Bare.self, configurations: configuration)
+        #expect(try OSDTool.run("export", directory.path("bare.store"), "--out", directory.path("first")).status == 0)
+        let imported = try OSDTool.run("import", url, "--name", name, "--from", directory.path("first"))
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(try OSDTool.run("export", url, "--name", name, "--out", directory.path("second")).status == 0)
+        expectSameFiles(directory.path("first"), directory.path("second"), models: ["Bare"])
+        #expect(try String(contentsOfFile: directory.path("second/Bare.json"), encoding: .utf8) == "[\n{\"_id\":1},\n{\"_id\":2},\n{\"_id\":3}\n]\n")
+    }
+
     @Test("text PostgreSQL cannot hold is refused by model and property, and nothing is imported")
     func nulInText() throws {
         let directory = try TemporaryDirectory()
@@ -214,4 +232,10 @@ struct PostgresTransferTests {
         try copy.save()
         #expect(try copy.fetch(FetchDescriptor<Vessel>()).count == 8)
     }
+}
+
+/// A model with no attributes: its table is its keys.
+@Model
+final class Bare {
+    init() {}
 }

@@ -150,7 +150,7 @@ package final class PostgresStoreAccess {
             for row in rows {
                 let reader = PostgresRowReader(row)
                 last = reader._int64(0)
-                try body(last, (1...columns.count).map { reader.storedValue(Int32($0)) })
+                try body(last, columns.indices.map { reader.storedValue(Int32($0 + 1)) })
             }
             if rows.count < Self.batchRows { return }
         }
