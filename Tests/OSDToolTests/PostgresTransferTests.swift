@@ -201,20 +201,7 @@ struct PostgresTransferTests {
         let directory = try TemporaryDirectory()
         let models: [any PersistentModel.Type] = [Ship.self, Port.self, CrewMember.self, Skill.self]
         let context = ModelContext(try ModelContainer(for: Schema(models), configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.path("fleet.store")))))
-        let port = Port(code: "OSL", country: "NO")
-        context.insert(port)
-        for index in 0..<3 {
-            let vessel = Vessel(name: "vessel \(index)")
-            let ship = Ship(name: "ship \(index)", tonnage: Double(index))
-            context.insert(vessel)
-            context.insert(ship)
-            vessel.homePort = port
-            ship.homePort = port
-            let member = CrewMember(fullName: "crew \(index)")
-            ship.crew.append(member)
-            member.skills.append(Skill(title: "skill \(index)"))
-        }
-        try context.save()
+        try ToolFixtures.saveFleet(in: context)
         let name = freshName()
         let configuration = PostgresStoreConfiguration(name: name, url: try #require(URL(string: url)))
         _ = try ModelContainer(for: Schema(models), configurations: [configuration])

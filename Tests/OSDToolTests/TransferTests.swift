@@ -155,20 +155,7 @@ extension TransferTests {
         let directory = try TemporaryDirectory()
         let source = directory.path("fleet.store")
         let context = ModelContext(try fleetContainer(source))
-        let port = Port(code: "OSL", country: "NO")
-        context.insert(port)
-        for index in 0..<3 {
-            let vessel = Vessel(name: "vessel \(index)")
-            let ship = Ship(name: "ship \(index)", tonnage: Double(index))
-            context.insert(vessel)
-            context.insert(ship)
-            vessel.homePort = port
-            ship.homePort = port
-            let member = CrewMember(fullName: "crew \(index)")
-            ship.crew.append(member)
-            member.skills.append(Skill(title: "skill \(index)"))
-        }
-        try context.save()
+        try ToolFixtures.saveFleet(in: context)
         let target = directory.path("copy.store")
         _ = try fleetContainer(target)
         #expect(try OSDTool.run("export", source, "--out", directory.path("first")).status == 0)

@@ -64,6 +64,25 @@ final class Flag {
 enum ToolFixtures {
     static var models: [any PersistentModel.Type] { [Voyage.self, Stop.self, Sailor.self, Flag.self] }
 
+    /// Saves a port with three vessels and three ships, each ship with a crew member who has a
+    /// skill: a class hierarchy (`Ship` inherits from `Vessel`) and its relationships.
+    static func saveFleet(in context: ModelContext) throws {
+        let port = Port(code: "OSL", country: "NO")
+        context.insert(port)
+        for index in 0..<3 {
+            let vessel = Vessel(name: "vessel \(index)")
+            let ship = Ship(name: "ship \(index)", tonnage: Double(index))
+            context.insert(vessel)
+            context.insert(ship)
+            vessel.homePort = port
+            ship.homePort = port
+            let member = CrewMember(fullName: "crew \(index)")
+            ship.crew.append(member)
+            member.skills.append(Skill(title: "skill \(index)"))
+        }
+        try context.save()
+    }
+
     /// A store at `path` with a few voyages, their stops, captains and flags.
     @discardableResult
     static func makeStore(at path: String) throws -> ModelContainer {
