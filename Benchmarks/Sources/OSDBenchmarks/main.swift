@@ -6,6 +6,8 @@
 //   --contenders raw,grdb,osd   (PostgreSQL: pgnio,fluent,osdpg, under Scripts/with-postgres.sh)
 // `OSDBenchmarks run CONTENDER WORKLOAD SCALE` runs one measurement and prints it as JSON.
 // `OSDBenchmarks W11 [--rows N] [--observers N] [--saves N]` runs the live-query workload.
+// `OSDBenchmarks T1 [--rows N] [--runs N]` times `osd export` and `osd import` (build the `osd`
+// product too); under Scripts/with-postgres.sh, also into and out of PostgreSQL.
 import Foundation
 
 let contenderNames = [
@@ -72,6 +74,16 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "run", let work
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "W11" {
     do {
         try MainActor.assumeIsolated { try ObserverWorkload.main(arguments: CommandLine.arguments) }
+    } catch {
+        print("\(error)")
+        exit(1)
+    }
+    exit(0)
+}
+
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "T1" {
+    do {
+        try TransferWorkload.main(arguments: CommandLine.arguments)
     } catch {
         print("\(error)")
         exit(1)

@@ -47,6 +47,17 @@ extension PostgresSession {
     /// is lost before the server's reply, the error says that whether the server kept the
     /// transaction is unknown.
     func commit() throws {
+        do {
+            try commitReportingDoubt()
+        } catch let doubt as PostgresCommitInDoubt {
+            throw doubt.unknownOutcome
+        }
+    }
+
+    /// ``commit()``, except that when the connection is lost before the server's reply to the
+    /// outermost `COMMIT`, the error is a ``PostgresCommitInDoubt``, for a caller that can learn
+    /// from the server whether it kept the transaction.
+    func commitReportingDoubt() throws {
         guard transactionDepth > 0 else { return }
         if transactionDepth > 1 {
             transactionDepth -= 1
@@ -55,11 +66,7 @@ extension PostgresSession {
         }
         defer { endTransaction() }
         let connection = try connectionForStatement()
-        do {
-            try committing { _ = try run([.parsed("COMMIT", PostgresBindings())], on: connection) }
-        } catch let doubt as PostgresCommitInDoubt {
-            throw doubt.unknownOutcome
-        }
+        try committing { _ = try run([.parsed("COMMIT", PostgresBindings())], on: connection) }
     }
 
     /// Runs the last statement of the outermost transaction with its `COMMIT` sent right behind

@@ -17,26 +17,17 @@ extension PostgresBackend {
     /// save, and a later save of the same new models first learns what became of it
     /// (``settleEarlierSave(of:)``).
     func settle(_ doubt: PostgresCommitInDoubt, token: Int64, inserted: [any PersistentModel]) throws -> Int64 {
-        let deadline = Date().addingTimeInterval(Self.settlingTime)
-        var pause: TimeInterval = 0.05
-        while true {
-            let kept: Int64?
-            do {
-                kept = try keptTransaction(token: token, process: doubt.process, deadline: deadline)
-            } catch let error as SwiftDataError where error == .storeUnavailable {
-                guard Date() < deadline else {
-                    unsettledSaves.append(UnsettledSave(token: token, process: doubt.process, models: inserted))
-                    throw doubt.unknownOutcome
-                }
-                Thread.sleep(forTimeInterval: pause)
-                pause = min(pause * 2, 1)
-                continue
-            }
-            guard let kept else {
-                throw SwiftDataError(.storeUnavailable, reason: "The connection to \(location.displayName) was lost as the save committed, and the server did not keep the save: nothing was written. \(doubt.failure.reason ?? "")")
-            }
-            return kept
+        let kept: Int64?
+        do {
+            kept = try session.settle(doubt, token: token, namespace: namespace, within: Self.settlingTime)
+        } catch let error as SwiftDataError where error == .storeUnavailable {
+            unsettledSaves.append(UnsettledSave(token: token, process: doubt.process, models: inserted))
+            throw error
         }
+        guard let kept else {
+            throw SwiftDataError(.storeUnavailable, reason: "The connection to \(location.displayName) was lost as the save committed, and the server did not keep the save: nothing was written. \(doubt.failure.reason ?? "")")
+        }
+        return kept
     }
 
     /// Before a save, learns what became of an earlier save of any of the same new models whose
@@ -48,21 +39,41 @@ extension PostgresBackend {
         while let index = unsettledSaves.firstIndex(where: { $0.includes(any: inserted) }) {
             let earlier = unsettledSaves[index]
             let deadline = Date().addingTimeInterval(Self.settlingTime)
-            let kept = try keptTransaction(token: earlier.token, process: earlier.process, deadline: deadline)
+            let kept = try session.keptTransaction(token: earlier.token, namespace: namespace, process: earlier.process, deadline: deadline)
             unsettledSaves.remove(at: index)
             if kept != nil {
                 throw SwiftDataError(.storeFailure, reason: "An earlier save of these new models, whose connection to \(location.displayName) was lost as it committed, was kept by the server after all: the models are stored. Call rollback() and fetch them rather than insert them again. Nothing of this save was written.")
             }
         }
     }
+}
 
-    /// The number of the history transaction whose record carries `token`, or `nil` when there is
-    /// none, once the server process that ran it (if it still runs) has ended.
-    private func keptTransaction(token: Int64, process: PostgresServerProcess?, deadline: Date) throws -> Int64? {
+extension PostgresSession {
+    /// Learns whether the server kept a transaction whose commit reply was lost, by the token its
+    /// history record in `namespace` carries: the record's number when it did, `nil` when it did
+    /// not. Throws the doubt's ``PostgresCommitInDoubt/unknownOutcome`` when the server cannot be
+    /// asked within `time` (it is asked on a new connection, again and again).
+    func settle(_ doubt: PostgresCommitInDoubt, token: Int64, namespace: String, within time: TimeInterval) throws -> Int64? {
+        let deadline = Date().addingTimeInterval(time)
+        var pause: TimeInterval = 0.05
+        while true {
+            do {
+                return try keptTransaction(token: token, namespace: namespace, process: doubt.process, deadline: deadline)
+            } catch let error as SwiftDataError where error == .storeUnavailable {
+                guard Date() < deadline else { throw doubt.unknownOutcome }
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 1)
+            }
+        }
+    }
+
+    /// The number of the history transaction in `namespace` whose record carries `token`, or
+    /// `nil` when there is none, once the server process that ran it (if it still runs) has ended.
+    func keptTransaction(token: Int64, namespace: String, process: PostgresServerProcess?, deadline: Date) throws -> Int64? {
         if let process { try end(process, deadline: deadline) }
         var bindings = PostgresBindings()
         bindings.append(token)
-        let rows = try session.query("SELECT id FROM \(namespace).osd_history WHERE token = $1", bindings)
+        let rows = try query("SELECT id FROM \(namespace).osd_history WHERE token = $1", bindings)
         return rows.first.map { PostgresRowReader($0)._int64(0) }
     }
 
@@ -77,11 +88,11 @@ extension PostgresBackend {
         do {
             // Ending it is safe: a transaction it committed stays committed; one it had not is
             // rolled back, as its client's connection is gone.
-            try session.query("SELECT pg_terminate_backend(pid) \(match)", bindings)
+            try query("SELECT pg_terminate_backend(pid) \(match)", bindings)
         } catch let error as SwiftDataError where error == .storeAccessDenied {
             // Not allowed to end it: wait for it to end by itself.
         }
-        while try !session.query("SELECT 1::int8 \(match)", bindings).isEmpty {
+        while try !query("SELECT 1::int8 \(match)", bindings).isEmpty {
             guard Date() < deadline else {
                 throw SwiftDataError(.storeUnavailable, reason: "The server process \(process.pid) of a lost connection to \(location.displayName) is still running.")
             }

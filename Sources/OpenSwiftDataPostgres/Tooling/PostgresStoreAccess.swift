@@ -23,6 +23,9 @@ package final class PostgresStoreAccess {
     package let identifier: String?
     let session: PostgresSession
     private let quotedNamespace: String
+    /// The token of the history record the open transaction wrote, by which the server is asked
+    /// whether it kept the transaction when the reply to its commit is lost.
+    private var recordedToken: Int64?
     private let metadata: [String: String]
 
     /// How many rows one read or one `INSERT` holds.
@@ -173,19 +176,34 @@ package final class PostgresStoreAccess {
     // MARK: Writing
 
     /// Runs `body` in one transaction: everything it writes lands, or nothing does. If the
-    /// connection is lost as it commits, the error says that whether the server kept it is unknown.
+    /// connection is lost as the transaction commits and `body` recorded a history transaction
+    /// (``recordInsertions(_:author:)``), the server is asked on a new connection whether it kept
+    /// the transaction: kept, this returns; not kept, it throws saying nothing was written.
     @discardableResult
     package func transaction<R>(_ body: () throws -> R) throws -> R {
         try session.begin()
+        recordedToken = nil
+        let result: R
         do {
-            let result = try body()
-            try session.commit()
-            return result
+            result = try body()
         } catch {
             session.rollback()
             throw error
         }
+        do {
+            try session.commitReportingDoubt()
+        } catch let doubt as PostgresCommitInDoubt {
+            guard let token = recordedToken else { throw doubt.unknownOutcome }
+            guard try session.settle(doubt, token: token, namespace: quotedNamespace, within: Self.settlingTime) != nil else {
+                throw SwiftDataError(.storeUnavailable, reason: "The connection to \(displayName) was lost as the transaction committed, and the server did not keep it: nothing was written. \(doubt.failure.reason ?? "")")
+            }
+        }
+        return result
     }
+
+    /// How long a transaction whose commit reply was lost waits for the server to say whether it
+    /// kept it.
+    package static let settlingTime: TimeInterval = 10
 
     /// The sequence that hands out the keys of the class hierarchy rooted at `root`.
     private func keySequence(root: String) -> String { table("osd_keys_\(root)") }
@@ -284,8 +302,10 @@ package final class PostgresStoreAccess {
         bindings.append(identity.process)
         bindings.append(Int64(0))
         bindings.append(ByteBuffer(bytes: try log.encoded()))
-        bindings.append(Int64.random(in: .min ... .max))
+        let token = Int64.random(in: .min ... .max)
+        bindings.append(token)
         try session.query(PostgresBackend.recordSQL(namespace: quotedNamespace, channel: "osd_" + namespace), bindings)
+        recordedToken = token
     }
 
     /// Why PostgreSQL cannot hold a value, or `nil` when it can: its text cannot hold U+0000.
