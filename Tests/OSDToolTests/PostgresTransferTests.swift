@@ -163,6 +163,22 @@ struct PostgresTransferTests {
         #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.author == "osd import")
     }
 
+    @Test("an export that fails part way leaves the files that were there, and no others")
+    func failedExport() throws {
+        let directory = try TemporaryDirectory()
+        let name = freshName()
+        try ToolFixtures.makeStore(PostgresStoreConfiguration(name: name, url: try #require(URL(string: url))))
+        try FileManager.default.createDirectory(atPath: directory.path("out"), withIntermediateDirectories: true)
+        try Data("old\n".utf8).write(to: URL(fileURLWithPath: directory.path("out/Voyage.json")))
+        // Voyage is exported before Stop, whose titles are no longer text.
+        try PostgresTool.sql("ALTER TABLE \"\(name)\".\"Stop\" ALTER COLUMN title TYPE bytea USING convert_to(title, 'UTF8')", url: url)
+        let result = try OSDTool.run("export", url, "--name", name, "--out", directory.path("out"))
+        #expect(result.status == 1)
+        #expect(result.error.contains("the stored value of title is not a String"), "\(result.error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("out")) == ["Voyage.json"])
+        #expect(try String(contentsOfFile: directory.path("out/Voyage.json"), encoding: .utf8) == "old\n")
+    }
+
     @Test("a model without attributes moves to PostgreSQL and back")
     func modelWithoutAttributes() throws {
         let directory = try TemporaryDirectory()

@@ -24,33 +24,50 @@ package struct StoreExport {
         let source = try transferStore(store, name: name, writable: false)
         let entities = try (models ?? source.schema.entities.map(\.name)).map { try source.schema.entity(named: $0) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var written: [(String, Int)] = []
+        // The files are written beside their places and moved there once every one is complete,
+        // so a failed export leaves no partial set of files for an import to take as whole.
+        let staging = directory.appendingPathComponent(".osd-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: staging) }   // empty after the moves; a leftover is only scratch
+        let written = try source.reading {
+            try entities.map { entity in (entity.name, try write(entity, of: source, format: format, to: staging)) }
+        }
         for entity in entities {
-            let table = ModelTable(entity)
-            let total = try source.rowCount(of: table)
-            let progress = Progress("Exporting \(entity.name)", total: total)
-            var lines: [String] = format == .json ? ["["] : [RowFormat.csvLine(table.fieldNames)]
-            var count = 0
-            try source.forEachRow(of: table) { row in
-                if format == .json {
-                    if count > 0 { lines[lines.count - 1] += "," }
-                    lines.append(RowFormat.jsonObject(row, of: table))
-                } else {
-                    lines.append(RowFormat.csvLine(RowFormat.fields(row)))
-                }
-                count += 1
-                progress.update(count)
+            let name = "\(entity.name).\(format.rawValue)"
+            let target = directory.appendingPathComponent(name)
+            // rename(2) puts each file in place whole, replacing an older one.
+            guard rename(staging.appendingPathComponent(name).path, target.path) == 0 else {
+                throw ToolError("Cannot write \(target.path): \(String(cString: strerror(errno)))")
             }
-            progress.finish()
-            if format == .json { lines.append("]") }
-            let target = directory.appendingPathComponent("\(entity.name).\(format.rawValue)")
-            do {
-                try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: target, options: .atomic)
-            } catch {
-                throw ToolError("Cannot write \(target.path): \(error.localizedDescription)")
-            }
-            written.append((entity.name, count))
         }
         return written
+    }
+
+    /// Writes one model's rows to its file in `folder`; returns how many rows it wrote.
+    private func write(_ entity: StoredSchema.Entity, of source: any TransferStore, format: RowFormat, to folder: URL) throws -> Int {
+        let table = ModelTable(entity)
+        let total = try source.rowCount(of: table)
+        let progress = Progress("Exporting \(entity.name)", total: total)
+        var lines: [String] = format == .json ? ["["] : [RowFormat.csvLine(table.fieldNames)]
+        var count = 0
+        try source.forEachRow(of: table) { row in
+            if format == .json {
+                if count > 0 { lines[lines.count - 1] += "," }
+                lines.append(RowFormat.jsonObject(row, of: table))
+            } else {
+                lines.append(RowFormat.csvLine(RowFormat.fields(row)))
+            }
+            count += 1
+            progress.update(count)
+        }
+        progress.finish()
+        if format == .json { lines.append("]") }
+        let target = folder.appendingPathComponent("\(entity.name).\(format.rawValue)")
+        do {
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: target)
+        } catch {
+            throw ToolError("Cannot write \(target.path): \(error.localizedDescription)")
+        }
+        return count
     }
 }

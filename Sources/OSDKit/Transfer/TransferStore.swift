@@ -14,6 +14,8 @@ protocol TransferStore: AnyObject {
     func forEachRow(of table: ModelTable, _ body: (ModelRow) throws -> Void) throws
     /// Why the store cannot hold a value, or `nil` when it can.
     func problem(storing value: StoredValue) -> String?
+    /// Runs `body` reading one state of the store, whatever other processes commit meanwhile.
+    func reading<R>(_ body: () throws -> R) throws -> R
     /// Runs `body` in one write transaction: everything it writes lands, or nothing does.
     func transaction<R>(_ body: () throws -> R) throws -> R
     /// Whether rows of the class hierarchies rooted at the keys' names can be written with these
@@ -118,6 +120,11 @@ extension PostgresStoreAccess: TransferStore {
     }
 
     func problem(storing value: StoredValue) -> String? { Self.problem(storing: value) }
+
+    func reading<R>(_ body: () throws -> R) throws -> R {
+        // Opened for reading, the store reads in one read-only transaction from the start.
+        try body()
+    }
 
     func canKeep(_ keysByRoot: [String: [Int64]]) throws -> Bool {
         for (root, keys) in keysByRoot.sorted(by: { $0.key < $1.key }) where try !reserveKeys(keys, root: root) {

@@ -110,6 +110,14 @@ package final class StoreFile {
         }
     }
 
+    /// Runs `body` in one read transaction, so that everything it reads comes from one state of the
+    /// store, whatever other processes commit meanwhile.
+    package func reading<R>(_ body: () throws -> R) throws -> R {
+        try translatingErrors { try connection.execute("BEGIN") }
+        defer { try? connection.execute("COMMIT") }   // ends a read: nothing to lose
+        return try body()
+    }
+
     /// Records a history transaction of inserted rows (entity name, primary keys), so that apps
     /// following the store see them as they see another process's save. Call inside ``transaction(_:)``.
     package func recordInsertions(_ keys: [(entity: String, keys: [Int64])], author: String) throws {
