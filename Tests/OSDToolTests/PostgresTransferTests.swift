@@ -54,6 +54,9 @@ struct PostgresTransferTests {
         #expect(exported.status == 0, "\(exported.error)")
         #expect(exported.output.contains("Stop: 10 rows"), "\(exported.output)")
         expectSameFiles(directory.path("first"), directory.path("second"))
+        // The key sequences are past the kept keys, so the app's next saves cannot collide.
+        let verified = try OSDTool.run("verify", url, "--name", name)
+        #expect(verified.status == 0, "\(verified.output)")
 
         // And back into a file.
         _ = try fileContainer(directory.path("back.store"))

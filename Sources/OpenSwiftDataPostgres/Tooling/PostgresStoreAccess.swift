@@ -221,9 +221,12 @@ package final class PostgresStoreAccess {
         guard needed <= Int64(keys.count) * 4 + 100_000 else { return false }
         var bindings = PostgresBindings()
         bindings.append(needed)
-        let drawn = try integers("SELECT nextval(\(PostgresSQL.literal(sequence))) AS k FROM generate_series(1, $1::int8) ORDER BY k", bindings)
-        // Contiguous from the floor up: no other process drew a key in between.
-        return drawn.first == floor + 1 && drawn.last == highest && drawn.count == Int(needed)
+        guard let drawn = try session.query(
+            "SELECT min(k), max(k), count(*) FROM (SELECT nextval(\(PostgresSQL.literal(sequence))) AS k FROM generate_series(1, $1::int8)) AS d", bindings
+        ).first.map(PostgresRowReader.init) else { return false }
+        // Contiguous from the floor up (distinct keys, as many as the range holds): no other
+        // process drew a key in between.
+        return drawn._int64(0) == floor + 1 && drawn._int64(1) == highest && drawn._int64(2) == needed
     }
 
     /// Draws `count` new keys for the class hierarchy rooted at `root`, in ascending order.
