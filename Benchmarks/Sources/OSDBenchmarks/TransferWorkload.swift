@@ -9,12 +9,8 @@ import OpenSwiftDataPostgres
 /// times on fresh targets; every export must equal the first, byte for byte.
 enum TransferWorkload {
     static func main(arguments: [String]) throws {
-        func value(_ name: String, _ fallback: Int) -> Int {
-            guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return fallback }
-            return Int(arguments[index + 1]) ?? fallback
-        }
-        let rows = value("--rows", 100_000)
-        let runs = value("--runs", 3)
+        let rows = option("--rows").flatMap { Int($0) } ?? 100_000
+        let runs = option("--runs").flatMap { Int($0) } ?? 3
         let osd = URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().appendingPathComponent("osd")
         guard FileManager.default.isExecutableFile(atPath: osd.path) else {
             throw BenchError("T1 runs \(osd.path): build it first with `swift build -c release --product osd`")
