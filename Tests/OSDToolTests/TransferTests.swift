@@ -102,6 +102,24 @@ struct TransferTests {
         #expect(try OSDTool.run("query", store, "Sailor", "--count").output == "0\n")
     }
 
+    @Test("files with Windows line ends import line by line, and errors name the right line")
+    func windowsLineEnds() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path("store.store")
+        try emptyStore(at: store)
+        try FileManager.default.createDirectory(atPath: directory.path("in"), withIntermediateDirectories: true)
+        let file = URL(fileURLWithPath: directory.path("in/Sailor.json"))
+        try Data("[\r\n{\"_id\":1,\"email\":\"a@example.com\"},\r\n{\"_id\":2,\"email\":\"b@example.com\"}\r\n]\r\n".utf8).write(to: file)
+        let imported = try OSDTool.run("import", store, "--from", directory.path("in"))
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(try OSDTool.run("query", store, "Sailor", "--count").output == "2\n")
+
+        try Data("[\r\n{\"_id\":3,\"email\":\"c@example.com\"},\r\n{\"_id\":4}\r\n]\r\n".utf8).write(to: file)
+        let refused = try OSDTool.run("import", store, "--from", directory.path("in"))
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("Sailor.json line 3: email is missing"), "\(refused.error)")
+    }
+
     @Test("a relationship to a row that no file holds is refused")
     func danglingReference() throws {
         let directory = try TemporaryDirectory()
