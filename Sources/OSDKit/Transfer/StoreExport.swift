@@ -28,17 +28,29 @@ package struct StoreExport {
         // so a failed export leaves no partial set of files for an import to take as whole.
         let staging = directory.appendingPathComponent(".osd-export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(at: staging) }   // empty after the moves; a leftover is only scratch
-        let written = try source.reading {
-            try entities.map { entity in (entity.name, try write(entity, of: source, format: format, to: staging)) }
-        }
-        for entity in entities {
-            let name = "\(entity.name).\(format.rawValue)"
-            let target = directory.appendingPathComponent(name)
-            // rename(2) puts each file in place whole, replacing an older one.
-            guard rename(staging.appendingPathComponent(name).path, target.path) == 0 else {
-                throw ToolError("Cannot write \(target.path): \(String(cString: strerror(errno)))")
+        let written: [(String, Int)]
+        do {
+            written = try source.reading {
+                try entities.map { entity in (entity.name, try write(entity, of: source, format: format, to: staging)) }
             }
+            for entity in entities {
+                let name = "\(entity.name).\(format.rawValue)"
+                let target = directory.appendingPathComponent(name)
+                // rename(2) puts each file in place whole, replacing an older one.
+                guard rename(staging.appendingPathComponent(name).path, target.path) == 0 else {
+                    throw ToolError("Cannot write \(target.path): \(String(cString: strerror(errno)))")
+                }
+            }
+        } catch {
+            // The error that stopped the export is the one to report; the scratch folder holds
+            // only partial files, never taken for an export (import reads DIR's own *.json).
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
+        do {
+            try FileManager.default.removeItem(at: staging)
+        } catch {
+            throw ToolError("The files are in \(directory.path), but the empty scratch folder \(staging.path) could not be removed: \(error.localizedDescription)")
         }
         return written
     }

@@ -114,8 +114,15 @@ package final class StoreFile {
     /// store, whatever other processes commit meanwhile.
     package func reading<R>(_ body: () throws -> R) throws -> R {
         try translatingErrors { try connection.execute("BEGIN") }
-        defer { try? connection.execute("COMMIT") }   // ends a read: nothing to lose
-        return try body()
+        let result: R
+        do {
+            result = try body()
+        } catch {
+            try? connection.execute("ROLLBACK")   // the error that stopped the body is the one to report
+            throw error
+        }
+        try translatingErrors { try connection.execute("COMMIT") }
+        return result
     }
 
     /// Records a history transaction of inserted rows (entity name, primary keys), so that apps
