@@ -89,6 +89,18 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) =
     #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")
 
+/// Specifies the key paths that OpenSwiftData uses to create indexes for the model's storage, with
+/// the kind of each index.
+///
+/// ```swift
+/// #Index<Trip>(.binary([\.name]), .binary([\.startDate, \.endDate]))
+/// ```
+///
+/// Both kinds are stored as binary (B-tree) indexes; see ``Schema/Index``.
+@freestanding(declaration, names: named(_osdIndexes))
+public macro Index<T: PersistentModel>(_ indices: Schema.Index<T>.Types<T>...) =
+    #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")
+
 /// Converts a Swift actor into a model actor by generating boilerplate code that fulfills the
 /// requirements of the associated protocol.
 ///

@@ -102,6 +102,8 @@ extension Date: _PersistentScalar {
         Date(timeIntervalSinceReferenceDate: try row._double(column))
     }
     @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
+        // A NaN interval is no point in time: the stores' date columns hold numbers only.
+        guard !timeIntervalSinceReferenceDate.isNaN else { throw ValueWritingError.dateIsNaN }
         try timeIntervalSinceReferenceDate._osdWrite(to: writer, column)
     }
 }

@@ -183,6 +183,21 @@ enum JSONCoding {
     }
 }
 
+/// Values the built-in stores refuse to write; the save names the model and property
+/// (``PropertyEncoding``).
+@usableFromInline
+enum ValueWritingError: Error, CustomStringConvertible {
+    /// A `Date` whose time interval is NaN.
+    case dateIsNaN
+
+    @usableFromInline var description: String {
+        switch self {
+        case .dateIsNaN:
+            "the Date's time interval is NaN, which is no point in time; the store's date columns hold only numbers"
+        }
+    }
+}
+
 /// Errors reading a stored value back into a property.
 @usableFromInline
 enum ValueCodingError: Error, CustomStringConvertible {

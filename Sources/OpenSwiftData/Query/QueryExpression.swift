@@ -76,6 +76,21 @@ package indirect enum QueryExpression: Hashable, Sendable {
 
     package enum ComparisonOperator: Hashable, Sendable {
         case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
+
+        /// The operator that gives the same answer with the operands swapped (`a < b` is `b > a`).
+        package var swapped: ComparisonOperator {
+            switch self {
+            case .equal, .notEqual: self
+            case .less: .greater
+            case .lessOrEqual: .greaterOrEqual
+            case .greater: .less
+            case .greaterOrEqual: .lessOrEqual
+            }
+        }
+
+        /// Whether the operator holds for values above a bound (`>`, `>=`): the ones a store that
+        /// orders NaN above every number must keep NaN out of.
+        package var admitsGreater: Bool { self == .greater || self == .greaterOrEqual }
     }
 
     /// How a comparison treats NULL, text and floating-point operands.
@@ -147,4 +162,24 @@ struct QueryPlan: Sendable {
     var sort: [QuerySort]
     /// Whether `sort` reproduces the descriptor's order exactly.
     var sortIsExact: Bool
+}
+
+extension QueryExpression {
+    /// A floating-point comparison of a stored property with a number that is not NaN, with the
+    /// property on the left (`5 < $0.price` is `$0.price > 5`); `nil` for any other comparison.
+    ///
+    /// Stores compile these without the NaN test that wraps other floating-point comparisons, as a
+    /// plain comparison with the column, which an index on the property can serve.
+    package static func storedPropertyAgainstNumber(
+        _ operation: ComparisonOperator, _ lhs: QueryExpression, _ rhs: QueryExpression
+    ) -> (property: QueryExpression, number: Double, operation: ComparisonOperator)? {
+        switch (lhs, rhs) {
+        case (.attribute, .value(.real(let number))), (.scoped, .value(.real(let number))):
+            number.isNaN ? nil : (lhs, number, operation)
+        case (.value(.real(let number)), .attribute), (.value(.real(let number)), .scoped):
+            number.isNaN ? nil : (rhs, number, operation.swapped)
+        default:
+            nil
+        }
+    }
 }

@@ -143,14 +143,25 @@ struct PostgresCompiler {
         _ operation: QueryExpression.ComparisonOperator, _ lhs: QueryExpression, _ rhs: QueryExpression,
         _ options: QueryExpression.CompareOptions
     ) throws -> String {
-        let symbol = switch operation {
-        case .equal: options.nullSafe ? "IS NOT DISTINCT FROM" : "="
-        case .notEqual: options.nullSafe ? "IS DISTINCT FROM" : "<>"
-        case .less: "<"
-        case .lessOrEqual: "<="
-        case .greater: ">"
-        case .greaterOrEqual: ">="
+        func symbol(_ operation: QueryExpression.ComparisonOperator) -> String {
+            switch operation {
+            case .equal: options.nullSafe ? "IS NOT DISTINCT FROM" : "="
+            case .notEqual: options.nullSafe ? "IS DISTINCT FROM" : "<>"
+            case .less: "<"
+            case .lessOrEqual: "<="
+            case .greater: ">"
+            case .greaterOrEqual: ">="
+            }
         }
+        if options.floating, let (property, number, operation) = QueryExpression.storedPropertyAgainstNumber(operation, lhs, rhs) {
+            // PostgreSQL orders NaN after every number: a NaN column already fails `=`, `<`, `<=`
+            // and passes `<>`, as in Swift; `>` and `>=` stop below NaN. The column stays bare, so
+            // an index on it serves the comparison.
+            let column = try value(property)
+            let compared = "(\(column) \(symbol(operation)) \(parameter(.real(number))))"
+            return operation.admitsGreater ? "(\(compared) AND \(column) < 'NaN'::float8)" : compared
+        }
+        let symbol = symbol(operation)
         // A NaN operand arrives as its 8 bytes, the SQLite store's form.
         let lhs = options.floating ? Self.nanAsReal(lhs) : lhs
         let rhs = options.floating ? Self.nanAsReal(rhs) : rhs

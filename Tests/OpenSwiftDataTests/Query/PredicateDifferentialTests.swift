@@ -42,6 +42,24 @@ import Testing
         }
     }
 
+    /// A `Date` whose time interval is NaN is no point in time, and no store's date column holds
+    /// one: the save throws, naming the model and property, with nothing written. (Were one stored,
+    /// PostgreSQL would order it after every date, where Swift says it is neither before nor after
+    /// any, so comparisons of dates keep NaN out as those of `Double`s do.)
+    @Test(arguments: Backend.allCases) func aNaNDateIsRefusedByTheSave(_ backend: Backend) throws {
+        let store = TemporaryStore()
+        let originals = PredicateCorpus.items(count: 40, seed: 11)
+        originals[7].date = Date(timeIntervalSinceReferenceDate: .nan)
+        let context = ModelContext(try store.container(Item.self, backend: backend))
+        for item in originals { context.insert(item) }
+        let error = #expect(throws: SwiftDataError.modelValidationFailure) { try context.save() }
+        #expect(error.map { "\($0)".contains("Item.date") && "\($0)".contains("NaN") } == true, "\(String(describing: error))")
+        #expect(try ModelContext(try store.container(Item.self, backend: backend)).fetchCount(FetchDescriptor<Item>()) == 0)
+        originals[7].date = .now
+        try context.save()
+        #expect(try ModelContext(try store.container(Item.self, backend: backend)).fetchCount(FetchDescriptor<Item>()) == 40)
+    }
+
     /// Sorting by text follows Swift's documented String order: canonically equivalent strings tie,
     /// others order by the Unicode scalars of their NFC forms. (The expected order is computed from
     /// NFC bytes because `String.<` itself is not transitive around U+212A KELVIN SIGN.)

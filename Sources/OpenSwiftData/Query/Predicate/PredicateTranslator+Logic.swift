@@ -84,7 +84,8 @@ func comparison(
     var options = QueryExpression.CompareOptions()
     options.nullSafe = optional
     options.text = storage == .text
-    options.floating = storage == .real
+    // A Date is its time interval: one that is NaN is unordered and unequal, as a Double's NaN.
+    options.floating = storage == .real || storage == .date
     let nullable = !optional && (left.isNullable || right.isNullable)
     return QueryTerm(expression: .compare(operation, left.expression, right.expression, options), storage: .integer, isNullable: nullable)
 }

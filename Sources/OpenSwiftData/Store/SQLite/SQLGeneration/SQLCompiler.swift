@@ -86,14 +86,27 @@ struct SQLCompiler {
         _ operation: QueryExpression.ComparisonOperator, _ lhs: QueryExpression, _ rhs: QueryExpression,
         _ options: QueryExpression.CompareOptions
     ) -> String {
-        let symbol = switch operation {
-        case .equal: options.nullSafe ? "IS" : "="
-        case .notEqual: options.nullSafe ? "IS NOT" : "<>"
-        case .less: "<"
-        case .lessOrEqual: "<="
-        case .greater: ">"
-        case .greaterOrEqual: ">="
+        func symbol(_ operation: QueryExpression.ComparisonOperator) -> String {
+            switch operation {
+            case .equal: options.nullSafe ? "IS" : "="
+            case .notEqual: options.nullSafe ? "IS NOT" : "<>"
+            case .less: "<"
+            case .lessOrEqual: "<="
+            case .greater: ">"
+            case .greaterOrEqual: ">="
+            }
         }
+        if options.floating, let (property, number, operation) = QueryExpression.storedPropertyAgainstNumber(operation, lhs, rhs) {
+            // NaN is stored as a BLOB, which SQLite orders after every number: it already fails
+            // `=`, `<`, `<=` and passes `<>`, as in Swift; `>` and `>=` leave BLOBs out with a
+            // test beside the comparison (an upper bound would hide the query's own from SQLite's
+            // planner). The column stays bare, so an index on it serves the comparison.
+            let column = sql(property)
+            arguments.append(.real(number))
+            let compared = "(\(column) \(symbol(operation)) ?)"
+            return operation.admitsGreater ? "(\(compared) AND typeof(\(column)) <> 'blob')" : compared
+        }
+        let symbol = symbol(operation)
         let collation = options.text ? " COLLATE \(SwiftSemantics.collationName)" : ""
         let left = sql(lhs)
         let right = sql(rhs)
