@@ -16,13 +16,13 @@ public enum OpenSwiftDataDiagnostics {
 }
 
 /// The reporting behind ``OpenSwiftDataDiagnostics``.
-enum Diagnostics {
+package enum Diagnostics {
     static let handler = LockedValue<@Sendable (String) -> Void>({ message in
         FileHandle.standardError.write(Data("OpenSwiftData: \(message)\n".utf8))
     })
 
     /// Reports a failure that the API where it happened cannot throw.
-    static func report(_ message: String) {
+    package static func report(_ message: String) {
         handler.load()(message)
     }
 }

@@ -67,10 +67,14 @@ final class PostgresTable: Sendable {
         let constraints = entity.uniquenessConstraints.map { $0.compactMap { indexByName[$0] } }.filter { !$0.isEmpty }
         self.uniqueKeyAttributes = constraints.flatMap { $0 }
         var number = 0
+        // Text by its NFC form, as the unique index holds it (``declaredIndexes``).
         let terms = constraints.map { constraint in
             "(" + constraint.map { property in
                 number += 1
-                return "\(columns[property] ?? "NULL") = $\(number)"
+                let column = columns[property] ?? "NULL"
+                return entity.fields[property].storage == .text
+                    ? "\(PostgresSQL.swiftText(column)) = \(PostgresSQL.swiftText("$\(number)"))"
+                    : "\(column) = $\(number)"
             }.joined(separator: " AND ") + ")"
         }
         self.upsertLookupSQL = terms.isEmpty ? nil
@@ -134,19 +138,40 @@ final class PostgresTable: Sendable {
         return ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"] + indexStatements + ownedLinks.flatMap(linkTableStatements)
     }
 
+    /// One of the entity's `#Unique` or `#Index` indexes.
+    struct DeclaredIndex {
+        /// The index's name, quoted.
+        let name: String
+        let isUnique: Bool
+        /// Whether it covers a text attribute.
+        let coversText: Bool
+        /// The statement that creates it.
+        let createStatement: String
+    }
+
+    /// The entity's unique indexes (`#Unique`, `.unique`) and regular ones (`#Index`), in that
+    /// order. Text attributes are indexed by their NFC form, as queries compare them
+    /// (``PostgresSQL/swiftText(_:)``): unique text is unique as Swift's `==` tells strings apart,
+    /// and comparisons and sorts of text can use the index.
+    var declaredIndexes: [DeclaredIndex] {
+        let storage = Dictionary(entity.fields.map { ($0.name, $0.storage) }, uniquingKeysWith: { first, _ in first })
+        func declared(_ names: [String], name: String, isUnique: Bool) -> DeclaredIndex {
+            let coversText = names.contains { storage[$0] == .text }
+            let expressions = names.map { storage[$0] == .text ? "normalize(\(PostgresSQL.quote($0)), NFC)" : PostgresSQL.quote($0) }
+            let quoted = PostgresSQL.quote(Self.indexName(name))
+            return DeclaredIndex(
+                name: quoted, isUnique: isUnique, coversText: coversText,
+                createStatement: "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(quoted) ON \(table) (\(expressions.joined(separator: ", ")))")
+        }
+        return entity.uniquenessConstraints.enumerated().map { declared($1, name: "osd_unique_\(entity.name)_\($0)", isUnique: true) }
+            + entity.indices.enumerated().map { declared($1, name: "osd_index_\(entity.name)_\($0)", isUnique: false) }
+    }
+
     /// The statements that create the entity's unique and regular indexes, and one index per
     /// foreign key (deletes and to-many loads look rows up by it).
     var indexStatements: [String] {
-        var statements: [String] = []
+        var statements = declaredIndexes.map(\.createStatement)
         let prefix = entity.name
-        for (number, constraint) in entity.uniquenessConstraints.enumerated() {
-            let names = constraint.map(PostgresSQL.quote).joined(separator: ", ")
-            statements.append("CREATE UNIQUE INDEX \(PostgresSQL.quote(Self.indexName("osd_unique_\(prefix)_\(number)"))) ON \(table) (\(names))")
-        }
-        for (number, index) in entity.indices.enumerated() {
-            let names = index.map(PostgresSQL.quote).joined(separator: ", ")
-            statements.append("CREATE INDEX \(PostgresSQL.quote(Self.indexName("osd_index_\(prefix)_\(number)"))) ON \(table) (\(names))")
-        }
         for (property, link) in entity.links.sorted(by: { $0.key < $1.key }) where link.storage == .foreignKey {
             statements.append("CREATE INDEX IF NOT EXISTS \(PostgresSQL.quote(Self.indexName("osd_fk_\(prefix)_\(link.name)"))) ON \(table) (\(columns[property]!))")
         }

@@ -41,9 +41,9 @@ extension PostgresBackend {
         guard exists else { return nil }
         guard relations.contains("osd_metadata") else {
             if relations.isEmpty {
-                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) exists but is empty and was not made by OpenSwiftData; drop it or name another configuration. Nothing was changed.")
+                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL \(location.displayName) exists but is empty and was not made by OpenSwiftData; drop it or name another configuration. Nothing was changed.")
             }
-            throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) holds tables that are not an OpenSwiftData store (\(relations.sorted().prefix(5).joined(separator: ", "))); name another configuration. Nothing was changed.")
+            throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL \(location.displayName) holds tables that are not an OpenSwiftData store (\(relations.sorted().prefix(5).joined(separator: ", "))); name another configuration. Nothing was changed.")
         }
         let rows = try session.query("SELECT key, value FROM \(PostgresSQL.quote(location.namespace)).osd_metadata")
         return Dictionary(rows.map { PostgresRowReader($0) }.map { ($0._string(0), $0._string(1)) }, uniquingKeysWith: { a, _ in a })
@@ -57,20 +57,20 @@ extension PostgresBackend {
     ) throws -> String {
         let format = metadata["format"].flatMap { Int64($0) } ?? 0
         guard format <= formatVersion else {
-            throw SwiftDataError(.storeFromNewerVersion, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has format \(format); this version of OpenSwiftData reads up to \(formatVersion). Nothing was changed.")
+            throw SwiftDataError(.storeFromNewerVersion, reason: "PostgreSQL \(location.displayName) has format \(format); this version of OpenSwiftData reads up to \(formatVersion). Nothing was changed.")
         }
         let recorded = try recordedSchema(metadata, location: location)
         if !recorded.differences(from: models).isEmpty {
             if let stored = recorded.version, let current = models.version, stored > current {
-                throw SwiftDataError(.backwardMigration, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) was written by version \(stored) of the schema, newer than \(current). Nothing was changed.")
+                throw SwiftDataError(.backwardMigration, reason: "PostgreSQL \(location.displayName) was written by version \(stored) of the schema, newer than \(current). Nothing was changed.")
             }
             // Not one model in common: the namespace is another app's, not an earlier version of this one.
             guard recorded.entities.isEmpty || recorded.entities.contains(where: { tables[$0.name] != nil }) else {
                 let differences = recorded.differences(from: models).prefix(5).joined(separator: "; ")
-                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) holds other models, none of them the container's (\(differences)); name another configuration. Nothing was changed.")
+                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL \(location.displayName) holds other models, none of them the container's (\(differences)); name another configuration. Nothing was changed.")
             }
             guard allowsSave else {
-                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) was written by different models and needs a migration, but the configuration does not allow saves. Nothing was changed.")
+                throw SwiftDataError(.schemaMismatch, reason: "PostgreSQL \(location.displayName) was written by different models and needs a migration, but the configuration does not allow saves. Nothing was changed.")
             }
             let migration = try PostgresMigration(from: recorded, to: tables, namespace: namespace, place: location.displayName) { table, column in
                 let condition = column.map { " WHERE \(PostgresSQL.quote($0)) IS NULL" } ?? ""
@@ -95,7 +95,41 @@ extension PostgresBackend {
             try session.execute("ALTER TABLE \(namespace).osd_history ADD COLUMN IF NOT EXISTS token BIGINT")
             try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('historyToken', '1') ON CONFLICT (key) DO NOTHING")
         }
+        if metadata["textIndexes"] != "nfc", allowsSave {
+            try indexTextByItsNFCForm(tables, namespace: namespace, location: location, on: session)
+        }
         return metadata["identifier"] ?? UUID().uuidString
+    }
+
+    /// Rebuilds the unique and regular indexes of a namespace from before text was indexed by its
+    /// NFC form (``PostgresTable/declaredIndexes``), and records that it is.
+    ///
+    /// A unique index the rows already break (two values Swift calls equal, such as "é" written
+    /// precomposed and decomposed) keeps its old form, byte by byte, and is reported; the
+    /// namespace is tried again when it is next opened for saving.
+    private static func indexTextByItsNFCForm(
+        _ tables: [String: PostgresTable], namespace: String, location: PostgresLocation, on session: PostgresSession
+    ) throws {
+        var kept: [String] = []
+        for table in tables.values.sorted(by: { $0.table < $1.table }) {
+            for index in table.declaredIndexes where index.coversText {
+                try session.execute("SAVEPOINT osd_text_index")
+                do {
+                    try session.execute("DROP INDEX IF EXISTS \(namespace).\(index.name)")
+                    try session.execute(index.createStatement)
+                    try session.execute("RELEASE SAVEPOINT osd_text_index")
+                } catch let error as SwiftDataError where index.isUnique && error == .uniquenessConflict {
+                    try session.execute("ROLLBACK TO SAVEPOINT osd_text_index")
+                    let detail = (error.reason ?? "\(error)").replacingOccurrences(of: " Nothing was saved.", with: "")
+                    kept.append("\(index.name) of \(table.entity.name) (\(detail))")
+                }
+            }
+        }
+        guard kept.isEmpty else {
+            Diagnostics.report("PostgreSQL \(location.displayName): unique values that differ only in their Unicode form (Swift calls them equal) are already stored, so these unique indexes still tell them apart byte by byte: \(kept.joined(separator: "; ")). Make the values distinct; the indexes are rebuilt when the store is next opened for saving.")
+            return
+        }
+        try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('textIndexes', 'nfc') ON CONFLICT (key) DO UPDATE SET value = 'nfc'")
     }
 
     /// The models a namespace's metadata records.
@@ -104,7 +138,7 @@ extension PostgresBackend {
             guard let json = metadata["schema"] else { throw CocoaError(.coderValueNotFound) }
             return try JSONDecoder().decode(StoredSchema.self, from: Data(json.utf8))
         } catch {
-            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL schema \(location.namespace) at \(location.displayName) has an unreadable schema record (\(error)). Nothing was changed.")
+            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL \(location.displayName) has an unreadable schema record (\(error)). Nothing was changed.")
         }
     }
 
@@ -121,7 +155,7 @@ extension PostgresBackend {
         for table in tables.values.sorted(by: { $0.table < $1.table }) {
             for statement in table.createStatements { try session.execute(statement) }
         }
-        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1")] {
+        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc")] {
             var bindings = PostgresBindings()
             bindings.append(key)
             bindings.append(value)

@@ -28,7 +28,7 @@ enum PostgresPlanMigration {
             }
             var staged = configuration
             staged.migrationSession = session
-            try MigrationPlanRunner.run(chain, from: start, configuration: staged, place: "PostgreSQL schema \(location.namespace) at \(location.displayName)") {
+            try MigrationPlanRunner.run(chain, from: start, configuration: staged, place: "PostgreSQL \(location.displayName)") {
                 // The catch below rolls the whole transaction back.
                 "Nothing was changed."
             }

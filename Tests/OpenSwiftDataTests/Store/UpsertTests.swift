@@ -108,3 +108,21 @@ import OpenSwiftData
         #expect(after.map(\.holder) == ["Bob", "Eve", "Fay"])
     }
 }
+
+extension UpsertTests {
+    /// Unique text values match as Swift's `==` matches strings: canonically equivalent ones are
+    /// the same value ("é" precomposed and "e" with a combining accent), on every store.
+    @Test func canonicallyEquivalentUniqueTextIsTheSameValue() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Person.self))
+        context.insert(Person(email: "caf\u{E9}@example.com", givenName: "Ada", familyName: "Byron"))
+        try context.save()
+        let second = ModelContext(try store.container(Person.self))
+        second.insert(Person(email: "cafe\u{301}@example.com", givenName: "Ada", familyName: "Lovelace"))
+        try second.save()
+        let stored = try people(in: store)
+        #expect(stored.map(\.familyName) == ["Lovelace"])
+        let email = "cafe\u{301}@example.com"
+        #expect(try ModelContext(try store.container(Person.self)).fetchCount(FetchDescriptor<Person>(predicate: #Predicate { $0.email == email })) == 1)
+    }
+}
