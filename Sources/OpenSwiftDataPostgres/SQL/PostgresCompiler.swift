@@ -110,7 +110,7 @@ struct PostgresCompiler {
         case .not(let operand):
             return "(NOT \(try condition(operand)))"
         case .isNull(let operand):
-            return "(\(Self.isCondition(operand) ? try booleanSQL(operand) : try value(operand)) IS NULL)"
+            return "(\(Self.isCondition(operand) ? try booleanSQL(operand) : try indexedValue(operand)) IS NULL)"
         case .falseIfNull(let operand):
             return "COALESCE(\(try condition(operand)), FALSE)"
         case .inList(let operand, let values):
@@ -153,6 +153,17 @@ struct PostgresCompiler {
             case .greaterOrEqual: ">="
             }
         }
+        if options.nullSafe, operation == .equal || operation == .notEqual, let (property, stored) = Self.storedPropertyAgainstValue(lhs, rhs) {
+            // `IS [NOT] DISTINCT FROM` never uses an index. Against NULL it is `IS [NOT] NULL`;
+            // equality with a value that is not NULL is `=` on a row whose column is not NULL.
+            if stored == .null { return "(\(try indexedValue(property)) IS \(operation == .equal ? "" : "NOT ")NULL)" }
+            let column = try value(property)
+            if operation == .equal {
+                var plain = options
+                plain.nullSafe = false
+                return "(\(try comparison(.equal, lhs, rhs, plain)) AND \(column) IS NOT NULL)"
+            }
+        }
         if options.floating, let (property, number, operation) = QueryExpression.storedPropertyAgainstNumber(operation, lhs, rhs) {
             // PostgreSQL orders NaN after every number: a NaN column already fails `=`, `<`, `<=`
             // and passes `<>`, as in Swift; `>` and `>=` stop below NaN. The column stays bare, so
@@ -176,6 +187,25 @@ struct PostgresCompiler {
         let left = try value(lhs)
         let right = try value(rhs)
         return "(CASE WHEN (\(left))::float8 = 'NaN'::float8 OR (\(right))::float8 = 'NaN'::float8 THEN \(nanResult) ELSE \(plain) END)"
+    }
+
+    /// The expression as a value, a text attribute as its NFC form, which is NULL when the
+    /// attribute is: the form indexes hold it in (``PostgresTable/declaredIndexes``), so that a
+    /// test for NULL can use them.
+    private mutating func indexedValue(_ expression: QueryExpression) throws -> String {
+        if case .attribute(let index) = expression, index < table.entity.fields.count, table.entity.fields[index].storage == .text {
+            return PostgresSQL.swiftText(try value(expression))
+        }
+        return try value(expression)
+    }
+
+    /// A stored property and the value it is compared with, in either order; `nil` for other operands.
+    private static func storedPropertyAgainstValue(_ lhs: QueryExpression, _ rhs: QueryExpression) -> (property: QueryExpression, value: StoredValue)? {
+        switch (lhs, rhs) {
+        case (.attribute, .value(let stored)), (.scoped, .value(let stored)): (lhs, stored)
+        case (.value(let stored), .attribute), (.value(let stored), .scoped): (rhs, stored)
+        default: nil
+        }
     }
 
     /// A floating-point value given as the 8 bytes of a NaN, as a real.
