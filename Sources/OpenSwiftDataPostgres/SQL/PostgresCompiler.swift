@@ -144,14 +144,7 @@ struct PostgresCompiler {
         _ options: QueryExpression.CompareOptions
     ) throws -> String {
         func symbol(_ operation: QueryExpression.ComparisonOperator) -> String {
-            switch operation {
-            case .equal: options.nullSafe ? "IS NOT DISTINCT FROM" : "="
-            case .notEqual: options.nullSafe ? "IS DISTINCT FROM" : "<>"
-            case .less: "<"
-            case .lessOrEqual: "<="
-            case .greater: ">"
-            case .greaterOrEqual: ">="
-            }
+            operation.symbol(nullSafe: options.nullSafe ? ("IS NOT DISTINCT FROM", "IS DISTINCT FROM") : nil)
         }
         if options.nullSafe, operation == .equal || operation == .notEqual, let (property, stored) = Self.storedPropertyAgainstValue(lhs, rhs) {
             // `IS [NOT] DISTINCT FROM` never uses an index. Against NULL it is `IS [NOT] NULL`;

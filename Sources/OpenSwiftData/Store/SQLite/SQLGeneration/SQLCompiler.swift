@@ -87,14 +87,7 @@ struct SQLCompiler {
         _ options: QueryExpression.CompareOptions
     ) -> String {
         func symbol(_ operation: QueryExpression.ComparisonOperator) -> String {
-            switch operation {
-            case .equal: options.nullSafe ? "IS" : "="
-            case .notEqual: options.nullSafe ? "IS NOT" : "<>"
-            case .less: "<"
-            case .lessOrEqual: "<="
-            case .greater: ">"
-            case .greaterOrEqual: ">="
-            }
+            operation.symbol(nullSafe: options.nullSafe ? ("IS", "IS NOT") : nil)
         }
         if options.floating, let (property, number, operation) = QueryExpression.storedPropertyAgainstNumber(operation, lhs, rhs) {
             // NaN is stored as a BLOB, which SQLite orders after every number: it already fails
