@@ -42,6 +42,10 @@ extension Schema {
         let relationshipCountLimits: [Int: (minimum: Int, maximum: Int)]
         /// The index of each persisted property by its key path, for predicates and sorts.
         let propertyIndexByKeyPath: [AnyKeyPath: Int]
+        /// What is wrong with the model's `#Unique` and `#Index` declarations, one sentence each:
+        /// a key path that is no stored property, a relationship in a uniqueness constraint, a
+        /// to-many relationship in an index. The built-in stores refuse to open with any.
+        package let declarationProblems: [String]
 
         init(modelType: any PersistentModel.Type) {
             func name<M: PersistentModel>(_ type: M.Type) -> String { Schema.entityName(for: type) }
@@ -77,6 +81,33 @@ extension Schema {
             let attributeUnique = attributes.filter(\.isUnique).map { [$0.name] }
             self.uniquenessConstraints = (attributeUnique + declaredUnique).filter { !$0.isEmpty }
             self.indices = modelType._osdIndexes.map { $0.compactMap { nameByKeyPath[$0] } }.filter { !$0.isEmpty }
+            self.declarationProblems = Self.declarationProblems(
+                of: name(modelType), unique: modelType._osdUniquenessConstraints, indexes: modelType._osdIndexes,
+                names: nameByKeyPath, relationships: Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }))
+        }
+
+        /// The problems of `#Unique` and `#Index` declarations (``declarationProblems``).
+        private static func declarationProblems(
+            of model: String, unique: [[AnyKeyPath]], indexes: [[AnyKeyPath]], names: [AnyKeyPath: String], relationships: [String: Relationship]
+        ) -> [String] {
+            var problems: [String] = []
+            for (macro, groups) in [("#Unique", unique), ("#Index", indexes)] {
+                for group in groups {
+                    for keyPath in group {
+                        guard let name = names[keyPath] else {
+                            problems.append("\(macro)<\(model)> names \(keyPath), which is not a stored property of \(model) (a computed or @Transient property has no value in the store)")
+                            continue
+                        }
+                        guard let relationship = relationships[name] else { continue }
+                        if macro == "#Unique" {
+                            problems.append("\(macro)<\(model)> names \(model).\(name), a relationship; uniqueness constraints cover attributes (give the model an attribute that identifies the related model, such as its id, and make that unique)")
+                        } else if !relationship.isToOneRelationship {
+                            problems.append("\(macro)<\(model)> names \(model).\(name), a to-many relationship, which has no column to index (its models are found by the index every relationship has)")
+                        }
+                    }
+                }
+            }
+            return problems
         }
 
         /// The index of the property a key path reads, including a key path rooted at a subclass

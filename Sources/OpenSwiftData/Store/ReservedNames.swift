@@ -9,11 +9,15 @@ package enum ReservedNames {
     package static let primaryKeyColumn = "_pk"
 
     /// Throws, naming the model and property, when a model of `schema` cannot be laid out:
+    /// a `#Unique` or `#Index` the store cannot hold (``Schema/Entity/declarationProblems``),
     /// a property named like the primary-key column, a model named like a store's own table, or,
     /// when the store compares names without regard to case, two such names of one model.
     package static func check(_ schema: Schema, caseInsensitive: Bool) throws {
         func key(_ name: String) -> String { caseInsensitive ? name.lowercased() : name }
         for entity in schema.entities {
+            if let problem = entity.declarationProblems.first {
+                throw SwiftDataError(.loadIssueModelContainer, reason: problem)
+            }
             let entityKey = entity.name.lowercased()
             if entityKey.hasPrefix("osd_") || (caseInsensitive && entityKey.hasPrefix("sqlite_")) {
                 throw SwiftDataError(.loadIssueModelContainer, reason: "The model \(entity.name) has a name the store keeps for its own tables (osd_…\(caseInsensitive ? ", sqlite_…" : "")); rename the class")

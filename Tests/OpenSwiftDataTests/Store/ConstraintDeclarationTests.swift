@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import OpenSwiftData
+
+@Model final class Club {
+    #Index<Club>([\.members])
+    var name: String
+    @Relationship(inverse: \Membership.club) var members: [Membership] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class Membership {
+    #Unique<Membership>([\.member, \.club])
+    var member: String
+    var club: Club?
+    init(member: String) { self.member = member }
+}
+
+@Model final class Sticker {
+    #Unique<Sticker>([\.label, \.isShown])
+    var label: String
+    @Transient var isShown = false
+    init(label: String) { self.label = label }
+}
+
+@Model final class Seat {
+    #Index<Seat>([\.hall], [\.row, \.number])
+    var row: Int
+    var number: Int
+    var hall: Hall?
+    init(row: Int, number: Int) { self.row = row; self.number = number }
+}
+
+@Model final class Hall {
+    var name: String
+    @Relationship(inverse: \Seat.hall) var seats: [Seat] = []
+    init(name: String) { self.name = name }
+}
+
+/// `#Unique` covers attributes, as Apple documents it, and `#Index` stored properties: a key path
+/// the store cannot hold is refused when the container opens, naming the model and property,
+/// never left out in silence or failing later in SQL.
+@Suite struct ConstraintDeclarationTests {
+    static let builtInStores = Backend.allCases.filter { $0 != .dataStore }
+
+    private func refusal(_ types: [any PersistentModel.Type], backend: Backend) -> SwiftDataError? {
+        let store = TemporaryStore()
+        let error = #expect(throws: SwiftDataError.loadIssueModelContainer) {
+            _ = try ModelContainer(for: Schema(types), configurations: [backend.configuration(url: store.url)])
+        }
+        if backend == .sqlite { #expect(!FileManager.default.fileExists(atPath: store.url.path), "nothing is created") }
+        return error
+    }
+
+    @Test(arguments: builtInStores) func aRelationshipInAUniquenessConstraintIsRefused(_ backend: Backend) throws {
+        let error = refusal([Membership.self, Club.self], backend: backend)
+        #expect(error?.reason?.contains("#Unique<Membership> names Membership.member") == false)
+        #expect(error?.reason?.contains("Membership.club, a relationship") == true, "\(String(describing: error))")
+    }
+
+    @Test(arguments: builtInStores) func aTransientPropertyInAUniquenessConstraintIsRefused(_ backend: Backend) throws {
+        let error = refusal([Sticker.self], backend: backend)
+        #expect(error?.reason?.contains("#Unique<Sticker> names") == true, "\(String(describing: error))")
+        #expect(error?.reason?.contains("not a stored property of Sticker") == true, "\(String(describing: error))")
+    }
+
+    @Test(arguments: builtInStores) func aToManyRelationshipInAnIndexIsRefused(_ backend: Backend) throws {
+        // Club's #Index names its to-many members; Membership is fine apart from its own #Unique,
+        // so Club's problem is reported when Club comes first.
+        let error = refusal([Club.self, Membership.self], backend: backend)
+        #expect(error?.reason?.contains("Club.members, a to-many relationship") == true, "\(String(describing: error))")
+    }
+
+    /// A to-one relationship is a column: an index on it is kept, and the store reopens.
+    @Test(arguments: builtInStores) func aToOneRelationshipInAnIndexIsKept(_ backend: Backend) throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try ModelContainer(for: Schema([Seat.self, Hall.self]), configurations: [backend.configuration(url: store.url)]))
+            let hall = Hall(name: "Main")
+            context.insert(hall)
+            let seat = Seat(row: 3, number: 7)
+            seat.hall = hall
+            context.insert(seat)
+            try context.save()
+        }
+        let container = try ModelContainer(for: Schema([Seat.self, Hall.self]), configurations: [backend.configuration(url: store.url)])
+        #expect(container.schema.entity(for: Seat.self)?.indices == [["hall"], ["row", "number"]])
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Seat>()).first?.hall?.name == "Main")
+    }
+}
