@@ -43,8 +43,8 @@ extension Schema {
         /// The index of each persisted property by its key path, for predicates and sorts.
         let propertyIndexByKeyPath: [AnyKeyPath: Int]
         /// What is wrong with the model's `#Unique` and `#Index` declarations, one sentence each:
-        /// a key path that is no stored property, a relationship in a uniqueness constraint, a
-        /// to-many relationship in an index. The built-in stores refuse to open with any.
+        /// a key path that is no stored property, or a to-many relationship (a to-one is a
+        /// column, and may be named). The built-in stores refuse to open with any.
         package let declarationProblems: [String]
 
         init(modelType: any PersistentModel.Type) {
@@ -98,11 +98,8 @@ extension Schema {
                             problems.append("\(macro)<\(model)> names \(keyPath), which is not a stored property of \(model) (a computed or @Transient property has no value in the store)")
                             continue
                         }
-                        guard let relationship = relationships[name] else { continue }
-                        if macro == "#Unique" {
-                            problems.append("\(macro)<\(model)> names \(model).\(name), a relationship; uniqueness constraints cover attributes (give the model an attribute that identifies the related model, such as its id, and make that unique)")
-                        } else if !relationship.isToOneRelationship {
-                            problems.append("\(macro)<\(model)> names \(model).\(name), a to-many relationship, which has no column to index (its models are found by the index every relationship has)")
+                        if let relationship = relationships[name], !relationship.isToOneRelationship {
+                            problems.append("\(macro)<\(model)> names \(model).\(name), a to-many relationship, which has no column in \(model)'s table (a to-one relationship, an attribute, or the other side's to-one can be named instead)")
                         }
                     }
                 }
