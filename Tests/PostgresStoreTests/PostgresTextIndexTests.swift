@@ -18,6 +18,8 @@ import Testing
     private static func makeIndexesByteWise(_ namespace: String) throws {
         try PostgresServer.sql("DROP INDEX \(namespace).\"osd_unique_Ticket_0\"")
         try PostgresServer.sql("CREATE UNIQUE INDEX \"osd_unique_Ticket_0\" ON \(namespace).\"Ticket\" (code)")
+        try PostgresServer.sql("DROP INDEX \(namespace).\"osd_index_Ticket_0\"")
+        try PostgresServer.sql("CREATE INDEX \"osd_index_Ticket_0\" ON \(namespace).\"Ticket\" (title)")
         try PostgresServer.sql("DELETE FROM \(namespace).osd_metadata WHERE key = 'textIndexes'")
     }
 
@@ -75,6 +77,11 @@ import Testing
         context.insert(Ticket(code: "y", title: "y"))
         try context.save()
         #expect(try context.fetchCount(FetchDescriptor<Ticket>()) == 4)
+
+        let before = try PostgresServer.sql("SELECT c.oid::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '\(configuration.name)' AND c.relname = 'osd_index_Ticket_0'")
+        _ = try ModelContainer(for: Ticket.self, configurations: configuration)
+        let after = try PostgresServer.sql("SELECT c.oid::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '\(configuration.name)' AND c.relname = 'osd_index_Ticket_0'")
+        #expect(!before.isEmpty && before == after, "an index already rebuilt is not built again at the next opening")
 
         let decomposed = "cafe\u{301}"
         try context.delete(model: Ticket.self, where: #Predicate { $0.code == decomposed && $0.title == "decomposed" })

@@ -140,6 +140,8 @@ final class PostgresTable: Sendable {
 
     /// One of the entity's `#Unique` or `#Index` indexes.
     struct DeclaredIndex {
+        /// The index's name as PostgreSQL lists it (`pg_indexes.indexname`).
+        let rawName: String
         /// The index's name, quoted.
         let name: String
         let isUnique: Bool
@@ -158,9 +160,10 @@ final class PostgresTable: Sendable {
         func declared(_ names: [String], name: String, isUnique: Bool) -> DeclaredIndex {
             let coversText = names.contains { storage[$0] == .text }
             let expressions = names.map { storage[$0] == .text ? "normalize(\(PostgresSQL.quote($0)), NFC)" : PostgresSQL.quote($0) }
-            let quoted = PostgresSQL.quote(Self.indexName(name))
+            let rawName = Self.indexName(name)
+            let quoted = PostgresSQL.quote(rawName)
             return DeclaredIndex(
-                name: quoted, isUnique: isUnique, coversText: coversText,
+                rawName: rawName, name: quoted, isUnique: isUnique, coversText: coversText,
                 createStatement: "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(quoted) ON \(table) (\(expressions.joined(separator: ", ")))")
         }
         return entity.uniquenessConstraints.enumerated().map { declared($1, name: "osd_unique_\(entity.name)_\($0)", isUnique: true) }

@@ -106,13 +106,18 @@ extension PostgresBackend {
     ///
     /// A unique index the rows already break (two values Swift calls equal, such as "é" written
     /// precomposed and decomposed) keeps its old form, byte by byte, and is reported; the
-    /// namespace is tried again when it is next opened for saving.
+    /// namespace is tried again when it is next opened for saving, and indexes already rebuilt
+    /// are left as they are.
     private static func indexTextByItsNFCForm(
         _ tables: [String: PostgresTable], namespace: String, location: PostgresLocation, on session: PostgresSession
     ) throws {
+        var bindings = PostgresBindings()
+        bindings.append(location.namespace)
+        let normalized = Set(try session.query("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexdef ILIKE '%normalize(%'", bindings)
+            .map { PostgresRowReader($0)._string(0) })
         var kept: [String] = []
         for table in tables.values.sorted(by: { $0.table < $1.table }) {
-            for index in table.declaredIndexes where index.coversText {
+            for index in table.declaredIndexes where index.coversText && !normalized.contains(index.rawName) {
                 try session.execute("SAVEPOINT osd_text_index")
                 do {
                     try session.execute("DROP INDEX IF EXISTS \(namespace).\(index.name)")

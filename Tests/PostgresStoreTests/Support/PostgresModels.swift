@@ -3,6 +3,7 @@ import OpenSwiftData
 
 @Model final class Ticket {
     #Unique<Ticket>([\.code])
+    #Index<Ticket>([\.title])
     var code: String
     var title: String
     var count: Int
