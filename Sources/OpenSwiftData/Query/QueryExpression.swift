@@ -177,21 +177,28 @@ struct QueryPlan: Sendable {
 }
 
 extension QueryExpression {
+    /// A comparison of a stored property with a value, with the property on the left (`5 < $0.price`
+    /// is `$0.price > 5`); `nil` when neither operand is a stored property or the other no value.
+    package static func storedPropertyAgainstValue(
+        _ operation: ComparisonOperator, _ lhs: QueryExpression, _ rhs: QueryExpression
+    ) -> (property: QueryExpression, value: StoredValue, operation: ComparisonOperator)? {
+        switch (lhs, rhs) {
+        case (.attribute, .value(let value)), (.scoped, .value(let value)): (lhs, value, operation)
+        case (.value(let value), .attribute), (.value(let value), .scoped): (rhs, value, operation.swapped)
+        default: nil
+        }
+    }
+
     /// A floating-point comparison of a stored property with a number that is not NaN, with the
-    /// property on the left (`5 < $0.price` is `$0.price > 5`); `nil` for any other comparison.
+    /// property on the left; `nil` for any other comparison.
     ///
     /// Stores compile these without the NaN test that wraps other floating-point comparisons, as a
     /// plain comparison with the column, which an index on the property can serve.
     package static func storedPropertyAgainstNumber(
         _ operation: ComparisonOperator, _ lhs: QueryExpression, _ rhs: QueryExpression
     ) -> (property: QueryExpression, number: Double, operation: ComparisonOperator)? {
-        switch (lhs, rhs) {
-        case (.attribute, .value(.real(let number))), (.scoped, .value(.real(let number))):
-            number.isNaN ? nil : (lhs, number, operation)
-        case (.value(.real(let number)), .attribute), (.value(.real(let number)), .scoped):
-            number.isNaN ? nil : (rhs, number, operation.swapped)
-        default:
-            nil
-        }
+        guard let (property, value, operation) = storedPropertyAgainstValue(operation, lhs, rhs),
+              case .real(let number) = value, !number.isNaN else { return nil }
+        return (property, number, operation)
     }
 }

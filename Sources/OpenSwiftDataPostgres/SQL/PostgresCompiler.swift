@@ -146,15 +146,15 @@ struct PostgresCompiler {
         func symbol(_ operation: QueryExpression.ComparisonOperator) -> String {
             operation.symbol(nullSafe: options.nullSafe ? ("IS NOT DISTINCT FROM", "IS DISTINCT FROM") : nil)
         }
-        if options.nullSafe, operation == .equal || operation == .notEqual, let (property, stored) = Self.storedPropertyAgainstValue(lhs, rhs) {
+        if options.nullSafe, operation == .equal || operation == .notEqual,
+           let (property, stored, _) = QueryExpression.storedPropertyAgainstValue(operation, lhs, rhs) {
             // `IS [NOT] DISTINCT FROM` never uses an index. Against NULL it is `IS [NOT] NULL`;
             // equality with a value that is not NULL is `=` on a row whose column is not NULL.
             if stored == .null { return "(\(try indexedValue(property)) IS \(operation == .equal ? "" : "NOT ")NULL)" }
-            let column = try value(property)
             if operation == .equal {
                 var plain = options
                 plain.nullSafe = false
-                return "(\(try comparison(.equal, lhs, rhs, plain)) AND \(column) IS NOT NULL)"
+                return "(\(try comparison(.equal, lhs, rhs, plain)) AND \(try value(property)) IS NOT NULL)"
             }
         }
         if options.floating, let (property, number, operation) = QueryExpression.storedPropertyAgainstNumber(operation, lhs, rhs) {
@@ -190,15 +190,6 @@ struct PostgresCompiler {
             return PostgresSQL.swiftText(try value(expression))
         }
         return try value(expression)
-    }
-
-    /// A stored property and the value it is compared with, in either order; `nil` for other operands.
-    private static func storedPropertyAgainstValue(_ lhs: QueryExpression, _ rhs: QueryExpression) -> (property: QueryExpression, value: StoredValue)? {
-        switch (lhs, rhs) {
-        case (.attribute, .value(let stored)), (.scoped, .value(let stored)): (lhs, stored)
-        case (.value(let stored), .attribute), (.value(let stored), .scoped): (rhs, stored)
-        default: nil
-        }
     }
 
     /// A floating-point value given as the 8 bytes of a NaN, as a real.
