@@ -159,7 +159,8 @@ final class PostgresTable: Sendable {
         let storage = Dictionary(entity.fields.map { ($0.name, $0.storage) }, uniquingKeysWith: { first, _ in first })
         func declared(_ names: [String], name: String, isUnique: Bool) -> DeclaredIndex {
             let coversText = names.contains { storage[$0] == .text }
-            let expressions = names.map { storage[$0] == .text ? "normalize(\(PostgresSQL.quote($0)), NFC)" : PostgresSQL.quote($0) }
+            // Text as the queries write it, so that the planner matches the index to them.
+            let expressions = names.map { storage[$0] == .text ? "(\(PostgresSQL.swiftText(PostgresSQL.quote($0))))" : PostgresSQL.quote($0) }
             let rawName = Self.indexName(name)
             let quoted = PostgresSQL.quote(rawName)
             return DeclaredIndex(
