@@ -14,7 +14,18 @@ import Testing
         try PostgresServer.sql("SELECT value FROM \(namespace).osd_metadata WHERE key = 'textIndexes'")
     }
 
-    /// Makes the namespace look as versions before text was indexed by its NFC form left it.
+    /// A namespace holding `ticket`, as versions before text was indexed by its NFC form left it.
+    private static func namespaceFromBefore(_ prefix: String, holding ticket: Ticket) throws -> PostgresStoreConfiguration {
+        let configuration = try PostgresServer.freshConfiguration(prefix)
+        let context = ModelContext(try ModelContainer(for: Ticket.self, configurations: configuration))
+        context.insert(ticket)
+        try context.save()
+        try makeIndexesByteWise(configuration.name)
+        return configuration
+    }
+
+    /// Makes the namespace's indexes byte-wise, as versions before text was indexed by its NFC
+    /// form left them.
     private static func makeIndexesByteWise(_ namespace: String) throws {
         try PostgresServer.sql("DROP INDEX \(namespace).\"osd_unique_Ticket_0\"")
         try PostgresServer.sql("CREATE UNIQUE INDEX \"osd_unique_Ticket_0\" ON \(namespace).\"Ticket\" (code)")
@@ -39,13 +50,7 @@ import Testing
 
     @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
     func aNamespaceFromBeforeIsRebuiltWhenOpenedForSaving() throws {
-        let configuration = try PostgresServer.freshConfiguration("nfcold")
-        do {
-            let context = ModelContext(try ModelContainer(for: Ticket.self, configurations: configuration))
-            context.insert(Ticket(code: "caf\u{E9}", title: "first"))
-            try context.save()
-        }
-        try Self.makeIndexesByteWise(configuration.name)
+        let configuration = try Self.namespaceFromBefore("nfcold", holding: Ticket(code: "caf\u{E9}", title: "first"))
         let readOnly = PostgresStoreConfiguration(name: configuration.name, url: configuration.url, allowsSave: false)
         _ = try ModelContext(try ModelContainer(for: Ticket.self, configurations: readOnly)).fetch(FetchDescriptor<Ticket>())
         #expect(try Self.definitions(configuration.name).first?.lowercased().contains("normalize") == false, "a read-only configuration changes nothing")
@@ -62,13 +67,7 @@ import Testing
     /// store still opens and saves) until they are made distinct.
     @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
     func equalValuesStoredBeforeKeepTheOldIndexUntilMadeDistinct() throws {
-        let configuration = try PostgresServer.freshConfiguration("nfcdup")
-        do {
-            let context = ModelContext(try ModelContainer(for: Ticket.self, configurations: configuration))
-            context.insert(Ticket(code: "x", title: "x"))
-            try context.save()
-        }
-        try Self.makeIndexesByteWise(configuration.name)
+        let configuration = try Self.namespaceFromBefore("nfcdup", holding: Ticket(code: "x", title: "x"))
         try PostgresServer.sql("INSERT INTO \(configuration.name).\"Ticket\" (code, title, count, score) VALUES ('caf\u{E9}', 'composed', 0, 0), ('cafe\u{301}', 'decomposed', 0, 0)")
 
         let context = ModelContext(try ModelContainer(for: Ticket.self, configurations: configuration))
