@@ -33,10 +33,19 @@ struct PostgresRestartTests {
                 }
             }
         }
-        // Let some saves land, then crash and restart the server under them.
+        // Let some saves land, then crash and restart the server under one. A lock on the table
+        // holds the next save at the server until the crash, so that one is in flight: without
+        // it the restart can fall between two saves, and the next one simply connects again.
         while outcomes.succeeded.count < 5 { try await Task.sleep(for: .milliseconds(10)) }
+        let blocker = try PostgresServer.connect()
+        try PostgresServer.sql("BEGIN", on: blocker)
+        try PostgresServer.sql("LOCK TABLE \(configuration.name).\"Poster\" IN ACCESS EXCLUSIVE MODE", on: blocker)
+        let waiting = "SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'OpenSwiftData \(configuration.name)' AND wait_event_type = 'Lock'"
+        let waitDeadline = Date().addingTimeInterval(30)
+        while try PostgresServer.sql(waiting) == ["0"], Date() < waitDeadline { try await Task.sleep(for: .milliseconds(10)) }
         try restartServer()
         outcomes.markRestarted()
+        _ = try? await blocker.close().get()   // the restart ended its session
         try await saver.value
 
         let failures = outcomes.failures
