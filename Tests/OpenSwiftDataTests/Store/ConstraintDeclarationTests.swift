@@ -87,6 +87,31 @@ import OpenSwiftData
         #expect(stored.filter { $0.guild?.name == "Masons" }.count == 1)
     }
 
+    /// Inserts matching on a related model that is new in the same save are one row, as inserts
+    /// matching on attributes are, whichever was inserted into the context first.
+    @Test(arguments: builtInStores) func insertsOfOneSaveMatchingOnANewRelatedModelAreOneRow(_ backend: Backend) throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Guildsman.self, Guild.self, backend: backend))
+        let first = Guildsman(name: "Ann")
+        context.insert(first)
+        let masons = Guild(name: "Masons")
+        context.insert(masons)
+        first.guild = masons
+        let again = Guildsman(name: "Ann")
+        again.guild = masons
+        context.insert(again)
+        let other = Guildsman(name: "Bob")
+        other.guild = masons
+        context.insert(other)
+        try context.save()
+        let stored = try ModelContext(try store.container(Guildsman.self, Guild.self, backend: backend)).fetch(FetchDescriptor<Guildsman>())
+        #expect(stored.map(\.name).sorted() == ["Ann", "Bob"])
+        #expect(stored.allSatisfy { $0.guild?.name == "Masons" })
+        #expect(first.persistentModelID == again.persistentModelID, "the second Ann updated the first")
+        let ann = try #require(stored.first { $0.name == "Ann" })
+        #expect(ann.persistentModelID == first.persistentModelID)
+    }
+
     @Test(arguments: builtInStores) func aTransientPropertyInAUniquenessConstraintIsRefused(_ backend: Backend) throws {
         let error = refusal([Sticker.self], backend: backend)
         #expect(error?.reason?.contains("#Unique<Sticker> names") == true, "\(String(describing: error))")

@@ -101,25 +101,34 @@ extension SQLiteStore {
         var deferred: [(layout: TableLayout, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
         // To-one relationships to models that get their keys later in this save, per row written.
         let links = _DeferredLinks()
-        var keys: [Int64] = []
+        var keys = [Int64](repeating: 0, count: changes.inserts.count)
         var upserted: [Int] = []
-        keys.reserveCapacity(changes.inserts.count)
-        for (position, (entity, model)) in changes.inserts.enumerated() {
+        /// Writes the insert at `position`, or returns `false` without writing when `waits` and its
+        /// uniqueness constraints name a related model that has no key yet.
+        func insert(at position: Int, waits: Bool) throws -> Bool {
+            let (entity, model) = changes.inserts[position]
             let layout = try layout(entity)
-            if layout.upsertLookupSQL != nil, let existing = try existingRow(for: model, layout: layout, on: connection) {
-                let update = try connection.statement(layout.fullUpdateSQL)
-                for index in layout.columnProperties {
-                    try PropertyEncoding.encode(model, property: index, of: layout.entity, to: update, at: Int32(index), deferring: links)
+            if layout.upsertLookupSQL != nil {
+                switch try existingRow(for: model, layout: layout, waits: waits, on: connection) {
+                case .relatedModelWithoutKey:
+                    return false
+                case .row(let existing):
+                    let update = try connection.statement(layout.fullUpdateSQL)
+                    for index in layout.columnProperties {
+                        try PropertyEncoding.encode(model, property: index, of: layout.entity, to: update, at: Int32(index), deferring: links)
+                    }
+                    try update._bind(existing, Int32(layout.columns.count))
+                    try update.run()
+                    if !links.isEmpty { deferred.append((layout, model, links.take())) }
+                    model._osdState.primaryKey = existing
+                    keys[position] = existing
+                    upserted.append(position)
+                    // An upsert is an update of the existing row, of every stored property.
+                    if recordsHistory { history.updateByStore(entity, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
+                    return true
+                case .none:
+                    break
                 }
-                try update._bind(existing, Int32(layout.columns.count))
-                try update.run()
-                if !links.isEmpty { deferred.append((layout, model, links.take())) }
-                model._osdState.primaryKey = existing
-                keys.append(existing)
-                upserted.append(position)
-                // An upsert is an update of the existing row, of every stored property.
-                if recordsHistory { history.updateByStore(entity, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
-                continue
             }
             let insert = try prepared(layout.insertSQL)
             if let keys = layout.sharedKeysTable {
@@ -135,8 +144,23 @@ extension SQLiteStore {
                 key = try Self.keyAboveFloor(of: layout, inserted: key, on: connection)
             }
             model._osdState.primaryKey = key
-            keys.append(key)
+            keys[position] = key
             if recordsHistory { history.insert(entity, key: key) }
+            return true
+        }
+        // An insert matching on a related model new in this save waits for that model's key, so that
+        // it finds the rows of this save with the same values, as inserts matching on attributes do.
+        // Each pass writes those whose related models were written before; what still waits after a
+        // pass that wrote nothing (related models waiting for each other, or getting no key in this
+        // save) is written without a match on them.
+        var waiting = try changes.inserts.indices.filter { try !insert(at: $0, waits: true) }
+        while !waiting.isEmpty {
+            let stillWaiting = try waiting.filter { try !insert(at: $0, waits: true) }
+            if stillWaiting.count == waiting.count {
+                for position in stillWaiting { _ = try insert(at: position, waits: false) }
+                break
+            }
+            waiting = stillWaiting
         }
         // Rows that referred to models inserted after them get their keys.
         for (layout, model, links) in deferred {
@@ -248,19 +272,34 @@ extension SQLiteStore {
         }
     }
 
-    /// The row an inserted model's uniqueness-constraint values already name, if any.
-    private func existingRow(for model: any PersistentModel, layout: TableLayout, on connection: SQLiteConnection) throws -> Int64? {
-        guard let sql = layout.upsertLookupSQL else { return nil }
+    /// What an inserted model's uniqueness-constraint values name among the stored rows.
+    private enum UniqueMatch {
+        /// No stored row has the values.
+        case none
+        /// The row with the values, which the insert updates.
+        case row(Int64)
+        /// A constraint names a related model that has no key yet, so no stored row can be matched
+        /// on it until that model is written.
+        case relatedModelWithoutKey
+    }
+
+    /// The row an inserted model's uniqueness-constraint values already name, if any; when `waits`,
+    /// none is looked for while a constraint names a related model without a key (one that never
+    /// gets one matches nothing, as `nil` does).
+    private func existingRow(for model: any PersistentModel, layout: TableLayout, waits: Bool, on connection: SQLiteConnection) throws -> UniqueMatch {
+        guard let sql = layout.upsertLookupSQL else { return .none }
         let lookup = try connection.statement(sql)
         defer { lookup.reset() }
+        let unkeyed = _DeferredLinks()
         for (parameter, index) in layout.uniqueKeyAttributes.enumerated() {
-            try PropertyEncoding.encode(model, property: index, of: layout.entity, to: lookup, at: Int32(parameter), deferring: _DeferredLinks())
+            try PropertyEncoding.encode(model, property: index, of: layout.entity, to: lookup, at: Int32(parameter), deferring: unkeyed)
         }
+        if waits, unkeyed.take().contains(where: { !$0.target._osdState.isDeleted }) { return .relatedModelWithoutKey }
         var rows: Set<Int64> = []
         while try lookup.step() { rows.insert(lookup._int64(0)) }
         guard rows.count <= 1 else {
             throw SwiftDataError(.uniquenessConflict, reason: "A new \(layout.entity.name) matches \(rows.count) different stored rows on its uniqueness constraints \(layout.entity.uniquenessConstraints); it can update only one. Nothing was saved.")
         }
-        return rows.first
+        return rows.first.map(UniqueMatch.row) ?? .none
     }
 }
