@@ -18,16 +18,20 @@ struct PostgresCompiler {
     }
 
     /// Whether the compiler can express `expression`: everything but Swift's Character-based text
-    /// functions, which run in Swift.
+    /// functions and text holding U+0000 (which PostgreSQL cannot take as a parameter; no stored
+    /// text holds it, but it still orders between stored values), which run in Swift.
     static func canCompile(_ expression: QueryExpression) -> Bool {
         switch expression {
         case .text: false
-        case .attribute, .value, .boolean, .scoped, .key: true
+        case .value(let value): canBind(value)
+        case .attribute, .boolean, .scoped, .key: true
         case .compare(_, let lhs, let rhs, _), .and(let lhs, let rhs), .or(let lhs, let rhs),
              .arithmetic(_, let lhs, let rhs), .coalesce(let lhs, let rhs):
             canCompile(lhs) && canCompile(rhs)
-        case .not(let operand), .negate(let operand), .isNull(let operand), .falseIfNull(let operand), .inList(let operand, _):
+        case .not(let operand), .negate(let operand), .isNull(let operand), .falseIfNull(let operand):
             canCompile(operand)
+        case .inList(let operand, let values):
+            canCompile(operand) && values.allSatisfy(canBind)
         case .conditional(let test, let yes, let no):
             canCompile(test) && canCompile(yes) && canCompile(no)
         case .subquery(let query):
@@ -42,6 +46,12 @@ struct PostgresCompiler {
                 }
             }()
         }
+    }
+
+    /// Whether a value can be a parameter: text cannot hold U+0000 in PostgreSQL.
+    private static func canBind(_ value: StoredValue) -> Bool {
+        guard case .text(let text) = value else { return true }
+        return !text.utf8.contains(0)
     }
 
     /// Whether an expression is a Boolean in PostgreSQL.

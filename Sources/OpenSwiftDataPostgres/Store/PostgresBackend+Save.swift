@@ -16,6 +16,9 @@ extension PostgresBackend {
         guard !isReadOnly else {
             throw SwiftDataError(.storeIsReadOnly, reason: "The configuration of \(location.displayName) does not allow saves.")
         }
+        if changes.recordsHistory, let author = changes.author, author.utf8.contains(0) {
+            throw SwiftDataError(.modelValidationFailure, reason: "The context's author \(author.debugDescription) contains U+0000 (NUL), which PostgreSQL text cannot hold, so the history cannot record it. Nothing was saved; the context keeps its changes.")
+        }
         try withSession { _ in try settleEarlierSave(of: changes) }
         var attempt = 1
         while true {

@@ -183,6 +183,26 @@ import Testing
         #expect(update.containsAttribute(\HTag.label))
     }
 
+    /// An author is recorded as given; PostgreSQL text cannot hold U+0000, so there the save is
+    /// refused, saying why, with nothing written and the changes kept for a save under another name.
+    @Test func anAuthorWithANullCharacterIsRecordedOrRefusedWithNothingWritten() throws {
+        let context = ModelContext(try container())
+        context.author = "app\u{0}widget"
+        context.insert(HTrip(name: "Paris", code: "P1"))
+        if TemporaryStore.defaultBackend == .postgres {
+            let error = #expect(throws: SwiftDataError.modelValidationFailure) { try context.save() }
+            #expect(error?.reason?.contains("U+0000") == true, "\(String(describing: error))")
+            #expect(try ModelContext(try container()).fetchCount(FetchDescriptor<HTrip>()) == 0)
+            #expect(try all(ModelContext(try container())).isEmpty)
+            #expect(context.hasChanges)
+            context.author = "app"
+        }
+        try context.save()
+        let authors = try all(ModelContext(try container())).map(\.author)
+        #expect(authors == [context.author])
+        #expect(try ModelContext(try container()).fetchCount(FetchDescriptor<HTrip>()) == 1)
+    }
+
     @Test func deletedHistoryExpiresOlderTokens() throws {
         let context = ModelContext(try container())
         for number in 0..<4 {

@@ -50,6 +50,9 @@ enum PredicateCorpus {
         let happy = Mood.happy
         let ete = "ete"
         let empty = ""
+        // U+0000 is a valid String scalar PostgreSQL text cannot hold: never stored, still ordered.
+        let withNull = "Summer\u{0}x"
+        let namesWithNull = ["Summer", "a\u{0}"]
         let infinity = Double.infinity
         return [
             ("bool", #Predicate<Item> { $0.flag }),
@@ -61,6 +64,11 @@ enum PredicateCorpus {
             ("string == decomposed", #Predicate<Item> { $0.name == "e\u{301}te" }),
             ("string == kelvin", #Predicate<Item> { $0.name == "Kelvin" }),
             ("string !=", #Predicate<Item> { $0.name != "Summer" }),
+            ("string == with NUL", #Predicate<Item> { $0.name == withNull }),
+            ("string < with NUL", #Predicate<Item> { $0.name < withNull }),
+            ("string > with NUL or int", #Predicate<Item> { $0.name > withNull || $0.count > 40 }),
+            ("optional != with NUL", #Predicate<Item> { $0.note != withNull }),
+            ("in strings with NUL", #Predicate<Item> { namesWithNull.contains($0.name) }),
             ("string <", #Predicate<Item> { $0.name < "M" }),
             ("string >= non-ascii", #Predicate<Item> { $0.name >= "é" }),
             ("contains", #Predicate<Item> { $0.name.contains("um") }),
