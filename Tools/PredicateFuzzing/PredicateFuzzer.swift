@@ -28,6 +28,9 @@ public struct PredicateFuzzer {
     static let ints = [Int.min, Int.max, 0, -1, 1, 2, 3, 9_007_199_254_740_993, -42]
     static let doubles = [Double.nan, .infinity, -.infinity, -0.0, 0.0, 1.5, 9_007_199_254_740_993.0, -1e300, 2]
     static let texts = ["", "a", "B", "b", "é", "e\u{301}", "Ab", String(repeating: "x", count: 300), "日本", "\u{212A}", "xé", "xe\u{301}", "xf", "x\u{212A}1"]
+    /// Texts predicates compare with: the stored ones, and text holding U+0000, which PostgreSQL
+    /// cannot store or bind but which still orders between stored values.
+    static let literalTexts = texts + ["a\u{0}", "\u{0}", "b\u{0}x"]
     static let tagSets: [[String]] = [[], ["a"], ["b", "a"], ["é"], ["e\u{301}", "x"]]
     static let titles = ["", "x", "é", "e\u{301}", "ax"]
 
@@ -57,12 +60,12 @@ public struct PredicateFuzzer {
         case 2: return .optFlagEquals(chance(30) ? nil : chance(50))
         case 3: return .optIntEquals(chance(30) ? nil : pick(Self.ints))
         case 4: return .tagsIsEmpty
-        case 5: return .tagsContains(pick(Self.texts))
+        case 5: return .tagsContains(pick(Self.literalTexts))
         case 6: return .itemsIsEmpty
         case 7: return .ownerIsNil(chance(50))
         case 8: return .ints(comparison(), int(depth: leaf ? maximumDepth : depth + 1), .literal(pick(Self.ints)))
         case 9: return .doubles(comparison(), .double, .literal(pick(Self.doubles)))
-        case 10: return .texts(comparison(), text(depth: maximumDepth), .literal(pick(Self.texts)))
+        case 10: return .texts(comparison(), text(depth: maximumDepth), .literal(pick(Self.literalTexts)))
         case 11: return .optionalTexts(equal: chance(50), optionalText(), optionalText())
         case 12: return .and(bool(depth: depth + 1), bool(depth: depth + 1))
         case 13: return .or(bool(depth: depth + 1), bool(depth: depth + 1))
@@ -74,7 +77,7 @@ public struct PredicateFuzzer {
         case 19: return .ownerFlatMap(owner(depth: depth + 1), fallback: chance(50))
         case 20: return .optFlagOr(bool(depth: depth + 1))
         case 21: return .intsNotEqual(int(depth: depth + 1), int(depth: depth + 1))
-        case 22: return .textContains(text(depth: depth + 1), pick(Self.texts))
+        case 22: return .textContains(text(depth: depth + 1), pick(Self.literalTexts))
         default: return .textStarts(text(depth: depth + 1), pick(Self.texts))
         }
     }
@@ -100,16 +103,16 @@ public struct PredicateFuzzer {
     mutating func text(depth: Int) -> TextNode {
         let leaf = depth >= maximumDepth
         switch Int.random(in: 0..<(leaf ? 4 : 5), using: &random) {
-        case 0: return .literal(pick(Self.texts))
+        case 0: return .literal(pick(Self.literalTexts))
         case 1: return .text
-        case 2: return .optTextOr(pick(Self.texts))
-        case 3: return .ownerNameOr(pick(Self.texts))
+        case 2: return .optTextOr(pick(Self.literalTexts))
+        case 3: return .ownerNameOr(pick(Self.literalTexts))
         default: return .ternary(bool(depth: depth + 1), text(depth: depth + 1), text(depth: depth + 1))
         }
     }
 
     mutating func optionalText() -> OptionalTextNode {
-        pick([.literal(nil), .literal(pick(Self.texts)), .optText, .ownerName, .firstTag, .lastTag])
+        pick([.literal(nil), .literal(pick(Self.literalTexts)), .optText, .ownerName, .firstTag, .lastTag])
     }
 
     mutating func item(depth: Int) -> ItemTest {
@@ -124,7 +127,7 @@ public struct PredicateFuzzer {
 
     mutating func owner(depth: Int) -> OwnerTest {
         switch Int.random(in: 0..<(depth >= maximumDepth ? 2 : 3), using: &random) {
-        case 0: return .nameEquals(pick(Self.texts))
+        case 0: return .nameEquals(pick(Self.literalTexts))
         case 1: return .rankBelow(pick(Self.ints))
         default: return .row(bool(depth: depth + 1))
         }
