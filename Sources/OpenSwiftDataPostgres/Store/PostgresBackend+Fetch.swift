@@ -2,9 +2,16 @@ import OpenSwiftData
 import PostgresNIO
 
 extension PostgresBackend: StoreBackend {
-    /// PostgreSQL evaluates every expression but Swift's Character-based text functions, which
-    /// run in Swift on the rows the rest of the predicate selects.
-    func canEvaluate(_ expression: QueryExpression) -> Bool { PostgresCompiler.canCompile(expression) }
+    /// PostgreSQL evaluates every expression but Swift's Character-based text functions, text
+    /// holding U+0000, expressions nested deeper than ``QueryExpression/maximumStoreDepth`` and
+    /// ones binding more values than a statement can take; those run in Swift on the rows the rest
+    /// of the predicate selects.
+    func canEvaluate(_ expression: QueryExpression) -> Bool {
+        let shape = expression.shape
+        return shape.depth <= QueryExpression.maximumStoreDepth
+            && shape.values <= PostgresSQL.maximumParameters - 100
+            && PostgresCompiler.canCompile(expression)
+    }
 
     /// PostgreSQL sorts by everything but a locale-aware string order: its collations are not
     /// Foundation's, so those models are sorted in Swift.

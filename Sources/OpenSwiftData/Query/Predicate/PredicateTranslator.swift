@@ -70,6 +70,7 @@ struct PredicateTranslator {
                 filter = nil
             }
             if case .boolean(true) = filter { filter = nil }
+            filter = filter?.balanced
         }
         var sort: [QuerySort] = []
         var sortIsExact = true

@@ -84,6 +84,20 @@ final class SQLiteConnection {
     /// The rowid of the last inserted row.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// The most parameters one statement may have on this connection.
+    var parameterLimit: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+
+    /// Whether SQLite's parser takes `sql`: `false` only when its stack overflows or the
+    /// expression is too deep, whatever else (a missing table or function) is wrong with it.
+    func parses(_ sql: String) -> Bool {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil)
+        sqlite3_finalize(statement)
+        guard code != SQLITE_OK else { return true }
+        let message = lastErrorMessage
+        return !message.contains("parser stack overflow") && !message.contains("too large")
+    }
+
     /// The number of rows the last statement changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

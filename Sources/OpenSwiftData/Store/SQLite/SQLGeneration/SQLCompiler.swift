@@ -19,8 +19,20 @@ struct SQLCompiler {
         self.columns = []
     }
 
+    /// A compiler whose SQL names each attribute by a column of its own in table `t`, for
+    /// checking whether SQLite parses an expression.
+    init(parsingOnly: Void) {
+        self.table = "t"
+        self.columns = []
+        self.namesEveryAttribute = true
+    }
+
+    /// Whether an attribute without a column is named as one (`c` and its index) rather than NULL.
+    private var namesEveryAttribute = false
+
     private func column(_ index: Int) -> String {
-        index < columns.count ? columns[index] ?? "NULL" : "NULL"
+        if namesEveryAttribute { return "c\(index)" }
+        return index < columns.count ? columns[index] ?? "NULL" : "NULL"
     }
 
     mutating func sql(_ expression: QueryExpression) -> String {

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+@Model final class SensorSample {
+    var label: String
+    var value: Int
+    var note: String?
+    init(label: String, value: Int, note: String?) {
+        self.label = label
+        self.value = value
+        self.note = note
+    }
+}
+
+/// Predicates as apps build them at run time, from a user's filters or a list of identifiers:
+/// thousands of conditions joined by `||` or `&&`, deep nesting, lists longer than a statement's
+/// parameters. Each gives `evaluate`'s answer on every store, reopened, without an error.
+struct LargePredicateTests {
+    typealias Variable = PredicateExpressions.Variable<SensorSample>
+
+    /// A store of 300 samples, and the context of a second container on it.
+    func samples(_ backend: Backend) throws -> (TemporaryStore, ModelContext) {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(SensorSample.self, backend: backend))
+            for index in 0..<300 {
+                context.insert(SensorSample(label: "r\(index)", value: index, note: index % 3 == 0 ? nil : "n\(index % 7)"))
+            }
+            try context.save()
+        }
+        return (store, ModelContext(try store.container(SensorSample.self, backend: backend)))
+    }
+
+    /// Checks fetch, count and identifiers against `evaluate` on every sample.
+    func expectSwiftsAnswer(_ predicate: Predicate<SensorSample>, in context: ModelContext, _ comment: Comment) throws {
+        let all = try context.fetch(FetchDescriptor<SensorSample>())
+        let expected = Set(try all.filter { try predicate.evaluate($0) }.map(\.value))
+        let fetched = try context.fetch(FetchDescriptor(predicate: predicate))
+        #expect(Set(fetched.map(\.value)) == expected, comment)
+        #expect(fetched.count == expected.count, comment)
+        #expect(try context.fetchCount(FetchDescriptor(predicate: predicate)) == expected.count, comment)
+        #expect(try context.fetchIdentifiers(FetchDescriptor(predicate: predicate)).count == expected.count, comment)
+    }
+
+    static func value(_ input: Variable) -> PredicateExpressions.KeyPath<Variable, Int> {
+        PredicateExpressions.KeyPath(root: input, keyPath: \SensorSample.value)
+    }
+
+    static func either(_ lhs: some StandardPredicateExpression<Bool>, _ rhs: some StandardPredicateExpression<Bool>) -> any StandardPredicateExpression<Bool> {
+        PredicateExpressions.Disjunction(lhs: lhs, rhs: rhs)
+    }
+
+    static func both(_ lhs: some StandardPredicateExpression<Bool>, _ rhs: some StandardPredicateExpression<Bool>) -> any StandardPredicateExpression<Bool> {
+        PredicateExpressions.Conjunction(lhs: lhs, rhs: rhs)
+    }
+
+    static func not(_ operand: some StandardPredicateExpression<Bool>) -> any StandardPredicateExpression<Bool> {
+        PredicateExpressions.Negation(operand)
+    }
+
+    static func choice(_ test: some StandardPredicateExpression<Bool>, _ yes: some StandardPredicateExpression<Bool>, _ no: some StandardPredicateExpression<Bool>) -> any StandardPredicateExpression<Bool> {
+        PredicateExpressions.Conditional(test: test, trueBranch: yes, falseBranch: no)
+    }
+
+    @Test(arguments: Backend.allCases) func thousandsOfConditionsJoinedByOr(_ backend: Backend) throws {
+        let (store, context) = try samples(backend)
+        _ = store
+        let wanted = (0..<3_000).map { $0 * 7 % 1_000 }
+        let predicate = Predicate<SensorSample>({ (input: Variable) -> any StandardPredicateExpression<Bool> in
+            var expression: any StandardPredicateExpression<Bool> = PredicateExpressions.Value(false)
+            for number in wanted {
+                expression = Self.either(expression, PredicateExpressions.Equal(lhs: Self.value(input), rhs: PredicateExpressions.Value(number)))
+            }
+            return expression
+        })
+        try expectSwiftsAnswer(predicate, in: context, "3,000 conditions joined by ||")
+    }
+
+    @Test(arguments: Backend.allCases) func thousandsOfConditionsJoinedByAnd(_ backend: Backend) throws {
+        let (store, context) = try samples(backend)
+        _ = store
+        let predicate = Predicate<SensorSample>({ (input: Variable) -> any StandardPredicateExpression<Bool> in
+            var expression: any StandardPredicateExpression<Bool> = PredicateExpressions.Value(true)
+            for number in 0..<3_000 where number % 5 != 0 {
+                expression = Self.both(expression, PredicateExpressions.NotEqual(lhs: Self.value(input), rhs: PredicateExpressions.Value(number)))
+            }
+            return expression
+        })
+        try expectSwiftsAnswer(predicate, in: context, "2,400 conditions joined by &&")
+        // Deleting by it removes exactly those rows.
+        try context.delete(model: SensorSample.self, where: predicate)
+        try context.save()
+        let left = try ModelContext(try store.container(SensorSample.self, backend: backend)).fetch(FetchDescriptor<SensorSample>())
+        #expect(left.count == 240)
+        #expect(left.allSatisfy { $0.value % 5 != 0 })
+    }
+
+    @Test(arguments: Backend.allCases) func deepNesting(_ backend: Backend) throws {
+        let (store, context) = try samples(backend)
+        _ = store
+        for depth in [8, 16, 25, 40, 150] {
+            let negations = Predicate<SensorSample>({ (input: Variable) -> any StandardPredicateExpression<Bool> in
+                var expression: any StandardPredicateExpression<Bool> = PredicateExpressions.Equal(
+                    lhs: PredicateExpressions.KeyPath(root: input, keyPath: \SensorSample.note), rhs: PredicateExpressions.Value(Optional("n5")))
+                for _ in 0..<depth { expression = Self.not(expression) }
+                return expression
+            })
+            try expectSwiftsAnswer(negations, in: context, "\(depth) negations")
+            let choices = Predicate<SensorSample>({ (input: Variable) -> any StandardPredicateExpression<Bool> in
+                var expression: any StandardPredicateExpression<Bool> = PredicateExpressions.Equal(
+                    lhs: PredicateExpressions.KeyPath(root: input, keyPath: \SensorSample.note), rhs: PredicateExpressions.Value(Optional("n2")))
+                for number in 0..<depth {
+                    let test = PredicateExpressions.Equal(lhs: Self.value(input), rhs: PredicateExpressions.Value(number * 3))
+                    expression = Self.choice(test, PredicateExpressions.Value(number % 2 == 0), expression)
+                }
+                return expression
+            })
+            try expectSwiftsAnswer(choices, in: context, "\(depth) nested conditionals")
+        }
+    }
+
+    @Test(arguments: Backend.allCases) func listsLongerThanAStatementsParameters(_ backend: Backend) throws {
+        let (store, context) = try samples(backend)
+        _ = store
+        let labels = (0..<70_000).map { "r\($0 * 3)" }
+        let values = (0..<70_000).map { $0 * 3 }
+        try expectSwiftsAnswer(#Predicate<SensorSample> { labels.contains($0.label) }, in: context, "70,000 labels")
+        try expectSwiftsAnswer(#Predicate<SensorSample> { values.contains($0.value) }, in: context, "70,000 values")
+        try expectSwiftsAnswer(#Predicate<SensorSample> { values.contains($0.value) && $0.value < 100 && $0.note != nil }, in: context, "a long list and conditions the store evaluates")
+        try expectSwiftsAnswer(#Predicate<SensorSample> { values.contains($0.value) || $0.note == "n1" }, in: context, "a long list or a condition")
+    }
+}
