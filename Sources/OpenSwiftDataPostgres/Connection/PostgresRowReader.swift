@@ -102,6 +102,15 @@ final class PostgresParameters: _RowWriter {
         values[Int(column)] = value
     }
 
+    /// How many bytes a property's value takes as text or bytes (0 for other values).
+    func byteCount(_ property: Int) -> Int {
+        switch values[property] {
+        case .text(let text): text.utf8.count
+        case .bytes(let bytes): bytes.readableBytes
+        case .null, .integer, .real: 0
+        }
+    }
+
     /// The parameters of the given properties, in order, then `keys`.
     func bindings(_ properties: [Int], then keys: [Int64] = []) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: properties.count + keys.count)

@@ -29,6 +29,7 @@ extension PostgresBackend {
                 return result
             } catch let error as SwiftDataError {
                 for (_, model) in changes.inserts { model._osdState.primaryKey = 0 }
+                if Self.refusesIndexEntry(error) { throw indexEntryTooLarge(error, in: changes) }
                 guard attempt < 5, PostgresFailure.isLostRace(error) else { throw error }
                 attempt += 1
             } catch {
