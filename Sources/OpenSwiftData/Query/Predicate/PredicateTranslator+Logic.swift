@@ -1,5 +1,6 @@
 extension PredicateExpressions.Conjunction: QueryTranslatable {
     func translate(into translator: inout PredicateTranslator) throws -> Translated {
+        translator.logicalOperators += 1
         let positive = translator.currentPolarity
         let left = try translator.boolean(lhs, positive: positive)
         let right = try translator.boolean(rhs, positive: positive)
@@ -9,6 +10,7 @@ extension PredicateExpressions.Conjunction: QueryTranslatable {
 
 extension PredicateExpressions.Disjunction: QueryTranslatable {
     func translate(into translator: inout PredicateTranslator) throws -> Translated {
+        translator.logicalOperators += 1
         let positive = translator.currentPolarity
         let left = try translator.boolean(lhs, positive: positive)
         let right = try translator.boolean(rhs, positive: positive)

@@ -41,6 +41,9 @@ struct PredicateTranslator {
     private var lastScope = 0
     private var variables: [PredicateExpressions.VariableID: Translated] = [:]
     private(set) var isExact = true
+    /// How many `&&` and `||` the predicate has: with more than one, a chain of them may need
+    /// balancing (``QueryExpression/balanced``).
+    var logicalOperators = 0
     /// The polarities of the enclosing Boolean contexts, innermost last.
     private(set) var polarityStack: [Bool] = []
     /// Whether the node being translated is reached from the predicate's root through `&&`, `||`
@@ -70,7 +73,7 @@ struct PredicateTranslator {
                 filter = nil
             }
             if case .boolean(true) = filter { filter = nil }
-            filter = filter?.balanced
+            if translator.logicalOperators > 1 { filter = filter?.balanced }
         }
         var sort: [QuerySort] = []
         var sortIsExact = true
