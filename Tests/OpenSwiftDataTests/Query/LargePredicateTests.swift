@@ -130,4 +130,41 @@ struct LargePredicateTests {
         try expectSwiftsAnswer(#Predicate<SensorSample> { values.contains($0.value) && $0.value < 100 && $0.note != nil }, in: context, "a long list and conditions the store evaluates")
         try expectSwiftsAnswer(#Predicate<SensorSample> { values.contains($0.value) || $0.note == "n1" }, in: context, "a long list or a condition")
     }
+
+    /// Live queries over such predicates stay equal to a fresh fetch after each save.
+    @MainActor @Test(arguments: Backend.allCases) func liveQueriesOverLargePredicates(_ backend: Backend) throws {
+        let store = TemporaryStore()
+        let container = try store.container(SensorSample.self, backend: backend)
+        let writer = ModelContext(container)
+        for index in 0..<300 {
+            writer.insert(SensorSample(label: "r\(index)", value: index, note: index % 3 == 0 ? nil : "n\(index % 7)"))
+        }
+        try writer.save()
+        let values = (0..<70_000).map { $0 * 3 }
+        let wanted = (0..<3_000).map { $0 * 7 % 1_000 }
+        let chain = Predicate<SensorSample>({ (input: Variable) -> any StandardPredicateExpression<Bool> in
+            var expression: any StandardPredicateExpression<Bool> = PredicateExpressions.Value(false)
+            for number in wanted {
+                expression = Self.either(expression, PredicateExpressions.Equal(lhs: Self.value(input), rhs: PredicateExpressions.Value(number)))
+            }
+            return expression
+        })
+        let observers = [
+            try ResultsObserver(filterBy: #Predicate<SensorSample> { values.contains($0.value) }, sortBy: [SortDescriptor(\.value)], modelContainer: container),
+            try ResultsObserver(filterBy: chain, sortBy: [SortDescriptor(\.value)], modelContainer: container),
+        ]
+        for round in 0..<4 {
+            let rows = try writer.fetch(FetchDescriptor<SensorSample>(sortBy: [SortDescriptor(\.value)]))
+            writer.insert(SensorSample(label: "new\(round)", value: 300 + round * 7, note: nil))
+            rows[round * 10].value += 1
+            writer.delete(rows[round * 10 + 1])
+            try writer.save()
+            let checker = ModelContext(container)
+            for observer in observers {
+                let expected = try checker.fetch(observer.fetchDescriptor).map(\.value)
+                #expect(observer.results.map(\.value) == expected, "round \(round)")
+                #expect(!expected.isEmpty)
+            }
+        }
+    }
 }
