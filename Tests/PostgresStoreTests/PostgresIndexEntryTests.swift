@@ -48,4 +48,24 @@ import Testing
         let stored = try ModelContext(try ModelContainer(for: Ticket.self, configurations: configuration)).fetch(FetchDescriptor<Ticket>())
         #expect(stored.first?.title == title)
     }
+
+    /// Values of one index that are each short enough but together too long are named together.
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func valuesOfOneIndexTooLongTogetherAreNamedTogether() throws {
+        let configuration = try PostgresServer.freshConfiguration("entrypair")
+        let context = ModelContext(try ModelContainer(for: Pair.self, configurations: configuration))
+        context.insert(Pair(left: Self.incompressible(1_600, seed: 3), right: Self.incompressible(1_600, seed: 5)))
+        let error = #expect(throws: SwiftDataError.modelValidationFailure) { try context.save() }
+        #expect(error?.reason?.contains("Pair.left + Pair.right (3200 bytes)") == true, "\(String(describing: error))")
+    }
+}
+
+@Model final class Pair {
+    #Index<Pair>([\.left, \.right])
+    var left: String
+    var right: String
+    init(left: String, right: String) {
+        self.left = left
+        self.right = right
+    }
 }
