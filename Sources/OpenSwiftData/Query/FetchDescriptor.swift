@@ -6,8 +6,11 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// The sort order of the results.
     public var sortBy: [SortDescriptor<T>]
     /// The maximum number of models the fetch returns.
+    ///
+    /// Use `nil` to fetch every matching model, not `0`: a limit of zero or less fetches none.
     public var fetchLimit: Int?
-    /// The number of matching models to skip before the first returned one.
+    /// The number of matching models to skip before the first returned one; `nil`, or a number
+    /// below one, skips none.
     public var fetchOffset: Int?
     /// Whether the fetch includes this context's unsaved inserts, changes and deletions. Defaults to `true`.
     public var includePendingChanges: Bool = true

@@ -37,6 +37,32 @@ import OpenSwiftData
         #expect(try context.fetch(descriptor).map(\.count) == [48, 49])
     }
 
+    /// A limit of zero or less fetches nothing (`nil` is "no limit"), an offset below zero skips
+    /// nothing: the same whether the store pages or the context does (with unsaved changes).
+    @Test func limitsAndOffsetsBelowOneAreTheSameOnEveryPath() throws {
+        let (store, context) = try seeded()
+        defer { withExtendedLifetime(store) {} }
+        for (limit, offset, expected) in [(-1, nil, []), (0, nil, []), (3, -2, [0, 1, 2]), (Int.max, 47, [47, 48, 49]), (2, Int.max, [])] as [(Int?, Int?, [Int])] {
+            var descriptor = FetchDescriptor<Item>(predicate: #Predicate { $0.count < 1_000 }, sortBy: [SortDescriptor(\.count)])
+            descriptor.fetchLimit = limit
+            descriptor.fetchOffset = offset
+            #expect(try context.fetch(descriptor).map(\.count) == expected, "limit \(String(describing: limit)), offset \(String(describing: offset))")
+            #expect(try context.fetchCount(descriptor) == expected.count)
+            #expect(try context.fetchIdentifiers(descriptor).count == expected.count)
+            #expect(try context.fetch(descriptor, batchSize: 2).map(\.count) == expected)
+        }
+        // With an unsaved change the context pages in Swift, and answers the same.
+        let pending = makeItem(2_000)
+        context.insert(pending)
+        for (limit, offset, expected) in [(-1, nil, []), (0, nil, []), (3, -2, [0, 1, 2])] as [(Int?, Int?, [Int])] {
+            var descriptor = FetchDescriptor<Item>(predicate: #Predicate { $0.count < 1_000 }, sortBy: [SortDescriptor(\.count)])
+            descriptor.fetchLimit = limit
+            descriptor.fetchOffset = offset
+            #expect(try context.fetch(descriptor).map(\.count) == expected, "pending: limit \(String(describing: limit)), offset \(String(describing: offset))")
+            #expect(try context.fetchCount(descriptor) == expected.count)
+        }
+    }
+
     @Test func pendingChangesAreIncludedUnlessExcluded() throws {
         let (store, context) = try seeded()
         defer { withExtendedLifetime(store) {} }

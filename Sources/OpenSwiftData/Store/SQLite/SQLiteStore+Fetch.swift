@@ -7,9 +7,11 @@ extension SQLiteStore {
         if ordered && !fetch.sort.isEmpty { sql += compiler.orderBy(fetch.sort) }
         var arguments = compiler.arguments
         if fetch.limit != nil || fetch.offset != nil {
+            // SQLite reads a negative limit as none; a negative `fetchLimit` fetches nothing, as
+            // the context's own paging (`prefix`) and the other stores have it.
             sql += " LIMIT ? OFFSET ?"
-            arguments.append(.integer(Int64(fetch.limit ?? -1)))
-            arguments.append(.integer(Int64(fetch.offset ?? 0)))
+            arguments.append(.integer(fetch.limit.map { Int64(max($0, 0)) } ?? -1))
+            arguments.append(.integer(Int64(max(fetch.offset ?? 0, 0))))
         }
         return (sql, arguments)
     }
