@@ -24,12 +24,28 @@ struct LargePredicateTests {
         let store = TemporaryStore()
         do {
             let context = ModelContext(try store.container(SensorSample.self, backend: backend))
-            for index in 0..<300 {
-                context.insert(SensorSample(label: "r\(index)", value: index, note: index % 3 == 0 ? nil : "n\(index % 7)"))
-            }
-            try context.save()
+            try Self.insertSamples(into: context)
         }
         return (store, ModelContext(try store.container(SensorSample.self, backend: backend)))
+    }
+
+    /// Saves 300 samples: values 0 to 299, a note on two in three.
+    static func insertSamples(into context: ModelContext) throws {
+        for index in 0..<300 {
+            context.insert(SensorSample(label: "r\(index)", value: index, note: index % 3 == 0 ? nil : "n\(index % 7)"))
+        }
+        try context.save()
+    }
+
+    /// `value == n₁ || value == n₂ || …`, one condition per number, built as an app builds it.
+    static func valueIsAnyOf(_ numbers: [Int]) -> Predicate<SensorSample> {
+        Predicate<SensorSample>({ (input: Variable) -> any StandardPredicateExpression<Bool> in
+            var expression: any StandardPredicateExpression<Bool> = PredicateExpressions.Value(false)
+            for number in numbers {
+                expression = Self.either(expression, PredicateExpressions.Equal(lhs: Self.value(input), rhs: PredicateExpressions.Value(number)))
+            }
+            return expression
+        })
     }
 
     /// Checks fetch, count and identifiers against `evaluate` on every sample.
@@ -66,14 +82,7 @@ struct LargePredicateTests {
     @Test(arguments: Backend.allCases) func thousandsOfConditionsJoinedByOr(_ backend: Backend) throws {
         let (store, context) = try samples(backend)
         _ = store
-        let wanted = (0..<3_000).map { $0 * 7 % 1_000 }
-        let predicate = Predicate<SensorSample>({ (input: Variable) -> any StandardPredicateExpression<Bool> in
-            var expression: any StandardPredicateExpression<Bool> = PredicateExpressions.Value(false)
-            for number in wanted {
-                expression = Self.either(expression, PredicateExpressions.Equal(lhs: Self.value(input), rhs: PredicateExpressions.Value(number)))
-            }
-            return expression
-        })
+        let predicate = Self.valueIsAnyOf((0..<3_000).map { $0 * 7 % 1_000 })
         try expectSwiftsAnswer(predicate, in: context, "3,000 conditions joined by ||")
     }
 
@@ -136,19 +145,9 @@ struct LargePredicateTests {
         let store = TemporaryStore()
         let container = try store.container(SensorSample.self, backend: backend)
         let writer = ModelContext(container)
-        for index in 0..<300 {
-            writer.insert(SensorSample(label: "r\(index)", value: index, note: index % 3 == 0 ? nil : "n\(index % 7)"))
-        }
-        try writer.save()
+        try Self.insertSamples(into: writer)
         let values = (0..<70_000).map { $0 * 3 }
-        let wanted = (0..<3_000).map { $0 * 7 % 1_000 }
-        let chain = Predicate<SensorSample>({ (input: Variable) -> any StandardPredicateExpression<Bool> in
-            var expression: any StandardPredicateExpression<Bool> = PredicateExpressions.Value(false)
-            for number in wanted {
-                expression = Self.either(expression, PredicateExpressions.Equal(lhs: Self.value(input), rhs: PredicateExpressions.Value(number)))
-            }
-            return expression
-        })
+        let chain = Self.valueIsAnyOf((0..<3_000).map { $0 * 7 % 1_000 })
         let observers = [
             try ResultsObserver(filterBy: #Predicate<SensorSample> { values.contains($0.value) }, sortBy: [SortDescriptor(\.value)], modelContainer: container),
             try ResultsObserver(filterBy: chain, sortBy: [SortDescriptor(\.value)], modelContainer: container),
