@@ -103,65 +103,63 @@ extension SQLiteStore {
         let links = _DeferredLinks()
         var keys = [Int64](repeating: 0, count: changes.inserts.count)
         var upserted: [Int] = []
-        /// Writes the insert at `position`, or returns `false` without writing when `waits` and its
-        /// uniqueness constraints name a related model that has no key yet.
-        func insert(at position: Int, waits: Bool) throws -> Bool {
-            let (entity, model) = changes.inserts[position]
-            let layout = try layout(entity)
-            if layout.upsertLookupSQL != nil {
-                switch try existingRow(for: model, layout: layout, waits: waits, on: connection) {
-                case .relatedModelWithoutKey:
-                    return false
-                case .row(let existing):
-                    let update = try connection.statement(layout.fullUpdateSQL)
-                    for index in layout.columnProperties {
-                        try PropertyEncoding.encode(model, property: index, of: layout.entity, to: update, at: Int32(index), deferring: links)
-                    }
-                    try update._bind(existing, Int32(layout.columns.count))
-                    try update.run()
-                    if !links.isEmpty { deferred.append((layout, model, links.take())) }
-                    model._osdState.primaryKey = existing
-                    keys[position] = existing
-                    upserted.append(position)
-                    // An upsert is an update of the existing row, of every stored property.
-                    if recordsHistory { history.updateByStore(entity, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
-                    return true
-                case .none:
-                    break
-                }
-            }
-            let insert = try prepared(layout.insertSQL)
-            if let keys = layout.sharedKeysTable {
-                try insert._bind(try nextSharedKey(keys, on: connection), Int32(layout.columns.count))
-            }
-            try PropertyEncoding.encodeAll(model, of: entity, properties: layout.columnProperties, to: insert, deferring: links)
-            try insert.run()
-            if !links.isEmpty { deferred.append((layout, model, links.take())) }
-            // The key is the model's now, so that later rows of this save can refer to it.
-            var key = connection.lastInsertedRowID
-            if layout.sharedKeysTable == nil, checkedFloors.insert(ObjectIdentifier(entity)).inserted {
-                // Rows after this one follow it: SQLite counts on from the largest key.
-                key = try Self.keyAboveFloor(of: layout, inserted: key, on: connection)
-            }
-            model._osdState.primaryKey = key
-            keys[position] = key
-            if recordsHistory { history.insert(entity, key: key) }
-            return true
-        }
         // An insert matching on a related model new in this save waits for that model's key, so that
         // it finds the rows of this save with the same values, as inserts matching on attributes do.
-        // Each pass writes those whose related models were written before; what still waits after a
-        // pass that wrote nothing (related models waiting for each other, or getting no key in this
-        // save) is written without a match on them.
-        var waiting = try changes.inserts.indices.filter { try !insert(at: $0, waits: true) }
-        while !waiting.isEmpty {
-            let stillWaiting = try waiting.filter { try !insert(at: $0, waits: true) }
-            if stillWaiting.count == waiting.count {
-                for position in stillWaiting { _ = try insert(at: position, waits: false) }
-                break
+        // The first pass goes through every insert; each later one through those still waiting,
+        // whose related models were written before. After a pass that wrote none of them (related
+        // models waiting for each other, or getting no key in this save), they are written without
+        // a match on those models. (One loop, no nested function: the common save is one pass.)
+        var waiting: [Int]?
+        var waits = true
+        repeat {
+            var stillWaiting: [Int] = []
+            for step in 0..<(waiting?.count ?? changes.inserts.count) {
+                let position = waiting?[step] ?? step
+                let (entity, model) = changes.inserts[position]
+                let layout = try layout(entity)
+                if layout.upsertLookupSQL != nil {
+                    switch try existingRow(for: model, layout: layout, waits: waits, on: connection) {
+                    case .relatedModelWithoutKey:
+                        stillWaiting.append(position)
+                        continue
+                    case .row(let existing):
+                        let update = try connection.statement(layout.fullUpdateSQL)
+                        for index in layout.columnProperties {
+                            try PropertyEncoding.encode(model, property: index, of: layout.entity, to: update, at: Int32(index), deferring: links)
+                        }
+                        try update._bind(existing, Int32(layout.columns.count))
+                        try update.run()
+                        if !links.isEmpty { deferred.append((layout, model, links.take())) }
+                        model._osdState.primaryKey = existing
+                        keys[position] = existing
+                        upserted.append(position)
+                        // An upsert is an update of the existing row, of every stored property.
+                        if recordsHistory { history.updateByStore(entity, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
+                        continue
+                    case .none:
+                        break
+                    }
+                }
+                let insert = try prepared(layout.insertSQL)
+                if let keys = layout.sharedKeysTable {
+                    try insert._bind(try nextSharedKey(keys, on: connection), Int32(layout.columns.count))
+                }
+                try PropertyEncoding.encodeAll(model, of: entity, properties: layout.columnProperties, to: insert, deferring: links)
+                try insert.run()
+                if !links.isEmpty { deferred.append((layout, model, links.take())) }
+                // The key is the model's now, so that later rows of this save can refer to it.
+                var key = connection.lastInsertedRowID
+                if layout.sharedKeysTable == nil, checkedFloors.insert(ObjectIdentifier(entity)).inserted {
+                    // Rows after this one follow it: SQLite counts on from the largest key.
+                    key = try Self.keyAboveFloor(of: layout, inserted: key, on: connection)
+                }
+                model._osdState.primaryKey = key
+                keys[position] = key
+                if recordsHistory { history.insert(entity, key: key) }
             }
+            if stillWaiting.count == (waiting?.count ?? changes.inserts.count) { waits = false }
             waiting = stillWaiting
-        }
+        } while !(waiting?.isEmpty ?? true)
         // Rows that referred to models inserted after them get their keys.
         for (layout, model, links) in deferred {
             for (parameter, target) in links where layout.columns[Int(parameter)] != nil
