@@ -40,6 +40,9 @@ enum PostgresFailure {
             return serverError(
                 state: error.serverInfo?[.sqlState] ?? "", message: error.serverInfo?[.message] ?? "\(error)",
                 detail: error.serverInfo?[.detail], place: place, statement: statement)
+        case .tooManyParameters:
+            // Refused before it was sent: the statement's fault, not the connection's.
+            return SwiftDataError(.storeFailure, reason: "\(place): the statement binds more than \(PostgresSQL.maximumParameters) values, more than PostgreSQL takes; nothing was sent. Statement: \(statement.prefix(300))")
         case .authMechanismRequiresPassword:
             return SwiftDataError(.storeAccessDenied, reason: "\(place): the server asks for a password and the URL gives none (postgres://user:password@host/database)")
         case .unsupportedAuthMechanism, .saslError:
