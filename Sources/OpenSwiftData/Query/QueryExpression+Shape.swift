@@ -99,22 +99,35 @@ extension QueryExpression {
         }
     }
 
-    /// How deep the expression nests (a leaf is 1) and how many values it binds (each value, and
-    /// each value of a list), counted without recursion.
-    package var shape: (depth: Int, values: Int) {
-        var depth = 0
-        var values = 0
+    /// How deep an expression nests and how many values it binds.
+    package struct Shape {
+        /// The longest path from the root to a leaf, counting both (a leaf alone is 1).
+        package var depth = 0
+        /// The values it binds: each value, and each value of a list.
+        package var values = 0
+
+        /// Whether a store whose statements take at most `parameterLimit` values can be handed the
+        /// expression: nested no deeper than ``QueryExpression/maximumStoreDepth``, and leaving a
+        /// hundred parameters for the rest of the statement.
+        package func fitsAStatement(parameterLimit: Int) -> Bool {
+            depth <= QueryExpression.maximumStoreDepth && values <= parameterLimit - 100
+        }
+    }
+
+    /// The expression's depth and bound values, counted without recursion.
+    package var shape: Shape {
+        var shape = Shape()
         var pending: [(QueryExpression, Int)] = [(self, 1)]
         while let (node, level) = pending.popLast() {
-            depth = max(depth, level)
+            shape.depth = max(shape.depth, level)
             switch node {
-            case .value: values += 1
-            case .inList(_, let list): values += list.count
+            case .value: shape.values += 1
+            case .inList(_, let list): shape.values += list.count
             default: break
             }
             node.forEachChild { pending.append(($0, level + 1)) }
         }
-        return (depth, values)
+        return shape
     }
 
     /// The deepest an expression given to a built-in store nests. A predicate built at run time

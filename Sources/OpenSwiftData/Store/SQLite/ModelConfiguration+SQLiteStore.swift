@@ -7,7 +7,7 @@ extension SQLiteStore: StoreBackend {
     /// checked against by parsing it. The rest runs in Swift.
     func canEvaluate(_ expression: QueryExpression) -> Bool {
         let shape = expression.shape
-        guard shape.values <= Self.parameterLimit - 100, shape.depth <= QueryExpression.maximumStoreDepth else { return false }
+        guard shape.fitsAStatement(parameterLimit: Self.parameterLimit) else { return false }
         return shape.depth <= 12 || Self.parserTakes(expression)
     }
 
@@ -15,7 +15,7 @@ extension SQLiteStore: StoreBackend {
     /// its stack); parsed on a connection of its own, where no table exists, so that any error
     /// after parsing means it does.
     private static func parserTakes(_ expression: QueryExpression) -> Bool {
-        var compiler = SQLCompiler(parsingOnly: ())
+        var compiler = SQLCompiler(namingAttributesByIndexIn: "t")
         let sql = "SELECT 1 FROM t WHERE \(compiler.sql(expression))"
         do {
             let scratch = try SQLiteConnection(path: ":memory:", readOnly: false, create: true)

@@ -19,10 +19,10 @@ struct SQLCompiler {
         self.columns = []
     }
 
-    /// A compiler whose SQL names each attribute by a column of its own in table `t`, for
-    /// checking whether SQLite parses an expression.
-    init(parsingOnly: Void) {
-        self.table = "t"
+    /// A compiler whose SQL names each attribute by a column of its own (`c` and its index) in
+    /// `table`, which need not exist: for checking whether SQLite parses an expression.
+    init(namingAttributesByIndexIn table: String) {
+        self.table = table
         self.columns = []
         self.namesEveryAttribute = true
     }
