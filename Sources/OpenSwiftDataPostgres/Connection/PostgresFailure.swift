@@ -8,12 +8,20 @@ enum PostgresFailure {
     private static let serializationFailure = "40001"
     private static let deadlock = "40P01"
     private static let lockTimeout = "55P03"
+    private static let programLimitExceeded = "54000"
 
     /// Whether an error says a transaction lost a race with another connection and was rolled
     /// back: running it again can succeed.
     static func isLostRace(_ error: SwiftDataError) -> Bool {
         guard let reason = error.reason else { return false }
         return [uniqueViolation, serializationFailure, deadlock].contains { reason.hasPrefix("PostgreSQL \($0):") }
+    }
+
+    /// Whether the server refused a row because an index entry of it is too large
+    /// (`program_limit_exceeded`: "index row size … exceeds …", "index row requires … bytes").
+    static func isIndexEntryTooLarge(_ error: SwiftDataError) -> Bool {
+        guard let reason = error.reason, reason.hasPrefix("PostgreSQL \(programLimitExceeded):") else { return false }
+        return reason.contains("index row")
     }
 
     static func swiftDataError(_ error: any Error, location: PostgresLocation?, statement: String) -> SwiftDataError {

@@ -86,7 +86,7 @@ final class PostgresParameters: _RowWriter {
     func _bind(_ value: Int64, _ column: Int32) throws { set(.integer(value), column) }
     func _bind(_ value: Double, _ column: Int32) throws { set(.real(value), column) }
     func _bind(_ value: String, _ column: Int32) throws {
-        guard !value.utf8.contains(0) else { throw PostgresTextError.containsNull }
+        guard PostgresSQL.canHold(value) else { throw PostgresTextError.containsNull }
         set(.text(value), column)
     }
     func _bind(bytes: UnsafeRawBufferPointer, _ column: Int32) throws {

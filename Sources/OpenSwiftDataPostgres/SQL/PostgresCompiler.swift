@@ -51,7 +51,7 @@ struct PostgresCompiler {
     /// Whether a value can be a parameter: text cannot hold U+0000 in PostgreSQL.
     private static func canBind(_ value: StoredValue) -> Bool {
         guard case .text(let text) = value else { return true }
-        return !text.utf8.contains(0)
+        return PostgresSQL.canHold(text)
     }
 
     /// Whether an expression is a Boolean in PostgreSQL.

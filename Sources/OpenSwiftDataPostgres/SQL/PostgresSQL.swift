@@ -5,6 +5,9 @@ enum PostgresSQL {
     /// The most parameters one statement can have (the protocol counts them in 16 bits).
     static let maximumParameters = 65_535
 
+    /// Whether PostgreSQL text can hold `text`: every character but U+0000.
+    static func canHold(_ text: String) -> Bool { !text.utf8.contains(0) }
+
     /// Quotes an identifier.
     static func quote(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -7,10 +7,7 @@ extension PostgresBackend: StoreBackend {
     /// ones binding more values than a statement can take; those run in Swift on the rows the rest
     /// of the predicate selects.
     func canEvaluate(_ expression: QueryExpression) -> Bool {
-        let shape = expression.shape
-        return shape.depth <= QueryExpression.maximumStoreDepth
-            && shape.values <= PostgresSQL.maximumParameters - 100
-            && PostgresCompiler.canCompile(expression)
+        expression.shape.fitsAStatement(parameterLimit: PostgresSQL.maximumParameters) && PostgresCompiler.canCompile(expression)
     }
 
     /// PostgreSQL sorts by everything but a locale-aware string order: its collations are not

@@ -5,13 +5,6 @@ extension PostgresBackend {
     /// PostgreSQL compressed it.
     static let largestIndexEntry = 2_704
 
-    /// Whether the server refused a row because an index entry of it is too large
-    /// (`program_limit_exceeded`: "index row size … exceeds …", "index row requires … bytes").
-    static func refusesIndexEntry(_ error: SwiftDataError) -> Bool {
-        guard let reason = error.reason, reason.hasPrefix("PostgreSQL 54000:") else { return false }
-        return reason.contains("index row")
-    }
-
     /// The error for a save whose rows an index could not hold: the saved values of the
     /// properties each `#Unique`, `.unique` or `#Index` names, when together longer than an index
     /// entry, by model and property, or the server's words when none are.

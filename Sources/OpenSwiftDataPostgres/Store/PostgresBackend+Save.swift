@@ -16,7 +16,7 @@ extension PostgresBackend {
         guard !isReadOnly else {
             throw SwiftDataError(.storeIsReadOnly, reason: "The configuration of \(location.displayName) does not allow saves.")
         }
-        if changes.recordsHistory, let author = changes.author, author.utf8.contains(0) {
+        if changes.recordsHistory, let author = changes.author, !PostgresSQL.canHold(author) {
             throw SwiftDataError(.modelValidationFailure, reason: "The context's author \(author.debugDescription) contains U+0000 (NUL), which PostgreSQL text cannot hold, so the history cannot record it. Nothing was saved; the context keeps its changes.")
         }
         try withSession { _ in try settleEarlierSave(of: changes) }
@@ -29,7 +29,7 @@ extension PostgresBackend {
                 return result
             } catch let error as SwiftDataError {
                 for (_, model) in changes.inserts { model._osdState.primaryKey = 0 }
-                if Self.refusesIndexEntry(error) { throw indexEntryTooLarge(error, in: changes) }
+                if PostgresFailure.isIndexEntryTooLarge(error) { throw indexEntryTooLarge(error, in: changes) }
                 guard attempt < 5, PostgresFailure.isLostRace(error) else { throw error }
                 attempt += 1
             } catch {

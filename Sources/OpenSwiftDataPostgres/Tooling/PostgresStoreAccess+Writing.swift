@@ -144,7 +144,7 @@ extension PostgresStoreAccess {
 
     /// Why PostgreSQL cannot hold a value, or `nil` when it can: its text cannot hold U+0000.
     package static func problem(storing value: StoredValue) -> String? {
-        guard case .text(let text) = value, text.utf8.contains(0) else { return nil }
+        guard case .text(let text) = value, !PostgresSQL.canHold(text) else { return nil }
         return "\(PostgresTextError.containsNull)"
     }
 
