@@ -108,8 +108,9 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     /// The location of a store that runs on a database server cannot be used: its URL is not a
     /// database URL, or it lacks the host or database. Nothing was contacted.
     public static let invalidStoreURL = SwiftDataError(.invalidStoreURL)
-    /// The database server of a store cannot be reached: the connection was refused, timed out or
-    /// was lost. A save in flight when the connection was lost wrote nothing.
+    /// The store cannot be reached: its database server refused the connection, it timed out or
+    /// was lost, or its file was moved or deleted while the container had it open. A save in
+    /// flight when that happened wrote nothing.
     public static let storeUnavailable = SwiftDataError(.storeUnavailable)
     /// The database server refused the store's credentials, or the user may not use the database.
     public static let storeAccessDenied = SwiftDataError(.storeAccessDenied)

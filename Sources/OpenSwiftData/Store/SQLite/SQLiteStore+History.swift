@@ -54,6 +54,7 @@ extension SQLiteStore {
             do {
                 try Self.removeHistory(ids, on: connection)
                 try Self.markHistoryDeleted(through: ids.max() ?? 0, on: connection)
+                try checkFileInPlace(connection)
                 try connection.execute("COMMIT")
             } catch {
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }

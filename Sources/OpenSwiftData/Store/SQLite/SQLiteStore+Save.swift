@@ -12,6 +12,7 @@ extension SQLiteStore {
             try connection.statement(.beginImmediate).run()
             do {
                 let keys = try write(changes, on: connection)
+                try checkFileInPlace(connection)
                 try connection.statement(.commit).run()
                 return keys
             } catch {

@@ -206,6 +206,18 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// Throws ``SwiftDataError/storeUnavailable`` when the store file is no longer where the
+    /// container opened it (moved, renamed or deleted while open). Called before each commit: SQLite
+    /// would commit to the file it still holds, and the next container on the path would not find
+    /// the save. The caller's transaction then rolls back, and nothing is reported saved.
+    func checkFileInPlace(_ connection: SQLiteConnection) throws {
+        guard connection.fileHasMoved else { return }
+        throw SwiftDataError(.storeUnavailable, reason: """
+            The store file \(path) was moved or deleted while the container had it open; nothing was saved. \
+            Put the file back, or open a container on the file where it is now.
+            """)
+    }
+
     /// The table layout of an entity.
     func layout(for entityName: String) throws -> TableLayout {
         guard let layout = layouts[entityName] else {
@@ -254,6 +266,7 @@ final class SQLiteStore: @unchecked Sendable {
                     try connection.execute("DELETE FROM osd_history WHERE id < \(last)")
                     try SQLiteStore.removeHistory([last], on: connection)
                 }
+                try checkFileInPlace(connection)
                 try connection.execute("COMMIT")
             } catch {
                 try? connection.execute("ROLLBACK")

@@ -34,6 +34,14 @@ final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
+    /// Whether the database file this connection opened is no longer at its path: moved, renamed or
+    /// deleted by someone else. SQLite goes on writing to the file it holds, so a commit would land
+    /// where the next open does not look. (One `stat` of the path; in-memory databases never move.)
+    var fileHasMoved: Bool {
+        var moved: Int32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+    }
+
     /// Runs one or more statements that return no rows.
     func execute(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
