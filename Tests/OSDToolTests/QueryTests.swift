@@ -81,8 +81,8 @@ struct QueryTests {
     }
 
     /// A store of voyages with names and notes chosen to tell Swift's text semantics from bytes'.
-    private func makeRandomStore(at path: String, using generator: inout some RandomNumberGenerator) throws -> ModelContext {
-        let container = try ModelContainer(for: Schema(ToolFixtures.models), configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+    static func makeRandomStore(_ configuration: any DataStoreConfiguration, using generator: inout some RandomNumberGenerator) throws -> ModelContext {
+        let container = try ModelContainer(for: Schema(ToolFixtures.models), configurations: [configuration])
         let context = ModelContext(container)
         let pieces = ["e", "é", "e\u{301}", "Pa", "ß", "ss", "x", "E", "🇳🇴", " "]
         let sailors = [Sailor(email: "ann@example.com"), Sailor(email: "éva@example.com"), Sailor(email: "e\u{301}mile@example.com")]
@@ -113,7 +113,7 @@ struct QueryTests {
         var generator = SystemRandomNumberGenerator()
         let directory = try TemporaryDirectory()
         let store = directory.path("random.store")
-        let context = try makeRandomStore(at: store, using: &generator)
+        let context = try QueryTests.makeRandomStore(ModelConfiguration(url: URL(fileURLWithPath: store)), using: &generator)
         let voyages = try context.fetch(FetchDescriptor<Voyage>())
         let formatter = ISO8601DateFormatter()
         // One `osd` run per expression: every atom alone, then random combinations.
@@ -122,12 +122,17 @@ struct QueryTests {
         for condition in conditions {
             let result = try OSDTool.run("query", store, "Voyage", "--where", condition.text, "--format", "csv")
             #expect(result.status == 0, "\(condition.text): \(result.error)")
-            // Each voyage starts at a different hour: the start column tells them apart.
-            let selected = Set(result.output.split(separator: "\n").dropFirst().map { String($0.split(separator: ",", omittingEmptySubsequences: false)[2]) })
-            let expected = Set(voyages.filter(condition.holds).map { formatter.string(from: $0.start) })
-            let differing = voyages.filter { selected.symmetricDifference(expected).contains(formatter.string(from: $0.start)) }
-            #expect(selected == expected, "\(condition.text) differs on \(differing.map { ($0.name.unicodeScalars.map { String($0.value, radix: 16) }, $0.notes, $0.score, $0.rating) })")
+            QueryTests.expectSelection(result.output, of: condition, among: voyages, formatter: formatter)
         }
+    }
+
+    /// Expects the CSV `output` of a query to hold exactly the voyages `condition` holds for.
+    static func expectSelection(_ output: String, of condition: Atom, among voyages: [Voyage], formatter: ISO8601DateFormatter) {
+        // Each voyage starts at a different hour: the start column tells them apart.
+        let selected = Set(output.split(separator: "\n").dropFirst().map { String($0.split(separator: ",", omittingEmptySubsequences: false)[2]) })
+        let expected = Set(voyages.filter(condition.holds).map { formatter.string(from: $0.start) })
+        let differing = voyages.filter { selected.symmetricDifference(expected).contains(formatter.string(from: $0.start)) }
+        #expect(selected == expected, "\(condition.text) differs on \(differing.map { ($0.name.unicodeScalars.map { String($0.value, radix: 16) }, $0.notes, $0.score, $0.rating) })")
     }
 
     @Test("sorting, limits and offsets page through rows as a fetch does")

@@ -1,4 +1,5 @@
 import OpenSwiftData
+import OpenSwiftDataPostgres
 
 /// `osd query`: rows of one model that match an expression, sorted, paged, in a format.
 package struct StoreQuery {
@@ -17,25 +18,27 @@ package struct StoreQuery {
         self.offset = offset
     }
 
-    /// The number of matching rows (limit and offset apply).
-    package func count(storeAt path: String) throws -> Int {
-        let (file, table, clause) = try prepare(path)
-        let total = Int(try table.count(in: file, whereClause: clause.whereClause, arguments: clause.arguments))
+    /// The number of matching rows (limit and offset apply) in the store at `path` (a file, or a
+    /// PostgreSQL URL with the configuration's `name`).
+    package func count(storeAt path: String, name: String = "default") throws -> Int {
+        let total = try matchingRows(storeAt: path, name: name).count()
         let skipped = max(0, total - (offset ?? 0))
         return limit.map { min($0, skipped) } ?? skipped
     }
 
-    /// The matching rows, written in `format` to `output` line by line.
-    package func run(storeAt path: String, format: String, output: (String) -> Void) throws {
+    /// The matching rows of the store at `path` (a file, or a PostgreSQL URL with the
+    /// configuration's `name`), written in `format` to `output` line by line.
+    package func run(storeAt path: String, name: String = "default", format: String, output: (String) -> Void) throws {
         guard let format = RowFormat(rawValue: format) else {
             throw ToolError("Unknown format \(format.debugDescription); use table, json or csv.")
         }
-        let (file, table, clause) = try prepare(path)
+        let rows = try matchingRows(storeAt: path, name: name)
+        let table = rows.table
         switch format {
         case .json:
             output("[")
             var pending: String?
-            try table.forEachRow(in: file, whereClause: clause.whereClause, orderBy: clause.orderBy, arguments: clause.arguments, limit: limit, offset: offset) { row in
+            try rows.forEach { row in
                 if let pending { output(pending + ",") }
                 pending = RowFormat.jsonObject(row, of: table)
             }
@@ -43,26 +46,51 @@ package struct StoreQuery {
             output("]")
         case .csv:
             output(RowFormat.csvLine(table.fieldNames))
-            try table.forEachRow(in: file, whereClause: clause.whereClause, orderBy: clause.orderBy, arguments: clause.arguments, limit: limit, offset: offset) { row in
-                output(RowFormat.csvLine(RowFormat.fields(row)))
-            }
+            try rows.forEach { row in output(RowFormat.csvLine(RowFormat.fields(row))) }
         case .table:
-            var rows: [[String?]] = []
-            try table.forEachRow(in: file, whereClause: clause.whereClause, orderBy: clause.orderBy, arguments: clause.arguments, limit: limit, offset: offset) { row in
-                rows.append(RowFormat.fields(row))
-            }
-            output(RowFormat.table(header: table.fieldNames, rows: rows))
-            output("(\(rows.count) \(rows.count == 1 ? "row" : "rows"))")
+            var lines: [[String?]] = []
+            try rows.forEach { row in lines.append(RowFormat.fields(row)) }
+            output(RowFormat.table(header: table.fieldNames, rows: lines))
+            output("(\(lines.count) \(lines.count == 1 ? "row" : "rows"))")
         }
     }
 
-    private func prepare(_ path: String) throws -> (StoreFile, ModelTable, (whereClause: String, orderBy: String, arguments: [StoredValue])) {
+    /// The rows the query selects from one store: how many match (before the limit and offset),
+    /// and each of them in order.
+    private struct MatchingRows {
+        let table: ModelTable
+        let count: () throws -> Int
+        let forEach: ((ModelRow) throws -> Void) throws -> Void
+    }
+
+    private func matchingRows(storeAt path: String, name: String) throws -> MatchingRows {
+        if let url = try StoreArgument.postgresURL(path) {
+            let store = try PostgresStoreAccess(url: url, name: name)
+            let (table, filter, sort) = try plan(over: store.schema)
+            return MatchingRows(table: table) {
+                Int(try store.count(of: table.entity.name, filter: filter))
+            } forEach: { body in
+                try store.forEachRow(of: table, filter: filter, sort: sort, limit: limit, offset: offset, body)
+            }
+        }
         let file = try StoreFile(path: path)
-        let entity = try file.schema.entity(named: model)
+        let (table, filter, sort) = try plan(over: file.schema)
+        let clause = StoreFile.sql(filter: filter, sort: sort, table: table.entity.name)
+        return MatchingRows(table: table) {
+            Int(try table.count(in: file, whereClause: clause.whereClause, arguments: clause.arguments))
+        } forEach: { body in
+            try table.forEachRow(in: file, whereClause: clause.whereClause, orderBy: clause.orderBy, arguments: clause.arguments,
+                                 limit: limit, offset: offset, body)
+        }
+    }
+
+    /// The model's table, and the filter and sort keys planned over the stored schema.
+    private func plan(over schema: StoredSchema) throws -> (ModelTable, QueryExpression?, [QuerySort]) {
+        let entity = try schema.entity(named: model)
         var filter: QueryExpression?
         if let whereExpression {
             do {
-                filter = try QueryPlanner.filter(try QueryParser.parse(whereExpression), over: entity, in: file.schema)
+                filter = try QueryPlanner.filter(try QueryParser.parse(whereExpression), over: entity, in: schema)
             } catch {
                 throw ToolError("--where: " + error.render(whereExpression))
             }
@@ -74,13 +102,13 @@ package struct StoreQuery {
             if key.hasSuffix(":desc") { path = String(key.dropLast(5)); ascending = false }
             else if key.hasSuffix(":asc") { path = String(key.dropLast(4)) }
             do {
-                keys.append(try QueryPlanner.sort(path, ascending: ascending, over: entity, in: file.schema))
+                keys.append(try QueryPlanner.sort(path, ascending: ascending, over: entity, in: schema))
             } catch {
                 throw ToolError("--sort: " + error.render(path))
             }
         }
         if let limit, limit < 0 { throw ToolError("--limit must not be negative.") }
         if let offset, offset < 0 { throw ToolError("--offset must not be negative.") }
-        return (file, ModelTable(entity), StoreFile.sql(filter: filter, sort: keys, table: entity.name))
+        return (ModelTable(entity), filter, keys)
     }
 }

@@ -15,10 +15,4 @@ package enum StoreArgument {
         guard let url = URL(string: store) else { throw ToolError("\(store) is not a URL.") }
         return url
     }
-
-    /// Throws unless `store` names a file: `command` works on SQLite stores only.
-    package static func requireFile(_ store: String, for command: String) throws {
-        guard PostgresStoreSummary.isPostgresURL(store) else { return }
-        throw ToolError("osd \(command) works on store files. On PostgreSQL, every other osd command works (--name names the configuration), and psql reads the tables (docs/StorageLayout.md).")
-    }
 }

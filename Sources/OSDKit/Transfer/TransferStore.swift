@@ -100,23 +100,7 @@ extension PostgresStoreAccess: TransferStore {
     func rowCount(of table: ModelTable) throws -> Int { Int(try count(table.entity.name)) }
 
     func forEachRow(of table: ModelTable, _ body: (ModelRow) throws -> Void) throws {
-        let columns = table.attributes.map(\.name) + table.foreignKeys.map(\.name)
-        var page: [ModelRow] = []
-        func flush() throws {
-            let keys = page.map(\.id)
-            for link in table.links {
-                let (own, other) = link.ownsLink == false ? ("target", "owner") : ("owner", "target")
-                let pairs = try links(link.linkName?.table ?? "", from: own, to: other, among: keys)
-                for index in page.indices { page[index].links.append(pairs[page[index].id] ?? []) }
-            }
-            for row in page { try body(row) }
-            page.removeAll(keepingCapacity: true)
-        }
-        try forEachRow(of: table.entity.name, columns: columns) { key, values in
-            page.append(try table.row(key: key, values: values))
-            if page.count == PostgresStoreAccess.batchRows { try flush() }
-        }
-        try flush()
+        try forEachRow(of: table, filter: nil, body)
     }
 
     func problem(storing value: StoredValue) -> String? { Self.problem(storing: value) }

@@ -9,12 +9,32 @@ import PostgresNIO
 /// (a Boolean) or as a value, and converted where the context asks for the other. Values never
 /// enter the text.
 struct PostgresCompiler {
-    let table: PostgresTable
+    /// The fetched table, whose properties `.attribute` expressions name by index; `nil` for
+    /// expressions that name properties only by name (`.scoped`), as `osd query` plans them.
+    let table: PostgresTable?
+    /// The quoted namespace of the fetched table and of every table a subquery reads.
+    let namespace: String
     private(set) var bindings = PostgresBindings()
     private var count = 0
 
     init(table: PostgresTable) {
         self.table = table
+        self.namespace = table.namespace
+    }
+
+    /// A compiler for expressions over the tables of `namespace` (quoted) that name properties
+    /// by name: the fetched table goes by `t0`.
+    init(namespace: String) {
+        self.table = nil
+        self.namespace = namespace
+    }
+
+    /// The fetched table, for an expression that names a property by index.
+    private func fetchedTable() throws -> PostgresTable {
+        guard let table else {
+            throw SwiftDataError(.unsupportedPredicate, reason: "A property named by its index needs the fetched table's models")
+        }
+        return table
     }
 
     /// Whether the compiler can express `expression`: everything but Swift's Character-based text
@@ -74,6 +94,7 @@ struct PostgresCompiler {
         if Self.isCondition(expression) { return "((\(try booleanSQL(expression)))::int4::int8)" }
         switch expression {
         case .attribute(let index):
+            let table = try fetchedTable()
             return index < table.columns.count ? table.columns[index].map { "t0.\($0)" } ?? "NULL" : "NULL"
         case .scoped(let scope, let property):
             return "\(Self.alias(scope)).\(PostgresSQL.quote(property))"
@@ -196,7 +217,7 @@ struct PostgresCompiler {
     /// attribute is: the form indexes hold it in (``PostgresTable/declaredIndexes``), so that a
     /// test for NULL can use them.
     private mutating func indexedValue(_ expression: QueryExpression) throws -> String {
-        if case .attribute(let index) = expression, index < table.entity.fields.count, table.entity.fields[index].storage == .text {
+        if case .attribute(let index) = expression, let table, index < table.entity.fields.count, table.entity.fields[index].storage == .text {
             return PostgresSQL.swiftText(try value(expression))
         }
         return try value(expression)
@@ -219,6 +240,7 @@ struct PostgresCompiler {
                 sql = try value(expression)
                 isText = key.isText
             } else {
+                let table = try fetchedTable()
                 sql = try value(.attribute(key.attribute))
                 isText = key.attribute < table.entity.fields.count && table.entity.fields[key.attribute].storage == .text
             }
@@ -269,7 +291,7 @@ struct PostgresCompiler {
         case .exists: "1"
         case .count: "count(*)"
         }
-        var from = "\(table.namespace).\(PostgresSQL.quote(query.entity)) AS \(alias)"
+        var from = "\(namespace).\(PostgresSQL.quote(query.entity)) AS \(alias)"
         let condition: String
         switch query.relation {
         case .primaryKey(let key):
@@ -279,7 +301,7 @@ struct PostgresCompiler {
         case .link(let name, let ownerIsSource, let owner):
             let link = "l\(query.scope)"
             let (own, other) = ownerIsSource ? ("owner", "target") : ("target", "owner")
-            from += " JOIN \(table.linkTable(name)) AS \(link) ON \(link).\(other) = \(alias).\(PostgresSQL.primaryKey)"
+            from += " JOIN \(PostgresTable.linkTable(name, namespace: namespace)) AS \(link) ON \(link).\(other) = \(alias).\(PostgresSQL.primaryKey)"
             condition = "\(link).\(own) = \(try value(owner))"
         }
         let filter = try query.filter.map { " AND \(try self.condition($0))" } ?? ""

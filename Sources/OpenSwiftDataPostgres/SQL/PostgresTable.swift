@@ -118,7 +118,10 @@ final class PostgresTable: Sendable {
     func column(_ property: Int) -> String { columns[property] ?? "NULL" }
 
     /// The qualified link table of a relationship's pairs.
-    func linkTable(_ name: LinkName) -> String { "\(namespace).\(PostgresSQL.quote(name.table))" }
+    func linkTable(_ name: LinkName) -> String { Self.linkTable(name, namespace: namespace) }
+
+    /// A link table of the quoted `namespace`, qualified and quoted.
+    static func linkTable(_ name: LinkName, namespace: String) -> String { "\(namespace).\(PostgresSQL.quote(name.table))" }
 
     /// `SELECT` of the primary key and the given properties.
     func selectPrefix(attributes: [Int]) -> String {

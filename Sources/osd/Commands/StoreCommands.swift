@@ -27,10 +27,13 @@ struct Query: ParsableCommand {
             Paths follow to-one relationships (trip.name); to-many ones have isEmpty, count and
             contains(where: EXPR); text has contains, starts(with:), hasPrefix, localizedStandardContains,
             count and isEmpty. Dates are written as ISO 8601 strings, UUIDs and Decimals as strings.
+            On PostgreSQL the text functions contains, starts(with:), hasPrefix, localizedStandardContains
+            and count run in Swift in the store, with the app's models, and osd refuses them.
             """)
 
-    @Argument(help: "The store file.") var store: String
+    @Argument(help: "The store file, or a PostgreSQL server's URL (postgres://user@host/database).") var store: String
     @Argument(help: "The model to query.") var model: String
+    @Option(help: "On PostgreSQL, the configuration's name, which names the PostgreSQL schema of its tables.") var name = "default"
     @Option(name: .customLong("where"), help: "Only rows for which EXPR is true.") var expression: String?
     @Option(help: "Sort by KEY, ascending, or KEY:desc; repeat for more keys.") var sort: [String] = []
     @Option(help: "At most N rows.") var limit: Int?
@@ -40,12 +43,11 @@ struct Query: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            try StoreArgument.requireFile(store, for: "query")
             let query = StoreQuery(model: model, whereExpression: expression, sort: sort, limit: limit, offset: offset)
             if count {
-                printLine(String(try query.count(storeAt: store)))
+                printLine(String(try query.count(storeAt: store, name: name)))
             } else {
-                try query.run(storeAt: store, format: format, output: printLine)
+                try query.run(storeAt: store, name: name, format: format, output: printLine)
             }
         }
     }
