@@ -10,6 +10,8 @@ import PredicateFuzzing
 //   MemoryProbe STORE requests N    N requests: a context fetches a row, ends, and the row's items
 //                                   load through a stand-in context after it
 //   MemoryProbe STORE observers N   N results observers created, read and released
+//   MemoryProbe STORE lists N       N fetches and counts by `ids.contains`, each list one longer
+//                                   than the last: a new SQL text every time
 //   MemoryProbe STORE soak N        4 model actors, N rounds each of mixed work at once (inserts,
 //                                   fetches, updates, relationship edits, deletes); prints the
 //                                   resident memory less SQLite's own (its page caches, which fill
@@ -79,7 +81,7 @@ final class WarmUp: @unchecked Sendable {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let rounds = Int(arguments[3]), rounds >= 10 else {
-    print("usage: MemoryProbe STORE requests|observers ROUNDS")
+    print("usage: MemoryProbe STORE requests|observers|lists|soak ROUNDS")
     exit(2)
 }
 do {
@@ -120,6 +122,11 @@ do {
             guard observer.results.count == 3 else { exit(1) }
             // Let the released observers' watches end on this actor.
             if round % 100 == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        case "lists":
+            let ids = Array(0...round)
+            let matching = #Predicate<FuzzRow> { ids.contains($0.int) }
+            _ = try ModelContext(container).fetchCount(FetchDescriptor(predicate: matching))
+            _ = try setup.fetch(FetchDescriptor(predicate: matching))
         default:
             print("unknown work \(arguments[2])")
             exit(2)

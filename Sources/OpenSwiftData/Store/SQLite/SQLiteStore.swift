@@ -227,13 +227,19 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// The cached `UPDATE` text for the changed-property mask of an entity, `nil` when no changed
-    /// property has a column. Call inside `withConnection`.
+    /// property has a column. Call inside `withConnection`. At most ``updateTextsPerEntity`` masks
+    /// of an entity are kept: saves that change ever new sets of properties build the rest.
     func updateSQL(_ layout: TableLayout, mask: UInt64) -> String? {
         if let sql = updateSQLCache[layout.entity.name]?[mask] { return sql }
         let sql = layout.updateSQL(mask: mask)
-        updateSQLCache[layout.entity.name, default: [:]][mask] = sql
+        if updateSQLCache[layout.entity.name, default: [:]].count < Self.updateTextsPerEntity {
+            updateSQLCache[layout.entity.name, default: [:]][mask] = sql
+        }
         return sql
     }
+
+    /// The most `UPDATE` texts kept per entity (one per set of changed properties).
+    static let updateTextsPerEntity = 256
 
     /// The statements that remove every reference to a deleted row of each entity: `matching`
     /// completes the condition on the referring column, for the entity referred to (`= ?` for one key).

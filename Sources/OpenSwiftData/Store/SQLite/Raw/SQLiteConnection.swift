@@ -7,7 +7,7 @@ import CSQLite
 final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
-    private var statementCache: [CachedSQL: SQLiteStatement] = [:]
+    private var statementCache = StatementCache()
     private var fixedStatements = [SQLiteStatement?](repeating: nil, count: FixedStatement.allCases.count)
 
     /// Opens (or, when `create` is true, creates) the database at `path`.
@@ -57,13 +57,14 @@ final class SQLiteConnection {
     /// reset and its bindings cleared. While the cached statement is still stepping through rows (a
     /// nested call on the same connection runs the same query), a fresh one is prepared instead.
     func statement(_ sql: String) throws -> SQLiteStatement {
-        if let statement = statementCache[CachedSQL(sql)] {
+        let key = CachedSQL(sql)
+        if let statement = statementCache.statement(for: key) {
             if statement.isBusy { return try uncachedStatement(sql) }
             statement.reset()
             return statement
         }
         let statement = try SQLiteStatement(connection: self, sql: sql, persistent: true)
-        statementCache[CachedSQL(sql)] = statement
+        statementCache.keep(statement, for: key)
         return statement
     }
 

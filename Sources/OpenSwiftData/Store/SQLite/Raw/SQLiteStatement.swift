@@ -18,6 +18,10 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
     private let textBuffers: UnsafeMutableBufferPointer<UnsafeMutableRawBufferPointer>
     /// Longer text is copied by SQLite instead, so that no statement keeps a large buffer.
     private static let largestBufferedText = 4_096
+    /// When the connection's ``StatementCache`` last handed the statement out.
+    @exclusivity(unchecked) var lastUse: UInt64 = 0
+    /// The bytes the connection's ``StatementCache`` counts for the statement while it keeps it.
+    @exclusivity(unchecked) var cachedBytes = 0
 
     init(connection: SQLiteConnection, sql: String, persistent: Bool) throws {
         var statement: OpaquePointer?
@@ -41,6 +45,9 @@ public final class SQLiteStatement: _RowReader, _RowWriter {
 
     /// Whether the statement has a parameter at the (0-based) index.
     public func _hasParameter(_ column: Int32) -> Bool { column < sqlite3_bind_parameter_count(handle) }
+
+    /// The bytes SQLite uses for the prepared statement.
+    var memoryUsed: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_MEMUSED, 0)) }
 
     /// Whether the statement has started stepping through rows and not been reset since.
     var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
