@@ -80,6 +80,30 @@ struct PostgresQueryTests {
         text.replacingOccurrences(of: "[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}", with: "UUID", options: .regularExpression)
     }
 
+    @Test("a class hierarchy's models query as in a file: the base class's rows and each subclass's")
+    func hierarchy() throws {
+        let directory = try TemporaryDirectory()
+        let models: [any PersistentModel.Type] = [Ship.self, Port.self, CrewMember.self, Skill.self]
+        let file = directory.path("fleet.store")
+        try ToolFixtures.saveFleet(in: ModelContext(try ModelContainer(for: Schema(models), configurations: ModelConfiguration(url: URL(fileURLWithPath: file)))))
+        let configuration = try freshConfiguration()
+        _ = try ModelContainer(for: Schema(models), configurations: [configuration])
+        #expect(try OSDTool.run("export", file, "--out", directory.path("rows")).status == 0)
+        #expect(try OSDTool.run("import", url, "--name", configuration.name, "--from", directory.path("rows")).status == 0)
+        let commands: [[String]] = [
+            ["Vessel", "--sort", "name:desc", "--format", "csv"],
+            ["Ship", "--where", "tonnage > 100 || crew.count >= 1", "--sort", "homePort.code", "--format", "json"],
+            ["Vessel", "--where", "homePort.fees > \"10\"", "--count"],
+            ["CrewMember", "--where", "ship.tonnage >= 0 && certified == false", "--format", "csv"],
+        ]
+        for command in commands {
+            let onServer = try OSDTool.run(["query", url, "--name", configuration.name] + command)
+            let inFile = try OSDTool.run(["query", file] + command)
+            #expect(onServer.status == 0 && inFile.status == 0, "\(command): \(onServer.error) \(inFile.error)")
+            #expect(onServer.output == inFile.output, "\(command)")
+        }
+    }
+
     @Test("more rows than one page come whole and in order")
     func manyRows() throws {
         let configuration = try freshConfiguration()
