@@ -12,16 +12,23 @@ import Foundation
 package enum MigrationPlanRunner {
     static func run(_ plan: any SchemaMigrationPlan.Type, storeAt url: URL, target: Schema) throws {
         let path = url.path
-        try MigrationJournal.recover(storeAt: path)
-        guard let inspection = try StoreFileInspection.inspect(path: path), let recorded = inspection.schema,
-              let (start, chain) = stages(of: plan, from: recorded, to: target)
-        else { return }
-        let journal = try MigrationJournal(beginningMigrationOf: path)
-        try run(chain, from: start, configuration: ModelConfiguration(url: url), place: "the store at \(path)") {
-            try journal.rollBack()
-            return "The store was restored to its state before the migration."
+        func pendingStages() throws -> (start: any VersionedSchema.Type, chain: [MigrationStage])? {
+            try MigrationJournal.recover(storeAt: path)
+            guard let inspection = try StoreFileInspection.inspect(path: path), let recorded = inspection.schema else { return nil }
+            return stages(of: plan, from: recorded, to: target)
         }
-        try journal.finish()
+        guard try pendingStages() != nil else { return }
+        // One migration at a time, in this process and others: a second container opening the
+        // store meanwhile waits, then finds it migrated (or still needing the stages, and runs them).
+        try MigrationJournal.lockingMigrations(of: path) {
+            guard let (start, chain) = try pendingStages() else { return }
+            let journal = try MigrationJournal(beginningMigrationOf: path)
+            try run(chain, from: start, configuration: ModelConfiguration(url: url), place: "the store at \(path)") {
+                try journal.rollBack()
+                return "The store was restored to its state before the migration."
+            }
+            try journal.finish()
+        }
     }
 
     /// The version a store recorded as `recorded` is at, and the plan's stages from it on; `nil`

@@ -61,6 +61,34 @@ final class SQLiteStore: @unchecked Sendable {
         }
         let path = url.path
         self.path = path
+        // The file is inspected through a read-only connection, then created or migrated under the
+        // write lock. Another connection (a second container, another process starting at the same
+        // time) may create or migrate it in between: the write then finds the file changed, rolls
+        // back, and the open starts again from the inspection.
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let opened = try Self.openFile(at: url, layouts: layouts, models: models, allowsSave: allowsSave)
+                (connection, readers, identifier, isReadOnly) = (opened.connection, opened.readers, opened.identifier, opened.isReadOnly)
+                return
+            } catch is ChangedWhileOpening where attempt < 10 {
+                usleep(UInt32(attempt) * 10_000)
+                continue
+            } catch is ChangedWhileOpening {
+                throw SwiftDataError(.storeIsBusy, reason: "Other connections kept creating or migrating the store at \(path) while it opened. The file was not changed by this open; try again.")
+            }
+        }
+    }
+
+    /// Thrown inside an open's write when the file is no longer as its inspection found it.
+    private struct ChangedWhileOpening: Error {}
+
+    /// Inspects the store file, and creates it, migrates it or opens it as it is.
+    private static func openFile(
+        at url: URL, layouts: [String: TableLayout], models: StoredSchema, allowsSave: Bool
+    ) throws -> (connection: SQLiteConnection, readers: ConnectionPool<SQLiteConnection>?, identifier: String, isReadOnly: Bool) {
+        let path = url.path
         try MigrationJournal.recover(storeAt: path)
         let existing = try StoreFileInspection.inspect(path: path)
         var migration: LightweightMigration?
@@ -93,36 +121,41 @@ final class SQLiteStore: @unchecked Sendable {
         guard writable || !allowsSave else {
             throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only; open it with ModelConfiguration(allowsSave: false) to read it.")
         }
-        self.isReadOnly = !writable
         do {
-            self.connection = try SQLiteConnection(path: path, readOnly: !writable, create: existing == nil)
+            let connection = try SQLiteConnection(path: path, readOnly: !writable, create: existing == nil)
             // In WAL mode readers never block the writer or each other: fetches from several
             // threads run in parallel, each reader with its own prepared-statement cache.
-            self.readers = writable ? ConnectionPool(maximum: max(2, min(ProcessInfo.processInfo.activeProcessorCount, 8))) {
+            let readers = writable ? ConnectionPool(maximum: max(2, min(ProcessInfo.processInfo.activeProcessorCount, 8))) {
                 let reader = try SQLiteConnection(path: path, readOnly: true, create: false)
                 try reader.execute("PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY")
                 return reader
             } : nil
             if writable {
-                try connection.execute(SQLiteStore.pragmas)
+                do {
+                    try connection.execute(SQLiteStore.pragmas)
+                } catch let error as SQLiteError where error.code & 0xFF == SQLITE_BUSY {
+                    // Turning a new file to WAL takes an exclusive lock, and SQLite does not wait
+                    // for it: another connection is creating the store. Open again once it has.
+                    throw ChangedWhileOpening()
+                }
                 // A store from before history gets its tables; an existing one is left alone.
                 // (A file without a schema record is created in one transaction below.)
                 if existing?.schema != nil {
                     for statement in SQLiteStore.historyTables + [SQLiteStore.keyFloorsTable] { try connection.execute(statement) }
                 }
             }
-            if let existing, existing.schema != nil {
-                self.identifier = existing.identifier ?? UUID().uuidString
+            if let existing, let recorded = existing.schema {
                 if let migration {
-                    try SQLiteStore.migrate(connection, with: migration, to: models)
-                } else if writable, existing.schema?.isDetailed == false {
+                    try SQLiteStore.migrate(connection, with: migration, from: recorded, to: models)
+                } else if writable, recorded.isDetailed == false {
                     // The record predates the details tools read; the storage it describes matches.
                     try SQLiteStore.record(models, on: connection)
                 }
-            } else {
-                self.identifier = UUID().uuidString
-                try SQLiteStore.initialize(connection, layouts: layouts, schema: models, identifier: identifier)
+                return (connection, readers, existing.identifier ?? UUID().uuidString, !writable)
             }
+            let identifier = UUID().uuidString
+            try SQLiteStore.initialize(connection, layouts: layouts, schema: models, identifier: identifier)
+            return (connection, readers, identifier, !writable)
         } catch let error as SQLiteError {
             throw error.swiftDataError.adding(context: "Opening \(path)")
         }
@@ -132,6 +165,8 @@ final class SQLiteStore: @unchecked Sendable {
     private static func initialize(_ connection: SQLiteConnection, layouts: [String: TableLayout], schema: StoredSchema, identifier: String) throws {
         try connection.execute("BEGIN IMMEDIATE")
         do {
+            // Another connection created the store since it was inspected.
+            if try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_metadata'") != 0 { throw ChangedWhileOpening() }
             try connection.execute("CREATE TABLE osd_metadata (key TEXT PRIMARY KEY, value ANY) STRICT")
             for statement in historyTables + [keyFloorsTable] { try connection.execute(statement) }
             for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
@@ -151,10 +186,13 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
-    /// Applies a lightweight migration and records the new schema, in one transaction.
-    private static func migrate(_ connection: SQLiteConnection, with migration: LightweightMigration, to schema: StoredSchema) throws {
+    /// Applies a lightweight migration planned from the `recorded` schema and records the new
+    /// schema, in one transaction.
+    private static func migrate(_ connection: SQLiteConnection, with migration: LightweightMigration, from recorded: StoredSchema, to schema: StoredSchema) throws {
         try connection.execute("BEGIN IMMEDIATE")
         do {
+            // Another connection migrated the store since the migration was planned.
+            guard try recordedSchema(on: connection) == recorded else { throw ChangedWhileOpening() }
             try migration.run(on: connection)
             try record(schema, on: connection)
             try connection.execute("COMMIT")
@@ -162,6 +200,16 @@ final class SQLiteStore: @unchecked Sendable {
             try? connection.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// The schema the store records now, or `nil` when the record cannot be read (its statement is
+    /// done when this returns: a migration may then drop tables).
+    private static func recordedSchema(on connection: SQLiteConnection) throws -> StoredSchema? {
+        let statement = try connection.uncachedStatement("SELECT value FROM osd_metadata WHERE key = 'schema'")
+        guard try statement.step() else { return nil }
+        let text = statement._string(0)
+        statement.reset()
+        return try? JSONDecoder().decode(StoredSchema.self, from: Data(text.utf8))
     }
 
     /// Replaces the recorded schema (inside the caller's transaction, or as one statement).

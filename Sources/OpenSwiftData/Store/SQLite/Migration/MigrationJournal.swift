@@ -125,6 +125,37 @@ final class MigrationJournal {
         try DurableFile.remove(backupPath(of: path))
     }
 
+    /// Runs `body` while holding the store's migration lock: `<store>.osd-migration-lock`, locked
+    /// with an exclusive `flock` by one planned migration at a time, across processes and the
+    /// threads of one (each open of the file is its own lock). The holder removes the file before
+    /// it lets go; a waiter that then gets a lock on the removed file opens the new one instead.
+    static func lockingMigrations(of path: String, _ body: () throws -> Void) throws {
+        let lockPath = path + ".osd-migration-lock"
+        while true {
+            let descriptor = open(lockPath, O_RDWR | O_CREAT, 0o644)
+            guard descriptor >= 0 else {
+                throw SwiftDataError(.migrationFailed, reason: "Creating the migration lock \(lockPath) failed: \(String(cString: strerror(errno))). Nothing was changed.")
+            }
+            var locked = flock(descriptor, LOCK_EX)
+            while locked != 0 && errno == EINTR { locked = flock(descriptor, LOCK_EX) }
+            guard locked == 0 else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw SwiftDataError(.migrationFailed, reason: "Locking the migration lock \(lockPath) failed: \(reason). Nothing was changed.")
+            }
+            guard isSameFile(descriptor, path: lockPath) else {
+                close(descriptor)
+                continue
+            }
+            defer {
+                unlink(lockPath)
+                close(descriptor)
+            }
+            try body()
+            return
+        }
+    }
+
     /// Writes the WAL into the store file and syncs it.
     private static func checkpoint(_ path: String) throws {
         do {
