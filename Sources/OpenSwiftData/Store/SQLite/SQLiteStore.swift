@@ -165,8 +165,8 @@ final class SQLiteStore: @unchecked Sendable {
     private static func initialize(_ connection: SQLiteConnection, layouts: [String: TableLayout], schema: StoredSchema, identifier: String) throws {
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            // Another connection created the store since it was inspected.
-            if try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_metadata'") != 0 { throw ChangedWhileOpening() }
+            // Another connection created the store (or anything else) since the file was inspected.
+            if try connection.integer("SELECT count(*) FROM sqlite_master") != 0 { throw ChangedWhileOpening() }
             try connection.execute("CREATE TABLE osd_metadata (key TEXT PRIMARY KEY, value ANY) STRICT")
             for statement in historyTables + [keyFloorsTable] { try connection.execute(statement) }
             for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
