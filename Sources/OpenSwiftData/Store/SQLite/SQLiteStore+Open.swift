@@ -1,0 +1,148 @@
+import CSQLite
+import Foundation
+
+/// Opening a store file: a read-only look at it, then creating it, migrating it or opening it as
+/// it is, with each change re-checked under SQLite's write lock (see ``ChangedWhileOpening``).
+extension SQLiteStore {
+    /// Thrown inside an open's write when the file is no longer as its inspection found it.
+    struct ChangedWhileOpening: Error {}
+
+    /// Inspects the store file, and creates it, migrates it or opens it as it is.
+    static func openFile(
+        at url: URL, layouts: [String: TableLayout], models: StoredSchema, allowsSave: Bool
+    ) throws -> (connection: SQLiteConnection, readers: ConnectionPool<SQLiteConnection>?, identifier: String, isReadOnly: Bool) {
+        let path = url.path
+        try MigrationJournal.recover(storeAt: path)
+        let existing = try StoreFileInspection.inspect(path: path)
+        var migration: LightweightMigration?
+        if let existing {
+            if existing.format > SQLiteStore.formatVersion {
+                throw SwiftDataError(.storeFromNewerVersion, reason: "The store at \(path) has format \(existing.format); this version of OpenSwiftData reads up to \(SQLiteStore.formatVersion). The file was not changed.")
+            }
+            if let recorded = existing.schema, !recorded.differences(from: models).isEmpty {
+                if let stored = recorded.version, let current = models.version, stored > current {
+                    throw SwiftDataError(.backwardMigration, reason: "The store at \(path) was written by version \(stored) of the schema, newer than \(current); migrating it back could lose data, so it was not changed.")
+                }
+                // Throws, with the file untouched, when a change needs a custom migration stage.
+                do {
+                    let probe = try StoreFileInspection.readOnlyConnection(path: path)
+                    migration = try LightweightMigration(from: recorded, to: layouts, path: path) { table, column in
+                        let condition = column.map { " WHERE \(SQL.quote($0)) IS NULL" } ?? ""
+                        return try probe.integer("SELECT count(*) FROM \(SQL.quote(table))\(condition)") ?? 0
+                    }
+                } catch let error as SQLiteError {
+                    throw error.swiftDataError.adding(context: "Planning the migration of \(path)")
+                }
+                guard allowsSave, FileManager.default.isWritableFile(atPath: path) else {
+                    throw SwiftDataError(.schemaMismatch, reason: "The store at \(path) was written by different models and needs a migration, but it is opened read-only. The file was not changed.")
+                }
+            }
+        } else {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        let writable = existing == nil || FileManager.default.isWritableFile(atPath: path)
+        guard writable || !allowsSave else {
+            throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only; open it with ModelConfiguration(allowsSave: false) to read it.")
+        }
+        do {
+            let connection = try SQLiteConnection(path: path, readOnly: !writable, create: existing == nil)
+            // In WAL mode readers never block the writer or each other: fetches from several
+            // threads run in parallel, each reader with its own prepared-statement cache.
+            let readers = writable ? ConnectionPool(maximum: max(2, min(ProcessInfo.processInfo.activeProcessorCount, 8))) {
+                let reader = try SQLiteConnection(path: path, readOnly: true, create: false)
+                try reader.execute("PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY")
+                return reader
+            } : nil
+            if writable {
+                do {
+                    try connection.execute(SQLiteStore.pragmas)
+                } catch let error as SQLiteError where error.code & 0xFF == SQLITE_BUSY {
+                    // Turning a new file to WAL takes an exclusive lock, and SQLite does not wait
+                    // for it: another connection is creating the store. Open again once it has.
+                    throw ChangedWhileOpening()
+                }
+                // A store from before history gets its tables; an existing one is left alone.
+                // (A file without a schema record is created in one transaction below.)
+                if existing?.schema != nil {
+                    for statement in SQLiteStore.historyTables + [SQLiteStore.keyFloorsTable] { try connection.execute(statement) }
+                }
+            }
+            if let existing, let recorded = existing.schema {
+                if let migration {
+                    try SQLiteStore.migrate(connection, with: migration, from: recorded, to: models)
+                } else if writable, recorded.isDetailed == false {
+                    // The record predates the details tools read; the storage it describes matches.
+                    try SQLiteStore.record(models, on: connection)
+                }
+                return (connection, readers, existing.identifier ?? UUID().uuidString, !writable)
+            }
+            let identifier = UUID().uuidString
+            try SQLiteStore.initialize(connection, layouts: layouts, schema: models, identifier: identifier)
+            return (connection, readers, identifier, !writable)
+        } catch let error as SQLiteError {
+            throw error.swiftDataError.adding(context: "Opening \(path)")
+        }
+    }
+
+    /// Creates the tables and records the schema, in one transaction.
+    static func initialize(_ connection: SQLiteConnection, layouts: [String: TableLayout], schema: StoredSchema, identifier: String) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            // Another connection created the store (or anything else) since the file was inspected.
+            if try connection.integer("SELECT count(*) FROM sqlite_master") != 0 { throw ChangedWhileOpening() }
+            try connection.execute("CREATE TABLE osd_metadata (key TEXT PRIMARY KEY, value ANY) STRICT")
+            for statement in historyTables + [keyFloorsTable] { try connection.execute(statement) }
+            for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
+                for statement in layout.createStatements { try connection.execute(statement) }
+            }
+            let insert = try connection.uncachedStatement("INSERT INTO osd_metadata (key, value) VALUES (?, ?)")
+            for (key, value) in [("format", StoredValue.integer(formatVersion)), ("schema", .text(try schema.json())),
+                                 ("identifier", .text(identifier))] {
+                insert.reset()
+                try insert.bind([.text(key), value])
+                try insert.run()
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Applies a lightweight migration planned from the `recorded` schema and records the new
+    /// schema, in one transaction.
+    private static func migrate(_ connection: SQLiteConnection, with migration: LightweightMigration, from recorded: StoredSchema, to schema: StoredSchema) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            // Another connection migrated the store since the migration was planned.
+            guard try recordedSchema(on: connection) == recorded else { throw ChangedWhileOpening() }
+            try migration.run(on: connection)
+            try record(schema, on: connection)
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The schema the store records now, or `nil` when it records none. Its statement is done when
+    /// this returns, so that a migration may then drop tables.
+    private static func recordedSchema(on connection: SQLiteConnection) throws -> StoredSchema? {
+        let statement = try connection.uncachedStatement("SELECT value FROM osd_metadata WHERE key = 'schema'")
+        guard try statement.step() else { return nil }
+        let text = statement._string(0)
+        statement.reset()
+        do {
+            return try JSONDecoder().decode(StoredSchema.self, from: Data(text.utf8))
+        } catch {
+            throw SwiftDataError(.storeIsCorrupt, reason: "The store at \(connection.path) has no readable schema record: \(error). It was not changed.")
+        }
+    }
+
+    /// Replaces the recorded schema (inside the caller's transaction, or as one statement).
+    private static func record(_ schema: StoredSchema, on connection: SQLiteConnection) throws {
+        let record = try connection.uncachedStatement("UPDATE osd_metadata SET value = ? WHERE key = 'schema'")
+        try record.bind([.text(try schema.json())])
+        try record.run()
+    }
+}
