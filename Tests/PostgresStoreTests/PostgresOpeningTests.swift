@@ -61,6 +61,33 @@ import Testing
         }
     }
 
+    /// The server refuses a connection past a role's limit (SQLSTATE 53300): unavailable, as when
+    /// it is down, and the store opens once a connection is free.
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func aConnectionPastTheServersLimitIsStoreUnavailable() throws {
+        let role = "limited_\(UUID().uuidString.prefix(6).lowercased())"
+        try PostgresServer.sql("CREATE ROLE \(role) LOGIN CONNECTION LIMIT 1")
+        try PostgresServer.sql("GRANT CREATE ON DATABASE osd TO \(role)")
+        defer {
+            _ = try? PostgresServer.sql("DROP OWNED BY \(role) CASCADE")
+            _ = try? PostgresServer.sql("DROP ROLE \(role)")
+        }
+        let server = try #require(PostgresServer.url)
+        var components = try #require(URLComponents(url: server, resolvingAgainstBaseURL: false))
+        components.user = role
+        let configuration = PostgresStoreConfiguration(name: role, url: try #require(components.url), maximumReadConnections: 0)
+        do {
+            let first = try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+            let error = #expect(throws: SwiftDataError.storeUnavailable) {
+                try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
+            }
+            #expect(error?.reason?.contains("too many connections") == true, "\(String(describing: error))")
+            withExtendedLifetime(first) {}
+        }
+        let context = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [configuration]))
+        #expect(try context.fetchCount(FetchDescriptor<Poster>()) == 0, "opens once the first container let its connection go")
+    }
+
     /// A role that signs in with a password (SCRAM): the right one opens the store, a wrong or
     /// missing one is access denied naming the user, and nothing is created for it.
     @Test(.enabled(if: PostgresServer.passwordURL != nil, PostgresServer.passwordSkipMessage))

@@ -82,6 +82,9 @@ enum PostgresFailure {
         case "28P01", "28000": return SwiftDataError(.storeAccessDenied, reason: "\(place): \(message)")
         case "3D000": return SwiftDataError(.storeUnavailable, reason: "\(place): \(message); create the database first (createdb)")
         case "42501": return SwiftDataError(.storeAccessDenied, reason: "\(place): \(message)")
+        case "53300":
+            // too_many_connections: the server refused the connection, as when it is down.
+            return SwiftDataError(.storeUnavailable, reason: "\(place): \(message); close the containers no longer used, lower maximumReadConnections, or raise the server's limit")
         case let code where code.hasPrefix("08") || code.hasPrefix("57P"):
             return SwiftDataError(.storeUnavailable, reason: "\(place): \(message)")
         default: return SwiftDataError(.storeFailure, reason: text)
