@@ -109,9 +109,15 @@ let package = Package(
             path: "Tools/LedgerKill",
             swiftSettings: swiftSettings
         ),
+        // A SQLite VFS that fails chosen I/O calls, for FaultProbe's I/O-error checks.
+        .target(
+            name: "CFaultVFS",
+            dependencies: ["CSQLite"],
+            path: "Tools/FaultVFS"
+        ),
         .executableTarget(
             name: "FaultProbe",
-            dependencies: ["OpenSwiftData", "MigrationScenarios"],
+            dependencies: ["OpenSwiftData", "MigrationScenarios", "CFaultVFS"],
             path: "Tools/FaultProbe",
             swiftSettings: swiftSettings
         ),

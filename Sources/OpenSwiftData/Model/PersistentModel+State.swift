@@ -48,7 +48,13 @@ extension PersistentModel {
             return
         }
         do {
-            try context.load(self, property: index)
+            do {
+                try context.load(self, property: index)
+            } catch let error as SwiftDataError where error.kind != .modelNotFound {
+                // Once more: a read that failed once (an I/O error, a lock not granted in time)
+                // often succeeds at once, and a getter that reads a placeholder is a wrong answer.
+                try context.load(self, property: index)
+            }
         } catch let error as SwiftDataError where error.kind == .modelNotFound {
             // The row was deleted elsewhere: the model says so, and the property reads as a
             // placeholder (SwiftData stops the process here).
