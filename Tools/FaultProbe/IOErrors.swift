@@ -99,11 +99,17 @@ let faultKinds: [(kinds: Int32, name: String)] = [
     (Int32(OSD_FAULT_TRUNCATE), "truncate"), (Int32(OSD_FAULT_SHM), "shared memory"),
 ]
 
-/// Makes one round of changes in `context`: a new ledger with two entries, a balance changed, a
-/// ledger deleted (its entries with it), an entry added to another. Returns the books expected
-/// after the save, from `books`.
+/// Makes one round of changes in `context`: every third round, a deletion by predicate of the
+/// ledgers another container added (run in SQL at the save); otherwise a new ledger with two
+/// entries, a balance changed, a ledger deleted (its entries with it), an entry added to another.
+/// Returns the books expected after the save, from `books`.
 func stageChanges(round: Int, in context: ModelContext, onto books: Books) throws -> Books {
     var expected = books
+    if round % 3 == 0 {
+        try context.delete(model: BooksV1.Ledger.self, where: #Predicate { $0.code >= 50_000 })
+        expected.ledgers = expected.ledgers.filter { $0.key < 50_000 }
+        return expected
+    }
     let ledgers = try context.fetch(FetchDescriptor<BooksV1.Ledger>(sortBy: [SortDescriptor(\.code)]))
     let code = 10_000 + round
     let ledger = BooksV1.Ledger(code: code, balance: round)
@@ -137,6 +143,8 @@ func savesMeetingFaults(in folder: URL, kinds: Int32, name: String, sticky: Bool
     var books = Books()
     var round = 0
     var failedSaves = 0
+    var savesDone = 0
+    var quietSaves = 0
     var problems: [String] = []
     // Another container writes before each save, so that the saving connection reads again
     // what it had cached.
@@ -145,17 +153,22 @@ func savesMeetingFaults(in folder: URL, kinds: Int32, name: String, sticky: Bool
         round += 1
         neighbour.insert(BooksV1.Ledger(code: 50_000 + round, balance: 0))
         try neighbour.save()
+        savesDone += 1
         books.ledgers[50_000 + round] = .init(balance: 0, amounts: [])
         let expected = try stageChanges(round: round, in: context, onto: books)
         osd_fault_arm(kinds, countdown, sticky ? 1 : 0)
         do {
             try context.save()
             osd_fault_disarm()
+            savesDone += 1
             let stored = try Books.read(at: url)
             if stored != expected { problems.append("call \(countdown): the save succeeded but the store holds \(stored), not \(expected)") }
             books = expected
-            if osd_fault_fired() == 0 { break }
+            // Rounds differ in size: stop once three saves in a row made fewer calls.
+            quietSaves = osd_fault_fired() == 0 ? quietSaves + 1 : 0
+            if quietSaves == 3 { break }
         } catch {
+            quietSaves = 0
             failedSaves += 1
             if !(error is SwiftDataError) { problems.append("call \(countdown): the save threw \(type(of: error)), not a SwiftDataError: \(error)") }
             if sticky {
@@ -172,6 +185,7 @@ func savesMeetingFaults(in folder: URL, kinds: Int32, name: String, sticky: Bool
             if !violations.isEmpty { problems.append("call \(countdown): \(violations)") }
             do {
                 try context.save()
+                savesDone += 1
                 let retried = try Books.read(at: url)
                 if retried != expected { problems.append("call \(countdown): the retried save left \(retried), not \(expected)") }
                 books = expected
@@ -188,6 +202,10 @@ func savesMeetingFaults(in folder: URL, kinds: Int32, name: String, sticky: Bool
     }
     let own = Books(try context.fetch(FetchDescriptor<BooksV1.Ledger>()))
     if own != books { problems.append("the saving context sees \(own), not \(books)") }
+    // The history holds one transaction per save that succeeded, none for those that failed.
+    let transactions = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+    if transactions.count != savesDone { problems.append("the history holds \(transactions.count) transactions for \(savesDone) saves") }
+    if transactions.contains(where: { $0.changes.isEmpty }) { problems.append("the history holds a transaction without changes") }
     check(problems.isEmpty, "saves meeting \(sticky ? "lasting" : "one-off") \(name) faults (\(failedSaves) failed): each throws, loses nothing and succeeds again \(problems)")
 }
 
@@ -218,6 +236,57 @@ func fetchesMeetingFaults(in folder: URL) throws {
         if countdown > 2_000 || problems.count > 5 { break }
     }
     check(problems.isEmpty, "fetches meeting read faults (\(failedFetches) failed): each throws or returns the books \(problems)")
+}
+
+/// The codes and balances a results observer holds, in its order.
+func observed(_ observer: ResultsObserver<BooksV1.Ledger, Never>) -> [[Int]] {
+    observer.results.map { [$0.code, $0.balance] }
+}
+
+/// Fails the n-th read or shared-memory mapping while a results observer catches up with another
+/// context's save, for every n its update makes: each update either brings the results up to
+/// date or keeps the previous ones and reports `updateError`; the next update is current and
+/// clears the error.
+func observersMeetingFaults(in folder: URL) throws {
+    let url = folder.appendingPathComponent("observed.store")
+    let container = try ModelContainer(for: Schema(versionedSchema: BooksV1.self), configurations: ModelConfiguration(url: url))
+    let writer = ModelContext(container)
+    let reader = ModelContext(container)
+    let observer = try ResultsObserver<BooksV1.Ledger, Never>(
+        filterBy: #Predicate { $0.balance >= 0 }, sortBy: [SortDescriptor(\.code)], modelContext: reader)
+    var problems: [String] = []
+    var failedUpdates = 0
+    var quietUpdates = 0
+    for countdown in 1... {
+        let before = observed(observer)
+        // Another context's save: a ledger added, one changed, one moved out of the filter.
+        let ledgers = try writer.fetch(FetchDescriptor<BooksV1.Ledger>(sortBy: [SortDescriptor(\.code)]))
+        writer.insert(BooksV1.Ledger(code: countdown, balance: countdown))
+        if let first = ledgers.first { first.balance += 10 }
+        if ledgers.count > 3 { ledgers[ledgers.count / 2].balance = -1 }
+        try writer.save()
+        osd_fault_arm(Int32(OSD_FAULT_READ | OSD_FAULT_SHM), countdown, 0)
+        let during = observed(observer)
+        let error = observer.updateError
+        osd_fault_disarm()
+        let fired = osd_fault_fired() != 0
+        let expected = try writer.fetch(FetchDescriptor<BooksV1.Ledger>(predicate: #Predicate { $0.balance >= 0 }, sortBy: [SortDescriptor(\.code)]))
+            .map { [$0.code, $0.balance] }
+        if error != nil {
+            failedUpdates += 1
+            // The same models: their values may be the saved ones already (the context merged
+            // the save before a later read failed).
+            if during.map(\.[0]) != before.map(\.[0]) { problems.append("call \(countdown): a failed update changed the results from \(before) to \(during)") }
+        } else if during != expected {
+            problems.append("call \(countdown): the update gave \(during), not \(expected)")
+        }
+        let after = observed(observer)
+        if after != expected { problems.append("call \(countdown): the next update gave \(after), not \(expected)") }
+        if observer.updateError != nil { problems.append("call \(countdown): the next update kept its error") }
+        quietUpdates = fired ? 0 : quietUpdates + 1
+        if quietUpdates == 3 || countdown > 500 || problems.count > 5 { break }
+    }
+    check(problems.isEmpty, "a results observer meeting read faults (\(failedUpdates) updates failed): each is current or keeps its results and reports the error \(problems)")
 }
 
 /// Version 1 to 2 by a plan whose custom stage writes a note on every ledger in `didMigrate`.
@@ -302,6 +371,7 @@ func runIOErrorChecks(in folder: URL) throws {
     }
     try savesMeetingFaults(in: folder, kinds: Int32(OSD_FAULT_WRITE | OSD_FAULT_SHM), name: "write and shared memory", sticky: true)
     try fetchesMeetingFaults(in: folder)
+    try observersMeetingFaults(in: folder)
     try opensMeetingFaults(in: folder, planned: false, sticky: false)
     try opensMeetingFaults(in: folder, planned: true, sticky: false)
     try opensMeetingFaults(in: folder, planned: true, sticky: true)

@@ -12,6 +12,6 @@ import Testing
         let (status, text) = try HelperProcess.run("FaultProbe", [store.folder.path, "ioerror"])
         #expect(status == 0, "\(text)")
         #expect(!text.contains("FAILED"), "\(text)")
-        #expect(text.split(separator: "\n").filter { $0.hasPrefix("ok:") }.count == 11, "every check ran: \(text)")
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("ok:") }.count == 12, "every check ran: \(text)")
     }
 }
