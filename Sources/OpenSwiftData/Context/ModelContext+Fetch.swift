@@ -78,7 +78,7 @@ extension ModelContext {
         let query = try FetchQuery(descriptor, context: self)
         if query.isResolvedInStore {
             let location = location(of: query.entity)
-            return try query.store.primaryKeys(query.storeFetch).map { PersistentIdentifier(location: location, key: .permanent($0)) }
+            return try storedKeys(of: query).map { PersistentIdentifier(location: location, key: .permanent($0)) }
         }
         return try fetch(descriptor).map(\.persistentModelID)
     }
@@ -107,7 +107,7 @@ extension ModelContext {
             // Rows of several classes of a hierarchy, or filtered in Swift: each model's own identifier.
             return FetchResultsCollection(try fetch(descriptor).map(\.persistentModelID))
         }
-        let keys = try query.store.primaryKeys(query.storeFetch)
+        let keys = try storedKeys(of: query)
         return FetchResultsCollection(keys: keys, storeIdentifier: query.store.identifier, entityName: query.entity.name)
     }
 
@@ -115,7 +115,7 @@ extension ModelContext {
     private func batchKeys<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (FetchQuery, [Int64]) {
         let query = try FetchQuery(descriptor, context: self)
         if query.includesPendingChanges { throw SwiftDataError.includePendingChangesWithBatchSize }
-        if query.isResolvedInStore { return (query, try query.store.primaryKeys(query.storeFetch)) }
+        if query.isResolvedInStore { return (query, try storedKeys(of: query)) }
         return (query, try fetch(descriptor).map { $0._osdState.primaryKey })
     }
 
@@ -175,12 +175,26 @@ extension ModelContext {
         return results
     }
 
+    /// The keys of the rows a query selects, in order.
+    private func storedKeys(of query: FetchQuery) throws -> [Int64] {
+        let keys = try query.store.primaryKeys(query.storeFetch)
+        if keys.contains(0) { throw Self.rowWithKeyZero(in: query.entity) }
+        return keys
+    }
+
+    /// The error for a row (or a reference to a row) whose key is 0, which no store hands out and which a model cannot have
+    /// (it means "not saved yet"): another program wrote it.
+    static func rowWithKeyZero(in entity: Schema.Entity) -> SwiftDataError {
+        SwiftDataError(.storeIsCorrupt, reason: "The \(entity.name) table holds a row whose key is 0, which no store hands out (another program wrote it): a model of it could not be saved. Give the row another key, one no other row of the model has ever used.")
+    }
+
     /// The model for the current row: the registered instance, or a new one decoded from the row.
     func materialize(
         _ row: StoreRow, shape: RowShape, attributes: [Int]?, registered: RegisteredModels, lookup: Bool = true,
         location: _ModelLocation? = nil
     ) throws -> any PersistentModel {
         let primaryKey = row._int64(0)
+        if primaryKey == 0 { throw Self.rowWithKeyZero(in: shape.entity) }
         if lookup, let existing = registered.model(forKey: primaryKey) {
             if existing._osdState.isFault, attributes == nil { fill(existing, from: row, shape: shape) }
             return existing

@@ -121,7 +121,8 @@ package final class PostgresStoreAccess {
         bindings.append("osd_keys_\(root)")
         let exists = try integers("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind = 'S'", bindings).first ?? 0
         guard exists > 0, let state = try session.query("SELECT last_value, is_called FROM \(keySequence(root: root))").first.map(PostgresRowReader.init) else { return nil }
-        return state._int64(1) != 0 ? state._int64(0) : state._int64(0) - 1
+        // A sequence another program restarted at the smallest value has handed out none below it.
+        return state._int64(1) != 0 ? state._int64(0) : max(state._int64(0), .min + 1) - 1
     }
 
     /// The history counter (the last number handed out) and the highest number in the history.

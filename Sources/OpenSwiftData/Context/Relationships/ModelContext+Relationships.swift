@@ -12,6 +12,7 @@ extension ModelContext {
             lastRelatedEntity = registered
         }
         if let existing = registered.models.model(R.self, forKey: primaryKey) { return existing }
+        if primaryKey == 0 { throw Self.rowWithKeyZero(in: registered.entity) }
         if !registered.entity.descendants.isEmpty {
             return try polymorphicModel(R.self, primaryKey: primaryKey, base: registered.entity)
         }

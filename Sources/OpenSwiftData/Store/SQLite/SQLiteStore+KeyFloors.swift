@@ -27,7 +27,11 @@ extension SQLiteStore {
         defer { select.reset() }
         try select.bind([.text(layout.entity.name)])
         guard try select.step(), select._int64(0) >= key else { return key }
-        let moved = select._int64(0) + 1
+        // A floor another program set to the largest key leaves no key above it.
+        let (moved, overflow) = select._int64(0).addingReportingOverflow(1)
+        guard !overflow else {
+            throw SwiftDataError(.storeFailure, reason: "Every key of the \(layout.entity.name) table has been used (osd_key_floors records \(Int64.max)): a new \(layout.entity.name) cannot be saved without reusing a deleted model's identifier")
+        }
         let move = try connection.statement("UPDATE \(layout.table) SET \(TableLayout.primaryKey) = ? WHERE \(TableLayout.primaryKey) = ?")
         defer { move.reset() }
         try move._bind(moved, 0)
