@@ -362,7 +362,7 @@ public final class ModelContext {
         mergeChangesFromOtherContexts()
         if let model = registeredModel(persistentModelID) { return model }
         guard let entity = container.schema.entitiesByName[persistentModelID.entityName],
-              let primaryKey = persistentModelID.primaryKey,
+              let primaryKey = persistentModelID.primaryKey, primaryKey != 0,   // 0 names no row
               persistentModelID.storeIdentifier.map({ $0 == container.store(for: entity).identifier }) ?? true
         else {
             return UnresolvedModel.standIn(for: persistentModelID)

@@ -111,6 +111,22 @@ import Testing
         #expect(try reread.fetch(FetchDescriptor<FWJar>()).first?.shelf?.label == "middle")
     }
 
+    /// An identifier decoded from elsewhere with the key 0 names no model: `model(for:)` gives a
+    /// stand-in, as for any identifier the container cannot resolve, not a model that looks unsaved.
+    @Test func aDecodedIdentifierWithKeyZeroNamesNoModel() throws {
+        let context = ModelContext(try store.container(FWShelf.self, FWJar.self))
+        let shelf = FWShelf(label: "top")
+        context.insert(shelf)
+        try context.save()
+        let json = String(decoding: try JSONEncoder().encode(shelf.persistentModelID), as: UTF8.self)
+        let key = "\(try #require(shelf.persistentModelID.primaryKey))"
+        #expect(json.contains(":\(key)"), "\(json)")
+        let zeroed = try JSONDecoder().decode(PersistentIdentifier.self, from: Data(json.replacingOccurrences(of: ":\(key)", with: ":0").utf8))
+        #expect(zeroed.primaryKey == 0)
+        #expect(context.model(for: zeroed) as? FWShelf == nil)
+        #expect(context.model(for: shelf.persistentModelID) as? FWShelf === shelf)
+    }
+
     /// The record of deleted keys (which keeps a deleted model's identifier from being reused)
     /// set to the largest key leaves no key for a new row: the save throws, nothing is written,
     /// and the context keeps the insert; it saves once the record is mended.
