@@ -36,6 +36,14 @@ extension SQLiteStore {
                 guard allowsSave, FileManager.default.isWritableFile(atPath: path) else {
                     throw SwiftDataError(.schemaMismatch, reason: "The store at \(path) was written by different models and needs a migration, but it is opened read-only. The file was not changed.")
                 }
+                // A lightweight change waits for a planned migration of the store (whose backup
+                // it would escape, and whose stages it would race), and plans wait for it; under
+                // the lock the store is looked at again from the start.
+                if MigrationJournal.lockedStore != path {
+                    return try MigrationJournal.lockingMigrations(of: path) {
+                        try openFile(at: url, layouts: layouts, models: models, allowsSave: allowsSave)
+                    }
+                }
             }
         } else {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

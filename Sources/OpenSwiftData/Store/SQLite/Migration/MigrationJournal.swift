@@ -85,9 +85,14 @@ final class MigrationJournal {
     /// documentation. Waits while another process is migrating it.
     static func recover(storeAt path: String) throws {
         guard !active.withValue({ $0.contains(path) }) else { return }
-        for leftover in [backupPath(of: path) + ".partial", markerPath(of: path) + ".partial", restorePath(of: path) + ".partial", restorePath(of: path)] {
-            unlink(leftover)
+        // Half-written files of a migration that died; a live one (which holds the migration
+        // lock) is writing them now.
+        let removeLeftovers = {
+            for leftover in [backupPath(of: path) + ".partial", markerPath(of: path) + ".partial", restorePath(of: path) + ".partial", restorePath(of: path)] {
+                unlink(leftover)
+            }
         }
+        if lockedStore == path { removeLeftovers() } else { ifNoMigrationIsRunning(of: path, removeLeftovers) }
         let marker = markerPath(of: path)
         if DurableFile.exists(marker) {
             let descriptor = open(marker, O_RDONLY)
@@ -125,11 +130,16 @@ final class MigrationJournal {
         try DurableFile.remove(backupPath(of: path))
     }
 
+    /// The store whose migration lock the current task holds, if any: the opens of a plan's stages
+    /// run under their plan's lock, and must not wait for it.
+    @TaskLocal static var lockedStore: String?
+
     /// Runs `body` while holding the store's migration lock: `<store>.osd-migration-lock`, locked
-    /// with an exclusive `flock` by one planned migration at a time, across processes and the
-    /// threads of one (each open of the file is its own lock). The holder removes the file before
-    /// it lets go; a waiter that then gets a lock on the removed file opens the new one instead.
-    static func lockingMigrations(of path: String, _ body: () throws -> Void) throws {
+    /// with an exclusive `flock` by one migration at a time (a plan, or the lightweight changes of
+    /// an open), across processes and the threads of one (each open of the file is its own lock).
+    /// The holder removes the file before it lets go; a waiter that then gets a lock on the removed
+    /// file opens the new one instead. Within `body`, ``lockedStore`` is `path`.
+    static func lockingMigrations<R>(of path: String, _ body: () throws -> R) throws -> R {
         let lockPath = path + ".osd-migration-lock"
         while true {
             let descriptor = open(lockPath, O_RDWR | O_CREAT, 0o644)
@@ -151,9 +161,20 @@ final class MigrationJournal {
                 unlink(lockPath)
                 close(descriptor)
             }
-            try body()
-            return
+            return try $lockedStore.withValue(path) { try body() }
         }
+    }
+
+    /// Runs `body` holding the store's migration lock if no one holds it now; otherwise does
+    /// nothing.
+    private static func ifNoMigrationIsRunning(of path: String, _ body: () -> Void) {
+        let lockPath = path + ".osd-migration-lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT, 0o644)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, isSameFile(descriptor, path: lockPath) else { return }
+        body()
+        unlink(lockPath)
     }
 
     /// Writes the WAL into the store file and syncs it.
