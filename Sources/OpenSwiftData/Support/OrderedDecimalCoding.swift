@@ -1,14 +1,22 @@
 /// Encodes `Decimal` values as bytes whose lexicographic (memcmp) order is the numeric order, so that
 /// SQL comparisons and ORDER BY on the BLOB column are exact.
 ///
-/// Layout: a sign byte (0x00 negative, 0x01 zero, 0x02 positive, 0x03 NaN); for non-zero values the
-/// adjusted exponent E (value = 0.d₁d₂… × 10^E) as two big-endian bytes offset by 0x8000, then one byte
-/// per significant digit. Negative values complement the exponent and the digits (9 − d) and end with
+/// Layout: a sign byte (0x00 negative, 0x01 zero, 0x02 positive); for non-zero values the adjusted
+/// exponent E (value = 0.d₁d₂… × 10^E) as two big-endian bytes offset by 0x8000, then one byte per
+/// significant digit. Negative values complement the exponent and the digits (9 − d) and end with
 /// 0xFF, so that a longer magnitude sorts first. Equal values have equal bytes (trailing zeros are
 /// dropped), so `==` is a byte comparison too.
+///
+/// NaN is the single byte 0x00, a prefix of every negative value, so it sorts before all of them:
+/// Foundation orders a `Decimal` NaN before every number (`Decimal.nan < -1` is true) and equal to
+/// itself. Stores written before this was so hold NaN as 0x03 (after every number); it still
+/// decodes, and opening such a store for saving rewrites it (``legacyNaN``).
 enum OrderedDecimalCoding {
+    /// How NaN was written before it sorted first.
+    static let legacyNaN: UInt8 = 0x03
+
     static func encode(_ value: Decimal) -> [UInt8] {
-        if value.isNaN { return [0x03] }
+        if value.isNaN { return [0x00] }
         if value.isZero { return [0x01] }
         var digits = Array(digitsOfSignificand(value))
         var exponent = Int(value.exponent)
@@ -29,8 +37,9 @@ enum OrderedDecimalCoding {
     static func decode(_ bytes: UnsafeRawBufferPointer) -> Decimal? {
         guard let first = bytes.first else { return nil }
         switch first {
+        case 0x00 where bytes.count == 1: return .nan
         case 0x01: return 0
-        case 0x03: return .nan
+        case legacyNaN: return .nan
         case 0x00, 0x02: break
         default: return nil
         }

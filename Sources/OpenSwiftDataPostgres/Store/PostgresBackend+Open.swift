@@ -98,6 +98,17 @@ extension PostgresBackend {
         if metadata["textIndexes"] != "nfc", allowsSave {
             try indexTextByItsNFCForm(tables, namespace: namespace, location: location, on: session)
         }
+        if metadata["decimalNaN"] != "first", allowsSave {
+            // A Decimal NaN sorts before every number, as Foundation orders it (its bytes were
+            // 0x03, after them; see OrderedDecimalCoding).
+            for table in tables.values.sorted(by: { $0.table < $1.table }) {
+                for (index, field) in table.entity.fields.enumerated() where field.storage == .decimal {
+                    guard let column = table.columns[index] else { continue }
+                    try session.execute("UPDATE \(table.table) SET \(column) = '\\x00'::bytea WHERE \(column) = '\\x03'::bytea")
+                }
+            }
+            try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('decimalNaN', 'first') ON CONFLICT (key) DO UPDATE SET value = 'first'")
+        }
         return metadata["identifier"] ?? UUID().uuidString
     }
 
@@ -160,7 +171,7 @@ extension PostgresBackend {
         for table in tables.values.sorted(by: { $0.table < $1.table }) {
             for statement in table.createStatements { try session.execute(statement) }
         }
-        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc")] {
+        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("decimalNaN", "first")] {
             var bindings = PostgresBindings()
             bindings.append(key)
             bindings.append(value)

@@ -82,6 +82,7 @@ extension SQLiteStore {
                     // The record predates the details tools read; the storage it describes matches.
                     try SQLiteStore.record(models, on: connection)
                 }
+                if writable { try SQLiteStore.upgrade(connection, layouts: layouts) }
                 return (connection, readers, existing.identifier ?? UUID().uuidString, !writable)
             }
             let identifier = UUID().uuidString
@@ -105,7 +106,7 @@ extension SQLiteStore {
             }
             let insert = try connection.uncachedStatement("INSERT INTO osd_metadata (key, value) VALUES (?, ?)")
             for (key, value) in [("format", StoredValue.integer(formatVersion)), ("schema", .text(try schema.json())),
-                                 ("identifier", .text(identifier))] {
+                                 ("identifier", .text(identifier))] + upgradesDone.map({ ($0.key, StoredValue.text($0.value)) }) {
                 insert.reset()
                 try insert.bind([.text(key), value])
                 try insert.run()
