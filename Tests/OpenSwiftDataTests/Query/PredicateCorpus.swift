@@ -28,7 +28,8 @@ enum PredicateCorpus {
                 optionalScore: Int.random(in: 0..<3, using: &random) == 0 ? nil : scores.randomElement(using: &random)!,
                 flag: Bool.random(using: &random),
                 date: Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...1_000_000, using: &random)) + 0.125),
-                price: Decimal(Int.random(in: -2_000...2_000, using: &random)) / 100,
+                // A NaN now and then: Foundation orders it before every number.
+                price: Int.random(in: 0..<16, using: &random) == 0 ? .nan : Decimal(Int.random(in: -2_000...2_000, using: &random)) / 100,
                 big: Bool.random(using: &random) ? UInt64.random(in: 0...2_000, using: &random) : UInt64.random(in: 0...UInt64.max, using: &random),
                 code: code,
                 mood: Mood.allCases.randomElement(using: &random)!)
