@@ -68,14 +68,17 @@ final class PostgresTable: Sendable {
         self.uniqueKeyAttributes = constraints.flatMap { $0 }
         var number = 0
         // Text by its NFC form, as the unique index holds it (``declaredIndexes``).
-        let terms = constraints.map { constraint in
-            "(" + constraint.map { property in
+        // A NaN matches no row, as the unique index leaves NaN rows out (``uniqueIndexCondition``).
+        let terms = constraints.map { constraint -> String in
+            var matches: [String] = constraint.map { property in
                 number += 1
                 let column = columns[property] ?? "NULL"
                 return entity.fields[property].storage == .text
                     ? "\(PostgresSQL.swiftText(column)) = \(PostgresSQL.swiftText("$\(number)"))"
                     : "\(column) = $\(number)"
-            }.joined(separator: " AND ") + ")"
+            }
+            if let condition = Self.uniqueIndexCondition(constraint.map { entity.fields[$0] }) { matches.append(condition) }
+            return "(" + matches.joined(separator: " AND ") + ")"
         }
         self.upsertLookupSQL = terms.isEmpty ? nil
             : "SELECT \(PostgresSQL.primaryKey) FROM \(table) WHERE \(terms.joined(separator: " OR "))"
@@ -150,6 +153,8 @@ final class PostgresTable: Sendable {
         let isUnique: Bool
         /// Whether it covers a text attribute.
         let coversText: Bool
+        /// Whether it covers a floating-point attribute.
+        let coversFloatingPoint: Bool
         /// The statement that creates it.
         let createStatement: String
     }
@@ -166,12 +171,23 @@ final class PostgresTable: Sendable {
             let expressions = names.map { storage[$0] == .text ? "(\(PostgresSQL.swiftText(PostgresSQL.quote($0))))" : PostgresSQL.quote($0) }
             let rawName = Self.indexName(name)
             let quoted = PostgresSQL.quote(rawName)
+            let fields = names.compactMap { name in entity.fields.first { $0.name == name } }
+            let condition = isUnique ? Self.uniqueIndexCondition(fields).map { " WHERE \($0)" } ?? "" : ""
             return DeclaredIndex(
                 rawName: rawName, name: quoted, isUnique: isUnique, coversText: coversText,
-                createStatement: "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(quoted) ON \(table) (\(expressions.joined(separator: ", ")))")
+                coversFloatingPoint: fields.contains { $0.storage == .real },
+                createStatement: "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(quoted) ON \(table) (\(expressions.joined(separator: ", ")))\(condition)")
         }
         return entity.uniquenessConstraints.enumerated().map { declared($1, name: "osd_unique_\(entity.name)_\($0)", isUnique: true) }
             + entity.indices.enumerated().map { declared($1, name: "osd_index_\(entity.name)_\($0)", isUnique: false) }
+    }
+
+    /// The rows a unique index holds, when not all: those without a NaN in a floating-point
+    /// attribute of the constraint. NaN equals nothing in Swift, not even itself (PostgreSQL calls
+    /// two NaNs equal), so a model with one never matches another, as a `nil` does not.
+    static func uniqueIndexCondition(_ fields: [Schema.Entity.Field]) -> String? {
+        let terms = fields.filter { $0.storage == .real }.map { "\(PostgresSQL.quote($0.name)) <> 'NaN'::float8" }
+        return terms.isEmpty ? nil : terms.joined(separator: " AND ")
     }
 
     /// The statements that create the entity's unique and regular indexes, and one index per

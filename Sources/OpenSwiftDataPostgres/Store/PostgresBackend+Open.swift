@@ -109,6 +109,18 @@ extension PostgresBackend {
             }
             try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('decimalNaN', 'first') ON CONFLICT (key) DO UPDATE SET value = 'first'")
         }
+        if metadata["uniqueNaN"] != "distinct", allowsSave {
+            // A NaN in a unique floating-point attribute matches no other row, as `nil` does not:
+            // those unique indexes are made again, leaving NaN rows out (fewer rows, so this
+            // cannot fail on the rows there are).
+            for table in tables.values.sorted(by: { $0.table < $1.table }) {
+                for index in table.declaredIndexes where index.isUnique && index.coversFloatingPoint {
+                    try session.execute("DROP INDEX IF EXISTS \(namespace).\(index.name)")
+                    try session.execute(index.createStatement)
+                }
+            }
+            try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('uniqueNaN', 'distinct') ON CONFLICT (key) DO UPDATE SET value = 'distinct'")
+        }
         return metadata["identifier"] ?? UUID().uuidString
     }
 
@@ -171,7 +183,7 @@ extension PostgresBackend {
         for table in tables.values.sorted(by: { $0.table < $1.table }) {
             for statement in table.createStatements { try session.execute(statement) }
         }
-        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("decimalNaN", "first")] {
+        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("decimalNaN", "first"), ("uniqueNaN", "distinct")] {
             var bindings = PostgresBindings()
             bindings.append(key)
             bindings.append(value)

@@ -106,7 +106,7 @@ extension SQLiteStore {
             }
             let insert = try connection.uncachedStatement("INSERT INTO osd_metadata (key, value) VALUES (?, ?)")
             for (key, value) in [("format", StoredValue.integer(formatVersion)), ("schema", .text(try schema.json())),
-                                 ("identifier", .text(identifier))] + upgradesDone.map({ ($0.key, StoredValue.text($0.value)) }) {
+                                 ("identifier", .text(identifier))] + upgrades.map({ ($0.key, StoredValue.text($0.value)) }) {
                 insert.reset()
                 try insert.bind([.text(key), value])
                 try insert.run()

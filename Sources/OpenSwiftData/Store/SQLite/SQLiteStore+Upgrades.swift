@@ -1,25 +1,54 @@
 /// Changes to how values are stored, made once to a store written before them, when it is next
 /// opened for saving. Each is recorded in `osd_metadata`, so that it runs once.
 extension SQLiteStore {
-    /// The metadata of the stores each upgrade has been made to (and of every new store).
-    static let upgradesDone: [(key: String, value: String)] = [("decimalNaN", "first")]
+    /// One change: its record in `osd_metadata`, and what it does to the tables.
+    struct Upgrade: Sendable {
+        let key: String
+        let value: String
+        let run: @Sendable (SQLiteConnection, [String: TableLayout]) throws -> Void
+    }
 
-    /// Makes the upgrades the store lacks, in one transaction: a `Decimal` NaN sorts first
-    /// (``OrderedDecimalCoding``): every stored NaN is rewritten from its old bytes.
-    static func upgrade(_ connection: SQLiteConnection, layouts: [String: TableLayout]) throws {
-        let done = try connection.uncachedStatement("SELECT count(*) FROM osd_metadata WHERE key = 'decimalNaN' AND value = 'first'")
-        guard try done.step(), done._int64(0) == 0 else { return }
-        done.reset()
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
+    /// Every upgrade; a new store is created with all of them recorded.
+    static let upgrades: [Upgrade] = [
+        // A `Decimal` NaN sorts first, as Foundation orders it (``OrderedDecimalCoding``): every
+        // stored NaN is rewritten from its old bytes (X'03', `OrderedDecimalCoding.legacyNaN`).
+        Upgrade(key: "decimalNaN", value: "first") { connection, layouts in
             for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
                 for (index, field) in layout.entity.fields.enumerated() where field.storage == .decimal {
                     guard let column = layout.columns[index] else { continue }
-                    // X'03' is OrderedDecimalCoding.legacyNaN.
                     try connection.execute("UPDATE \(layout.table) SET \(column) = X'00' WHERE \(column) = X'03'")
                 }
             }
-            try connection.execute("INSERT OR REPLACE INTO osd_metadata (key, value) VALUES ('decimalNaN', 'first')")
+        },
+        // A NaN in a unique floating-point property matches no other row, as `nil` does not
+        // (``TableLayout/uniqueIndexCondition(fields:constraint:)``): those unique indexes are
+        // made again, leaving NaN rows out.
+        Upgrade(key: "uniqueNaN", value: "distinct") { connection, layouts in
+            for layout in layouts.values.sorted(by: { $0.table < $1.table }) where layout.hasUniqueFloatingPoint {
+                for number in layout.entity.uniquenessConstraints.indices {
+                    try connection.execute("DROP INDEX IF EXISTS \(SQL.quote("osd_unique_\(layout.entity.name)_\(number)"))")
+                    try connection.execute(layout.uniqueIndexStatement(number))
+                }
+            }
+        },
+    ]
+
+    /// Makes the upgrades the store lacks, in one transaction.
+    static func upgrade(_ connection: SQLiteConnection, layouts: [String: TableLayout]) throws {
+        let recorded = try connection.uncachedStatement("SELECT key, value FROM osd_metadata")
+        var metadata: [String: String] = [:]
+        while try recorded.step() { metadata[recorded._string(0)] = recorded._string(1) }
+        recorded.reset()
+        let missing = upgrades.filter { metadata[$0.key] != $0.value }
+        guard !missing.isEmpty else { return }
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            for upgrade in missing {
+                try upgrade.run(connection, layouts)
+                let record = try connection.uncachedStatement("INSERT OR REPLACE INTO osd_metadata (key, value) VALUES (?, ?)")
+                try record.bind([.text(upgrade.key), .text(upgrade.value)])
+                try record.run()
+            }
             try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")

@@ -70,8 +70,13 @@ final class TableLayout: Sendable {
         let indexByName = Dictionary(fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         let constraints = entity.uniquenessConstraints.map { $0.compactMap { indexByName[$0] } }.filter { !$0.isEmpty }
         self.uniqueKeyAttributes = constraints.flatMap { $0 }
-        // `=` as the unique indexes compare: a NULL matches nothing, so a nil key always inserts.
-        let terms = constraints.map { "(" + $0.map { "\(columns[$0] ?? "NULL") = ?" }.joined(separator: " AND ") + ")" }
+        // `=` as the unique indexes compare: a NULL matches nothing, so a nil key always inserts,
+        // and neither does a NaN (the indexes leave its rows out, ``uniqueIndexCondition``).
+        let terms = constraints.map { constraint -> String in
+            var matches: [String] = constraint.map { "\(columns[$0] ?? "NULL") = ?" }
+            if let condition = Self.uniqueIndexCondition(fields: fields, constraint: constraint) { matches.append(condition) }
+            return "(" + matches.joined(separator: " AND ") + ")"
+        }
         self.upsertLookupSQL = terms.isEmpty ? nil
             : "SELECT \(TableLayout.primaryKey) FROM \(table) WHERE \(terms.joined(separator: " OR "))"
         let assignments = columnProperties.map { "\(columns[$0]!) = ?\($0 + 1)" }.joined(separator: ", ")
@@ -107,9 +112,8 @@ final class TableLayout: Sendable {
     /// foreign key (deletes and to-many loads look rows up by it).
     var indexStatements: [String] {
         var statements: [String] = []
-        for (number, constraint) in entity.uniquenessConstraints.enumerated() {
-            let names = constraint.map(SQL.quote).joined(separator: ", ")
-            statements.append("CREATE UNIQUE INDEX \(SQL.quote("osd_unique_\(entity.name)_\(number)")) ON \(table) (\(names))")
+        for number in entity.uniquenessConstraints.indices {
+            statements.append(uniqueIndexStatement(number))
         }
         for (number, index) in entity.indices.enumerated() {
             let names = index.map(SQL.quote).joined(separator: ", ")
@@ -119,6 +123,30 @@ final class TableLayout: Sendable {
             statements.append("CREATE INDEX IF NOT EXISTS \(SQL.quote("osd_fk_\(entity.name)_\(link.name)")) ON \(table) (\(columns[property]!))")
         }
         return statements
+    }
+
+    /// `CREATE UNIQUE INDEX` of the entity's uniqueness constraint `number`.
+    func uniqueIndexStatement(_ number: Int) -> String {
+        let constraint = entity.uniquenessConstraints[number]
+        let names = constraint.map(SQL.quote).joined(separator: ", ")
+        let properties = constraint.compactMap { name in entity.fields.firstIndex { $0.name == name } }
+        let condition = Self.uniqueIndexCondition(fields: entity.fields, constraint: properties).map { " WHERE \($0)" } ?? ""
+        return "CREATE UNIQUE INDEX \(SQL.quote("osd_unique_\(entity.name)_\(number)")) ON \(table) (\(names))\(condition)"
+    }
+
+    /// The rows a unique index holds, when not all: those without a NaN in a floating-point
+    /// property of the constraint (stored as a BLOB). NaN equals nothing in Swift, not even
+    /// itself, so a model with one never matches another, as a `nil` does not.
+    static func uniqueIndexCondition(fields: [Schema.Entity.Field], constraint: [Int]) -> String? {
+        let terms = constraint.filter { fields[$0].storage == StorageClass.real }.map { "typeof(\(SQL.quote(fields[$0].name))) <> 'blob'" }
+        return terms.isEmpty ? nil : terms.joined(separator: " AND ")
+    }
+
+    /// Whether any uniqueness constraint of the entity has a floating-point property.
+    var hasUniqueFloatingPoint: Bool {
+        entity.uniquenessConstraints.contains { constraint in
+            constraint.contains { name in entity.fields.first { $0.name == name }?.storage == .real }
+        }
     }
 
     /// The link tables whose owner side is this entity.

@@ -33,3 +33,31 @@ import Testing
         #expect(try PostgresServer.sql("SELECT value FROM \(namespace).osd_metadata WHERE key = 'decimalNaN'") == ["first"])
     }
 }
+
+@Model final class PgGauge {
+    @Attribute(.unique) var reading: Double
+    init(reading: Double) { self.reading = reading }
+}
+
+/// A namespace whose unique index on a floating-point attribute held NaN rows as equal (from
+/// before) has it made again, once, when opened for saving: two NaNs are then two models.
+@Suite struct PostgresUniqueNaNTests {
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func aNamespaceFromBeforeHasItsUniqueIndexesMadeAgain() throws {
+        let configuration = try PostgresServer.freshConfiguration("uniqnan")
+        do {
+            let context = ModelContext(try ModelContainer(for: PgGauge.self, configurations: configuration))
+            context.insert(PgGauge(reading: .nan))
+            try context.save()
+        }
+        let namespace = configuration.name
+        try PostgresServer.sql("DROP INDEX \(namespace).\"osd_unique_PgGauge_0\"")
+        try PostgresServer.sql("CREATE UNIQUE INDEX \"osd_unique_PgGauge_0\" ON \(namespace).\"PgGauge\" (reading)")
+        try PostgresServer.sql("DELETE FROM \(namespace).osd_metadata WHERE key = 'uniqueNaN'")
+        let context = ModelContext(try ModelContainer(for: PgGauge.self, configurations: configuration))
+        context.insert(PgGauge(reading: .nan))
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<PgGauge>()) == 2)
+        #expect(try PostgresServer.sql("SELECT value FROM \(namespace).osd_metadata WHERE key = 'uniqueNaN'") == ["distinct"])
+    }
+}
