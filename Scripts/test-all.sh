@@ -21,5 +21,5 @@ if [ -n "${OSD_POSTGRES_URL:-}" ]; then
     OSD_POSTGRES_RESTARTABLE=1 Scripts/with-postgres.sh swift test --skip-build --filter PostgresRestartTests
     echo "== The store-neutral suites again, on PostgreSQL"
     OSD_TEST_BACKEND=postgres swift test --skip-build --filter OpenSwiftDataTests \
-        --skip 'SeveralStoresTests|StoreErrorTests|ForeignWritesTests|IOErrorTests|ContainerTests|MigrationPlanTests|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|aFileDamagedMidRunGivesErrorsNotTraps|aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch|DiskFullTests|MergeFailureTests|prefetchedModelsAreLoadedByTheFetchItself'
+        --skip 'SeveralStoresTests|StoreErrorTests|ForeignWritesTests|ContainerTests|MigrationPlanTests|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|aFileDamagedMidRunGivesErrorsNotTraps|aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch|StorageFaultTests|MergeFailureTests|prefetchedModelsAreLoadedByTheFetchItself'
 fi
