@@ -50,15 +50,10 @@ extension SQLiteStore {
         guard !ids.isEmpty else { return }
         guard !isReadOnly else { throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only; its history cannot be deleted.") }
         try withConnection { connection in
-            try connection.execute("BEGIN IMMEDIATE")
-            do {
+            try connection.writeTransaction {
                 try Self.removeHistory(ids, on: connection)
                 try Self.markHistoryDeleted(through: ids.max() ?? 0, on: connection)
                 try checkFileInPlace(connection)
-                try connection.execute("COMMIT")
-            } catch {
-                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-                throw error
             }
         }
     }

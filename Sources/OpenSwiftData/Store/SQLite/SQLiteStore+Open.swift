@@ -95,8 +95,7 @@ extension SQLiteStore {
 
     /// Creates the tables and records the schema, in one transaction.
     static func initialize(_ connection: SQLiteConnection, layouts: [String: TableLayout], schema: StoredSchema, identifier: String) throws {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
+        try connection.writeTransaction {
             // Another connection created the store (or anything else) since the file was inspected.
             if try connection.integer("SELECT count(*) FROM sqlite_master") != 0 { throw ChangedWhileOpening() }
             try connection.execute("CREATE TABLE osd_metadata (key TEXT PRIMARY KEY, value ANY) STRICT")
@@ -111,26 +110,17 @@ extension SQLiteStore {
                 try insert.bind([.text(key), value])
                 try insert.run()
             }
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
         }
     }
 
     /// Applies a lightweight migration planned from the `recorded` schema and records the new
     /// schema, in one transaction.
     private static func migrate(_ connection: SQLiteConnection, with migration: LightweightMigration, from recorded: StoredSchema, to schema: StoredSchema) throws {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
+        try connection.writeTransaction {
             // Another connection migrated the store since the migration was planned.
             guard try recordedSchema(on: connection) == recorded else { throw ChangedWhileOpening() }
             try migration.run(on: connection)
             try record(schema, on: connection)
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
         }
     }
 

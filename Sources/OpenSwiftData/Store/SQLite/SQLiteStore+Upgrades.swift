@@ -41,18 +41,13 @@ extension SQLiteStore {
         recorded.reset()
         let missing = upgrades.filter { metadata[$0.key] != $0.value }
         guard !missing.isEmpty else { return }
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
+        try connection.writeTransaction {
             for upgrade in missing {
                 try upgrade.run(connection, layouts)
                 let record = try connection.uncachedStatement("INSERT OR REPLACE INTO osd_metadata (key, value) VALUES (?, ?)")
                 try record.bind([.text(upgrade.key), .text(upgrade.value)])
                 try record.run()
             }
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
         }
     }
 }

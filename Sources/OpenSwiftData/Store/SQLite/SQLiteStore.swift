@@ -164,8 +164,7 @@ final class SQLiteStore: @unchecked Sendable {
     /// Deletes every row of every entity, in one transaction.
     func eraseAll() throws {
         try withConnection { connection in
-            try connection.execute("BEGIN IMMEDIATE")
-            do {
+            try connection.writeTransaction {
                 for layout in layouts.values {
                     // Keys handed out before the erase are never handed out again.
                     if layout.sharedKeysTable == nil, let largest = try connection.integer("SELECT max(\(TableLayout.primaryKey)) FROM \(layout.table)") {
@@ -183,10 +182,6 @@ final class SQLiteStore: @unchecked Sendable {
                     try SQLiteStore.removeHistory([last], on: connection)
                 }
                 try checkFileInPlace(connection)
-                try connection.execute("COMMIT")
-            } catch {
-                try? connection.execute("ROLLBACK")
-                throw error
             }
         }
     }

@@ -53,6 +53,22 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): everything it writes lands, or
+    /// nothing does. The error that stopped `body` is the one thrown; the rollback after it is
+    /// only a clean-up (SQLite may have rolled back already), so its own failure is not reported.
+    @discardableResult
+    func writeTransaction<R>(_ body: () throws -> R) throws -> R {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Returns the cached prepared statement for `sql`, preparing it on first use. The statement is
     /// reset and its bindings cleared. While the cached statement is still stepping through rows (a
     /// nested call on the same connection runs the same query), a fresh one is prepared instead.
