@@ -62,6 +62,9 @@ import Testing
         try connection.execute("UPDATE \"DNLedgerLine\" SET amount = X'03', adjustment = X'03' WHERE amount = X'00'; DELETE FROM osd_metadata WHERE key = 'decimalNaN'")
         let reader = ModelContext(try store.container(DNLedgerLine.self, allowsSave: false, backend: .sqlite))
         #expect(try reader.fetch(FetchDescriptor<DNLedgerLine>()).contains { $0.amount.isNaN }, "the old bytes still read as NaN")
+        let old = try connection.uncachedStatement("SELECT count(*) FROM \"DNLedgerLine\" WHERE amount = X'03'")
+        #expect(try old.step() && old._int64(0) == 1, "a configuration that does not allow saves changes nothing")
+        old.reset()
         let context = ModelContext(try store.container(DNLedgerLine.self, backend: .sqlite))
         let sorted = try context.fetch(FetchDescriptor<DNLedgerLine>(sortBy: [SortDescriptor(\.adjustment)])).map { "\($0.amount)" }
         #expect(sorted == ["NaN", "-1", "1"])

@@ -82,7 +82,8 @@ extension SQLiteStore {
                     // The record predates the details tools read; the storage it describes matches.
                     try SQLiteStore.record(models, on: connection)
                 }
-                if writable { try SQLiteStore.upgrade(connection, layouts: layouts) }
+                // Only when opened for saving: a configuration with `allowsSave: false` writes nothing.
+                if writable && allowsSave { try SQLiteStore.upgrade(connection, layouts: layouts) }
                 return (connection, readers, existing.identifier ?? UUID().uuidString, !writable)
             }
             let identifier = UUID().uuidString
