@@ -24,8 +24,8 @@ extension SQLiteStore {
         // (``TableLayout/uniqueIndexCondition(fields:constraint:)``): those unique indexes are
         // made again, leaving NaN rows out.
         Upgrade(key: "uniqueNaN", value: "distinct") { connection, layouts in
-            for layout in layouts.values.sorted(by: { $0.table < $1.table }) where layout.hasUniqueFloatingPoint {
-                for number in layout.entity.uniquenessConstraints.indices {
+            for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
+                for number in layout.uniqueConstraintsWithFloatingPoint {
                     try connection.execute("DROP INDEX IF EXISTS \(SQL.quote("osd_unique_\(layout.entity.name)_\(number)"))")
                     try connection.execute(layout.uniqueIndexStatement(number))
                 }

@@ -142,10 +142,11 @@ final class TableLayout: Sendable {
         return terms.isEmpty ? nil : terms.joined(separator: " AND ")
     }
 
-    /// Whether any uniqueness constraint of the entity has a floating-point property.
-    var hasUniqueFloatingPoint: Bool {
-        entity.uniquenessConstraints.contains { constraint in
-            constraint.contains { name in entity.fields.first { $0.name == name }?.storage == .real }
+    /// The numbers of the uniqueness constraints that have a floating-point property (whose
+    /// indexes leave NaN rows out).
+    var uniqueConstraintsWithFloatingPoint: [Int] {
+        entity.uniquenessConstraints.indices.filter { number in
+            entity.uniquenessConstraints[number].contains { name in entity.fields.first { $0.name == name }?.storage == .real }
         }
     }
 
