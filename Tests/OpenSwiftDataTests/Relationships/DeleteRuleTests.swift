@@ -203,6 +203,39 @@ struct DeleteRuleTests {
         #expect(try ModelContext(try container(backend)).fetchCount(FetchDescriptor<Outing>()) == 0)
     }
 
+    /// A built-in store applies the rules to what it holds at the save, not only to what the
+    /// deleting context loaded: a model another container (another process) related to the
+    /// deleted one since is cascaded, or denies the deletion with nothing changed.
+    @Test(arguments: [Backend.sqlite, .postgres].filter(Backend.allCases.contains))
+    func rulesCoverWhatAnotherContainerRelatedSince(_ backend: Backend) throws {
+        let deleting = ModelContext(try container(backend))
+        deleting.insert(Journey(name: "Alps"))
+        deleting.insert(Writer(name: "Ada"))
+        try deleting.save()
+        let journey = try #require(try deleting.fetch(FetchDescriptor<Journey>()).first)
+        let writer = try #require(try deleting.fetch(FetchDescriptor<Writer>()).first)
+        #expect(journey.outings.isEmpty && writer.books.isEmpty)
+
+        let other = ModelContext(try container(backend))
+        let otherJourney = try #require(try other.fetch(FetchDescriptor<Journey>()).first)
+        let otherWriter = try #require(try other.fetch(FetchDescriptor<Writer>()).first)
+        other.insert(Outing(title: "Hike", journey: otherJourney))
+        other.insert(Book(title: "Notes", writer: otherWriter))
+        try other.save()
+
+        deleting.delete(writer)
+        #expect(throws: SwiftDataError.self) { try deleting.save() }
+        deleting.rollback()
+        deleting.delete(journey)
+        try deleting.save()
+
+        let reopened = ModelContext(try container(backend))
+        #expect(try reopened.fetch(FetchDescriptor<Journey>()).isEmpty)
+        #expect(try reopened.fetch(FetchDescriptor<Outing>()).isEmpty)
+        let books = try reopened.fetch(FetchDescriptor<Book>())
+        #expect(books.map(\.title) == ["Notes"] && books.first?.writer?.name == "Ada")
+    }
+
     /// The number of rows of a link table, read with SQLite directly.
     private func linkRows(_ table: String) throws -> Int64 {
         let connection = try SQLiteConnection(path: store.url.path, readOnly: true, create: false)
