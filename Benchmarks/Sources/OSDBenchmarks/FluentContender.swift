@@ -186,6 +186,19 @@ final class FluentContender: Contender {
                     return trips.count
                 }
             }
+        case .w12:
+            return try time {
+                try blocking {
+                    var total = 0.0
+                    for _ in 0..<Workload.aggregateRepeats {
+                        let query = FluentTrip.query(on: database).filter(\.$isFavorite == true).filter(\.$rating >= 3)
+                        let budget = try await query.copy().sum(\.$budget) ?? 0
+                        let rating = try await query.sum(\.$rating) ?? 0
+                        total += budget + Double(rating)
+                    }
+                    return Int(total)
+                }
+            }
         case .w9, .w10:
             throw BenchError("\(workload.rawValue) has no Fluent version yet")
         }

@@ -104,6 +104,17 @@ final class GRDBContender: Contender {
                 for trip in trips { _ = try insert([trip]) }
                 return trips.count
             }
+        case .w12:
+            return try time {
+                try queue.read { db in
+                    var total = 0.0
+                    for _ in 0..<Workload.aggregateRepeats {
+                        let row = try Self.query.select(sum(Column("budget")), sum(Column("rating"))).asRequest(of: Row.self).fetchOne(db)
+                        total += (row?[0] as Double? ?? 0) + Double(row?[1] as Int? ?? 0)
+                    }
+                    return Int(total)
+                }
+            }
         case .w10:
             var migrator = DatabaseMigrator()
             migrator.registerMigration("v2") { db in

@@ -168,6 +168,16 @@ final class OpenSwiftDataContender: Contender {
                 }
                 return trips.count
             }
+        case .w12:
+            return try time {
+                let context = ModelContext(container)
+                let descriptor = Self.query()
+                var total = 0.0
+                for _ in 0..<Workload.aggregateRepeats {
+                    total += try context.sum(of: \.budget, in: descriptor) + Double(try context.sum(of: \.rating, in: descriptor))
+                }
+                return Int(total)
+            }
         case .w10:
             // Opening the store with the new model migrates it (a lightweight migration).
             return try time {

@@ -153,6 +153,18 @@ final class PostgresNIOContender: Contender {
             return try runGraph(scale: scale)
         case .w9:
             return try runReadsWhileWriting()
+        case .w12:
+            return try time {
+                var total = 0.0
+                for _ in 0..<Workload.aggregateRepeats {
+                    var bindings = PostgresBindings()
+                    bindings.append(Int64(3))
+                    let row = try execute("SELECT sum(budget), sum(rating)::int8 FROM trip WHERE isFavorite <> 0 AND rating >= $1", bindings).first
+                    let (budget, rating) = try row?.decode((Double?, Int64?).self) ?? (nil, nil)
+                    total += (budget ?? 0) + Double(rating ?? 0)
+                }
+                return Int(total)
+            }
         case .w10:
             throw BenchError("\(workload.rawValue) has no postgres-nio version yet")
         }

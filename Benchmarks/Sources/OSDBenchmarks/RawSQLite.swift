@@ -161,6 +161,20 @@ final class RawSQLite: Contender {
                 for trip in trips { _ = try insert([trip]) }
                 return trips.count
             }
+        case .w12:
+            return try time {
+                let statement = try prepare("SELECT sum(budget), sum(rating) FROM trip WHERE isFavorite AND rating >= ?")
+                defer { sqlite3_finalize(statement) }
+                var total = 0.0
+                for _ in 0..<Workload.aggregateRepeats {
+                    sqlite3_reset(statement)
+                    sqlite3_bind_int64(statement, 1, 3)
+                    if sqlite3_step(statement) == SQLITE_ROW {
+                        total += sqlite3_column_double(statement, 0) + Double(sqlite3_column_int64(statement, 1))
+                    }
+                }
+                return Int(total)
+            }
         case .w10:
             return try time {
                 try exec("BEGIN IMMEDIATE")

@@ -3,7 +3,7 @@ import Foundation
 /// A benchmark workload. Each runs in its own process, after an untimed set-up.
 enum Workload: String, CaseIterable, Sendable {
     case w1 = "W1", w2 = "W2", w3 = "W3", w4 = "W4", w3b = "W3b", w4b = "W4b", w5 = "W5", w6 = "W6", w6c = "W6c", w7 = "W7", w8 = "W8"
-    case w9 = "W9", w10 = "W10"
+    case w9 = "W9", w10 = "W10", w12 = "W12"
 
     var summary: String {
         switch self {
@@ -19,6 +19,7 @@ enum Workload: String, CaseIterable, Sendable {
         case .w7: "insert 10,000 trips × 10 activities, fetch with activities prefetched, visit all"
         case .w8: "2,000 saves of one new trip each"
         case .w10: "migrate 100,000 trips: rename `destination` to `place`, add `visits` (default 0)"
+        case .w12: "sum of budget and of rating where isFavorite && rating >= 3 — 100 times (100k rows)"
         case .w9: "reads while writing: 4 threads × 2,000 W3b queries while a 5th makes 500 one-row saves (1,000 rows)"
         }
     }
@@ -32,6 +33,9 @@ enum Workload: String, CaseIterable, Sendable {
         default: scale
         }
     }
+
+    /// How many times W12 adds up its two sums.
+    static let aggregateRepeats = 100
 
     /// How many rows W1 inserts.
     static func insertRows(scale: Int) -> Int { scale }

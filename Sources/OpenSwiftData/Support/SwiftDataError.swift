@@ -14,7 +14,7 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
         case configurationSchemaNotFoundInContainerSchema, unknownSchema, backwardMigration
         case storeIsNotSQLite, storeIsCorrupt, storeIsReadOnly, storeIsBusy, storeFromNewerVersion
         case schemaMismatch, saveNotAllowed, storeFailure, modelNotFound, uniquenessConflict
-        case migrationFailed, historyTokenExpired
+        case migrationFailed, historyTokenExpired, arithmeticOverflow
         case invalidStoreURL, storeUnavailable, storeAccessDenied
         case sortingPendingChangesWithIdentifiers, unsupportedKeyPath, invalidTransactionFetchRequest
         case configurationFileNameContainsInvalidCharacters, configurationFileNameTooLong, unknownDataStoreSchema
@@ -104,6 +104,9 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     /// The history token is older than history that was deleted: the changes since it are no
     /// longer all recorded. Fetch from the start of the remaining history instead.
     public static let historyTokenExpired = SwiftDataError(.historyTokenExpired)
+    /// The sum of integer values does not fit in their type
+    /// (``ModelContext/sum(of:in:)-(KeyPath<T,Value>,_)``, an addition of OpenSwiftData).
+    public static let arithmeticOverflow = SwiftDataError(.arithmeticOverflow)
 
     /// The location of a store that runs on a database server cannot be used: its URL is not a
     /// database URL, or it lacks the host or database. Nothing was contacted.

@@ -1,0 +1,140 @@
+extension ModelContext {
+    /// Returns the sum of a property over the models that match a fetch descriptor.
+    ///
+    /// The result is the sum of the values that `fetch(descriptor)` would give, added in its order:
+    /// the predicate, `includePendingChanges`, `fetchLimit` and `fetchOffset` (with the sort that
+    /// pages them) select the models, and unsaved changes count as they do in a fetch. When the
+    /// context has no unsaved changes of the model and the store evaluates the whole descriptor,
+    /// the values are read from the store without making models.
+    ///
+    /// ```swift
+    /// let spent = try context.sum(of: \Trip.cost, in: FetchDescriptor(predicate: #Predicate { $0.year == 2026 }))
+    /// ```
+    ///
+    /// This method is an addition of OpenSwiftData; SwiftData has no aggregates.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The property to add up: any numeric type, `Decimal`, or a computed property of
+    ///     such a type (which is read from models).
+    ///   - descriptor: The models to add up; every model of the type when omitted.
+    /// - Returns: The sum, or zero when no model matches.
+    /// - Throws: ``SwiftDataError/arithmeticOverflow`` when the sum of integers does not fit in
+    ///   their type, naming the model and property, rather than stopping the process as `+` does.
+    public func sum<T: PersistentModel, Value: _PersistentScalar & AdditiveArithmetic>(
+        of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
+    ) throws -> Value {
+        var total = Value.zero
+        let adding = AggregateAddition<Value>(of: propertyName(of: keyPath))
+        try forEachValue(of: keyPath, in: descriptor) { total = try adding.add($0, to: total) }
+        return total
+    }
+
+    /// Returns the sum of an optional property over the models that match a fetch descriptor,
+    /// leaving out the models whose value is `nil`.
+    ///
+    /// See ``sum(of:in:)-(KeyPath<T,Value>,_)``: the same, with `nil` values skipped as SQL's `SUM` skips `NULL`.
+    public func sum<T: PersistentModel, Value: _PersistentScalar & AdditiveArithmetic>(
+        of keyPath: KeyPath<T, Value?>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
+    ) throws -> Value {
+        var total = Value.zero
+        let adding = AggregateAddition<Value>(of: propertyName(of: keyPath))
+        try forEachValue(of: keyPath, in: descriptor) { value in
+            if let value { total = try adding.add(value, to: total) }
+        }
+        return total
+    }
+
+    /// Returns the smallest value of a property among the models that match a fetch descriptor.
+    ///
+    /// The models are those `fetch(descriptor)` would give (see ``sum(of:in:)-(KeyPath<T,Value>,_)``).
+    /// A floating-point NaN is skipped, as `Double.minimum(_:_:)` skips it; the result is NaN
+    /// only when every value is.
+    ///
+    /// This method is an addition of OpenSwiftData; SwiftData has no aggregates.
+    ///
+    /// - Returns: The smallest value, or `nil` when no model matches.
+    public func minimum<T: PersistentModel, Value: _PersistentScalar & Comparable>(
+        of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
+    ) throws -> Value? {
+        var extreme = AggregateExtreme<Value>(keepsSmallest: true)
+        try forEachValue(of: keyPath, in: descriptor) { extreme.consider($0) }
+        return extreme.value
+    }
+
+    /// Returns the smallest value of an optional property among the models that match a fetch
+    /// descriptor, leaving out `nil` values.
+    ///
+    /// - Returns: The smallest value, or `nil` when no model matches or every value is `nil`.
+    public func minimum<T: PersistentModel, Value: _PersistentScalar & Comparable>(
+        of keyPath: KeyPath<T, Value?>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
+    ) throws -> Value? {
+        var extreme = AggregateExtreme<Value>(keepsSmallest: true)
+        try forEachValue(of: keyPath, in: descriptor) { if let value = $0 { extreme.consider(value) } }
+        return extreme.value
+    }
+
+    /// Returns the largest value of a property among the models that match a fetch descriptor.
+    ///
+    /// The models are those `fetch(descriptor)` would give (see ``sum(of:in:)-(KeyPath<T,Value>,_)``).
+    /// A floating-point NaN is skipped, as `Double.maximum(_:_:)` skips it; the result is NaN
+    /// only when every value is.
+    ///
+    /// This method is an addition of OpenSwiftData; SwiftData has no aggregates.
+    ///
+    /// - Returns: The largest value, or `nil` when no model matches.
+    public func maximum<T: PersistentModel, Value: _PersistentScalar & Comparable>(
+        of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
+    ) throws -> Value? {
+        var extreme = AggregateExtreme<Value>(keepsSmallest: false)
+        try forEachValue(of: keyPath, in: descriptor) { extreme.consider($0) }
+        return extreme.value
+    }
+
+    /// Returns the largest value of an optional property among the models that match a fetch
+    /// descriptor, leaving out `nil` values.
+    ///
+    /// - Returns: The largest value, or `nil` when no model matches or every value is `nil`.
+    public func maximum<T: PersistentModel, Value: _PersistentScalar & Comparable>(
+        of keyPath: KeyPath<T, Value?>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
+    ) throws -> Value? {
+        var extreme = AggregateExtreme<Value>(keepsSmallest: false)
+        try forEachValue(of: keyPath, in: descriptor) { if let value = $0 { extreme.consider(value) } }
+        return extreme.value
+    }
+
+    /// `Model.property` for a stored property, or the key path's description.
+    private func propertyName<T: PersistentModel>(of keyPath: PartialKeyPath<T>) -> String {
+        guard let entity = entity(for: T.self), let index = entity.propertyIndex(for: keyPath) else { return "\(keyPath)" }
+        return "\(entity.name).\(entity.fields[index].name)"
+    }
+
+    /// Calls `body` with the value of `keyPath` of each model `fetch(descriptor)` returns, in its
+    /// order. The store's column is read directly, without making models, when that gives the
+    /// same values: the store evaluates the whole descriptor, the context has no unsaved change of
+    /// the model, and the key path is a stored attribute of exactly this type.
+    func forEachValue<T: PersistentModel, Value: _PersistentScalar>(
+        of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T>, _ body: (Value) throws -> Void
+    ) throws {
+        mergeChangesFromOtherContexts()
+        try throwDeferredReadFailure()
+        if descriptor.includePendingChanges { propagatePendingDeletions() }
+        let query = try FetchQuery(descriptor, context: self)
+        if query.isResolvedInStore, !FetchQuery.hasPendingChanges(self, entity: query.entity),
+           let property = query.entity.propertyIndex(for: keyPath), query.shape.eagerAttributes.contains(property),
+           Self.readsAsStored(query.entity.fields[property], as: Value.self) {
+            try query.store.forEachRow(query.storeFetch, attributes: [property]) { row in
+                try body(Value._osdRead(from: row, 1))
+            }
+            return
+        }
+        for model in try fetch(descriptor) { try body(model[keyPath: keyPath]) }
+    }
+
+    /// Whether a model reads the stored value of `field` as `Value` reads it from its column: a
+    /// plain attribute declared with exactly that type (an optional one included), neither
+    /// ephemeral nor transformed.
+    private static func readsAsStored<Value: _PersistentScalar>(_ field: Schema.Entity.Field, as type: Value.Type) -> Bool {
+        guard let attribute = field.attribute, !field.isEphemeral, !field.isTransformed, field.storage == Value._osdStorage else { return false }
+        return ObjectIdentifier(attribute.valueType) == ObjectIdentifier(Value.self)
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// A sensor reading with a property of every kind an aggregate takes.
+@Model final class SensorReading {
+    var station: String
+    var count: Int
+    var small: Int8
+    var big: UInt64
+    var level: Double
+    var ratio: Float
+    var amount: Decimal
+    var takenAt: Date
+    var optionalCount: Int?
+    var optionalLevel: Double?
+    @Attribute(.ephemeral) var scratch: Int = 0
+    /// A computed property: aggregates read it from models.
+    var doubledCount: Int { count * 2 }
+
+    init(station: String, count: Int, small: Int8, big: UInt64, level: Double, ratio: Float, amount: Decimal,
+         takenAt: Date, optionalCount: Int?, optionalLevel: Double?) {
+        self.station = station
+        self.count = count
+        self.small = small
+        self.big = big
+        self.level = level
+        self.ratio = ratio
+        self.amount = amount
+        self.takenAt = takenAt
+        self.optionalCount = optionalCount
+        self.optionalLevel = optionalLevel
+    }
+
+    static func random(using random: inout SeededGenerator) -> SensorReading {
+        func oneIn(_ n: Int) -> Bool { Int.random(in: 0..<n, using: &random) == 0 }
+        let level: Double = oneIn(12) ? .nan : oneIn(20) ? -.infinity : Double.random(in: -1...1, using: &random)
+        let amount: Decimal = oneIn(16) ? .nan : Decimal(Int.random(in: -10_000...10_000, using: &random)) / 100
+        return SensorReading(
+            station: ["a", "b", "é", "e\u{301}", "c"].randomElement(using: &random) ?? "a",
+            count: Int.random(in: -1_000...1_000, using: &random),
+            small: Int8.random(in: -40...40, using: &random),
+            big: oneIn(8) ? UInt64.max - UInt64.random(in: 0...10, using: &random) : UInt64.random(in: 0...1_000, using: &random),
+            level: level, ratio: Float.random(in: -1...1, using: &random), amount: amount,
+            takenAt: Date(timeIntervalSinceReferenceDate: Double.random(in: -1e9...1e9, using: &random)),
+            optionalCount: oneIn(4) ? nil : Int.random(in: -50...50, using: &random),
+            optionalLevel: oneIn(4) ? nil : oneIn(10) ? .nan : Double.random(in: 0...1, using: &random))
+    }
+}
+
+/// `sum`, `minimum` and `maximum` (additions of OpenSwiftData) equal the same reduction of the
+/// values `fetch` returns, for every descriptor: predicates in SQL and in Swift, pages, unsaved
+/// changes included or not, ephemeral and computed properties, NaN, and integer overflow.
+struct AggregateTests {
+    let store = TemporaryStore()
+
+    /// Descriptors over the readings: whole, filtered (in SQL, and in Swift), paged, and without
+    /// pending changes.
+    static var descriptors: [(String, FetchDescriptor<SensorReading>)] {
+        var paged = FetchDescriptor<SensorReading>(sortBy: [SortDescriptor(\.count), SortDescriptor(\.takenAt)])
+        paged.fetchOffset = 5
+        paged.fetchLimit = 17
+        var saved = FetchDescriptor<SensorReading>(predicate: #Predicate { $0.count > -500 })
+        saved.includePendingChanges = false
+        return [
+            ("all", FetchDescriptor()),
+            ("count > 0", FetchDescriptor(predicate: #Predicate { $0.count > 0 })),
+            ("station == é", FetchDescriptor(predicate: #Predicate { $0.station == "é" })),
+            ("level > 0.25", FetchDescriptor(predicate: #Predicate { $0.level > 0.25 })),
+            ("optionalCount == nil", FetchDescriptor(predicate: #Predicate { $0.optionalCount == nil })),
+            ("in Swift", FetchDescriptor(predicate: #Predicate { $0.station.localizedStandardContains("E") })),
+            ("paged", paged),
+            ("without pending changes", saved),
+            ("none", FetchDescriptor(predicate: #Predicate { $0.count > 5_000 })),
+        ]
+    }
+
+    @Test(arguments: Backend.allCases, [UInt64(1), 2, 3])
+    func aggregatesEqualTheReductionOfTheFetchedValues(_ backend: Backend, seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let context = ModelContext(try store.container(SensorReading.self, backend: backend))
+        for _ in 0..<60 { context.insert(SensorReading.random(using: &random)) }
+        try context.save()
+        // Clean, reopened: the stores' columns are read directly where they can be.
+        try Self.checkEveryAggregate(in: ModelContext(try store.container(SensorReading.self, backend: backend)), "reopened")
+        try Self.checkEveryAggregate(in: context, "saved")
+        // Unsaved inserts, changes (ephemeral ones too) and deletions.
+        let readings = try context.fetch(FetchDescriptor<SensorReading>(sortBy: [SortDescriptor(\.count)]))
+        for reading in readings.prefix(6) { context.delete(reading) }
+        for reading in readings.suffix(8) {
+            reading.count += 7
+            reading.level = -reading.level
+            reading.scratch = Int.random(in: 1...9, using: &random)
+        }
+        for _ in 0..<5 { context.insert(SensorReading.random(using: &random)) }
+        try Self.checkEveryAggregate(in: context, "unsaved")
+    }
+
+    /// Compares each aggregate of each property with the reduction of the fetched values.
+    static func checkEveryAggregate(in context: ModelContext, _ state: String) throws {
+        for (name, descriptor) in descriptors {
+            let fetched = try context.fetch(descriptor)
+            let where_ = "\(state), \(name)"
+            try checkIntegers(\.count, fetched, context, descriptor, where_)
+            try checkIntegers(\.small, fetched, context, descriptor, where_)
+            try checkIntegers(\.big, fetched, context, descriptor, where_)
+            try checkIntegers(\.scratch, fetched, context, descriptor, where_)
+            try checkIntegers(\.doubledCount, fetched, context, descriptor, where_)
+            try checkNumbers(\.level, fetched, context, descriptor, where_)
+            try checkNumbers(\.ratio, fetched, context, descriptor, where_)
+            try checkNumbers(\.amount, fetched, context, descriptor, where_)
+            try checkExtremes(\.takenAt, fetched, context, descriptor, where_)
+            try checkExtremes(\.station, fetched, context, descriptor, where_)
+
+            let optionalCounts = fetched.compactMap(\.optionalCount)
+            #expect(try context.sum(of: \.optionalCount, in: descriptor) == optionalCounts.reduce(0, +), "\(where_)")
+            #expect(try context.minimum(of: \.optionalCount, in: descriptor) == optionalCounts.min(), "\(where_)")
+            #expect(try context.maximum(of: \.optionalCount, in: descriptor) == optionalCounts.max(), "\(where_)")
+            let optionalLevels = fetched.compactMap(\.optionalLevel)
+            #expect(same(try context.sum(of: \.optionalLevel, in: descriptor), optionalLevels.reduce(0, +)), "\(where_)")
+            #expect(same(try context.minimum(of: \.optionalLevel, in: descriptor), smallest(optionalLevels)), "\(where_)")
+            #expect(same(try context.maximum(of: \.optionalLevel, in: descriptor), largest(optionalLevels)), "\(where_)")
+        }
+    }
+
+    /// Sums with overflow (the error, where `+` would stop the process), minimum and maximum.
+    static func checkIntegers<Value: FixedWidthInteger & _PersistentScalar>(
+        _ keyPath: KeyPath<SensorReading, Value>, _ fetched: [SensorReading], _ context: ModelContext,
+        _ descriptor: FetchDescriptor<SensorReading>, _ where_: String
+    ) throws {
+        let values = fetched.map { $0[keyPath: keyPath] }
+        var expected: Value? = 0
+        for value in values {
+            guard let total = expected else { break }
+            let (sum, overflow) = total.addingReportingOverflow(value)
+            expected = overflow ? nil : sum
+        }
+        if let expected {
+            #expect(try context.sum(of: keyPath, in: descriptor) == expected, "\(where_)")
+        } else {
+            #expect(throws: SwiftDataError.arithmeticOverflow, "\(where_)") { try context.sum(of: keyPath, in: descriptor) }
+        }
+        try checkExtremes(keyPath, fetched, context, descriptor, where_)
+    }
+
+    /// Sums added in the fetch's order (floating point: bit for bit), minimum and maximum.
+    static func checkNumbers<Value: AdditiveArithmetic & Comparable & _PersistentScalar>(
+        _ keyPath: KeyPath<SensorReading, Value>, _ fetched: [SensorReading], _ context: ModelContext,
+        _ descriptor: FetchDescriptor<SensorReading>, _ where_: String
+    ) throws {
+        let values = fetched.map { $0[keyPath: keyPath] }
+        #expect(same(try context.sum(of: keyPath, in: descriptor), values.reduce(.zero, +)), "\(where_)")
+        try checkExtremes(keyPath, fetched, context, descriptor, where_)
+    }
+
+    static func checkExtremes<Value: Comparable & _PersistentScalar>(
+        _ keyPath: KeyPath<SensorReading, Value>, _ fetched: [SensorReading], _ context: ModelContext,
+        _ descriptor: FetchDescriptor<SensorReading>, _ where_: String
+    ) throws {
+        let values = fetched.map { $0[keyPath: keyPath] }
+        #expect(same(try context.minimum(of: keyPath, in: descriptor), smallest(values)), "\(where_): minimum of \(keyPath)")
+        #expect(same(try context.maximum(of: keyPath, in: descriptor), largest(values)), "\(where_): maximum of \(keyPath)")
+    }
+
+    /// The first smallest value, NaN only when every value is NaN.
+    static func smallest<Value: Comparable>(_ values: [Value]) -> Value? {
+        values.filter { $0 == $0 }.min() ?? values.first
+    }
+
+    /// The first largest value, NaN only when every value is NaN.
+    static func largest<Value: Comparable>(_ values: [Value]) -> Value? {
+        let ordered = values.filter { $0 == $0 }
+        guard var result = ordered.first else { return values.first }
+        for value in ordered where result < value { result = value }
+        return result
+    }
+
+    /// Equal, or both NaN.
+    static func same<Value: Equatable>(_ lhs: Value?, _ rhs: Value?) -> Bool {
+        guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+        return lhs == rhs || (lhs != lhs && rhs != rhs)
+    }
+
+    /// The error names the model and property, and nothing else changes.
+    @Test func anOverflowingSumNamesTheModelAndProperty() throws {
+        let context = ModelContext(try store.container(SensorReading.self))
+        var random = SeededGenerator(seed: 9)
+        for _ in 0..<2 {
+            let reading = SensorReading.random(using: &random)
+            reading.big = .max
+            context.insert(reading)
+        }
+        try context.save()
+        #expect {
+            try ModelContext(try store.container(SensorReading.self)).sum(of: \SensorReading.big)
+        } throws: { error in
+            "\(error)".contains("SensorReading.big") && (error as? SwiftDataError) == .arithmeticOverflow
+        }
+        var one = FetchDescriptor<SensorReading>()
+        one.fetchLimit = 1
+        #expect(try context.sum(of: \.big, in: one) == .max)
+    }
+}
