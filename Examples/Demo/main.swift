@@ -72,6 +72,9 @@ func run() throws {
         try context.save()
         let pricey = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { trip in trip.activities.contains { $0.cost > 20 } }))
         print("Trips with an activity over 20: \(pricey.map(\.name)); the Louvre's trip is \(trips[0].activities[0].trip?.name ?? "-")")
+        let spent = try context.sum(of: \Activity.cost)
+        let latest = try context.maximum(of: \Trip.startDate)
+        print("Beyond SwiftData, aggregates: activities cost \(spent) in all; the latest trip starts \(latest.map { "\($0)" } ?? "-")")
 
         context.delete(trips[1])
         try context.save()

@@ -1,31 +1,75 @@
-/// How ``ModelContext/sum(of:in:)-(KeyPath<T,Value>,_)`` adds: integers report an overflow as
-/// ``SwiftDataError/arithmeticOverflow`` instead of stopping the process as `+` does; other types
-/// (floating point, `Decimal`, whose overflow is infinity or NaN) add with `+`.
-struct AggregateAddition<Value: AdditiveArithmetic> {
-    /// Adds two integers, or returns `nil` on overflow; `nil` for a type that is no integer.
-    private let checkedAdd: ((Value, Value) -> Value?)?
-    /// The model and property added up, for the error.
-    private let property: String
+/// The running sum of ``ModelContext/sum(of:in:)-(KeyPath<T,Value>,_)``. Integers add exactly:
+/// the result is the true sum whenever it fits in their type, whatever the order and the partial
+/// sums, and a sum that does not fit is ``SwiftDataError/arithmeticOverflow`` instead of the trap
+/// of `+`. Other types (floating point, `Decimal`, whose overflow is infinity or NaN) add with `+`,
+/// in the order the values come.
+struct AggregateSum<Value: AdditiveArithmetic> {
+    /// The sum of values that are no integers.
+    private var total = Value.zero
+    /// How integers of the type widen to 64 bits and back, or `nil` for other types.
+    private let integers: IntegerWidening<Value>?
+    /// The integers' sum modulo 2⁶⁴ (a bit pattern, unsigned for unsigned types).
+    private var wrapped: Int64 = 0
+    /// How many times 2⁶⁴ the true sum differs from `wrapped`.
+    private var carries = 0
 
-    init(of property: String) {
-        self.property = property
-        checkedAdd = (Value.self as? any FixedWidthInteger.Type).map { Self.checkedAddition(as: $0) }
+    init() {
+        integers = (Value.self as? any FixedWidthInteger.Type).map { IntegerWidening<Value>($0) }
     }
 
-    /// Adds `value` to `total`.
-    func add(_ value: Value, to total: Value) throws -> Value {
-        guard let checkedAdd else { return total + value }
-        guard let sum = checkedAdd(total, value) else {
-            throw SwiftDataError(.arithmeticOverflow, reason: "The sum of \(property) does not fit in \(Value.self) (adding \(value) to \(total)); add the values as a wider type")
+    /// Adds `value`.
+    mutating func add(_ value: Value) {
+        guard let integers else {
+            total = total + value
+            return
+        }
+        let wide = integers.widen(value)
+        if integers.isSigned {
+            let (sum, overflow) = wrapped.addingReportingOverflow(wide)
+            if overflow { carries += wide > 0 ? 1 : -1 }
+            wrapped = sum
+        } else {
+            let (sum, overflow) = UInt64(bitPattern: wrapped).addingReportingOverflow(UInt64(bitPattern: wide))
+            if overflow { carries += 1 }
+            wrapped = Int64(bitPattern: sum)
+        }
+    }
+
+    /// Adds a store's exact sum of the values (``StoreAggregate/sum``, of integers of at most
+    /// 64 bits).
+    mutating func addStoreTotal(_ total: Int64) {
+        guard integers != nil else { return }
+        let (sum, overflow) = wrapped.addingReportingOverflow(total)
+        if overflow { carries += total > 0 ? 1 : -1 }
+        wrapped = sum
+    }
+
+    /// The sum; for integers, an error naming `property` when it does not fit in their type.
+    func result(of property: String) throws -> Value {
+        guard let integers else { return total }
+        guard carries == 0, let sum = integers.narrow(wrapped) else {
+            throw SwiftDataError(.arithmeticOverflow, reason: "The sum of \(property) does not fit in \(Value.self); add the values as a wider type")
         }
         return sum
     }
+}
 
-    /// An overflow-checked addition of `Integer`, which is `Value` (the caller checked).
-    private static func checkedAddition<Integer: FixedWidthInteger>(as integer: Integer.Type) -> (Value, Value) -> Value? {
-        { total, value in
-            let (sum, overflow) = unsafeBitCast(total, to: Integer.self).addingReportingOverflow(unsafeBitCast(value, to: Integer.self))
-            return overflow ? nil : unsafeBitCast(sum, to: Value.self)
+/// Conversions between an integer type (`Value`, checked by the caller) and 64 bits: sign
+/// extension for signed types, the bit pattern of a `UInt64` for unsigned ones.
+private struct IntegerWidening<Value> {
+    let isSigned: Bool
+    let widen: (Value) -> Int64
+    /// The value of the 64 bits, when `Value` can hold it.
+    let narrow: (Int64) -> Value?
+
+    init<Integer: FixedWidthInteger>(_ integer: Integer.Type) {
+        isSigned = Integer.isSigned
+        if Integer.isSigned {
+            widen = { Int64(truncatingIfNeeded: unsafeBitCast($0, to: Integer.self)) }
+            narrow = { Integer(exactly: $0).map { unsafeBitCast($0, to: Value.self) } }
+        } else {
+            widen = { Int64(bitPattern: UInt64(truncatingIfNeeded: unsafeBitCast($0, to: Integer.self))) }
+            narrow = { Integer(exactly: UInt64(bitPattern: $0)).map { unsafeBitCast($0, to: Value.self) } }
         }
     }
 }

@@ -1,9 +1,11 @@
 extension ModelContext {
     /// Returns the sum of a property over the models that match a fetch descriptor.
     ///
-    /// The result is the sum of the values that `fetch(descriptor)` would give, added in its order:
-    /// the predicate, `includePendingChanges`, `fetchLimit` and `fetchOffset` (with the sort that
-    /// pages them) select the models, and unsaved changes count as they do in a fetch. When the
+    /// The result is the sum of the values that `fetch(descriptor)` would give: the predicate,
+    /// `includePendingChanges`, `fetchLimit` and `fetchOffset` (with the sort that pages them)
+    /// select the models, and unsaved changes count as they do in a fetch. Integers add exactly
+    /// (the sum is returned whenever it fits in their type, whatever the partial sums); other
+    /// numbers add in the fetch's order, so a floating-point sum equals `reduce(0, +)` over it. When the
     /// context has no unsaved changes of the model and the store evaluates the whole descriptor,
     /// the values are read from the store without making models.
     ///
@@ -19,14 +21,15 @@ extension ModelContext {
     ///   - descriptor: The models to add up; every model of the type when omitted.
     /// - Returns: The sum, or zero when no model matches.
     /// - Throws: ``SwiftDataError/arithmeticOverflow`` when the sum of integers does not fit in
-    ///   their type, naming the model and property, rather than stopping the process as `+` does.
+    ///   their type, naming the model and property, where `+` would stop the process.
     public func sum<T: PersistentModel, Value: _PersistentScalar & AdditiveArithmetic>(
         of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value {
-        var total = Value.zero
-        let adding = AggregateAddition<Value>(of: propertyName(of: keyPath))
-        try forEachValue(of: keyPath, in: descriptor) { total = try adding.add($0, to: total) }
-        return total
+        var sum = AggregateSum<Value>()
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .sum) { sum.add($0) } storeResult: { row in
+            if !row._isNull(0) { sum.addStoreTotal(row._int64(0)) }
+        }
+        return try sum.result(of: propertyName(of: keyPath))
     }
 
     /// Returns the sum of an optional property over the models that match a fetch descriptor,
@@ -36,12 +39,11 @@ extension ModelContext {
     public func sum<T: PersistentModel, Value: _PersistentScalar & AdditiveArithmetic>(
         of keyPath: KeyPath<T, Value?>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value {
-        var total = Value.zero
-        let adding = AggregateAddition<Value>(of: propertyName(of: keyPath))
-        try forEachValue(of: keyPath, in: descriptor) { value in
-            if let value { total = try adding.add(value, to: total) }
+        var sum = AggregateSum<Value>()
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .sum) { if let value = $0 { sum.add(value) } } storeResult: { row in
+            if !row._isNull(0) { sum.addStoreTotal(row._int64(0)) }
         }
-        return total
+        return try sum.result(of: propertyName(of: keyPath))
     }
 
     /// Returns the smallest value of a property among the models that match a fetch descriptor.
@@ -57,7 +59,9 @@ extension ModelContext {
         of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value? {
         var extreme = AggregateExtreme<Value>(keepsSmallest: true)
-        try forEachValue(of: keyPath, in: descriptor) { extreme.consider($0) }
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .minimum) { extreme.consider($0) } storeResult: { row in
+            if !row._isNull(0) { extreme.consider(try Value._osdRead(from: row, 0)) }
+        }
         return extreme.value
     }
 
@@ -69,7 +73,9 @@ extension ModelContext {
         of keyPath: KeyPath<T, Value?>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value? {
         var extreme = AggregateExtreme<Value>(keepsSmallest: true)
-        try forEachValue(of: keyPath, in: descriptor) { if let value = $0 { extreme.consider(value) } }
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .minimum) { if let value = $0 { extreme.consider(value) } } storeResult: { row in
+            if !row._isNull(0) { extreme.consider(try Value._osdRead(from: row, 0)) }
+        }
         return extreme.value
     }
 
@@ -86,7 +92,9 @@ extension ModelContext {
         of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value? {
         var extreme = AggregateExtreme<Value>(keepsSmallest: false)
-        try forEachValue(of: keyPath, in: descriptor) { extreme.consider($0) }
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .maximum) { extreme.consider($0) } storeResult: { row in
+            if !row._isNull(0) { extreme.consider(try Value._osdRead(from: row, 0)) }
+        }
         return extreme.value
     }
 
@@ -98,7 +106,9 @@ extension ModelContext {
         of keyPath: KeyPath<T, Value?>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value? {
         var extreme = AggregateExtreme<Value>(keepsSmallest: false)
-        try forEachValue(of: keyPath, in: descriptor) { if let value = $0 { extreme.consider(value) } }
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .maximum) { if let value = $0 { extreme.consider(value) } } storeResult: { row in
+            if !row._isNull(0) { extreme.consider(try Value._osdRead(from: row, 0)) }
+        }
         return extreme.value
     }
 
@@ -109,25 +119,42 @@ extension ModelContext {
     }
 
     /// Calls `body` with the value of `keyPath` of each model `fetch(descriptor)` returns, in its
-    /// order. The store's column is read directly, without making models, when that gives the
-    /// same values: the store evaluates the whole descriptor, the context has no unsaved change of
-    /// the model, and the key path is a stored attribute of exactly this type.
-    func forEachValue<T: PersistentModel, Value: _PersistentScalar>(
-        of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T>, _ body: (Value) throws -> Void
+    /// order. When that gives the same values (the store evaluates the whole descriptor, the
+    /// context has no unsaved change of the model, and the key path is a stored attribute of
+    /// exactly this type), the store computes the aggregate itself where it can (integers and
+    /// dates), and `storeResult` gets its row instead; or else the column is read without making
+    /// models.
+    private func forEachValue<T: PersistentModel, Value: _PersistentScalar>(
+        of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T>, storeAggregate: StoreAggregate,
+        _ body: (Value) throws -> Void, storeResult: (StoreRow) throws -> Void
     ) throws {
         mergeChangesFromOtherContexts()
         try throwDeferredReadFailure()
         if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
-        if query.isResolvedInStore, !FetchQuery.hasPendingChanges(self, entity: query.entity),
-           let property = query.entity.propertyIndex(for: keyPath), query.shape.eagerAttributes.contains(property),
-           Self.readsAsStored(query.entity.fields[property], as: Value.self) {
-            try query.store.forEachRow(query.storeFetch, attributes: [property]) { row in
-                try body(Value._osdRead(from: row, 1))
-            }
+        guard query.isResolvedInStore, !FetchQuery.hasPendingChanges(self, entity: query.entity),
+              let property = query.entity.propertyIndex(for: keyPath), query.shape.eagerAttributes.contains(property),
+              Self.readsAsStored(query.entity.fields[property], as: Value.self) else {
+            for model in try fetch(descriptor) { try body(model[keyPath: keyPath]) }
             return
         }
-        for model in try fetch(descriptor) { try body(model[keyPath: keyPath]) }
+        if Self.storeComputes(storeAggregate, of: Value.self),
+           try query.store.aggregate(storeAggregate, of: property, in: query.storeFetch, storeResult) {
+            return
+        }
+        try query.store.forEachRow(query.storeFetch, attributes: [property]) { row in
+            try body(Value._osdRead(from: row, 1))
+        }
+    }
+
+    /// Whether a store's aggregate gives what combining every value would: sums of integers no
+    /// wider than 64 bits (a store's sum is exact, and the sum checks that it fits the type), and
+    /// the extremes of integers and dates (equal values are the same value; no NaN).
+    private static func storeComputes<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
+        switch aggregate {
+        case .sum: Value._osdStorage == .integer
+        case .minimum, .maximum: [.integer, .unsignedInteger, .date].contains(Value._osdStorage)
+        }
     }
 
     /// Whether a model reads the stored value of `field` as `Value` reads it from its column: a

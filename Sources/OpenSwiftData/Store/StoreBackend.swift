@@ -36,6 +36,12 @@ package protocol StoreBackend: AnyObject, Sendable {
     func keyedFetch(_ fetch: StoreFetch, attributes: [Int]?) throws -> any KeyedFetch
     /// The number of rows the fetch selects.
     func count(_ fetch: StoreFetch) throws -> Int
+    /// Computes `aggregate` of one attribute over the rows the fetch selects (its page included)
+    /// and calls `body` with a row whose column 0 holds it: NULL when no row has a value, and for
+    /// ``StoreAggregate/sum`` the exact sum as a 64-bit integer. Returns `false`, without calling
+    /// `body`, when the store leaves the aggregate to the context (which then reads the values):
+    /// a sum beyond 64 bits, or an aggregate it does not compute for the attribute's storage.
+    func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool
     /// The keys of the rows the fetch selects, in its order.
     func primaryKeys(_ fetch: StoreFetch) throws -> [Int64]
     /// Calls `body` with the full row of each key that still exists, in the order given.
@@ -86,7 +92,19 @@ package protocol StoreBackend: AnyObject, Sendable {
     var externalCommitMarkerLags: Bool { get }
 }
 
+/// An aggregate a store may compute itself (``StoreBackend/aggregate(_:of:in:_:)``).
+package enum StoreAggregate: Sendable {
+    /// The sum of integers (`.integer` storage).
+    case sum
+    /// The smallest value, of integers or dates (`.integer`, `.unsignedInteger`, `.date`).
+    case minimum
+    /// The largest value, of the same storages as ``minimum``.
+    case maximum
+}
+
 extension StoreBackend {
+    /// Stores leave aggregates to the context unless they compute them.
+    package func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool { false }
     /// Stores work from the store-neutral filter and sort alone.
     package var takesFetchDescriptors: Bool { false }
     /// Stores leave delete rules to the context unless they say otherwise.

@@ -59,6 +59,30 @@ extension PostgresBackend: StoreBackend {
         return result
     }
 
+    /// `sum`, `min` or `max` of an attribute over the matching rows (of the page, when the fetch
+    /// has one). PostgreSQL sums `bigint`s exactly (as `numeric`); a sum beyond 64 bits is left to
+    /// the context, which says so.
+    func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
+        let table = try table(for: fetch.entity.name)
+        guard let column = table.columns[attribute] else { return false }
+        let paged = fetch.limit != nil || fetch.offset != nil
+        let (clauses, compiler) = try clauses(fetch, table: table, ordered: paged)
+        let source = paged ? "(SELECT t0.\(column) AS value FROM \(table.table) AS t0\(clauses)) AS page" : "\(table.table) AS t0\(clauses)"
+        let value = paged ? "value" : "t0.\(column)"
+        let sql = switch aggregate {
+        case .sum:
+            "SELECT CASE WHEN total BETWEEN \(Int64.min) AND \(Int64.max) THEN total::int8 END, total IS NULL FROM (SELECT sum(\(value)) AS total FROM \(source)) AS aggregate"
+        case .minimum: "SELECT min(\(value)) FROM \(source)"
+        case .maximum: "SELECT max(\(value)) FROM \(source)"
+        }
+        var computed = true
+        try forEach(sql, compiler.bindings) { row in
+            // A sum that is not NULL but no `bigint` does not fit in 64 bits.
+            if aggregate == .sum && row._isNull(0) && row._int64(1) == 0 { computed = false } else { try body(row) }
+        }
+        return computed
+    }
+
     func primaryKeys(_ fetch: StoreFetch) throws -> [Int64] {
         let table = try table(for: fetch.entity.name)
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)

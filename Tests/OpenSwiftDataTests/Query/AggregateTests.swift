@@ -123,19 +123,14 @@ struct AggregateTests {
         }
     }
 
-    /// Sums with overflow (the error, where `+` would stop the process), minimum and maximum.
+    /// Exact sums (the error only when the true sum does not fit), minimum and maximum.
     static func checkIntegers<Value: FixedWidthInteger & _PersistentScalar>(
         _ keyPath: KeyPath<SensorReading, Value>, _ fetched: [SensorReading], _ context: ModelContext,
         _ descriptor: FetchDescriptor<SensorReading>, _ where_: String
     ) throws {
-        let values = fetched.map { $0[keyPath: keyPath] }
-        var expected: Value? = 0
-        for value in values {
-            guard let total = expected else { break }
-            let (sum, overflow) = total.addingReportingOverflow(value)
-            expected = overflow ? nil : sum
-        }
-        if let expected {
+        // `Decimal` holds 38 digits: the true sum of these values, exactly.
+        let exact = fetched.reduce(Decimal(0)) { $0 + (Decimal(string: "\($1[keyPath: keyPath])") ?? .nan) }
+        if let expected = Value("\(exact)") {
             #expect(try context.sum(of: keyPath, in: descriptor) == expected, "\(where_)")
         } else {
             #expect(throws: SwiftDataError.arithmeticOverflow, "\(where_)") { try context.sum(of: keyPath, in: descriptor) }
@@ -181,7 +176,28 @@ struct AggregateTests {
         return lhs == rhs || (lhs != lhs && rhs != rhs)
     }
 
-    /// The error names the model and property, and nothing else changes.
+    /// Integers add exactly: a partial sum beyond the type's range is no error when the sum fits,
+    /// and a sum beyond 64 bits (which a store's own sum cannot give) is the overflow error.
+    @Test(arguments: Backend.allCases)
+    func integerSumsAreExactWhateverThePartialSums(_ backend: Backend) throws {
+        let context = ModelContext(try store.container(SensorReading.self, backend: backend))
+        var random = SeededGenerator(seed: 4)
+        for (small, count) in [(Int8(100), Int.max), (100, Int.max), (-100, Int.min + 1), (-90, Int.min + 1)] {
+            let reading = SensorReading.random(using: &random)
+            (reading.small, reading.count) = (small, count)
+            context.insert(reading)
+        }
+        try context.save()
+        let reopened = ModelContext(try store.container(SensorReading.self, backend: backend))
+        #expect(try reopened.sum(of: \SensorReading.small) == 10)
+        #expect(try reopened.sum(of: \SensorReading.count) == 0)
+        #expect(try context.sum(of: \SensorReading.small) == 10)
+        let positive = FetchDescriptor<SensorReading>(predicate: #Predicate { $0.count > 0 })
+        #expect(throws: SwiftDataError.arithmeticOverflow) { try reopened.sum(of: \.count, in: positive) }
+        #expect(throws: SwiftDataError.arithmeticOverflow) { try reopened.sum(of: \.small, in: positive) }
+    }
+
+    /// The error names the model and property.
     @Test func anOverflowingSumNamesTheModelAndProperty() throws {
         let context = ModelContext(try store.container(SensorReading.self))
         var random = SeededGenerator(seed: 9)

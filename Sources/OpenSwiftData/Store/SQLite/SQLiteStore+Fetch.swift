@@ -60,6 +60,37 @@ extension SQLiteStore {
         }
     }
 
+    /// `SUM`, `MIN` or `MAX` of an attribute over the matching rows (of the page, when the fetch
+    /// has one). A sum that overflows 64 bits on the way (SQLite's `SUM` then fails, even when
+    /// the total would fit) is left to the context, which adds exactly.
+    func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
+        let layout = try layout(for: fetch.entity.name)
+        let column = layout.column(attribute)
+        let function = switch aggregate {
+        case .sum: "sum"
+        case .minimum: "min"
+        case .maximum: "max"
+        }
+        let paged = fetch.limit != nil || fetch.offset != nil
+        let (clauses, arguments) = clauses(fetch, layout: layout, ordered: paged)
+        let sql = paged
+            ? "SELECT \(function)(value) FROM (SELECT \(column) AS value FROM \(layout.table)\(clauses))"
+            : "SELECT \(function)(\(column)) FROM \(layout.table)\(clauses)"
+        return try withReader { connection in
+            let statement = try connection.statement(sql)
+            try statement.bind(arguments)
+            defer { statement.reset() }
+            let stepped: Bool
+            do {
+                stepped = try statement.step()
+            } catch let error as SQLiteError where aggregate == .sum && error.message == "integer overflow" {
+                return false
+            }
+            if stepped { try body(statement) }
+            return true
+        }
+    }
+
     /// The primary keys of the matching rows, in order.
     func primaryKeys(_ fetch: StoreFetch) throws -> [Int64] {
         let layout = try layout(for: fetch.entity.name)
