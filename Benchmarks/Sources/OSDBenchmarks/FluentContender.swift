@@ -193,8 +193,9 @@ final class FluentContender: Contender {
                     for _ in 0..<Workload.aggregateRepeats {
                         let query = FluentTrip.query(on: database).filter(\.$isFavorite == true).filter(\.$rating >= 3)
                         let budget = try await query.copy().sum(\.$budget) ?? 0
-                        let rating = try await query.sum(\.$rating) ?? 0
-                        total += budget + Double(rating)
+                        // PostgreSQL sums `bigint`s as `numeric`, which Fluent's `sum` cannot decode as `Int`.
+                        let rating = try await query.aggregate(.sum, \.$rating, as: Decimal?.self) ?? 0
+                        total += budget + NSDecimalNumber(decimal: rating).doubleValue
                     }
                     return Int(total)
                 }
