@@ -3,7 +3,7 @@
 /// sums, and a sum that does not fit is ``SwiftDataError/arithmeticOverflow`` instead of the trap
 /// of `+`. Other types (floating point, `Decimal`, whose overflow is infinity or NaN) add with `+`,
 /// in the order the values come.
-struct AggregateSum<Value: AdditiveArithmetic> {
+struct AggregateSum<Value: AdditiveArithmetic & _PersistentScalar> {
     /// The sum of values that are no integers.
     private var total = Value.zero
     /// How integers of the type widen to 64 bits and back, or `nil` for other types.
@@ -35,10 +35,20 @@ struct AggregateSum<Value: AdditiveArithmetic> {
         }
     }
 
-    /// Adds a store's exact sum of the values (``StoreAggregate/sum``, of integers of at most
-    /// 64 bits).
-    mutating func addStoreTotal(_ total: Int64) {
-        guard integers != nil else { return }
+    /// The aggregate a store computes for this sum: ``StoreAggregate/sum`` for integers,
+    /// ``StoreAggregate/floatingPointSum`` for other types (which a store computes for `Double`
+    /// only).
+    var storeAggregate: StoreAggregate { integers == nil ? .floatingPointSum : .sum }
+
+    /// Adds the store's sum of the values, in column 0 of `row` (NULL when it had none): for
+    /// integers the exact total as 64 bits, otherwise a value of the type.
+    mutating func addStoreResult(_ row: StoreRow) throws {
+        guard !row._isNull(0) else { return }
+        guard integers != nil else {
+            add(try Value._osdRead(from: row, 0))
+            return
+        }
+        let total = row._int64(0)
         let (sum, overflow) = wrapped.addingReportingOverflow(total)
         if overflow { carries += total > 0 ? 1 : -1 }
         wrapped = sum

@@ -26,9 +26,7 @@ extension ModelContext {
         of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value {
         var sum = AggregateSum<Value>()
-        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .sum) { sum.add($0) } storeResult: { row in
-            if !row._isNull(0) { sum.addStoreTotal(row._int64(0)) }
-        }
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: sum.storeAggregate) { sum.add($0) } storeResult: { try sum.addStoreResult($0) }
         return try sum.result(of: propertyName(of: keyPath))
     }
 
@@ -40,8 +38,8 @@ extension ModelContext {
         of keyPath: KeyPath<T, Value?>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value {
         var sum = AggregateSum<Value>()
-        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .sum) { if let value = $0 { sum.add(value) } } storeResult: { row in
-            if !row._isNull(0) { sum.addStoreTotal(row._int64(0)) }
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: sum.storeAggregate) { if let value = $0 { sum.add(value) } } storeResult: {
+            try sum.addStoreResult($0)
         }
         return try sum.result(of: propertyName(of: keyPath))
     }
@@ -138,21 +136,29 @@ extension ModelContext {
             for model in try fetch(descriptor) { try body(model[keyPath: keyPath]) }
             return
         }
-        if Self.storeComputes(storeAggregate, of: Value.self),
-           try query.store.aggregate(storeAggregate, of: property, in: query.storeFetch, storeResult) {
-            return
-        }
-        try query.store.forEachRow(query.storeFetch, attributes: [property]) { row in
-            try body(Value._osdRead(from: row, 1))
+        do {
+            if Self.storeComputes(storeAggregate, of: Value.self),
+               try query.store.aggregate(storeAggregate, of: property, in: query.storeFetch, storeResult) {
+                return
+            }
+            try query.store.forEachRow(query.storeFetch, attributes: [property]) { row in
+                try body(Value._osdRead(from: row, 1))
+            }
+        } catch let error where !(error is SwiftDataError) {
+            // A stored value the type cannot read (another program wrote it), as a fetch names it.
+            let entity = query.entity
+            throw SwiftDataError(.modelValidationFailure, reason: "Reading \(entity.name).\(entity.fields[property].name): \(error)")
         }
     }
 
     /// Whether a store's aggregate gives what combining every value would: sums of integers no
-    /// wider than 64 bits (a store's sum is exact, and the sum checks that it fits the type), and
-    /// the extremes of integers and dates (equal values are the same value; no NaN).
+    /// wider than 64 bits (a store's sum is exact, and the sum checks that it fits the type) and
+    /// of `Double`s (added as Swift adds them), and the extremes of integers and dates (equal
+    /// values are the same value; no NaN).
     private static func storeComputes<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
         switch aggregate {
         case .sum: Value._osdStorage == .integer
+        case .floatingPointSum: Value.self == Double.self || Value.self == Double?.self
         case .minimum, .maximum: [.integer, .unsignedInteger, .date].contains(Value._osdStorage)
         }
     }

@@ -38,7 +38,8 @@ package protocol StoreBackend: AnyObject, Sendable {
     func count(_ fetch: StoreFetch) throws -> Int
     /// Computes `aggregate` of one attribute over the rows the fetch selects (its page included)
     /// and calls `body` with a row whose column 0 holds it: NULL when no row has a value, and for
-    /// ``StoreAggregate/sum`` the exact sum as a 64-bit integer. Returns `false`, without calling
+    /// ``StoreAggregate/sum`` the exact sum as a 64-bit integer, for
+    /// ``StoreAggregate/floatingPointSum`` a `Double`. Returns `false`, without calling
     /// `body`, when the store leaves the aggregate to the context (which then reads the values):
     /// a sum beyond 64 bits, or an aggregate it does not compute for the attribute's storage.
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool
@@ -96,6 +97,9 @@ package protocol StoreBackend: AnyObject, Sendable {
 package enum StoreAggregate: Sendable {
     /// The sum of integers (`.integer` storage).
     case sum
+    /// The sum of `Double`s as Swift's `+` adds them, one row after another in the fetch's
+    /// order, NaN and infinities included (`.real` storage).
+    case floatingPointSum
     /// The smallest value, of integers or dates (`.integer`, `.unsignedInteger`, `.date`).
     case minimum
     /// The largest value, of the same storages as ``minimum``.

@@ -61,7 +61,9 @@ extension PostgresBackend: StoreBackend {
 
     /// `sum`, `min` or `max` of an attribute over the matching rows (of the page, when the fetch
     /// has one). PostgreSQL sums `bigint`s exactly (as `numeric`); a sum beyond 64 bits is left to
-    /// the context, which says so.
+    /// the context, which says so. Floating-point sums are left to the context too: PostgreSQL's
+    /// add in an order of its choosing (parallel workers add partial sums) and fail on overflow
+    /// to infinity, where Swift's `+` gives it.
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
         let table = try table(for: fetch.entity.name)
         guard let column = table.columns[attribute] else { return false }
@@ -69,11 +71,13 @@ extension PostgresBackend: StoreBackend {
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: paged)
         let source = paged ? "(SELECT t0.\(column) AS value FROM \(table.table) AS t0\(clauses)) AS page" : "\(table.table) AS t0\(clauses)"
         let value = paged ? "value" : "t0.\(column)"
-        let sql = switch aggregate {
+        let sql: String
+        switch aggregate {
         case .sum:
-            "SELECT CASE WHEN total BETWEEN \(Int64.min) AND \(Int64.max) THEN total::int8 END, total IS NULL FROM (SELECT sum(\(value)) AS total FROM \(source)) AS aggregate"
-        case .minimum: "SELECT min(\(value)) FROM \(source)"
-        case .maximum: "SELECT max(\(value)) FROM \(source)"
+            sql = "SELECT CASE WHEN total BETWEEN \(Int64.min) AND \(Int64.max) THEN total::int8 END, total IS NULL FROM (SELECT sum(\(value)) AS total FROM \(source)) AS aggregate"
+        case .floatingPointSum: return false
+        case .minimum: sql = "SELECT min(\(value)) FROM \(source)"
+        case .maximum: sql = "SELECT max(\(value)) FROM \(source)"
         }
         var computed = true
         try forEach(sql, compiler.bindings) { row in

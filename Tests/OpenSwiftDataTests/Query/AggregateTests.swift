@@ -144,7 +144,8 @@ struct AggregateTests {
         _ descriptor: FetchDescriptor<SensorReading>, _ where_: String
     ) throws {
         let values = fetched.map { $0[keyPath: keyPath] }
-        #expect(same(try context.sum(of: keyPath, in: descriptor), values.reduce(.zero, +)), "\(where_)")
+        let summed = try context.sum(of: keyPath, in: descriptor); let reduced = values.reduce(.zero, +)
+        #expect(same(summed, reduced), "\(where_): \(summed) vs \(reduced), \(values.count) values")
         try checkExtremes(keyPath, fetched, context, descriptor, where_)
     }
 
@@ -195,6 +196,23 @@ struct AggregateTests {
         let positive = FetchDescriptor<SensorReading>(predicate: #Predicate { $0.count > 0 })
         #expect(throws: SwiftDataError.arithmeticOverflow) { try reopened.sum(of: \.count, in: positive) }
         #expect(throws: SwiftDataError.arithmeticOverflow) { try reopened.sum(of: \.small, in: positive) }
+    }
+
+    /// Text another program wrote into a `Double` column fails the sum (in the store and in the
+    /// context's own read alike) with an error naming the model and property.
+    @Test func aValueThatIsNoNumberFailsTheSumNamingTheProperty() throws {
+        let context = ModelContext(try store.container(SensorReading.self, backend: .sqlite))
+        var random = SeededGenerator(seed: 5)
+        for _ in 0..<3 { context.insert(SensorReading.random(using: &random)) }
+        try context.save()
+        let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
+        try connection.execute("UPDATE SensorReading SET level = 'high' WHERE _pk = (SELECT min(_pk) FROM SensorReading)")
+        let reopened = ModelContext(try store.container(SensorReading.self, backend: .sqlite))
+        #expect {
+            try reopened.sum(of: \SensorReading.level)
+        } throws: { error in
+            (error as? SwiftDataError) == .modelValidationFailure && "\(error)".contains("SensorReading.level") && "\(error)".contains("high")
+        }
     }
 
     /// The error names the model and property.

@@ -62,12 +62,14 @@ extension SQLiteStore {
 
     /// `SUM`, `MIN` or `MAX` of an attribute over the matching rows (of the page, when the fetch
     /// has one). A sum that overflows 64 bits on the way (SQLite's `SUM` then fails, even when
-    /// the total would fit) is left to the context, which adds exactly.
+    /// the total would fit) is left to the context, which adds exactly; so is a floating-point
+    /// sum over a value that is no number, whose error the context's own read names.
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
         let layout = try layout(for: fetch.entity.name)
         let column = layout.column(attribute)
         let function = switch aggregate {
         case .sum: "sum"
+        case .floatingPointSum: SwiftSum.functionName
         case .minimum: "min"
         case .maximum: "max"
         }
@@ -84,6 +86,8 @@ extension SQLiteStore {
             do {
                 stepped = try statement.step()
             } catch let error as SQLiteError where aggregate == .sum && error.message == "integer overflow" {
+                return false
+            } catch is SQLiteError where aggregate == .floatingPointSum {
                 return false
             }
             if stepped { try body(statement) }

@@ -27,6 +27,7 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5_000)
         SwiftSemantics.register(on: db)
+        SwiftSum.register(on: db)
     }
 
     deinit {
