@@ -137,13 +137,17 @@ public struct PredicateFuzzer {
 /// One differential run: random rows saved to a store, random predicates fetched from it and
 /// evaluated on the plain rows.
 public struct PredicateFuzzRun {
-    /// A predicate whose fetched rows differ from `evaluate`'s.
+    /// A predicate whose fetched rows differ from `evaluate`'s, or whose aggregates differ from
+    /// those of the rows `evaluate` selects.
     public struct Mismatch: CustomStringConvertible, Sendable {
         public let predicate: String
         public let expected: Set<Int>
         public let fetched: Set<Int>
+        /// The aggregate that differs, when the rows agree.
+        public var aggregate: String?
         public var description: String {
-            "\(predicate): \(fetched.count) fetched, \(expected.count) expected; only fetched \(fetched.subtracting(expected).sorted().prefix(5)), only expected \(expected.subtracting(fetched).sorted().prefix(5))"
+            if let aggregate { return "\(predicate): \(aggregate)" }
+            return "\(predicate): \(fetched.count) fetched, \(expected.count) expected; only fetched \(fetched.subtracting(expected).sorted().prefix(5)), only expected \(expected.subtracting(fetched).sorted().prefix(5))"
         }
     }
 
@@ -192,7 +196,41 @@ public struct PredicateFuzzRun {
             let expected = Set(plain.filter { (try? expectedPredicate.evaluate($0)) ?? false }.map(\.index))
             let fetched = Set(try context.fetch(FetchDescriptor(predicate: modelPredicate)).map(\.index))
             checked += 1
-            if fetched != expected { mismatches.append(Mismatch(predicate: "\(node)", expected: expected, fetched: fetched)) }
+            if fetched != expected {
+                mismatches.append(Mismatch(predicate: "\(node)", expected: expected, fetched: fetched))
+            } else if let difference = try Self.aggregateDifference(context, FetchDescriptor(predicate: modelPredicate), plain.filter { expected.contains($0.index) }) {
+                mismatches.append(Mismatch(predicate: "\(node)", expected: expected, fetched: fetched, aggregate: difference))
+            }
         }
+    }
+
+    /// The first aggregate of the rows a descriptor selects that differs from the same reduction
+    /// of the plain rows `evaluate` selects (exact sums of integers, often beyond `Int`, and
+    /// extremes of integers and doubles, which no order of the rows changes), or `nil`.
+    static func aggregateDifference(_ context: ModelContext, _ descriptor: FetchDescriptor<FuzzRow>, _ rows: [PlainRow]) throws -> String? {
+        let ints = rows.map(\.int)
+        let optionalInts = rows.compactMap(\.optInt)
+        let doubles = rows.map(\.double).filter { !$0.isNaN }
+        /// The exact sum when it fits in `Int`, as the aggregate promises, or "overflow".
+        func exactSum(_ values: [Int]) -> String {
+            let total = values.reduce(Decimal(0)) { $0 + Decimal($1) }
+            return Int("\(total)").map { "\($0)" } ?? "overflow"
+        }
+        func storeSum(_ sum: () throws -> Int) throws -> String {
+            do {
+                return "\(try sum())"
+            } catch let error as SwiftDataError where error == .arithmeticOverflow {
+                return "overflow"
+            }
+        }
+        let checks: [(String, String, String)] = [
+            ("sum of int", try storeSum { try context.sum(of: \.int, in: descriptor) }, exactSum(ints)),
+            ("sum of optInt", try storeSum { try context.sum(of: \.optInt, in: descriptor) }, exactSum(optionalInts)),
+            ("minimum of int", "\(String(describing: try context.minimum(of: \.int, in: descriptor)))", "\(String(describing: ints.min()))"),
+            ("maximum of optInt", "\(String(describing: try context.maximum(of: \.optInt, in: descriptor)))", "\(String(describing: optionalInts.max()))"),
+            ("maximum of double", "\(String(describing: try context.maximum(of: \.double, in: descriptor)))",
+             "\(String(describing: doubles.max() ?? (rows.isEmpty ? nil : Double.nan)))"),
+        ]
+        return checks.first { $0.1 != $0.2 }.map { "\($0.0): \($0.1) from the store, \($0.2) expected" }
     }
 }
