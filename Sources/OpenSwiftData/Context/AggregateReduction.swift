@@ -1,4 +1,4 @@
-/// The running sum of ``ModelContext/sum(of:in:)-(KeyPath<T,Value>,_)``. Integers add exactly:
+/// The running sum of `ModelContext.sum(of:in:)`. Integers add exactly:
 /// the result is the true sum whenever it fits in their type, whatever the order and the partial
 /// sums, and a sum that does not fit is ``SwiftDataError/arithmeticOverflow`` instead of the trap
 /// of `+`. Other types (floating point, `Decimal`, whose overflow is infinity or NaN) add with `+`,

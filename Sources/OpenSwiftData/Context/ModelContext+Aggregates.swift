@@ -25,28 +25,22 @@ extension ModelContext {
     public func sum<T: PersistentModel, Value: _PersistentScalar & AdditiveArithmetic>(
         of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value {
-        var sum = AggregateSum<Value>()
-        try forEachValue(of: keyPath, in: descriptor, storeAggregate: sum.storeAggregate) { sum.add($0) } storeResult: { try sum.addStoreResult($0) }
-        return try sum.result(of: propertyName(of: keyPath))
+        try total(of: keyPath, in: descriptor) { $0 }
     }
 
     /// Returns the sum of an optional property over the models that match a fetch descriptor,
     /// leaving out the models whose value is `nil`.
     ///
-    /// See ``sum(of:in:)-(KeyPath<T,Value>,_)``: the same, with `nil` values skipped as SQL's `SUM` skips `NULL`.
+    /// See `sum(of:in:)`: the same, with `nil` values skipped as SQL's `SUM` skips `NULL`.
     public func sum<T: PersistentModel, Value: _PersistentScalar & AdditiveArithmetic>(
         of keyPath: KeyPath<T, Value?>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value {
-        var sum = AggregateSum<Value>()
-        try forEachValue(of: keyPath, in: descriptor, storeAggregate: sum.storeAggregate) { if let value = $0 { sum.add(value) } } storeResult: {
-            try sum.addStoreResult($0)
-        }
-        return try sum.result(of: propertyName(of: keyPath))
+        try total(of: keyPath, in: descriptor) { $0 }
     }
 
     /// Returns the smallest value of a property among the models that match a fetch descriptor.
     ///
-    /// The models are those `fetch(descriptor)` would give (see ``sum(of:in:)-(KeyPath<T,Value>,_)``).
+    /// The models are those `fetch(descriptor)` would give (see `sum(of:in:)`).
     /// A floating-point NaN is skipped, as `Double.minimum(_:_:)` skips it; the result is NaN
     /// only when every value is.
     ///
@@ -56,11 +50,7 @@ extension ModelContext {
     public func minimum<T: PersistentModel, Value: _PersistentScalar & Comparable>(
         of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value? {
-        var extreme = AggregateExtreme<Value>(keepsSmallest: true)
-        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .minimum) { extreme.consider($0) } storeResult: { row in
-            if !row._isNull(0) { extreme.consider(try Value._osdRead(from: row, 0)) }
-        }
-        return extreme.value
+        try extreme(of: keyPath, in: descriptor, smallest: true) { $0 }
     }
 
     /// Returns the smallest value of an optional property among the models that match a fetch
@@ -70,16 +60,12 @@ extension ModelContext {
     public func minimum<T: PersistentModel, Value: _PersistentScalar & Comparable>(
         of keyPath: KeyPath<T, Value?>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value? {
-        var extreme = AggregateExtreme<Value>(keepsSmallest: true)
-        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .minimum) { if let value = $0 { extreme.consider(value) } } storeResult: { row in
-            if !row._isNull(0) { extreme.consider(try Value._osdRead(from: row, 0)) }
-        }
-        return extreme.value
+        try extreme(of: keyPath, in: descriptor, smallest: true) { $0 }
     }
 
     /// Returns the largest value of a property among the models that match a fetch descriptor.
     ///
-    /// The models are those `fetch(descriptor)` would give (see ``sum(of:in:)-(KeyPath<T,Value>,_)``).
+    /// The models are those `fetch(descriptor)` would give (see `sum(of:in:)`).
     /// A floating-point NaN is skipped, as `Double.maximum(_:_:)` skips it; the result is NaN
     /// only when every value is.
     ///
@@ -89,11 +75,7 @@ extension ModelContext {
     public func maximum<T: PersistentModel, Value: _PersistentScalar & Comparable>(
         of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value? {
-        var extreme = AggregateExtreme<Value>(keepsSmallest: false)
-        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .maximum) { extreme.consider($0) } storeResult: { row in
-            if !row._isNull(0) { extreme.consider(try Value._osdRead(from: row, 0)) }
-        }
-        return extreme.value
+        try extreme(of: keyPath, in: descriptor, smallest: false) { $0 }
     }
 
     /// Returns the largest value of an optional property among the models that match a fetch
@@ -103,8 +85,30 @@ extension ModelContext {
     public func maximum<T: PersistentModel, Value: _PersistentScalar & Comparable>(
         of keyPath: KeyPath<T, Value?>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
     ) throws -> Value? {
-        var extreme = AggregateExtreme<Value>(keepsSmallest: false)
-        try forEachValue(of: keyPath, in: descriptor, storeAggregate: .maximum) { if let value = $0 { extreme.consider(value) } } storeResult: { row in
+        try extreme(of: keyPath, in: descriptor, smallest: false) { $0 }
+    }
+
+    /// The sum of the values of `keyPath` that `unwrap` gives (leaving out `nil`s).
+    private func total<T: PersistentModel, Stored: _PersistentScalar, Value: _PersistentScalar & AdditiveArithmetic>(
+        of keyPath: KeyPath<T, Stored>, in descriptor: FetchDescriptor<T>, _ unwrap: (Stored) -> Value?
+    ) throws -> Value {
+        var sum = AggregateSum<Value>()
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: sum.storeAggregate) { value in
+            if let value = unwrap(value) { sum.add(value) }
+        } storeResult: {
+            try sum.addStoreResult($0)
+        }
+        return try sum.result(of: propertyName(of: keyPath))
+    }
+
+    /// The smallest or largest of the values of `keyPath` that `unwrap` gives (leaving out `nil`s).
+    private func extreme<T: PersistentModel, Stored: _PersistentScalar, Value: _PersistentScalar & Comparable>(
+        of keyPath: KeyPath<T, Stored>, in descriptor: FetchDescriptor<T>, smallest: Bool, _ unwrap: (Stored) -> Value?
+    ) throws -> Value? {
+        var extreme = AggregateExtreme<Value>(keepsSmallest: smallest)
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: smallest ? .minimum : .maximum) { value in
+            if let value = unwrap(value) { extreme.consider(value) }
+        } storeResult: { row in
             if !row._isNull(0) { extreme.consider(try Value._osdRead(from: row, 0)) }
         }
         return extreme.value

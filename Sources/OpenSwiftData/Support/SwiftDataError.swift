@@ -105,7 +105,7 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     /// longer all recorded. Fetch from the start of the remaining history instead.
     public static let historyTokenExpired = SwiftDataError(.historyTokenExpired)
     /// The sum of integer values does not fit in their type
-    /// (``ModelContext/sum(of:in:)-(KeyPath<T,Value>,_)``, an addition of OpenSwiftData).
+    /// (`ModelContext.sum(of:in:)`, an addition of OpenSwiftData).
     public static let arithmeticOverflow = SwiftDataError(.arithmeticOverflow)
 
     /// The location of a store that runs on a database server cannot be used: its URL is not a
