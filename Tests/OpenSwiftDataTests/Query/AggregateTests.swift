@@ -198,6 +198,31 @@ struct AggregateTests {
         #expect(throws: SwiftDataError.arithmeticOverflow) { try reopened.sum(of: \.small, in: positive) }
     }
 
+    /// A class with subclasses aggregates over every table of its hierarchy, a subclass over its
+    /// own; a key path through a relationship is read from the models.
+    @Test func aggregatesSpanAClassHierarchyAndFollowRelationships() throws {
+        let container = try ModelContainer(for: Schema([Picture.self, Clip.self, Album.self]), configurations: [store.configuration()])
+        let context = ModelContext(container)
+        let album = Album(name: "Summer")
+        context.insert(album)
+        let items = [MediaItem(title: "plain", rating: 2), Picture(title: "sea", resolution: 1_080, rating: 5),
+                     Picture(title: "hill", resolution: 4_000, rating: 1), Clip(title: "waves", footage: 12.5)]
+        for item in items { context.insert(item) }
+        items[1].album = album
+        items[3].album = album
+        try context.save()
+
+        let reopened = ModelContext(try ModelContainer(for: Schema([Picture.self, Clip.self, Album.self]), configurations: [store.configuration()]))
+        #expect(try reopened.sum(of: \MediaItem.rating) == 8)
+        #expect(try reopened.maximum(of: \MediaItem.title) == "waves")
+        #expect(try reopened.sum(of: \Picture.rating) == 6)
+        #expect(try reopened.minimum(of: \Picture.resolution) == 1_080)
+        #expect(try reopened.sum(of: \Clip.footage) == 12.5)
+        let inAlbum = FetchDescriptor<MediaItem>(predicate: #Predicate { $0.album?.name == "Summer" })
+        #expect(try reopened.sum(of: \MediaItem.rating, in: inAlbum) == 5)
+        #expect(try reopened.minimum(of: \MediaItem.album?.name) == "Summer")
+    }
+
     /// Text another program wrote into a `Double` column fails the sum (in the store and in the
     /// context's own read alike) with an error naming the model and property.
     @Test func aValueThatIsNoNumberFailsTheSumNamingTheProperty() throws {
