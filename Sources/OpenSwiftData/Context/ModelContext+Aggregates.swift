@@ -123,9 +123,9 @@ extension ModelContext {
     /// Calls `body` with the value of `keyPath` of each model `fetch(descriptor)` returns, in its
     /// order. When that gives the same values (the store evaluates the whole descriptor, the
     /// context has no unsaved change of the model, and the key path is a stored attribute of
-    /// exactly this type), the store computes the aggregate itself where it can (integers and
-    /// dates), and `storeResult` gets its row instead; or else the column is read without making
-    /// models.
+    /// exactly this type), the store computes the aggregate itself where it can (see
+    /// ``storeComputes(_:of:)``), and `storeResult` gets its row instead; or else the column is
+    /// read without making models.
     private func forEachValue<T: PersistentModel, Value: _PersistentScalar>(
         of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T>, storeAggregate: StoreAggregate,
         _ body: (Value) throws -> Void, storeResult: (StoreRow) throws -> Void
