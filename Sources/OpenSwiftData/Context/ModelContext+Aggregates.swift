@@ -121,9 +121,9 @@ extension ModelContext {
     }
 
     /// Calls `body` with the value of `keyPath` of each model `fetch(descriptor)` returns, in its
-    /// order. When that gives the same values (the store evaluates the whole descriptor, the
-    /// context has no unsaved change of the model, and the key path is a stored attribute of
-    /// exactly this type), the store computes the aggregate itself where it can (see
+    /// order. When that gives the same values (the store evaluates the whole descriptor, which has
+    /// no page, the context has no unsaved change of the model, and the key path is a stored
+    /// attribute of exactly this type), the store computes the aggregate itself where it can (see
     /// ``storeComputes(_:of:)``), and `storeResult` gets its row instead; or else the column is
     /// read without making models.
     private func forEachValue<T: PersistentModel, Value: _PersistentScalar>(
@@ -134,7 +134,10 @@ extension ModelContext {
         try throwDeferredReadFailure()
         if descriptor.includePendingChanges { propagatePendingDeletions() }
         let query = try FetchQuery(descriptor, context: self)
-        guard query.isResolvedInStore, !FetchQuery.hasPendingChanges(self, entity: query.entity),
+        // A page's rows are those `fetch` reads: where its sort leaves ties (or it has none), another
+        // statement (one column, an aggregate) could take other rows, so a page is fetched.
+        guard query.isResolvedInStore, descriptor.fetchLimit == nil, descriptor.fetchOffset == nil,
+              !FetchQuery.hasPendingChanges(self, entity: query.entity),
               let property = query.entity.propertyIndex(for: keyPath), query.shape.eagerAttributes.contains(property),
               Self.readsAsStored(query.entity.fields[property], as: Value.self) else {
             for model in try fetch(descriptor) { try body(model[keyPath: keyPath]) }

@@ -36,8 +36,9 @@ package protocol StoreBackend: AnyObject, Sendable {
     func keyedFetch(_ fetch: StoreFetch, attributes: [Int]?) throws -> any KeyedFetch
     /// The number of rows the fetch selects.
     func count(_ fetch: StoreFetch) throws -> Int
-    /// Computes `aggregate` of one attribute over the rows the fetch selects (its page included)
-    /// and calls `body` with a row whose column 0 holds it: NULL when no row has a value, and for
+    /// Computes `aggregate` of one attribute over the rows the fetch selects (a fetch without a
+    /// page: which rows a page holds depends on the statement where its sort leaves ties) and
+    /// calls `body` with a row whose column 0 holds it: NULL when no row has a value, and for
     /// ``StoreAggregate/sum`` the exact sum as a 64-bit integer, for
     /// ``StoreAggregate/floatingPointSum`` a `Double`. Returns `false`, without calling
     /// `body`, when the store leaves the aggregate to the context (which then reads the values):

@@ -59,18 +59,16 @@ extension PostgresBackend: StoreBackend {
         return result
     }
 
-    /// `sum`, `min` or `max` of an attribute over the matching rows (of the page, when the fetch
-    /// has one). PostgreSQL sums `bigint`s exactly (as `numeric`); a sum beyond 64 bits is left to
+    /// `sum`, `min` or `max` of an attribute over the matching rows. PostgreSQL sums `bigint`s exactly (as `numeric`); a sum beyond 64 bits is left to
     /// the context, which says so. Floating-point sums are left to the context too: PostgreSQL's
     /// add in an order of its choosing (parallel workers add partial sums) and fail on overflow
     /// to infinity, where Swift's `+` gives it.
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
         let table = try table(for: fetch.entity.name)
         guard let column = table.columns[attribute] else { return false }
-        let paged = fetch.limit != nil || fetch.offset != nil
-        let (clauses, compiler) = try clauses(fetch, table: table, ordered: paged)
-        let source = paged ? "(SELECT t0.\(column) AS value FROM \(table.table) AS t0\(clauses)) AS page" : "\(table.table) AS t0\(clauses)"
-        let value = paged ? "value" : "t0.\(column)"
+        let (clauses, compiler) = try clauses(fetch, table: table, ordered: false)
+        let source = "\(table.table) AS t0\(clauses)"
+        let value = "t0.\(column)"
         let sql: String
         switch aggregate {
         case .sum:

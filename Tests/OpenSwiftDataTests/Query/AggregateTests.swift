@@ -48,6 +48,19 @@ import Testing
     }
 }
 
+/// A score with an index, so that a statement reading only the score can take another path than a
+/// fetch does.
+@Model final class IndexedScore {
+    #Index<IndexedScore>([\.score])
+    var group: Int
+    var score: Int
+
+    init(group: Int, score: Int) {
+        self.group = group
+        self.score = score
+    }
+}
+
 /// `sum`, `minimum` and `maximum` (additions of OpenSwiftData) equal the same reduction of the
 /// values `fetch` returns, for every descriptor: predicates in SQL and in Swift, pages, unsaved
 /// changes included or not, ephemeral and computed properties, NaN, and integer overflow.
@@ -221,6 +234,30 @@ struct AggregateTests {
         let inAlbum = FetchDescriptor<MediaItem>(predicate: #Predicate { $0.album?.name == "Summer" })
         #expect(try reopened.sum(of: \MediaItem.rating, in: inAlbum) == 5)
         #expect(try reopened.minimum(of: \MediaItem.album?.name) == "Summer")
+    }
+
+    /// A page whose rows depend on the statement (no sort, or a sort with ties) aggregates the
+    /// rows `fetch` gives.
+    @Test(arguments: Backend.allCases)
+    func pagesAggregateTheRowsFetchGives(_ backend: Backend) throws {
+        var random = SeededGenerator(seed: 12)
+        do {
+            let context = ModelContext(try store.container(IndexedScore.self, backend: backend))
+            for _ in 0..<200 { context.insert(IndexedScore(group: Int.random(in: 0..<3, using: &random), score: Int.random(in: -1_000...1_000, using: &random))) }
+            try context.save()
+        }
+        let context = ModelContext(try store.container(IndexedScore.self, backend: backend))
+        var unsorted = FetchDescriptor<IndexedScore>()
+        unsorted.fetchLimit = 7
+        var ties = FetchDescriptor<IndexedScore>(sortBy: [SortDescriptor(\.group)])
+        ties.fetchOffset = 3
+        ties.fetchLimit = 40
+        for descriptor in [unsorted, ties] {
+            let scores = try context.fetch(descriptor).map(\.score)
+            #expect(try context.sum(of: \IndexedScore.score, in: descriptor) == scores.reduce(0, +))
+            #expect(try context.minimum(of: \IndexedScore.score, in: descriptor) == scores.min())
+            #expect(try context.maximum(of: \IndexedScore.score, in: descriptor) == scores.max())
+        }
     }
 
     /// Text another program wrote into a `Double` column fails the sum (in the store and in the

@@ -60,8 +60,7 @@ extension SQLiteStore {
         }
     }
 
-    /// `SUM`, `MIN` or `MAX` of an attribute over the matching rows (of the page, when the fetch
-    /// has one). A sum that overflows 64 bits on the way (SQLite's `SUM` then fails, even when
+    /// `SUM`, `MIN` or `MAX` (or `osd_sum_real`) of an attribute over the matching rows. A sum that overflows 64 bits on the way (SQLite's `SUM` then fails, even when
     /// the total would fit) is left to the context, which adds exactly; so is a floating-point
     /// sum over a value that is no number, whose error the context's own read names.
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
@@ -73,11 +72,8 @@ extension SQLiteStore {
         case .minimum: "min"
         case .maximum: "max"
         }
-        let paged = fetch.limit != nil || fetch.offset != nil
-        let (clauses, arguments) = clauses(fetch, layout: layout, ordered: paged)
-        let sql = paged
-            ? "SELECT \(function)(value) FROM (SELECT \(column) AS value FROM \(layout.table)\(clauses))"
-            : "SELECT \(function)(\(column)) FROM \(layout.table)\(clauses)"
+        let (clauses, arguments) = clauses(fetch, layout: layout, ordered: false)
+        let sql = "SELECT \(function)(\(column)) FROM \(layout.table)\(clauses)"
         return try withReader { connection in
             let statement = try connection.statement(sql)
             try statement.bind(arguments)
