@@ -5,9 +5,11 @@ extension ModelContext {
     /// `includePendingChanges`, `fetchLimit` and `fetchOffset` (with the sort that pages them)
     /// select the models, and unsaved changes count as they do in a fetch. Integers add exactly
     /// (the sum is returned whenever it fits in their type, whatever the partial sums); other
-    /// numbers add in the fetch's order, so a floating-point sum equals `reduce(0, +)` over it. When the
-    /// context has no unsaved changes of the model and the store evaluates the whole descriptor,
-    /// the values are read from the store without making models.
+    /// numbers add with `+`, NaN and infinities as it gives them, in the order the rows are read:
+    /// the fetch's, unless the store reads an index on the property instead, so a floating-point
+    /// sum can differ from `reduce(0, +)` over a fetch in its last bits. When the context has no
+    /// unsaved changes of the model and the store evaluates the whole descriptor (without a page),
+    /// the store computes the sum or the values are read without making models.
     ///
     /// ```swift
     /// let spent = try context.sum(of: \Trip.cost, in: FetchDescriptor(predicate: #Predicate { $0.year == 2026 }))

@@ -151,7 +151,8 @@ struct AggregateTests {
         try checkExtremes(keyPath, fetched, context, descriptor, where_)
     }
 
-    /// Sums added in the fetch's order (floating point: bit for bit), minimum and maximum.
+    /// Sums (floating point bit for bit: no index offers the store another order here), minimum
+    /// and maximum.
     static func checkNumbers<Value: AdditiveArithmetic & Comparable & _PersistentScalar>(
         _ keyPath: KeyPath<SensorReading, Value>, _ fetched: [SensorReading], _ context: ModelContext,
         _ descriptor: FetchDescriptor<SensorReading>, _ where_: String
