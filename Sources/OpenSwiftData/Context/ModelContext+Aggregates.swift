@@ -146,7 +146,8 @@ extension ModelContext {
             return
         }
         do {
-            if Self.storeComputes(storeAggregate, of: Value.self),
+            // A store's floating-point sum adds in the order it scans; a sorted fetch adds in its sort.
+            if Self.storeComputes(storeAggregate, of: Value.self), storeAggregate != .floatingPointSum || query.storeFetch.sort.isEmpty,
                try query.store.aggregate(storeAggregate, of: property, in: query.storeFetch, storeResult) {
                 return
             }

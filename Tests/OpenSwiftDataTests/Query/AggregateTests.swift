@@ -83,6 +83,8 @@ struct AggregateTests {
             ("optionalCount == nil", FetchDescriptor(predicate: #Predicate { $0.optionalCount == nil })),
             ("in Swift", FetchDescriptor(predicate: #Predicate { $0.station.localizedStandardContains("E") })),
             ("paged", paged),
+            ("sorted", FetchDescriptor(sortBy: [SortDescriptor(\.count, order: .reverse), SortDescriptor(\.takenAt)])),
+            ("finite, sorted", FetchDescriptor(predicate: #Predicate { $0.level > -2 }, sortBy: [SortDescriptor(\.takenAt)])),
             ("without pending changes", saved),
             ("none", FetchDescriptor(predicate: #Predicate { $0.count > 5_000 })),
         ]
@@ -189,6 +191,28 @@ struct AggregateTests {
     static func same<Value: Equatable>(_ lhs: Value?, _ rhs: Value?) -> Bool {
         guard let lhs, let rhs else { return lhs == nil && rhs == nil }
         return lhs == rhs || (lhs != lhs && rhs != rhs)
+    }
+
+    /// A floating-point sum over a sorted descriptor adds in the sort's order, as a reduction of
+    /// the fetch does, bit for bit.
+    @Test(arguments: Backend.allCases)
+    func floatingPointSumsAddInTheOrderOfASortedFetch(_ backend: Backend) throws {
+        var random = SeededGenerator(seed: 3)
+        do {
+            let context = ModelContext(try store.container(SensorReading.self, backend: backend))
+            for _ in 0..<80 {
+                let reading = SensorReading.random(using: &random)
+                reading.level = Double.random(in: -1...1, using: &random)
+                context.insert(reading)
+            }
+            try context.save()
+        }
+        let context = ModelContext(try store.container(SensorReading.self, backend: backend))
+        for order in [SortOrder.forward, .reverse] {
+            let sorted = FetchDescriptor<SensorReading>(sortBy: [SortDescriptor(\.takenAt, order: order)])
+            let expected = try context.fetch(sorted).map(\.level).reduce(0, +)
+            #expect(try context.sum(of: \SensorReading.level, in: sorted).bitPattern == expected.bitPattern)
+        }
     }
 
     /// Integers add exactly: a partial sum beyond the type's range is no error when the sum fits,
