@@ -17,6 +17,17 @@ extension ModelContext {
         // instead of asking the store before. Sibling contexts' saves are merged either way.
         let insertsOnly = changed.isEmpty && deleted.isEmpty && pendingBatchDeletes.isEmpty && container.stores.count == 1
         mergeChangesFromOtherContexts(lookingOutside: !insertsOnly)
+        if !deleted.isEmpty && container.externalSaves.markersLag {
+            // A store that hears of other connections' commits with its replies (PostgreSQL) may
+            // not have heard yet of one that related a model to a deleted one: one round trip
+            // brings their news, so that the delete rules below apply to what they committed.
+            do {
+                for slot in container.stores { _ = try slot.store.latestHistoryTransaction() }
+                mergeChangesFromOtherContexts()
+            } catch {
+                if deferredReadFailure == nil { deferredReadFailure = error }
+            }
+        }
         try throwDeferredReadFailure()
         if let refused = refusedInsert {
             refusedInsert = nil
