@@ -75,6 +75,8 @@ func run() throws {
         let spent = try context.sum(of: \Activity.cost)
         let latest = try context.maximum(of: \Trip.startDate)
         print("Beyond SwiftData, aggregates: activities cost \(spent) in all; the latest trip starts \(latest.map { "\($0)" } ?? "-")")
+        let free = try context.update(model: Activity.self, where: #Predicate { $0.cost == 0 }, set: \.cost, to: 5)
+        print("And batch updates: \(free) free activity now costs \(trips[1].activities[0].cost), set in the store without loading models")
 
         context.delete(trips[1])
         try context.save()

@@ -115,7 +115,7 @@ extension ModelContext {
     /// can commit between that look and the save, and a PostgreSQL store learns of other
     /// processes' commits by notifications that may still be on their way.) The save has
     /// committed: a failed read is thrown by the next fetch or save, as for any merge.
-    private func noteSavedTransaction(_ transaction: Int64) {
+    func noteSavedTransaction(_ transaction: Int64) {
         do {
             if try container.noteOwnTransaction(transaction, inStoreAt: 0) {
                 mergeChangesFromOtherContexts(lookingOutside: false)

@@ -19,6 +19,22 @@ package enum PropertyEncoding {
         }
     }
 
+    /// Writes a value of a property, as a model's property of its type is written (an update by
+    /// predicate); a failure of the value names the model and property.
+    package static func encode(
+        _ value: any _PersistentScalar, property index: Int, of entity: Schema.Entity, to writer: some _RowWriter, at column: Int32
+    ) throws {
+        do {
+            try value._osdWrite(to: writer, column)
+        } catch let error as SwiftDataError {
+            throw error
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            throw SwiftDataError.modelValidationFailure(model: entity.name, property: entity.fields[index].name, reason: "\(error)")
+        }
+    }
+
     /// Writes every property of `model` at its index (the store's fast path), and after a
     /// failure writes `properties` (the ones with a column) again one by one to name the one
     /// whose value fails.

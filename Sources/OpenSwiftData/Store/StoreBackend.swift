@@ -84,6 +84,9 @@ package protocol StoreBackend: AnyObject, Sendable {
     /// (``StoreChanges/appliesDeleteRules``); otherwise the context loads the models a rule-bearing
     /// deletion by predicate selects and applies the rules to them.
     var appliesDeleteRules: Bool { get }
+    /// Whether the store writes ``StoreChanges/batchUpdates`` (and reports their rows in
+    /// ``StoreSaveResult/batchUpdated``); otherwise the context loads the models and sets them.
+    var appliesBatchUpdates: Bool { get }
     /// A number that changes whenever a connection other than the store's own commits to it (another
     /// container, another process), or `nil` when the store cannot tell.
     func externalCommitMarker() throws -> Int64?
@@ -114,6 +117,8 @@ extension StoreBackend {
     package var takesFetchDescriptors: Bool { false }
     /// Stores leave delete rules to the context unless they say otherwise.
     package var appliesDeleteRules: Bool { false }
+    /// Stores leave updates by predicate to the context unless they say otherwise.
+    package var appliesBatchUpdates: Bool { false }
     /// Stores of OpenSwiftData's own keep no state per context.
     package func editingStateEnded(_ editingState: EditingState) {}
 }

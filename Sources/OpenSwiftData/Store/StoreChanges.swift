@@ -8,6 +8,8 @@ package struct StoreSaveResult {
     package var batchDeleted: [[Int64]]
     /// The history transaction the save recorded, if the store keeps history.
     package var historyTransaction: Int64? = nil
+    /// The rows each batch update changed, in the order of ``StoreChanges/batchUpdates``.
+    package var batchUpdated: [[Int64]] = []
     /// When the store applied the delete rules (``StoreChanges/appliesDeleteRules``): every row it
     /// deleted, by entity, the batch deletes' rows and the ones their rules reached.
     package var ruleDeleted: [(entity: Schema.Entity, keys: [Int64])] = []
@@ -49,5 +51,31 @@ package struct StoreChanges {
     /// replaced by one per target.
     package var linkWrites: [(link: LinkName, owner: any PersistentModel, targets: [any PersistentModel])] = []
 
-    package var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty && linkWrites.isEmpty }
+    /// Updates by predicate, written after everything else (``StoreBackend/appliesBatchUpdates``).
+    package var batchUpdates: [StoreBatchUpdate] = []
+
+    package var isEmpty: Bool {
+        inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty && linkWrites.isEmpty && batchUpdates.isEmpty
+    }
+}
+
+/// One attribute set to one value in every row of an entity's table that a filter selects, without
+/// loading the rows (``ModelContext/update(model:where:set:to:includeSubclasses:)``).
+package struct StoreBatchUpdate {
+    /// The entity whose table is updated (its own rows only: subclasses get updates of their own).
+    package var entity: Schema.Entity
+    /// The filter, exact for the store, or `nil` for every row.
+    package var filter: QueryExpression?
+    /// The attribute's index in the entity's properties: a stored attribute, neither ephemeral
+    /// nor transformed, nor part of a uniqueness constraint.
+    package var property: Int
+    /// The new value, written as a model's property of its type is written.
+    package var value: any _PersistentScalar
+
+    package init(entity: Schema.Entity, filter: QueryExpression?, property: Int, value: any _PersistentScalar) {
+        self.entity = entity
+        self.filter = filter
+        self.property = property
+        self.value = value
+    }
 }

@@ -191,10 +191,11 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    /// The keys a `DELETE … RETURNING <key> AS k` removed, gathered server-side into one array, so
-    /// that thousands of deleted rows cross the wire as one value rather than a row each.
-    func deletedKeys(_ delete: String, _ bindings: PostgresBindings) throws -> [Int64] {
-        let rows = try query("WITH d AS (\(delete)) SELECT array_agg(k) FROM d", bindings)
+    /// The keys a `DELETE` or `UPDATE … RETURNING <key> AS k` deleted or changed, gathered
+    /// server-side into one array, so that thousands of rows cross the wire as one value rather
+    /// than a row each.
+    func returnedKeys(_ statement: String, _ bindings: PostgresBindings) throws -> [Int64] {
+        let rows = try query("WITH d AS (\(statement)) SELECT array_agg(k) FROM d", bindings)
         return rows.first.map { PostgresRowReader($0).int64Array(0) } ?? []
     }
 

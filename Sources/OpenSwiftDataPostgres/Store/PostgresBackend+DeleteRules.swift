@@ -43,7 +43,7 @@ extension PostgresBackend {
             let readers: [PostgresRowReader]
             if rules.returnsKeysOnly {
                 // Only the keys: one array, not a row per deleted row.
-                keys = try session.deletedKeys(delete + "\(PostgresSQL.primaryKey) AS k", wave.bindings)
+                keys = try session.returnedKeys(delete + "\(PostgresSQL.primaryKey) AS k", wave.bindings)
                 readers = []
             } else {
                 readers = try session.query(delete + rules.returning, wave.bindings).map(PostgresRowReader.init)

@@ -18,6 +18,8 @@ extension PostgresBackend: StoreBackend {
 
     /// Deletions by predicate of models with delete rules run in SQL (``PostgresDeleteRules``).
     var appliesDeleteRules: Bool { true }
+    /// Updates by predicate run in SQL (`PostgresBackend+BatchUpdate.swift`).
+    var appliesBatchUpdates: Bool { true }
 
     func rowShape(of entity: Schema.Entity) throws -> RowShape {
         try table(for: entity.name).shape

@@ -154,7 +154,7 @@ extension PostgresBackend {
         let attributes = preserving ? Self.preservedAttributes(of: table) : []
         guard !attributes.isEmpty else {
             // Only the keys: one array, not a row per deleted row.
-            return (try session.deletedKeys(delete, bindings), [:])
+            return (try session.returnedKeys(delete, bindings), [:])
         }
         let columns = attributes.enumerated().map { (attribute: $1, position: $0 + 1) }
         let rows = try session.query(delete + ", " + attributes.map(table.column).joined(separator: ", "), bindings)

@@ -39,6 +39,8 @@ extension SQLiteStore: StoreBackend {
     func canSort(by sort: [QuerySort]) -> Bool { true }
     /// SQLite applies delete rules in SQL (see `SQLiteStore+DeleteRules.swift`).
     var appliesDeleteRules: Bool { true }
+    /// SQLite writes updates by predicate in SQL (see `SQLiteStore+BatchUpdate.swift`).
+    var appliesBatchUpdates: Bool { true }
 }
 
 extension ModelConfiguration {
