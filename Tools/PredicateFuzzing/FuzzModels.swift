@@ -17,6 +17,9 @@ public final class FuzzRow {
     public var tags: [String]
     public var owner: FuzzOwner?
     @Relationship(inverse: \FuzzItem.row) public var items: [FuzzItem] = []
+    /// The number of the last check whose update by predicate selected the row (no predicate
+    /// reads it).
+    public var mark: Int = 0
 
     public init(_ plain: PlainRow) {
         index = plain.index

@@ -186,6 +186,17 @@ final class FluentContender: Contender {
                     return trips.count
                 }
             }
+        case .w13:
+            let count = try blocking { try await FluentTrip.query(on: database).filter(\.$isFavorite == true).filter(\.$rating >= 3).count() }
+            return try time {
+                try blocking {
+                    for round in 0..<Workload.updateRepeats {
+                        try await FluentTrip.query(on: database).filter(\.$isFavorite == true).filter(\.$rating >= 3)
+                            .set(\.$budget, to: Double(round + 1) * 10).update()
+                    }
+                }
+                return count * Workload.updateRepeats
+            }
         case .w12:
             return try time {
                 try blocking {

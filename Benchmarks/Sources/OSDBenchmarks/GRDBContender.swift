@@ -104,6 +104,14 @@ final class GRDBContender: Contender {
                 for trip in trips { _ = try insert([trip]) }
                 return trips.count
             }
+        case .w13:
+            return try time {
+                var updated = 0
+                for round in 0..<Workload.updateRepeats {
+                    updated += try queue.write { db in try Self.query.updateAll(db, Column("budget").set(to: Double(round + 1) * 10)) }
+                }
+                return updated
+            }
         case .w12:
             return try time {
                 try queue.read { db in

@@ -168,6 +168,17 @@ final class OpenSwiftDataContender: Contender {
                 }
                 return trips.count
             }
+        case .w13:
+            return try time {
+                let context = ModelContext(container)
+                let minimum = 3
+                var updated = 0
+                for round in 0..<Workload.updateRepeats {
+                    updated += try context.update(model: Trip.self, where: #Predicate { $0.isFavorite && $0.rating >= minimum },
+                                                  set: \.budget, to: Double(round + 1) * 10)
+                }
+                return updated
+            }
         case .w12:
             return try time {
                 let context = ModelContext(container)

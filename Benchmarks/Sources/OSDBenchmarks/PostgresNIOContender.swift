@@ -153,6 +153,17 @@ final class PostgresNIOContender: Contender {
             return try runGraph(scale: scale)
         case .w9:
             return try runReadsWhileWriting()
+        case .w13:
+            let count = try execute("SELECT count(*) FROM trip WHERE isFavorite <> 0 AND rating >= 3").first?.decode(Int64.self) ?? 0
+            return try time {
+                for round in 0..<Workload.updateRepeats {
+                    var bindings = PostgresBindings()
+                    bindings.append(Double(round + 1) * 10)
+                    bindings.append(Int64(3))
+                    try execute("UPDATE trip SET budget = $1 WHERE isFavorite <> 0 AND rating >= $2", bindings)
+                }
+                return Int(count) * Workload.updateRepeats
+            }
         case .w12:
             return try time {
                 var total = 0.0

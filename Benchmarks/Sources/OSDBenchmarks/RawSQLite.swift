@@ -161,6 +161,20 @@ final class RawSQLite: Contender {
                 for trip in trips { _ = try insert([trip]) }
                 return trips.count
             }
+        case .w13:
+            return try time {
+                let update = try prepare("UPDATE trip SET budget = ? WHERE isFavorite AND rating >= ?")
+                defer { sqlite3_finalize(update) }
+                var updated = 0
+                for round in 0..<Workload.updateRepeats {
+                    sqlite3_reset(update)
+                    sqlite3_bind_double(update, 1, Double(round + 1) * 10)
+                    sqlite3_bind_int64(update, 2, 3)
+                    guard sqlite3_step(update) == SQLITE_DONE else { throw BenchError("update") }
+                    updated += Int(sqlite3_changes(db))
+                }
+                return updated
+            }
         case .w12:
             return try time {
                 let statement = try prepare("SELECT sum(budget), sum(rating) FROM trip WHERE isFavorite AND rating >= ?")
