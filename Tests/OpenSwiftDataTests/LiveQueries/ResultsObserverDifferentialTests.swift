@@ -122,6 +122,16 @@ import Testing
                 }
             }
             try writer.save()
+            if round % 3 == 2 {
+                // An update by predicate: a save of its own, of rows no context loaded.
+                let fresh = newRows(1)[0]
+                let predicate = PredicateBuilder<FuzzRow, FuzzOwner, FuzzItem>.predicate(fuzzer.predicate(), paths: .models)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: try writer.update(model: FuzzRow.self, where: predicate, set: \.int, to: fresh.int)
+                case 1: try writer.update(model: FuzzRow.self, where: predicate, set: \.text, to: fresh.text)
+                default: try writer.update(model: FuzzRow.self, where: predicate, set: \.double, to: fresh.double)
+                }
+            }
 
             let checker = ModelContext(container)
             for (label, observer) in observers {
