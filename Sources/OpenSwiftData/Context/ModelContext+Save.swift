@@ -144,14 +144,19 @@ extension ModelContext {
         }
     }
 
-    /// Whether this save's deletions by predicate of models with delete rules can run in the store,
-    /// which applies the rules in SQL: a single store that can, predicates it evaluates exactly,
-    /// and no other pending inserts or changes (the rules then apply to the stored relationships,
-    /// which are the context's). Otherwise the models are loaded and the rules applied to them.
+    /// Whether this save's deletions of models with `.cascade` or `.deny` relationships run in the
+    /// store, which applies the rules in SQL inside the save's transaction: a single store that
+    /// can, predicates it evaluates exactly, and no other pending inserts or changes (the rules
+    /// then apply to the stored relationships, which are the context's). The context applies the
+    /// rules to the models it loads as well, before the save; the store's pass also reaches rows
+    /// other connections related to the deleted ones since that look, up to the transaction. Otherwise the models
+    /// are loaded and the rules applied to them alone.
     private func storeCanApplyDeleteRules() -> Bool {
-        guard pendingBatchDeletes.contains(where: { pending in
-            pending.entity.links.values.contains { $0.deleteRule == .cascade || $0.deleteRule == .deny }
-        }) else { return false }
+        func bearsRules(_ entity: Schema.Entity) -> Bool {
+            entity.links.values.contains { $0.deleteRule == .cascade || $0.deleteRule == .deny }
+        }
+        guard pendingBatchDeletes.contains(where: { bearsRules($0.entity) })
+                || deleted.contains(where: { model in entity(of: model).map(bearsRules) ?? false }) else { return false }
         return deleteRulesMayRunInStore && container.stores.count == 1 && container.stores[0].store.appliesDeleteRules
             && inserted.isEmpty && changed.isEmpty && pendingBatchDeletes.allSatisfy(\.plan.isExact)
     }

@@ -236,6 +236,64 @@ struct DeleteRuleTests {
         #expect(books.map(\.title) == ["Notes"] && books.first?.writer?.name == "Ada")
     }
 
+    /// The rules also reach what another container relates to the deleted model after the
+    /// deleting context applied them to what it loaded and before its transaction: the store
+    /// applies them again, in SQL, inside the transaction (here the other container saves while
+    /// the deleting context posts `willSave`, the last moment before the store writes).
+    @Test(arguments: [Backend.sqlite, .postgres].filter(Backend.allCases.contains))
+    func rulesCoverWhatAnotherContainerRelatesWhileTheSaveRuns(_ backend: Backend) throws {
+        let deleting = ModelContext(try container(backend))
+        deleting.insert(Journey(name: "Alps"))
+        deleting.insert(Writer(name: "Ada"))
+        try deleting.save()
+        let journey = try #require(try deleting.fetch(FetchDescriptor<Journey>()).first)
+        let writer = try #require(try deleting.fetch(FetchDescriptor<Writer>()).first)
+        #expect(journey.outings.isEmpty && writer.books.isEmpty)
+
+        let other = ModelContext(try container(backend))
+        let relate = PendingWork()
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.willSave, object: deleting, queue: nil) { _ in
+            relate.run()
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+
+        relate.work = {
+            let otherWriter = try #require(try other.fetch(FetchDescriptor<Writer>()).first)
+            other.insert(Book(title: "Notes", writer: otherWriter))
+            try other.save()
+        }
+        deleting.delete(writer)
+        #expect(throws: SwiftDataError.self) { try deleting.save() }
+        #expect(relate.work == nil, "the other container saved during the save")
+        deleting.rollback()
+
+        relate.work = {
+            let otherJourney = try #require(try other.fetch(FetchDescriptor<Journey>()).first)
+            other.insert(Outing(title: "Hike", journey: otherJourney))
+            try other.save()
+        }
+        deleting.delete(journey)
+        try deleting.save()
+        #expect(relate.work == nil, "the other container saved during the save")
+
+        let reopened = ModelContext(try container(backend))
+        #expect(try reopened.fetch(FetchDescriptor<Journey>()).isEmpty)
+        #expect(try reopened.fetch(FetchDescriptor<Outing>()).isEmpty)
+        let books = try reopened.fetch(FetchDescriptor<Book>())
+        #expect(books.map(\.title) == ["Notes"] && books.first?.writer?.name == "Ada")
+    }
+
+    /// Work to run once, from a notification the context posts on the test's own thread.
+    final class PendingWork: @unchecked Sendable {
+        var work: (() throws -> Void)?
+
+        func run() {
+            let pending = work
+            work = nil
+            do { try pending?() } catch { Issue.record("the other container's save failed: \(error)") }
+        }
+    }
+
     /// The number of rows of a link table, read with SQLite directly.
     private func linkRows(_ table: String) throws -> Int64 {
         let connection = try SQLiteConnection(path: store.url.path, readOnly: true, create: false)
