@@ -35,6 +35,8 @@ final class SQLiteStore: @unchecked Sendable {
     /// The same statements for every doomed row of an entity at once (see
     /// ``deleteApplyingRules(_:history:on:)``).
     let setReferenceCleanup: [String: [ReferenceCleanup]]
+    /// The statements of delete rules applied in SQL (``deleteApplyingRules(_:history:on:)``).
+    let deleteRuleStatements: DeleteRuleStatements
 
     /// Opens or creates the store at `url`, or an in-memory store when `url` is `nil`.
     init(url: URL?, schema: Schema, allowsSave: Bool) throws {
@@ -49,6 +51,7 @@ final class SQLiteStore: @unchecked Sendable {
         self.setReferenceCleanup = SQLiteStore.referenceCleanup(layouts) { target in
             "IN (SELECT k FROM \(SQLiteStore.doomedTable(root: layouts[target]?.entity.root.name ?? target)))"
         }
+        self.deleteRuleStatements = DeleteRuleStatements(schema: schema, layouts: layouts)
         let models = StoredSchema(schema)
         guard let url else {
             self.path = ":memory:"
