@@ -208,13 +208,7 @@ struct DeleteRuleTests {
     /// deleted one since is cascaded, or denies the deletion with nothing changed.
     @Test(arguments: [Backend.sqlite, .postgres].filter(Backend.allCases.contains))
     func rulesCoverWhatAnotherContainerRelatedSince(_ backend: Backend) throws {
-        let deleting = ModelContext(try container(backend))
-        deleting.insert(Journey(name: "Alps"))
-        deleting.insert(Writer(name: "Ada"))
-        try deleting.save()
-        let journey = try #require(try deleting.fetch(FetchDescriptor<Journey>()).first)
-        let writer = try #require(try deleting.fetch(FetchDescriptor<Writer>()).first)
-        #expect(journey.outings.isEmpty && writer.books.isEmpty)
+        let (deleting, journey, writer) = try savedJourneyAndWriter(backend)
 
         let other = ModelContext(try container(backend))
         let otherJourney = try #require(try other.fetch(FetchDescriptor<Journey>()).first)
@@ -229,11 +223,7 @@ struct DeleteRuleTests {
         deleting.delete(journey)
         try deleting.save()
 
-        let reopened = ModelContext(try container(backend))
-        #expect(try reopened.fetch(FetchDescriptor<Journey>()).isEmpty)
-        #expect(try reopened.fetch(FetchDescriptor<Outing>()).isEmpty)
-        let books = try reopened.fetch(FetchDescriptor<Book>())
-        #expect(books.map(\.title) == ["Notes"] && books.first?.writer?.name == "Ada")
+        try expectJourneyCascadedAndBookKept(backend)
     }
 
     /// The rules also reach what another container relates to the deleted model after the
@@ -242,13 +232,7 @@ struct DeleteRuleTests {
     /// the deleting context posts `willSave`, the last moment before the store writes).
     @Test(arguments: [Backend.sqlite, .postgres].filter(Backend.allCases.contains))
     func rulesCoverWhatAnotherContainerRelatesWhileTheSaveRuns(_ backend: Backend) throws {
-        let deleting = ModelContext(try container(backend))
-        deleting.insert(Journey(name: "Alps"))
-        deleting.insert(Writer(name: "Ada"))
-        try deleting.save()
-        let journey = try #require(try deleting.fetch(FetchDescriptor<Journey>()).first)
-        let writer = try #require(try deleting.fetch(FetchDescriptor<Writer>()).first)
-        #expect(journey.outings.isEmpty && writer.books.isEmpty)
+        let (deleting, journey, writer) = try savedJourneyAndWriter(backend)
 
         let other = ModelContext(try container(backend))
         let relate = PendingWork()
@@ -276,6 +260,25 @@ struct DeleteRuleTests {
         try deleting.save()
         #expect(relate.work == nil, "the other container saved during the save")
 
+        try expectJourneyCascadedAndBookKept(backend)
+    }
+
+    /// A context that saved a journey and a writer without related models, and its two models
+    /// (their relationships loaded).
+    private func savedJourneyAndWriter(_ backend: Backend) throws -> (ModelContext, Journey, Writer) {
+        let deleting = ModelContext(try container(backend))
+        deleting.insert(Journey(name: "Alps"))
+        deleting.insert(Writer(name: "Ada"))
+        try deleting.save()
+        let journey = try #require(try deleting.fetch(FetchDescriptor<Journey>()).first)
+        let writer = try #require(try deleting.fetch(FetchDescriptor<Writer>()).first)
+        #expect(journey.outings.isEmpty && writer.books.isEmpty)
+        return (deleting, journey, writer)
+    }
+
+    /// The store, reopened, holds no journey or outing, and the book of the writer whose
+    /// deletion was denied.
+    private func expectJourneyCascadedAndBookKept(_ backend: Backend) throws {
         let reopened = ModelContext(try container(backend))
         #expect(try reopened.fetch(FetchDescriptor<Journey>()).isEmpty)
         #expect(try reopened.fetch(FetchDescriptor<Outing>()).isEmpty)
