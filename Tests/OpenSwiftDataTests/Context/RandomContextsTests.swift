@@ -21,7 +21,8 @@ import Testing
 /// against a model of what SwiftData promises: a save writes the properties its context changed
 /// (per property, the last save wins), an insert of a stored tag replaces that row's values, a
 /// deletion ends every later change to the row, and each context sees the store plus its own
-/// unsaved changes.
+/// unsaved changes. Updates by predicate (an addition) change the stored rows their predicate
+/// selects among the stored values, as a save of their own.
 struct RandomContextsTests {
     let store = TemporaryStore()
 
@@ -111,7 +112,7 @@ struct RandomContextsTests {
         for step in 0..<500 {
             let index = Int.random(in: 0..<contexts.count, using: &random)
             let context = contexts[index]
-            switch Int.random(in: 0..<10, using: &random) {
+            switch Int.random(in: 0..<11, using: &random) {
             case 0, 1:
                 // A new tag, or (an upsert) a stored one this context has no work on.
                 let reusable = expected.stored.keys.sorted().filter { !expected.pending[index].touches($0) }
@@ -154,6 +155,21 @@ struct RandomContextsTests {
             case 8:
                 context.rollback()
                 expected.pending[index] = Pending()
+            case 9:
+                // An update by predicate: a save of its own, of the stored values alone.
+                let limit = Int.random(in: 0..<100, using: &random)
+                let selected = expected.stored.keys.filter { (expected.stored[$0]?.count ?? 0) < limit }
+                let updated: Int
+                if Bool.random(using: &random) {
+                    let count = Int.random(in: 0..<100, using: &random)
+                    updated = try context.update(model: TaggedCounter.self, where: #Predicate { $0.count < limit }, set: \.count, to: count)
+                    for tag in selected { expected.stored[tag]?.count = count }
+                } else {
+                    let note: String? = Bool.random(using: &random) ? "u\(step)" : nil
+                    updated = try context.update(model: TaggedCounter.self, where: #Predicate { $0.count < limit }, set: \.note, to: note)
+                    for tag in selected { expected.stored[tag]?.note = note }
+                }
+                #expect(updated == selected.count, "step \(step), context \(index): update where count < \(limit)")
             default:
                 let seen = try fetched(index).mapValues { Values(count: $0.count, note: $0.note) }
                 let view = expected.view(of: index)
