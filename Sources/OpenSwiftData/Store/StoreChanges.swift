@@ -54,6 +54,13 @@ package struct StoreChanges {
     /// Updates by predicate, written after everything else (``StoreBackend/appliesBatchUpdates``).
     package var batchUpdates: [StoreBatchUpdate] = []
 
+    /// Whether the save's updates by predicate can change no row twice: it writes nothing else,
+    /// and each entity has one at most (a history records each of their rows once as it is).
+    package var batchUpdatesChangeEachRowOnce: Bool {
+        inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty && linkWrites.isEmpty
+            && Set(batchUpdates.map(\.entity.name)).count == batchUpdates.count
+    }
+
     package var isEmpty: Bool {
         inserts.isEmpty && updates.isEmpty && deletes.isEmpty && batchDeletes.isEmpty && linkWrites.isEmpty && batchUpdates.isEmpty
     }

@@ -5,11 +5,12 @@ extension PostgresBackend {
     /// Writes a save's updates by predicate, one `UPDATE` per table, and returns the keys of the
     /// rows each changed (gathered server-side into one array).
     func writeBatchUpdates(
-        _ updates: [StoreBatchUpdate], history: inout HistoryLog, recordsHistory: Bool, on session: PostgresSession
+        _ changes: StoreChanges, history: inout HistoryLog, on session: PostgresSession
     ) throws -> [[Int64]] {
+        let eachRowOnce = changes.batchUpdatesChangeEachRowOnce
         var updated: [[Int64]] = []
-        updated.reserveCapacity(updates.count)
-        for update in updates {
+        updated.reserveCapacity(changes.batchUpdates.count)
+        for update in changes.batchUpdates {
             let table = try table(for: update.entity.name)
             guard let column = table.columns[update.property], let storage = update.entity.fields[update.property].storage else {
                 throw SwiftDataError(.storeFailure, reason: "\(update.entity.name).\(update.entity.fields[update.property].name) has no column in \(location.displayName).")
@@ -24,8 +25,8 @@ extension PostgresBackend {
             let value = "$\(bindings.count)::\(PostgresSQL.parameterType(storage))"
             let keys = try session.returnedKeys(
                 "UPDATE \(table.table) AS t0 SET \(column) = \(value) WHERE \(condition) RETURNING t0.\(PostgresSQL.primaryKey) AS k", bindings)
-            if recordsHistory {
-                for key in keys { history.updateByStore(update.entity, key: key, mask: 1 << UInt64(update.property)) }
+            if changes.recordsHistory {
+                history.update(update.entity, keys: keys, mask: 1 << UInt64(update.property), mayRepeat: !eachRowOnce)
             }
             updated.append(keys)
         }

@@ -172,7 +172,7 @@ extension PostgresBackend {
         var result = StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
         result.ruleDeleted = ruleDeleted
         if !changes.batchUpdates.isEmpty {
-            result.batchUpdated = try writeBatchUpdates(changes.batchUpdates, history: &history, recordsHistory: recordsHistory, on: session)
+            result.batchUpdated = try writeBatchUpdates(changes, history: &history, on: session)
         }
         if recordsHistory, !history.isEmpty {
             // The last statement: the COMMIT follows it without a wait.

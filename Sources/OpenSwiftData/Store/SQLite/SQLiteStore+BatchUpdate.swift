@@ -2,11 +2,12 @@ extension SQLiteStore {
     /// Writes a save's updates by predicate, one `UPDATE` per table, and returns the keys of the
     /// rows each changed, as SQLite's update hook reports them in the statement's own pass.
     func writeBatchUpdates(
-        _ updates: [StoreBatchUpdate], history: inout HistoryLog, recordsHistory: Bool, on connection: SQLiteConnection
+        _ changes: StoreChanges, history: inout HistoryLog, on connection: SQLiteConnection
     ) throws -> [[Int64]] {
+        let eachRowOnce = changes.batchUpdatesChangeEachRowOnce
         var updated: [[Int64]] = []
-        updated.reserveCapacity(updates.count)
-        for update in updates {
+        updated.reserveCapacity(changes.batchUpdates.count)
+        for update in changes.batchUpdates {
             let layout = try layout(for: update.entity.name)
             guard let column = layout.columns[update.property] else {
                 throw SwiftDataError(.storeFailure, reason: "\(update.entity.name).\(update.entity.fields[update.property].name) has no column in \(path).")
@@ -21,8 +22,8 @@ extension SQLiteStore {
                 try statement.bind(argument, Int32(position + 1))
             }
             let keys = try connection.collectingUpdatedRowIDs { try statement.run() }
-            if recordsHistory {
-                for key in keys { history.updateByStore(update.entity, key: key, mask: 1 << UInt64(update.property)) }
+            if changes.recordsHistory {
+                history.update(update.entity, keys: keys, mask: 1 << UInt64(update.property), mayRepeat: !eachRowOnce)
             }
             updated.append(keys)
         }

@@ -145,6 +145,18 @@ package struct HistoryLog {
         updated[last].masks.append(Int64(bitPattern: mask))
     }
 
+    /// Records updates of the properties in `mask` of rows of one entity that the store made on its
+    /// own (an update by predicate). With `mayRepeat`, the same save may update those rows
+    /// otherwise too, and the history merges their records.
+    package mutating func update(_ entity: Schema.Entity, keys: [Int64], mask: UInt64, mayRepeat: Bool) {
+        guard !keys.isEmpty else { return }
+        let last = Self.run(in: &updated, .update, entity.name)
+        // A new run shares the keys' storage instead of copying them.
+        if updated[last].keys.isEmpty { updated[last].keys = keys } else { updated[last].keys.append(contentsOf: keys) }
+        updated[last].masks.append(contentsOf: repeatElement(Int64(bitPattern: mask), count: keys.count))
+        if mayRepeat { updatesMayRepeat = true }
+    }
+
     /// Records an update the store made on its own: an upsert, or a relationship nullified because
     /// the row it named was deleted. The row may be updated again by the same save.
     package mutating func updateByStore(_ entity: Schema.Entity, key: Int64, mask: UInt64) {

@@ -214,7 +214,7 @@ extension SQLiteStore {
         var result = StoreSaveResult(inserted: keys, upserted: upserted, batchDeleted: batchDeleted)
         result.ruleDeleted = ruleDeleted
         if !changes.batchUpdates.isEmpty {
-            result.batchUpdated = try writeBatchUpdates(changes.batchUpdates, history: &history, recordsHistory: recordsHistory, on: connection)
+            result.batchUpdated = try writeBatchUpdates(changes, history: &history, on: connection)
         }
         if recordsHistory, !history.isEmpty {
             result.historyTransaction = try history.write(author: changes.author, origin: changes.origin, on: connection)
