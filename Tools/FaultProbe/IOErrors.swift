@@ -209,6 +209,68 @@ func savesMeetingFaults(in folder: URL, kinds: Int32, name: String, sticky: Bool
     check(problems.isEmpty, "saves meeting \(sticky ? "lasting" : "one-off") \(name) faults (\(failedSaves) failed): each throws, loses nothing and succeeds again \(problems)")
 }
 
+/// Fails the n-th I/O call of any kind during an update by predicate, for every n it makes: each
+/// failed update throws a SwiftDataError and leaves the store as it was (and valid), the same
+/// update then succeeds, the updating context sees what the store holds, and the history holds
+/// one transaction per update that succeeded.
+func updatesMeetingFaults(in folder: URL) throws {
+    let url = folder.appendingPathComponent("update.store")
+    let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: BooksV1.self), configurations: ModelConfiguration(url: url)))
+    for code in 0..<40 { context.insert(BooksV1.Ledger(code: code, balance: 0)) }
+    try context.save()
+    _ = try context.fetch(FetchDescriptor<BooksV1.Ledger>())   // registered: they must follow the updates
+    var books = try Books.read(at: url)
+    var saves = 1
+    var failedUpdates = 0
+    var quietUpdates = 0
+    var problems: [String] = []
+    for countdown in 1... {
+        let balance = countdown
+        var expected = books
+        for code in expected.ledgers.keys where code % 2 == 0 { expected.ledgers[code]?.balance = balance }
+        /// The update, with its count checked.
+        func update() throws {
+            let count = try context.update(model: BooksV1.Ledger.self, where: #Predicate { $0.code % 2 == 0 }, set: \.balance, to: balance)
+            if count != 20 { problems.append("call \(countdown): the update changed \(count) ledgers, not 20") }
+        }
+        osd_fault_arm(Int32(OSD_FAULT_ALL), countdown, 0)
+        do {
+            try update()
+            osd_fault_disarm()
+            quietUpdates = osd_fault_fired() == 0 ? quietUpdates + 1 : 0
+        } catch {
+            osd_fault_disarm()
+            quietUpdates = 0
+            failedUpdates += 1
+            if !(error is SwiftDataError) { problems.append("call \(countdown): the update threw \(type(of: error)), not a SwiftDataError: \(error)") }
+            let stored = try Books.read(at: url)
+            if stored != books { problems.append("call \(countdown): the failed update changed the store to \(stored), not \(books)") }
+            let violations = KillScenario.checkFile(at: url)
+            if !violations.isEmpty { problems.append("call \(countdown): \(violations)") }
+            do {
+                try update()
+            } catch {
+                problems.append("call \(countdown): the update retried once the calls succeed threw \(error)")
+                break
+            }
+        }
+        saves += 1
+        let stored = try Books.read(at: url)
+        if stored != expected { problems.append("call \(countdown): the store holds \(stored), not \(expected)") }
+        books = expected
+        if quietUpdates == 3 || problems.count > 5 { break }
+        if countdown > 2_000 {
+            problems.append("an update still met faults after 2,000 calls")
+            break
+        }
+    }
+    let own = Books(try context.fetch(FetchDescriptor<BooksV1.Ledger>()))
+    if own != books { problems.append("the updating context sees \(own), not \(books)") }
+    let transactions = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+    if transactions.count != saves { problems.append("the history holds \(transactions.count) transactions for \(saves) saves") }
+    check(problems.isEmpty, "updates by predicate meeting faults (\(failedUpdates) failed): each throws, changes nothing and succeeds again \(problems)")
+}
+
 /// Fails the n-th read or shared-memory mapping during a fetch through a fresh container, for
 /// every n the fetch makes: each fetch throws a SwiftDataError or returns the books, and the
 /// next fetch returns them.
@@ -370,6 +432,7 @@ func runIOErrorChecks(in folder: URL) throws {
         try savesMeetingFaults(in: folder, kinds: kinds, name: name, sticky: false)
     }
     try savesMeetingFaults(in: folder, kinds: Int32(OSD_FAULT_WRITE | OSD_FAULT_SHM), name: "write and shared memory", sticky: true)
+    try updatesMeetingFaults(in: folder)
     try fetchesMeetingFaults(in: folder)
     try observersMeetingFaults(in: folder)
     try opensMeetingFaults(in: folder, planned: false, sticky: false)
