@@ -77,6 +77,11 @@ func run() throws {
         print("Beyond SwiftData, aggregates: activities cost \(spent) in all; the latest trip starts \(latest.map { "\($0)" } ?? "-")")
         let free = try context.update(model: Activity.self, where: #Predicate { $0.cost == 0 }, set: \.cost, to: 5)
         print("And batch updates: \(free) free activity now costs \(trips[1].activities[0].cost), set in the store without loading models")
+        // A filter assembled at run time from parts, as a search screen would.
+        var filter = #Predicate<Activity> { $0.cost < 20 }
+        for word in ["Seine"] { filter = filter && #Predicate<Activity> { $0.title.contains(word) } }
+        let chosen = try context.fetch(FetchDescriptor(predicate: filter || #Predicate { $0.title == "Louvre" }))
+        print("And predicates combined at run time (cost < 20 && title contains \"Seine\", or the Louvre): \(chosen.map(\.title).sorted())")
 
         context.delete(trips[1])
         try context.save()

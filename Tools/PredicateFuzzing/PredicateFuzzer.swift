@@ -189,12 +189,18 @@ public struct PredicateFuzzRun {
             try context.save()
         }
         let context = ModelContext(container)
+        var previous: (node: BoolNode, plain: Predicate<PlainRow>, model: Predicate<FuzzRow>)?
         for _ in 0..<count {
             let node = fuzzer.predicate()
             let expectedPredicate = PredicateBuilder<PlainRow, PlainOwner, PlainItem>.predicate(node, paths: .plain)
             let modelPredicate = PredicateBuilder<FuzzRow, FuzzOwner, FuzzItem>.predicate(node, paths: .models)
             let expected = Set(plain.filter { (try? expectedPredicate.evaluate($0)) ?? false }.map(\.index))
             let fetched = Set(try context.fetch(FetchDescriptor(predicate: modelPredicate)).map(\.index))
+            if checked % 3 == 1, let earlier = previous {
+                mismatches += try Self.compositionMismatches(
+                    context, plain, (earlier.node, earlier.plain, earlier.model), (node, expectedPredicate, modelPredicate))
+            }
+            previous = (node, expectedPredicate, modelPredicate)
             checked += 1
             if fetched != expected {
                 mismatches.append(Mismatch(predicate: "\(node)", expected: expected, fetched: fetched))
@@ -204,6 +210,37 @@ public struct PredicateFuzzRun {
                 mismatches.append(Mismatch(predicate: "\(node)", expected: expected, fetched: fetched, aggregate: difference))
             }
         }
+    }
+
+    /// Checks predicates combined at run time (`&&`, `||`, `!`): each selects in the store exactly
+    /// the rows the same combination of the plain predicates selects by `evaluate`, which agrees
+    /// with combining the two answers in Swift wherever neither throws; each also describes itself.
+    static func compositionMismatches(
+        _ context: ModelContext, _ rows: [PlainRow],
+        _ first: (node: BoolNode, plain: Predicate<PlainRow>, model: Predicate<FuzzRow>),
+        _ second: (node: BoolNode, plain: Predicate<PlainRow>, model: Predicate<FuzzRow>)
+    ) throws -> [Mismatch] {
+        let combinations: [(String, Predicate<PlainRow>, Predicate<FuzzRow>, (Bool, Bool) -> Bool)] = [
+            ("(\(first.node)) && (\(second.node))", first.plain && second.plain, first.model && second.model, { $0 && $1 }),
+            ("(\(first.node)) || (\(second.node))", first.plain || second.plain, first.model || second.model, { $0 || $1 }),
+            ("!(\(second.node))", !second.plain, !second.model, { _, second in !second }),
+        ]
+        var mismatches: [Mismatch] = []
+        for (label, plain, model, combine) in combinations {
+            _ = model.description
+            var expected = Set<Int>()
+            for row in rows {
+                let combined = try? plain.evaluate(row)
+                if combined == true { expected.insert(row.index) }
+                if let left = try? first.plain.evaluate(row), let right = try? second.plain.evaluate(row), combined != combine(left, right) {
+                    mismatches.append(Mismatch(predicate: label, expected: [], fetched: [], aggregate: "row \(row.index): combined \(String(describing: combined)), parts \(left), \(right)"))
+                    return mismatches
+                }
+            }
+            let fetched = Set(try context.fetch(FetchDescriptor(predicate: model)).map(\.index))
+            if fetched != expected { mismatches.append(Mismatch(predicate: label, expected: expected, fetched: fetched)) }
+        }
+        return mismatches
     }
 
     /// Marks the rows a predicate selects with an update by predicate and compares them, and the
