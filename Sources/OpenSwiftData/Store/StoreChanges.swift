@@ -79,6 +79,7 @@ package struct StoreBatchUpdate {
     /// The new value, written as a model's property of its type is written.
     package var value: any _PersistentScalar
 
+    /// An update of `property` of the rows of `entity`'s table that `filter` selects to `value`.
     package init(entity: Schema.Entity, filter: QueryExpression?, property: Int, value: any _PersistentScalar) {
         self.entity = entity
         self.filter = filter

@@ -60,18 +60,21 @@ enum PredicateComposition {
         return (left, right)
     }
 
+    /// `lhs && rhs` as Foundation's node.
     static func conjunction<LHS: StandardPredicateExpression<Bool>, RHS: StandardPredicateExpression<Bool>>(
         _ lhs: LHS, _ rhs: RHS
     ) -> any StandardPredicateExpression<Bool> {
         PredicateExpressions.Conjunction(lhs: lhs, rhs: rhs)
     }
 
+    /// `lhs || rhs` as Foundation's node.
     static func disjunction<LHS: StandardPredicateExpression<Bool>, RHS: StandardPredicateExpression<Bool>>(
         _ lhs: LHS, _ rhs: RHS
     ) -> any StandardPredicateExpression<Bool> {
         PredicateExpressions.Disjunction(lhs: lhs, rhs: rhs)
     }
 
+    /// `!wrapped` as Foundation's node.
     static func negation<Wrapped: StandardPredicateExpression<Bool>>(_ wrapped: Wrapped) -> any StandardPredicateExpression<Bool> {
         PredicateExpressions.Negation(wrapped)
     }
