@@ -74,7 +74,8 @@ func run() throws {
         print("Trips with an activity over 20: \(pricey.map(\.name)); the Louvre's trip is \(trips[0].activities[0].trip?.name ?? "-")")
         let spent = try context.sum(of: \Activity.cost)
         let latest = try context.maximum(of: \Trip.startDate)
-        print("Beyond SwiftData, aggregates: activities cost \(spent) in all; the latest trip starts \(latest.map { "\($0)" } ?? "-")")
+        let typical = try context.average(of: \Activity.cost)
+        print("Beyond SwiftData, aggregates: activities cost \(spent) in all, \(typical.map { "\($0)" } ?? "-") on average; the latest trip starts \(latest.map { "\($0)" } ?? "-")")
         let free = try context.update(model: Activity.self, where: #Predicate { $0.cost == 0 }, set: \.cost, to: 5)
         print("And batch updates: \(free) free activity now costs \(trips[1].activities[0].cost), set in the store without loading models")
         // A filter assembled at run time from parts, as a search screen would.

@@ -54,6 +54,14 @@ struct AggregateSum<Value: AdditiveArithmetic & _PersistentScalar> {
         wrapped = sum
     }
 
+    /// The exact sum of integers, whether or not it fits in their type, rounded to a `Double`
+    /// (for an average); 0 for other types.
+    var integerTotal: Double {
+        guard let integers else { return 0 }
+        let low = integers.isSigned ? Double(wrapped) : Double(UInt64(bitPattern: wrapped))
+        return Double(carries) * 18_446_744_073_709_551_616 + low
+    }
+
     /// The sum; for integers, an error naming `property` when it does not fit in their type.
     func result(of property: String) throws -> Value {
         guard let integers else { return total }

@@ -117,7 +117,7 @@ extension ModelContext {
     }
 
     /// `Model.property` for a stored property, or the key path's description.
-    private func propertyName<T: PersistentModel>(of keyPath: PartialKeyPath<T>) -> String {
+    func propertyName<T: PersistentModel>(of keyPath: PartialKeyPath<T>) -> String {
         guard let entity = entity(for: T.self), let index = entity.propertyIndex(for: keyPath) else { return "\(keyPath)" }
         return "\(entity.name).\(entity.fields[index].name)"
     }
@@ -127,10 +127,10 @@ extension ModelContext {
     /// no page, the context has no unsaved change of the model, and the key path is a stored
     /// attribute of exactly this type), the store computes the aggregate itself where it can (see
     /// ``storeComputes(_:of:)``), and `storeResult` gets its row instead; or else the column is
-    /// read without making models.
-    private func forEachValue<T: PersistentModel, Value: _PersistentScalar>(
-        of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T>, storeAggregate: StoreAggregate,
-        _ body: (Value) throws -> Void, storeResult: (StoreRow) throws -> Void
+    /// read without making models (always, when `storeAggregate` is `nil`).
+    func forEachValue<T: PersistentModel, Value: _PersistentScalar>(
+        of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T>, storeAggregate: StoreAggregate?,
+        _ body: (Value) throws -> Void, storeResult: (StoreRow) throws -> Void = { _ in }
     ) throws {
         mergeChangesFromOtherContexts()
         try throwDeferredReadFailure()
@@ -147,7 +147,8 @@ extension ModelContext {
         }
         do {
             // A store's floating-point sum adds in the order it scans; a sorted fetch adds in its sort.
-            if Self.storeComputes(storeAggregate, of: Value.self), storeAggregate != .floatingPointSum || query.storeFetch.sort.isEmpty,
+            if let storeAggregate, Self.storeComputes(storeAggregate, of: Value.self),
+               storeAggregate != .floatingPointSum || query.storeFetch.sort.isEmpty,
                try query.store.aggregate(storeAggregate, of: property, in: query.storeFetch, storeResult) {
                 return
             }

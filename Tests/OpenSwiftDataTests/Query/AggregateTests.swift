@@ -126,6 +126,7 @@ struct AggregateTests {
             try checkNumbers(\.amount, fetched, context, descriptor, where_)
             try checkExtremes(\.takenAt, fetched, context, descriptor, where_)
             try checkExtremes(\.station, fetched, context, descriptor, where_)
+            try checkAverages(fetched, context, descriptor, where_)
 
             let optionalCounts = fetched.compactMap(\.optionalCount)
             #expect(try context.sum(of: \.optionalCount, in: descriptor) == optionalCounts.reduce(0, +), "\(where_)")
@@ -163,6 +164,39 @@ struct AggregateTests {
         let summed = try context.sum(of: keyPath, in: descriptor); let reduced = values.reduce(.zero, +)
         #expect(same(summed, reduced), "\(where_): \(summed) vs \(reduced), \(values.count) values")
         try checkExtremes(keyPath, fetched, context, descriptor, where_)
+    }
+
+    /// Averages: of integers from their exact sum (to a `Double`'s rounding), of floating-point
+    /// numbers and `Decimal`s as the sum of the fetched values over their number, bit for bit;
+    /// `nil` values left out; `nil` when there is no value.
+    static func checkAverages(
+        _ fetched: [SensorReading], _ context: ModelContext, _ descriptor: FetchDescriptor<SensorReading>, _ where_: String
+    ) throws {
+        func exactAverage(_ values: [String]) -> Double? {
+            guard !values.isEmpty else { return nil }
+            let total = values.reduce(Decimal(0)) { $0 + (Decimal(string: $1) ?? .nan) }
+            return NSDecimalNumber(decimal: total / Decimal(values.count)).doubleValue
+        }
+        func close(_ lhs: Double?, _ rhs: Double?) -> Bool {
+            guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+            return abs(lhs - rhs) <= 1e-9 * max(1, abs(rhs))
+        }
+        let counts = try context.average(of: \.count, in: descriptor)
+        #expect(close(counts, exactAverage(fetched.map { "\($0.count)" })), "\(where_): average of count")
+        let bigs = try context.average(of: \.big, in: descriptor)
+        #expect(close(bigs, exactAverage(fetched.map { "\($0.big)" })), "\(where_): average of big")
+        let optionalCounts = try context.average(of: \.optionalCount, in: descriptor)
+        #expect(close(optionalCounts, exactAverage(fetched.compactMap { $0.optionalCount.map { "\($0)" } })), "\(where_): average of optionalCount")
+        func quotient<Value: FloatingPoint>(_ values: [Value]) -> Value? {
+            values.isEmpty ? nil : values.reduce(.zero, +) / Value(values.count)
+        }
+        #expect(same(try context.average(of: \.level, in: descriptor), quotient(fetched.map(\.level))), "\(where_): average of level")
+        #expect(same(try context.average(of: \.ratio, in: descriptor), quotient(fetched.map(\.ratio))), "\(where_): average of ratio")
+        #expect(same(try context.average(of: \.optionalLevel, in: descriptor), quotient(fetched.compactMap(\.optionalLevel))),
+                "\(where_): average of optionalLevel")
+        let amounts = fetched.map(\.amount)
+        let amount = amounts.isEmpty ? nil : amounts.reduce(Decimal(0), +) / Decimal(amounts.count)
+        #expect(same(try context.average(of: \.amount, in: descriptor), amount), "\(where_): average of amount")
     }
 
     static func checkExtremes<Value: Comparable & _PersistentScalar>(
