@@ -73,13 +73,7 @@ extension ModelContext {
     private func integerAverage<T: PersistentModel, Stored: _PersistentScalar, Value: _PersistentScalar & BinaryInteger>(
         of keyPath: KeyPath<T, Stored>, in descriptor: FetchDescriptor<T>, _ unwrap: (Stored) -> Value?
     ) throws -> Double? {
-        var sum = AggregateSum<Value>()
-        var count = 0
-        try forEachValue(of: keyPath, in: descriptor, storeAggregate: nil) { value in
-            guard let value = unwrap(value) else { return }
-            sum.add(value)
-            count += 1
-        }
+        let (sum, count) = try runningSum(of: keyPath, in: descriptor, unwrap)
         return count == 0 ? nil : sum.integerTotal / Double(count)
     }
 
@@ -88,6 +82,14 @@ extension ModelContext {
         of keyPath: KeyPath<T, Stored>, in descriptor: FetchDescriptor<T>, _ unwrap: (Stored) -> Value?,
         dividing divide: (Value, Int) -> Value
     ) throws -> Value? {
+        let (sum, count) = try runningSum(of: keyPath, in: descriptor, unwrap)
+        return count == 0 ? nil : divide(try sum.result(of: propertyName(of: keyPath)), count)
+    }
+
+    /// The running sum of the values `unwrap` gives (leaving out `nil`s), and their number.
+    private func runningSum<T: PersistentModel, Stored: _PersistentScalar, Value: _PersistentScalar & AdditiveArithmetic>(
+        of keyPath: KeyPath<T, Stored>, in descriptor: FetchDescriptor<T>, _ unwrap: (Stored) -> Value?
+    ) throws -> (sum: AggregateSum<Value>, count: Int) {
         var sum = AggregateSum<Value>()
         var count = 0
         try forEachValue(of: keyPath, in: descriptor, storeAggregate: nil) { value in
@@ -95,6 +97,6 @@ extension ModelContext {
             sum.add(value)
             count += 1
         }
-        return count == 0 ? nil : divide(try sum.result(of: propertyName(of: keyPath)), count)
+        return (sum, count)
     }
 }
