@@ -147,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "LedgerKill", "FaultProbe", "MigrationScenarios", "MigrationKill"],
+            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "LedgerKill", "FaultProbe", "MigrationScenarios", "MigrationKill", "Demo"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
