@@ -120,12 +120,7 @@ extension ModelContext {
             for key in keys { updatedIDs.append(PersistentIdentifier(location: location, key: .permanent(key))) }
         }
         saveGeneration &+= 1
-        container.didSave(SavedChanges(insertedIdentifiers: [], updatedIdentifiers: updatedIDs, deletedIdentifiers: []), in: self)
-        NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
-            NotificationKey.insertedIdentifiers.rawValue: [PersistentIdentifier](),
-            NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
-            NotificationKey.deletedIdentifiers.rawValue: [PersistentIdentifier](),
-        ])
+        announce(SavedChanges(insertedIdentifiers: [], updatedIdentifiers: updatedIDs, deletedIdentifiers: []))
         if container.stores.count == 1, let transaction = result.historyTransaction { noteSavedTransaction(transaction) }
         return updatedIDs.count
     }

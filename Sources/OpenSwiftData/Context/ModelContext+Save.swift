@@ -291,11 +291,17 @@ extension ModelContext {
             pendingBatchDeletes.removeAll()
         }
         propagatedDeletions = 0
-        container.didSave(SavedChanges(insertedIdentifiers: insertedIDs, updatedIdentifiers: updatedIDs, deletedIdentifiers: deletedIDs), in: self)
+        announce(SavedChanges(insertedIdentifiers: insertedIDs, updatedIdentifiers: updatedIDs, deletedIdentifiers: deletedIDs))
+    }
+
+    /// Tells the container's other contexts and live results of a committed save of this context
+    /// (the save log), and posts `didSave` with its identifiers.
+    func announce(_ saved: SavedChanges) {
+        container.didSave(saved, in: self)
         NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
-            NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
-            NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
-            NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
+            NotificationKey.insertedIdentifiers.rawValue: saved.insertedIdentifiers,
+            NotificationKey.updatedIdentifiers.rawValue: saved.updatedIdentifiers,
+            NotificationKey.deletedIdentifiers.rawValue: saved.deletedIdentifiers,
         ])
     }
 
