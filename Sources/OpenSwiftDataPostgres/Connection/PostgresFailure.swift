@@ -9,6 +9,7 @@ enum PostgresFailure {
     private static let deadlock = "40P01"
     private static let lockTimeout = "55P03"
     private static let programLimitExceeded = "54000"
+    private static let numericValueOutOfRange = "22003"
 
     /// Whether an error says a transaction lost a race with another connection and was rolled
     /// back: running it again can succeed.
@@ -22,6 +23,12 @@ enum PostgresFailure {
     static func isIndexEntryTooLarge(_ error: SwiftDataError) -> Bool {
         guard let reason = error.reason, reason.hasPrefix("PostgreSQL \(programLimitExceeded):") else { return false }
         return reason.contains("index row")
+    }
+
+    /// Whether the server refused a value out of its type's range (`numeric_value_out_of_range`):
+    /// among others, two finite `double precision` values whose sum is no finite number.
+    static func isOutOfRange(_ error: SwiftDataError) -> Bool {
+        error.reason?.hasPrefix("PostgreSQL \(numericValueOutOfRange):") == true
     }
 
     static func swiftDataError(_ error: any Error, location: PostgresLocation?, statement: String) -> SwiftDataError {

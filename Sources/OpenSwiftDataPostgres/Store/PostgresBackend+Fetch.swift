@@ -61,10 +61,11 @@ extension PostgresBackend: StoreBackend {
         return result
     }
 
-    /// `sum`, `min` or `max` of an attribute over the matching rows. PostgreSQL sums `bigint`s exactly (as `numeric`); a sum beyond 64 bits is left to
-    /// the context, which says so. Floating-point sums are left to the context too: PostgreSQL's
-    /// add in an order of its choosing (parallel workers add partial sums) and fail on overflow
-    /// to infinity, where Swift's `+` gives it.
+    /// `sum`, `min` or `max` of an attribute over the matching rows. PostgreSQL sums `bigint`s
+    /// exactly (as `numeric`); a sum beyond 64 bits is left to the context, which says so.
+    /// Floating-point sums run in ``PostgresSwiftSum``'s aggregate, which adds as Swift does; one
+    /// that reaches infinity from finite values, which the server refuses, is left to the context,
+    /// as are all of them in a namespace without the aggregate.
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
         let table = try table(for: fetch.entity.name)
         guard let column = table.columns[attribute] else { return false }
@@ -75,12 +76,20 @@ extension PostgresBackend: StoreBackend {
         switch aggregate {
         case .sum:
             sql = "SELECT CASE WHEN total BETWEEN \(Int64.min) AND \(Int64.max) THEN total::int8 END, total IS NULL FROM (SELECT sum(\(value)) AS total FROM \(source)) AS aggregate"
-        case .floatingPointSum: return false
+        case .floatingPointSum:
+            guard sumsAsSwift else { return false }
+            sql = "SELECT \(PostgresSwiftSum.call(value, namespace: namespace)) FROM \(source)"
         case .minimum: sql = "SELECT min(\(value)) FROM \(source)"
         case .maximum: sql = "SELECT max(\(value)) FROM \(source)"
         }
+        let rows: [PostgresRow]
+        do {
+            rows = try read(sql, compiler.bindings)
+        } catch let error as SwiftDataError where aggregate == .floatingPointSum && PostgresFailure.isOutOfRange(error) {
+            return false
+        }
         var computed = true
-        try forEach(sql, compiler.bindings) { row in
+        for row in rows.lazy.map(PostgresRowReader.init) {
             // A sum that is not NULL but no `bigint` does not fit in 64 bits.
             if aggregate == .sum && row._isNull(0) && row._int64(1) == 0 { computed = false } else { try body(row) }
         }

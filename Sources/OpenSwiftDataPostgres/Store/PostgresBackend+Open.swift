@@ -4,25 +4,27 @@ import PostgresNIO
 
 extension PostgresBackend {
     /// Opens the configuration's namespace, creating it when it does not exist, and returns the
-    /// store's identifier. Creation is one transaction under an advisory lock, so two processes
-    /// opening a new namespace at once create it once.
+    /// store's identifier and whether the namespace has ``PostgresSwiftSum``'s aggregate. Creation
+    /// is one transaction under an advisory lock, so two processes opening a new namespace at once
+    /// create it once.
     static func open(
-        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation, allowsSave: Bool) throws -> String {
+        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation, allowsSave: Bool
+    ) throws -> (identifier: String, sumsAsSwift: Bool) {
         // Looked up once per process, when a store opens rather than in its first save: finding
         // the main bundle reads the executable's whole directory.
         _ = HistoryLog.processIdentity
         try session.begin()
         do {
             try session.execute("SELECT pg_advisory_xact_lock(hashtext(\(PostgresSQL.literal("osd-open:" + location.namespace))))")
-            let identifier: String
+            let opened: (identifier: String, sumsAsSwift: Bool)
             if let recorded = try recordedMetadata(session, location: location) {
-                identifier = try check(recorded, against: schema, tables: tables, namespace: namespace, location: location, allowsSave: allowsSave, on: session)
+                opened = try check(recorded, against: schema, tables: tables, namespace: namespace, location: location, allowsSave: allowsSave, on: session)
             } else {
-                identifier = UUID().uuidString
-                try create(session, tables: tables, schema: schema, identifier: identifier, namespace: namespace, location: location)
+                opened = (UUID().uuidString, true)
+                try create(session, tables: tables, schema: schema, identifier: opened.identifier, namespace: namespace, location: location)
             }
             try session.commit()
-            return identifier
+            return opened
         } catch {
             session.rollback()
             throw error
@@ -50,11 +52,12 @@ extension PostgresBackend {
     }
 
     /// Checks a recorded namespace against the container's models, migrating it when the changes
-    /// are ones a lightweight migration makes; returns its identifier.
+    /// are ones a lightweight migration makes; returns its identifier and whether it has
+    /// ``PostgresSwiftSum``'s aggregate.
     private static func check(
         _ metadata: [String: String], against models: StoredSchema, tables: [String: PostgresTable], namespace: String,
         location: PostgresLocation, allowsSave: Bool, on session: PostgresSession
-    ) throws -> String {
+    ) throws -> (identifier: String, sumsAsSwift: Bool) {
         let format = metadata["format"].flatMap { Int64($0) } ?? 0
         guard format <= formatVersion else {
             throw SwiftDataError(.storeFromNewerVersion, reason: "PostgreSQL \(location.displayName) has format \(format); this version of OpenSwiftData reads up to \(formatVersion). Nothing was changed.")
@@ -121,7 +124,12 @@ extension PostgresBackend {
             }
             try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('uniqueNaN', 'distinct') ON CONFLICT (key) DO UPDATE SET value = 'distinct'")
         }
-        return metadata["identifier"] ?? UUID().uuidString
+        if metadata["swiftSum"] == nil, allowsSave {
+            // A namespace from before floating-point sums ran in the server.
+            try session.execute(PostgresSwiftSum.createStatement(namespace: namespace))
+            try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('swiftSum', '1') ON CONFLICT (key) DO NOTHING")
+        }
+        return (metadata["identifier"] ?? UUID().uuidString, metadata["swiftSum"] != nil || allowsSave)
     }
 
     /// Rebuilds the unique and regular indexes of a namespace from before text was indexed by its
@@ -170,7 +178,8 @@ extension PostgresBackend {
         }
     }
 
-    /// Creates the namespace, its sequences, tables, indexes and history, and records the schema.
+    /// Creates the namespace, its sequences, tables, indexes, history and sum aggregate, and records
+    /// the schema.
     private static func create(
         _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, identifier: String, namespace: String, location: PostgresLocation
     ) throws {
@@ -183,7 +192,8 @@ extension PostgresBackend {
         for table in tables.values.sorted(by: { $0.table < $1.table }) {
             for statement in table.createStatements { try session.execute(statement) }
         }
-        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("decimalNaN", "first"), ("uniqueNaN", "distinct")] {
+        try session.execute(PostgresSwiftSum.createStatement(namespace: namespace))
+        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("decimalNaN", "first"), ("uniqueNaN", "distinct"), ("swiftSum", "1")] {
             var bindings = PostgresBindings()
             bindings.append(key)
             bindings.append(value)

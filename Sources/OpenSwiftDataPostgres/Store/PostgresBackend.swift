@@ -21,6 +21,9 @@ final class PostgresBackend: @unchecked Sendable {
     let location: PostgresLocation
     let tables: [String: PostgresTable]
     let identifier: String
+    /// Whether the namespace has ``PostgresSwiftSum``'s aggregate (one from before it that the
+    /// store could not change has not).
+    let sumsAsSwift: Bool
     /// Whether the store refuses saves (its configuration does not allow them).
     let isReadOnly: Bool
     /// The quoted namespace.
@@ -81,7 +84,7 @@ final class PostgresBackend: @unchecked Sendable {
         self.readers = session == nil && readConnections > 0 ? ConnectionPool(maximum: readConnections) { try PostgresSession(location) } : nil
         let sightings = sightings
         self.session = try session ?? PostgresSession(location, listeningOn: channel) { sightings.announced() }
-        self.identifier = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
+        (self.identifier, self.sumsAsSwift) = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
     }
 
     /// The table of an entity.
