@@ -254,7 +254,8 @@ public struct PredicateFuzzRun {
 
     /// The first aggregate of the rows a descriptor selects that differs from the same reduction
     /// of the plain rows `evaluate` selects (exact sums of integers, often beyond `Int`, and
-    /// extremes of integers and doubles, which no order of the rows changes), or `nil`.
+    /// extremes of integers and doubles, which no order of the rows changes; the sum of doubles,
+    /// which the order of the rows rounds, within that rounding), or `nil`.
     static func aggregateDifference(_ context: ModelContext, _ descriptor: FetchDescriptor<FuzzRow>, _ rows: [PlainRow]) throws -> String? {
         let ints = rows.map(\.int)
         let optionalInts = rows.compactMap(\.optInt)
@@ -282,6 +283,22 @@ public struct PredicateFuzzRun {
             ("maximum of double", "\(String(describing: try context.maximum(of: \.double, in: descriptor).map(unsignedZero)))",
              "\(String(describing: (doubles.max() ?? (rows.isEmpty ? nil : Double.nan)).map(unsignedZero)))"),
         ]
-        return checks.first { $0.1 != $0.2 }.map { "\($0.0): \($0.1) from the store, \($0.2) expected" }
+        if let difference = checks.first(where: { $0.1 != $0.2 }) {
+            return "\(difference.0): \(difference.1) from the store, \(difference.2) expected"
+        }
+        let summed = try context.sum(of: \.double, in: descriptor)
+        let reduced = rows.map(\.double).reduce(0, +)
+        guard !sumsAgree(summed, reduced, rows.map(\.double)) else { return nil }
+        return "sum of double: \(summed) from the store, \(reduced) expected (in another order)"
+    }
+
+    /// Whether two sums of `values` in different orders agree: both NaN, or equal, or finite and
+    /// apart by no more than the rounding of one addition per value can account for.
+    static func sumsAgree(_ lhs: Double, _ rhs: Double, _ values: [Double]) -> Bool {
+        if lhs.isNaN || rhs.isNaN { return lhs.isNaN && rhs.isNaN }
+        guard lhs != rhs else { return true }
+        guard lhs.isFinite && rhs.isFinite else { return false }
+        let magnitude = values.reduce(0) { $0 + abs($1) }
+        return abs(lhs - rhs) <= Double(values.count) * magnitude.ulp
     }
 }

@@ -148,7 +148,7 @@ extension ModelContext {
         do {
             // A store's floating-point sum adds in the order it scans; a sorted fetch adds in its sort.
             if let storeAggregate, Self.storeComputes(storeAggregate, of: Value.self),
-               storeAggregate != .floatingPointSum || query.storeFetch.sort.isEmpty,
+               storeAggregate.withoutCount != .floatingPointSum || query.storeFetch.sort.isEmpty,
                try query.store.aggregate(storeAggregate, of: property, in: query.storeFetch, storeResult) {
                 return
             }
@@ -168,8 +168,8 @@ extension ModelContext {
     /// values are the same value; no NaN).
     private static func storeComputes<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
         switch aggregate {
-        case .sum: Value._osdStorage == .integer
-        case .floatingPointSum: Value.self == Double.self || Value.self == Double?.self
+        case .sum, .sumAndCount: Value._osdStorage == .integer
+        case .floatingPointSum, .floatingPointSumAndCount: Value.self == Double.self || Value.self == Double?.self
         case .minimum, .maximum: [.integer, .unsignedInteger, .date].contains(Value._osdStorage)
         }
     }

@@ -86,16 +86,20 @@ extension ModelContext {
         return count == 0 ? nil : divide(try sum.result(of: propertyName(of: keyPath)), count)
     }
 
-    /// The running sum of the values `unwrap` gives (leaving out `nil`s), and their number.
+    /// The running sum of the values `unwrap` gives (leaving out `nil`s), and their number: the
+    /// store's sum and count when it computes them (see `sum(of:in:)`).
     private func runningSum<T: PersistentModel, Stored: _PersistentScalar, Value: _PersistentScalar & AdditiveArithmetic>(
         of keyPath: KeyPath<T, Stored>, in descriptor: FetchDescriptor<T>, _ unwrap: (Stored) -> Value?
     ) throws -> (sum: AggregateSum<Value>, count: Int) {
         var sum = AggregateSum<Value>()
         var count = 0
-        try forEachValue(of: keyPath, in: descriptor, storeAggregate: nil) { value in
+        try forEachValue(of: keyPath, in: descriptor, storeAggregate: sum.storeAggregate.withCount) { value in
             guard let value = unwrap(value) else { return }
             sum.add(value)
             count += 1
+        } storeResult: { row in
+            try sum.addStoreResult(row)
+            count += Int(row._int64(1))
         }
         return (sum, count)
     }

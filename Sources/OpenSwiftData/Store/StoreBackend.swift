@@ -40,7 +40,9 @@ package protocol StoreBackend: AnyObject, Sendable {
     /// page: which rows a page holds depends on the statement where its sort leaves ties) and
     /// calls `body` with a row whose column 0 holds it: NULL when no row has a value, and for
     /// ``StoreAggregate/sum`` the exact sum as a 64-bit integer, for
-    /// ``StoreAggregate/floatingPointSum`` a `Double`. Returns `false`, without calling
+    /// ``StoreAggregate/floatingPointSum`` a `Double`; for the aggregates that count
+    /// (``StoreAggregate/countsValues``), column 1 holds how many values (non-NULL ones) the sum
+    /// added, as a 64-bit integer. Returns `false`, without calling
     /// `body`, when the store leaves the aggregate to the context (which then reads the values):
     /// a sum beyond 64 bits, or an aggregate it does not compute for the attribute's storage.
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool
@@ -108,6 +110,31 @@ package enum StoreAggregate: Sendable {
     case minimum
     /// The largest value, of the same storages as ``minimum``.
     case maximum
+    /// ``sum``, and how many values it added (for an average).
+    case sumAndCount
+    /// ``floatingPointSum``, and how many values it added (for an average).
+    case floatingPointSumAndCount
+
+    /// Whether the aggregate also counts the values it adds.
+    package var countsValues: Bool { self == .sumAndCount || self == .floatingPointSumAndCount }
+
+    /// The aggregate without its count.
+    package var withoutCount: StoreAggregate {
+        switch self {
+        case .sumAndCount: .sum
+        case .floatingPointSumAndCount: .floatingPointSum
+        default: self
+        }
+    }
+
+    /// The aggregate that also counts the values a sum adds (a sum's; others stay as they are).
+    package var withCount: StoreAggregate {
+        switch self {
+        case .sum: .sumAndCount
+        case .floatingPointSum: .floatingPointSumAndCount
+        default: self
+        }
+    }
 }
 
 extension StoreBackend {

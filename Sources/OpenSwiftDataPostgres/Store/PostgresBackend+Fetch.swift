@@ -72,28 +72,32 @@ extension PostgresBackend: StoreBackend {
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: false)
         let source = "\(table.table) AS t0\(clauses)"
         let value = "t0.\(column)"
+        // Column 1 is the count when the aggregate counts; an integer sum's test of NULL follows.
+        let count = aggregate.countsValues ? ", count(\(value))" : ""
         let sql: String
-        switch aggregate {
-        case .sum:
-            sql = "SELECT CASE WHEN total BETWEEN \(Int64.min) AND \(Int64.max) THEN total::int8 END, total IS NULL FROM (SELECT sum(\(value)) AS total FROM \(source)) AS aggregate"
+        switch aggregate.withoutCount {
         case .floatingPointSum:
             guard sumsAsSwift else { return false }
-            sql = "SELECT \(PostgresSwiftSum.call(value, namespace: namespace)) FROM \(source)"
+            sql = "SELECT \(PostgresSwiftSum.call(value, namespace: namespace))\(count) FROM \(source)"
         case .minimum: sql = "SELECT min(\(value)) FROM \(source)"
         case .maximum: sql = "SELECT max(\(value)) FROM \(source)"
+        default:
+            let (counted, counting) = aggregate.countsValues ? (", counted", "\(count) AS counted") : ("", "")
+            sql = "SELECT CASE WHEN total BETWEEN \(Int64.min) AND \(Int64.max) THEN total::int8 END\(counted), total IS NULL FROM (SELECT sum(\(value)) AS total\(counting) FROM \(source)) AS aggregate"
         }
         let rows: [PostgresRow]
         do {
             rows = try read(sql, compiler.bindings)
-        } catch let error as SwiftDataError where aggregate == .floatingPointSum && PostgresFailure.isOutOfRange(error) {
+        } catch let error as SwiftDataError where aggregate.withoutCount == .floatingPointSum && PostgresFailure.isOutOfRange(error) {
             return false
         }
-        var computed = true
+        let sumIsNull: Int32 = aggregate.countsValues ? 2 : 1
         for row in rows.lazy.map(PostgresRowReader.init) {
             // A sum that is not NULL but no `bigint` does not fit in 64 bits.
-            if aggregate == .sum && row._isNull(0) && row._int64(1) == 0 { computed = false } else { try body(row) }
+            if aggregate.withoutCount == .sum && row._isNull(0) && row._int64(sumIsNull) == 0 { return false }
+            try body(row)
         }
-        return computed
+        return true
     }
 
     func primaryKeys(_ fetch: StoreFetch) throws -> [Int64] {

@@ -66,14 +66,15 @@ extension SQLiteStore {
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
         let layout = try layout(for: fetch.entity.name)
         let column = layout.column(attribute)
-        let function = switch aggregate {
-        case .sum: "sum"
+        let function = switch aggregate.withoutCount {
         case .floatingPointSum: SwiftSum.functionName
         case .minimum: "min"
         case .maximum: "max"
+        default: "sum"
         }
         let (clauses, arguments) = clauses(fetch, layout: layout, ordered: false)
-        let sql = "SELECT \(function)(\(column)) FROM \(layout.table)\(clauses)"
+        let count = aggregate.countsValues ? ", count(\(column))" : ""
+        let sql = "SELECT \(function)(\(column))\(count) FROM \(layout.table)\(clauses)"
         return try withReader { connection in
             let statement = try connection.statement(sql)
             try statement.bind(arguments)
@@ -81,9 +82,9 @@ extension SQLiteStore {
             let stepped: Bool
             do {
                 stepped = try statement.step()
-            } catch let error as SQLiteError where aggregate == .sum && error.message == "integer overflow" {
+            } catch let error as SQLiteError where aggregate.withoutCount == .sum && error.message == "integer overflow" {
                 return false
-            } catch is SQLiteError where aggregate == .floatingPointSum {
+            } catch is SQLiteError where aggregate.withoutCount == .floatingPointSum {
                 return false
             }
             if stepped { try body(statement) }
