@@ -9,6 +9,8 @@ import Testing
     @Test(arguments: [
         "http://osd@127.0.0.1:5432/osd", "postgres://127.0.0.1:5432/osd", "postgres://osd@:5432/osd",
         "postgres://osd@127.0.0.1:5432/", "postgres://osd@127.0.0.1:5432/osd?sslmode=verify-everything",
+        "postgres://osd@127.0.0.1:5432/osd?keepalives=yes", "postgres://osd@127.0.0.1:5432/osd?keepalives_idle=-1",
+        "postgres://osd@127.0.0.1:5432/osd?keepalives_count=many",
     ])
     func badURLsAreRefusedBeforeAnythingIsContacted(_ text: String) throws {
         let configuration = PostgresStoreConfiguration(url: try #require(URL(string: text)))
@@ -21,7 +23,7 @@ import Testing
     /// libpq refuses a query parameter it does not know; the store refuses one it does not honour
     /// as well, rather than connect without it (a misspelt `sslmode` would connect unencrypted).
     /// A password in the query never reaches the message.
-    @Test(arguments: ["ssl_mode=require", "sslcert=/tmp/client.pem", "channel_binding=require", "keepalives=1"])
+    @Test(arguments: ["ssl_mode=require", "sslcert=/tmp/client.pem", "channel_binding=require", "tcp_user_timeout=10000"])
     func aQueryParameterTheStoreDoesNotHonourIsRefused(_ query: String) throws {
         let url = try #require(URL(string: "postgres://osd@127.0.0.1:5432/osd?password=s3cret&\(query)"))
         let error = #expect(throws: SwiftDataError.invalidStoreURL) {

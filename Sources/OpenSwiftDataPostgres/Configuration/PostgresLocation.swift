@@ -30,13 +30,17 @@ struct PostgresLocation: Sendable {
     let connectTimeout: Int64
     /// The server settings the URL's `options` gives (`-c name=value …`), sent as libpq sends them.
     let options: String?
+    /// The TCP keepalive probes of the store's connections, `nil` when the URL turns them off
+    /// (and for a Unix-domain socket, which needs none).
+    let keepalive: PostgresKeepalive?
 
     /// The query parameters the URL may have, with libpq's meanings. libpq refuses a parameter it
     /// does not know; this refuses one it does not honour too, so that a misspelt or unsupported
     /// setting (a client certificate, `channel_binding`) fails rather than being silently dropped.
     static let parameters: Set<String> = [
         "host", "port", "user", "password", "dbname", "sslmode", "sslrootcert", "application_name",
-        "fallback_application_name", "connect_timeout", "options",
+        "fallback_application_name", "connect_timeout", "options", "keepalives", "keepalives_idle",
+        "keepalives_interval", "keepalives_count",
     ]
 
     init(_ configuration: PostgresStoreConfiguration) throws {
@@ -76,7 +80,10 @@ struct PostgresLocation: Sendable {
             // A local socket: no network to protect, and TLS is not used over it (as with libpq).
             endpoint = .socket(path: (host.hasSuffix("/") ? host : host + "/") + ".s.PGSQL.\(port)")
             transport = .plain
+            _ = try PostgresKeepalive.read(parameter, invalid: invalid)
+            keepalive = nil
         } else {
+            keepalive = try PostgresKeepalive.read(parameter, invalid: invalid)
             endpoint = .tcp(host: host, port: port)
             transport = try PostgresTransport(
                 security: configuration.transportSecurity, host: host,

@@ -74,8 +74,10 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     ///     (`postgresql://` also works; the port defaults to 5432), or through a Unix-domain
     ///     socket as `postgres://user@/database?host=/var/run/postgresql`. The query's `host`,
     ///     `port`, `user`, `password`, `dbname`, `sslmode`, `sslrootcert`, `application_name`,
-    ///     `fallback_application_name`, `connect_timeout` and `options` have libpq's meanings; any
-    ///     other query parameter is refused with ``SwiftDataError/invalidStoreURL``.
+    ///     `fallback_application_name`, `connect_timeout`, `options`, `keepalives`,
+    ///     `keepalives_idle`, `keepalives_interval` and `keepalives_count` have libpq's meanings
+    ///     (the keepalive probes start after 30 seconds of silence unless the URL says otherwise);
+    ///     any other query parameter is refused with ``SwiftDataError/invalidStoreURL``.
     ///   - allowsSave: Whether contexts may save to the store.
     ///   - transportSecurity: Whether the connection uses TLS: by default, only when the server
     ///     is not on the loopback interface.

@@ -1,6 +1,11 @@
 import Foundation
 import OpenSwiftData
 import PostgresNIO
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One connection to the server, used synchronously: each call blocks the calling thread until
 /// the server answers, while SwiftNIO's event loops do the work. The store's seam is synchronous,
@@ -103,12 +108,20 @@ final class PostgresSession: @unchecked Sendable {
             if let rootCertificates { settings.trustRoots = .file(rootCertificates) }
             tls = .require(try tlsContext(settings, location))
         }
-        var configuration = switch location.endpoint {
+        var configuration: PostgresConnection.Configuration
+        var channel: (any Channel)?
+        switch location.endpoint {
         case .tcp(let host, let port):
-            PostgresConnection.Configuration(
-                host: host, port: port, username: location.username, password: location.password, database: location.database, tls: tls)
+            // The store opens the TCP connection itself, to set its keepalive probes, which
+            // PostgresNIO leaves to the system; the server's name then checks its certificate
+            // and goes out with TLS, as PostgresNIO sends it (no name for an IP address).
+            let opened = try openChannel(host: host, port: port, location)
+            channel = opened
+            configuration = PostgresConnection.Configuration(
+                establishedChannel: opened, tls: tls, username: location.username, password: location.password, database: location.database)
+            if !isIPAddress(host) { configuration.options.tlsServerName = host }
         case .socket(let path):
-            PostgresConnection.Configuration(
+            configuration = PostgresConnection.Configuration(
                 unixSocketPath: path, username: location.username, password: location.password, database: location.database)
         }
         configuration.options.connectTimeout = .seconds(location.connectTimeout)
@@ -116,8 +129,44 @@ final class PostgresSession: @unchecked Sendable {
         configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
         if let options = location.options { configuration.options.additionalStartupParameters.append(("options", options)) }
         let future = PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger)
-        return try wait(future, location, "Connecting")
+            on: channel?.eventLoop ?? MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger)
+        do {
+            return try wait(future, location, "Connecting")
+        } catch {
+            channel?.close(promise: nil)
+            throw error
+        }
+    }
+
+    /// Connects to the server over TCP, with the location's keepalive probes
+    /// (``PostgresKeepalive``) and within its connect timeout.
+    private static func openChannel(host: String, port: Int, _ location: PostgresLocation) throws -> any Channel {
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton.any())
+            .connectTimeout(.seconds(location.connectTimeout))
+        if let keepalive = location.keepalive {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_keepalive), value: 1)
+            #if canImport(Darwin)
+            let idleOption = TCP_KEEPALIVE
+            #else
+            let idleOption = TCP_KEEPIDLE
+            #endif
+            for (name, value) in [(idleOption, keepalive.idle), (TCP_KEEPINTVL, keepalive.interval), (TCP_KEEPCNT, keepalive.count)] {
+                guard let value else { continue }
+                bootstrap = bootstrap.channelOption(
+                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(IPPROTO_TCP), name: SocketOptionName(name)), value: SocketOptionValue(value))
+            }
+        }
+        do {
+            return try bootstrap.connect(host: host, port: port).wait()
+        } catch {
+            throw SwiftDataError(.storeUnavailable, reason: "\(location.displayName) cannot be reached: \(error)")
+        }
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address rather than a name.
+    private static func isIPAddress(_ host: String) -> Bool {
+        var address = in6_addr()
+        return host.withCString { inet_pton(AF_INET, $0, &address) == 1 || inet_pton(AF_INET6, $0, &address) == 1 }
     }
 
     private static func tlsContext(_ settings: TLSConfiguration, _ location: PostgresLocation) throws -> NIOSSLContext {
