@@ -45,13 +45,65 @@ extension ModelContext {
         model: T.Type, where predicate: Predicate<T>? = nil, set keyPath: ReferenceWritableKeyPath<T, Value>,
         to value: Value, includeSubclasses: Bool = true
     ) throws -> Int {
+        try update(model: model, where: predicate, setting: [.set(keyPath, to: value)], includeSubclasses: includeSubclasses)
+    }
+
+    /// Sets several properties of every stored model of a type that satisfies a predicate, in one
+    /// transaction, without loading the models, and saves the change.
+    ///
+    /// The update behaves as ``update(model:where:set:to:includeSubclasses:)`` does, for every
+    /// property at once: the models change together or not at all, and the history records one
+    /// transaction.
+    ///
+    /// ```swift
+    /// try context.update(model: Trip.self, where: #Predicate { $0.endDate < cutoff },
+    ///                    .set(\.isArchived, to: true), .set(\.archivedAt, to: .now))
+    /// ```
+    ///
+    /// This method is an addition of OpenSwiftData; SwiftData has no batch updates.
+    ///
+    /// - Parameters:
+    ///   - model: The type of the models to update.
+    ///   - predicate: The models to update; every stored model of the type when `nil`.
+    ///   - updates: The properties to set and their values. A property named twice gets the
+    ///     last value, as two assignments in a row would leave it.
+    ///   - includeSubclasses: Whether models of the subclasses of `model` are updated too.
+    /// - Returns: How many models the update changed; 0, with nothing read, when `updates` is
+    ///   empty.
+    /// - Throws: The errors of ``update(model:where:set:to:includeSubclasses:)``.
+    @discardableResult
+    public func update<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil, _ updates: PropertyUpdate<T>..., includeSubclasses: Bool = true
+    ) throws -> Int {
+        try update(model: model, where: predicate, setting: updates, includeSubclasses: includeSubclasses)
+    }
+
+    /// Sets the properties an array lists of every stored model of a type that satisfies a
+    /// predicate, in one transaction, without loading the models, and saves the change: the
+    /// form of ``update(model:where:_:includeSubclasses:)`` for updates assembled at run time.
+    ///
+    /// - Returns: How many models the update changed; 0, with nothing read, when `updates` is
+    ///   empty.
+    /// - Throws: The errors of ``update(model:where:set:to:includeSubclasses:)``.
+    @discardableResult
+    public func update<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil, setting updates: [PropertyUpdate<T>], includeSubclasses: Bool = true
+    ) throws -> Int {
         let base = try requireEntity(for: T.self)
-        guard let property = base.propertyIndex(for: keyPath), base.fields[property].attribute != nil else {
-            throw SwiftDataError(.unsupportedKeyPath, reason: "update(model:where:set:to:) sets a stored attribute; \(keyPath) is not one of \(base.name) (a relationship, or a computed or @Transient property). Nothing was changed.")
+        // Each property once, with the last value given for it.
+        var properties: [Int] = []
+        var lastUpdate: [Int: PropertyUpdate<T>] = [:]
+        for update in updates {
+            guard let property = base.propertyIndex(for: update.keyPath), base.fields[property].attribute != nil else {
+                throw SwiftDataError(.unsupportedKeyPath, reason: "update(model:where:set:to:) sets a stored attribute; \(update.keyPath) is not one of \(base.name) (a relationship, or a computed or @Transient property). Nothing was changed.")
+            }
+            guard !base.fields[property].isEphemeral else {
+                throw SwiftDataError(.unsupportedKeyPath, reason: "\(base.name).\(base.fields[property].name) is ephemeral: the store does not keep its values, so update(model:where:set:to:) has nothing to change. Nothing was changed.")
+            }
+            if lastUpdate.updateValue(update, forKey: property) == nil { properties.append(property) }
         }
-        guard !base.fields[property].isEphemeral else {
-            throw SwiftDataError(.unsupportedKeyPath, reason: "\(base.name).\(base.fields[property].name) is ephemeral: the store does not keep its values, so update(model:where:set:to:) has nothing to change. Nothing was changed.")
-        }
+        let assignments = properties.compactMap { lastUpdate[$0] }
+        guard !assignments.isEmpty else { return 0 }
         try throwDeferredReadFailure()
         let entities = includeSubclasses ? base.concreteEntities : [base]
         let slots = Set(entities.map { container.slot(forEntityNamed: $0.name) })
@@ -59,20 +111,24 @@ extension ModelContext {
             throw SwiftDataError(.saveNotAllowed, reason: "\(base.name) is stored by configuration \(container.stores[slot].configuration.name), which has allowsSave: false")
         }
         // The updates the store can make itself, one per table; nil when the models must be set.
-        var updates: [StoreBatchUpdate]? = []
-        if slots.count == 1, let slot = slots.first, container.stores[slot].store.appliesBatchUpdates,
-           let scalar = value as? any _PersistentScalar {
+        var storeUpdates: [StoreBatchUpdate]? = []
+        if slots.count == 1, let slot = slots.first, container.stores[slot].store.appliesBatchUpdates {
             for entity in entities {
                 let plan = self.plan(for: FetchDescriptor(predicate: predicate), entity: entity)
-                guard plan.isExact, let index = entity.propertyIndex(for: keyPath),
-                      Self.storesAsScalar(entity, property: index, scalar) else {
-                    updates = nil
+                var columns: [StoreBatchUpdate.Assignment] = []
+                for assignment in assignments {
+                    guard let scalar = assignment.scalar, let index = entity.propertyIndex(for: assignment.keyPath),
+                          Self.storesAsScalar(entity, property: index, scalar) else { break }
+                    columns.append(StoreBatchUpdate.Assignment(property: index, value: scalar))
+                }
+                guard plan.isExact, columns.count == assignments.count else {
+                    storeUpdates = nil
                     break
                 }
-                updates?.append(StoreBatchUpdate(entity: entity, filter: plan.filter, property: index, value: scalar))
+                storeUpdates?.append(StoreBatchUpdate(entity: entity, filter: plan.filter, assignments: columns))
             }
         } else {
-            updates = nil
+            storeUpdates = nil
         }
         // A context of its own makes the save, so that this one's pending changes stay pending;
         // this context then merges it as another context's save.
@@ -80,17 +136,19 @@ extension ModelContext {
         writer.author = author
         writer.recordsHistory = recordsHistory
         let count: Int
-        if let updates, let slot = slots.first {
+        if let storeUpdates, let slot = slots.first {
             var changes = StoreChanges()
             changes.author = author
             changes.recordsHistory = recordsHistory
             changes.origin = container.externalSaves.origin
-            changes.batchUpdates = updates
+            changes.batchUpdates = storeUpdates
             count = try writer.saveBatchUpdates(changes, inStoreAt: slot)
         } else {
             var models = try writer.fetch(FetchDescriptor<T>(predicate: predicate))
             if !includeSubclasses { models.removeAll { Swift.type(of: $0) != T.self } }
-            for model in models { model[keyPath: keyPath] = value }
+            for model in models {
+                for assignment in assignments { assignment.apply(model) }
+            }
             try writer.save()
             count = models.count
         }

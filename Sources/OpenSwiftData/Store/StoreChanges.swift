@@ -66,24 +66,39 @@ package struct StoreChanges {
     }
 }
 
-/// One attribute set to one value in every row of an entity's table that a filter selects, without
-/// loading the rows (``ModelContext/update(model:where:set:to:includeSubclasses:)``).
+/// Attributes set to values in every row of an entity's table that a filter selects, without
+/// loading the rows (``ModelContext/update(model:where:setting:includeSubclasses:)``).
 package struct StoreBatchUpdate {
+    /// One attribute and its new value.
+    package struct Assignment {
+        /// The attribute's index in the entity's properties: a stored attribute, neither
+        /// ephemeral nor transformed, nor part of a uniqueness constraint.
+        package var property: Int
+        /// The new value, written as a model's property of its type is written.
+        package var value: any _PersistentScalar
+
+        package init(property: Int, value: any _PersistentScalar) {
+            self.property = property
+            self.value = value
+        }
+    }
+
     /// The entity whose table is updated (its own rows only: subclasses get updates of their own).
     package var entity: Schema.Entity
     /// The filter, exact for the store, or `nil` for every row.
     package var filter: QueryExpression?
-    /// The attribute's index in the entity's properties: a stored attribute, neither ephemeral
-    /// nor transformed, nor part of a uniqueness constraint.
-    package var property: Int
-    /// The new value, written as a model's property of its type is written.
-    package var value: any _PersistentScalar
+    /// The attributes to set, each once, in the order given.
+    package var assignments: [Assignment]
 
-    /// An update of `property` of the rows of `entity`'s table that `filter` selects to `value`.
-    package init(entity: Schema.Entity, filter: QueryExpression?, property: Int, value: any _PersistentScalar) {
+    /// An update of the rows of `entity`'s table that `filter` selects.
+    package init(entity: Schema.Entity, filter: QueryExpression?, assignments: [Assignment]) {
         self.entity = entity
         self.filter = filter
-        self.property = property
-        self.value = value
+        self.assignments = assignments
+    }
+
+    /// The properties the update changes, as a history mask (property `i` is bit `i`).
+    package var mask: UInt64 {
+        assignments.reduce(0) { $0 | 1 << UInt64($1.property) }
     }
 }

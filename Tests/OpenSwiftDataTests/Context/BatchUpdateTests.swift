@@ -51,12 +51,13 @@ struct BatchUpdateTests {
         let label: String
         let update: (ModelContext, Predicate<SensorReading>?) throws -> Int
         let set: (SensorReading) -> Void
+        let propertyUpdate: PropertyUpdate<SensorReading>
 
         static func random(using random: inout SeededGenerator) -> Assignment {
             func make<Value>(_ keyPath: ReferenceWritableKeyPath<SensorReading, Value>, _ value: Value) -> Assignment {
                 Assignment(label: "\(keyPath) = \(value)",
                            update: { try $0.update(model: SensorReading.self, where: $1, set: keyPath, to: value) },
-                           set: { $0[keyPath: keyPath] = value })
+                           set: { $0[keyPath: keyPath] = value }, propertyUpdate: .set(keyPath, to: value))
             }
             func oneIn(_ n: Int) -> Bool { Int.random(in: 0..<n, using: &random) == 0 }
             switch Int.random(in: 0..<10, using: &random) {
@@ -118,16 +119,25 @@ struct BatchUpdateTests {
 
         for step in 0..<40 {
             let (name, predicate) = Self.predicates[Int.random(in: 0..<Self.predicates.count, using: &random)]
-            let assignment = Assignment.random(using: &random)
-            let updated = try assignment.update(context, predicate)
+            // Every other step sets up to four properties at once (the same one perhaps twice:
+            // the last value wins, as assignments in a row leave it).
+            let assignments = (0..<(step.isMultiple(of: 2) ? 1 : Int.random(in: 1...4, using: &random))).map { _ in
+                Assignment.random(using: &random)
+            }
+            let label = assignments.map(\.label).joined(separator: ", ")
+            let updated = assignments.count == 1
+                ? try assignments[0].update(context, predicate)
+                : try context.update(model: SensorReading.self, where: predicate, setting: assignments.map(\.propertyUpdate))
             let setter = ModelContext(truth)
             let selected = try setter.fetch(FetchDescriptor<SensorReading>()).filter { try predicate?.evaluate($0) ?? true }
-            for reading in selected { assignment.set(reading) }
+            for reading in selected {
+                for assignment in assignments { assignment.set(reading) }
+            }
             try setter.save()
             let expected = try Self.contents(of: ModelContext(truth))
-            #expect(updated == selected.count, "step \(step): \(name), \(assignment.label)")
-            #expect(try Self.contents(of: ModelContext(container)) == expected, "step \(step): \(name), \(assignment.label)")
-            #expect(try Self.contents(of: context) == expected, "step \(step), the updating context: \(name), \(assignment.label)")
+            #expect(updated == selected.count, "step \(step): \(name), \(label)")
+            #expect(try Self.contents(of: ModelContext(container)) == expected, "step \(step): \(name), \(label)")
+            #expect(try Self.contents(of: context) == expected, "step \(step), the updating context: \(name), \(label)")
         }
         let reopened = ModelContext(try store.container(SensorReading.self, backend: backend))
         #expect(try Self.contents(of: reopened) == Self.contents(of: ModelContext(truth)))
@@ -219,6 +229,52 @@ struct BatchUpdateTests {
             #expect(update.containsAttribute(\StockItem.price))
             #expect(update.updatedAttributes.count == 1)
         }
+    }
+
+    /// Several properties set in one update change together, in one history transaction whose
+    /// updates name every one of them; another container sees them all; a property named twice
+    /// gets its last value; no property is no update; one property that cannot be set refuses
+    /// the whole update.
+    @Test(arguments: Backend.allCases)
+    func severalPropertiesChangeInOneTransaction(_ backend: Backend) throws {
+        let container = try store.container(StockItem.self, backend: backend)
+        let context = ModelContext(container)
+        for index in 0..<4 { context.insert(StockItem(sku: "S\(index)", price: index)) }
+        try context.save()
+        let token = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.token
+        let restocked = Date(timeIntervalSinceReferenceDate: 86_400)
+
+        let count = try context.update(
+            model: StockItem.self, where: #Predicate { $0.price >= 2 },
+            .set(\.price, to: 5), .set(\.note, to: "sale"), .set(\.restockedAt, to: restocked), .set(\.price, to: 6))
+        #expect(count == 2)
+        #expect(try context.update(model: StockItem.self, setting: []) == 0)
+        #expect(throws: SwiftDataError.unsupportedKeyPath) {
+            try context.update(model: StockItem.self, .set(\.note, to: "never"), .set(\.scanned, to: 1))
+        }
+
+        let other = ModelContext(try ModelContainer(for: Schema([StockItem.self]), configurations: [backend.configuration(url: store.url)]))
+        let items = try other.fetch(FetchDescriptor<StockItem>(sortBy: [SortDescriptor(\.sku)]))
+        #expect(items.map(\.price) == [0, 1, 6, 6])
+        #expect(items.map(\.note) == [nil, nil, "sale", "sale"])
+        #expect(items.map(\.restockedAt) == [Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 0), restocked, restocked])
+        guard let token else {
+            #expect(backend == .dataStore)   // the test's custom store keeps no history
+            return
+        }
+        var after = HistoryDescriptor<DefaultHistoryTransaction>()
+        after.predicate = #Predicate { $0.token > token }
+        let transactions = try ModelContext(container).fetchHistory(after)
+        #expect(transactions.count == 1)
+        for change in transactions.first?.changes ?? [] {
+            guard case .update(let update as DefaultHistoryUpdate<StockItem>) = change else {
+                Issue.record("not an update of a stock item: \(change)")
+                continue
+            }
+            #expect(update.updatedAttributes.count == 3)
+            #expect(update.containsAttribute(\StockItem.price) && update.containsAttribute(\StockItem.note) && update.containsAttribute(\StockItem.restockedAt))
+        }
+        #expect(transactions.first?.changes.count == 2)
     }
 
     /// With `includeSubclasses` every table of a class hierarchy is updated, without it only the

@@ -9,21 +9,26 @@ extension SQLiteStore {
         updated.reserveCapacity(changes.batchUpdates.count)
         for update in changes.batchUpdates {
             let layout = try layout(for: update.entity.name)
-            guard let column = layout.columns[update.property] else {
-                throw SwiftDataError(.storeFailure, reason: "\(update.entity.name).\(update.entity.fields[update.property].name) has no column in \(path).")
+            let columns = try update.assignments.map { assignment in
+                guard let column = layout.columns[assignment.property] else {
+                    throw SwiftDataError(.storeFailure, reason: "\(update.entity.name).\(update.entity.fields[assignment.property].name) has no column in \(path).")
+                }
+                return "\(column) = ?"
             }
             var compiler = SQLCompiler(layout: layout)
-            // The new value is the first parameter, the filter's values follow it.
+            // The new values are the first parameters, in order; the filter's values follow them.
             let condition = update.filter.map { " WHERE " + compiler.sql($0) } ?? ""
-            let statement = try connection.statement("UPDATE \(layout.table) SET \(column) = ?\(condition)")
+            let statement = try connection.statement("UPDATE \(layout.table) SET \(columns.joined(separator: ", "))\(condition)")
             defer { statement.reset() }
-            try PropertyEncoding.encode(update.value, property: update.property, of: update.entity, to: statement, at: 0)
+            for (position, assignment) in update.assignments.enumerated() {
+                try PropertyEncoding.encode(assignment.value, property: assignment.property, of: update.entity, to: statement, at: Int32(position))
+            }
             for (position, argument) in compiler.arguments.enumerated() {
-                try statement.bind(argument, Int32(position + 1))
+                try statement.bind(argument, Int32(update.assignments.count + position))
             }
             let keys = try connection.collectingUpdatedRowIDs { try statement.run() }
             if changes.recordsHistory {
-                history.update(update.entity, keys: keys, mask: 1 << UInt64(update.property), mayRepeat: !eachRowOnce)
+                history.update(update.entity, keys: keys, mask: update.mask, mayRepeat: !eachRowOnce)
             }
             updated.append(keys)
         }
