@@ -283,6 +283,12 @@ public struct PredicateFuzzRun {
             ("maximum of double", "\(String(describing: try context.maximum(of: \.double, in: descriptor).map(unsignedZero)))",
              "\(String(describing: (doubles.max() ?? (rows.isEmpty ? nil : Double.nan)).map(unsignedZero)))"),
         ]
+        // Of text Swift calls equal ("é" precomposed and decomposed), either is the extreme.
+        let texts = rows.map(\.text)
+        let (smallestText, largestText) = (try context.minimum(of: \.text, in: descriptor), try context.maximum(of: \.text, in: descriptor))
+        if smallestText != texts.min() || largestText != texts.max() {
+            return "extremes of text: \(String(reflecting: smallestText)), \(String(reflecting: largestText)) from the store, \(String(reflecting: texts.min())), \(String(reflecting: texts.max())) expected"
+        }
         if let difference = checks.first(where: { $0.1 != $0.2 }) {
             return "\(difference.0): \(difference.1) from the store, \(difference.2) expected"
         }

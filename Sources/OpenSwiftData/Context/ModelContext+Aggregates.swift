@@ -146,9 +146,11 @@ extension ModelContext {
             return
         }
         do {
-            // A store's floating-point sum adds in the order it scans; a sorted fetch adds in its sort.
+            // A store's aggregate takes the rows in the order it scans them; a sorted fetch gives
+            // them in its sort, which decides a floating-point sum and which of equal values
+            // (text, zeros of both signs) an extreme keeps.
             if let storeAggregate, Self.storeComputes(storeAggregate, of: Value.self),
-               storeAggregate.withoutCount != .floatingPointSum || query.storeFetch.sort.isEmpty,
+               !Self.dependsOnOrder(storeAggregate, of: Value.self) || query.storeFetch.sort.isEmpty,
                try query.store.aggregate(storeAggregate, of: property, in: query.storeFetch, storeResult) {
                 return
             }
@@ -164,13 +166,27 @@ extension ModelContext {
 
     /// Whether a store's aggregate gives what combining every value would: sums of integers no
     /// wider than 64 bits (a store's sum is exact, and the sum checks that it fits the type) and
-    /// of `Double`s (added as Swift adds them), and the extremes of integers and dates (equal
-    /// values are the same value; no NaN).
+    /// of `Double`s (added as Swift adds them), and the extremes of integers, dates, `Double`s,
+    /// `String`s and `Decimal`s (a store computes those it orders as Swift does and leaves the
+    /// others to the context: `StoreBackend.aggregate` returns `false`).
     private static func storeComputes<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
         switch aggregate {
         case .sum, .sumAndCount: Value._osdStorage == .integer
         case .floatingPointSum, .floatingPointSumAndCount: Value.self == Double.self || Value.self == Double?.self
-        case .minimum, .maximum: [.integer, .unsignedInteger, .date].contains(Value._osdStorage)
+        case .minimum, .maximum:
+            [.integer, .unsignedInteger, .date, .decimal].contains(Value._osdStorage)
+                || [Double.self, Double?.self, String.self, String?.self].contains { $0 == Value.self }
+        }
+    }
+
+    /// Whether the aggregate's result depends on the order of the values: a floating-point sum
+    /// (rounding), and an extreme of values that can be equal without being the same (`Double`
+    /// zeros, text).
+    private static func dependsOnOrder<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
+        switch aggregate.withoutCount {
+        case .floatingPointSum: true
+        case .minimum, .maximum: [.real, .text].contains(Value._osdStorage)
+        default: false
         }
     }
 

@@ -65,7 +65,8 @@ extension PostgresBackend: StoreBackend {
     /// exactly (as `numeric`); a sum beyond 64 bits is left to the context, which says so.
     /// Floating-point sums run in ``PostgresSwiftSum``'s aggregate, which adds as Swift does; one
     /// that reaches infinity from finite values, which the server refuses, is left to the context,
-    /// as are all of them in a namespace without the aggregate.
+    /// as are all of them in a namespace without the aggregate. Extremes of integers, dates and
+    /// `Decimal`s run in the server; those of `Double`s and text are left to the context.
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
         let table = try table(for: fetch.entity.name)
         guard let column = table.columns[attribute] else { return false }
@@ -79,8 +80,18 @@ extension PostgresBackend: StoreBackend {
         case .floatingPointSum:
             guard sumsAsSwift else { return false }
             sql = "SELECT \(PostgresSwiftSum.call(value, namespace: namespace))\(count) FROM \(source)"
-        case .minimum: sql = "SELECT min(\(value)) FROM \(source)"
-        case .maximum: sql = "SELECT max(\(value)) FROM \(source)"
+        case .minimum, .maximum:
+            // A `float8` NaN sorts after every number, and of equal values (0 and -0) `min` and
+            // `max` keep the last; text compares by its NFC form's bytes, not Swift's order. The
+            // context reads those. `Decimal`s compare by their order-preserving bytes.
+            guard let storage = fetch.entity.fields[attribute].storage, storage != .real, storage != .text else { return false }
+            if storage == .decimal {
+                // PostgreSQL 15 has no `min(bytea)`: the first value in byte order (no row when none).
+                let order = aggregate == .minimum ? "ASC" : "DESC"
+                sql = "SELECT v FROM (SELECT \(value) AS v FROM \(source)) AS s WHERE v IS NOT NULL ORDER BY v \(order) LIMIT 1"
+            } else {
+                sql = "SELECT \(aggregate == .minimum ? "min" : "max")(\(value)) FROM \(source)"
+            }
         default:
             let (counted, counting) = aggregate.countsValues ? (", counted", "\(count) AS counted") : ("", "")
             sql = "SELECT CASE WHEN total BETWEEN \(Int64.min) AND \(Int64.max) THEN total::int8 END\(counted), total IS NULL FROM (SELECT sum(\(value)) AS total\(counting) FROM \(source)) AS aggregate"

@@ -204,8 +204,14 @@ struct AggregateTests {
         _ descriptor: FetchDescriptor<SensorReading>, _ where_: String
     ) throws {
         let values = fetched.map { $0[keyPath: keyPath] }
-        #expect(same(try context.minimum(of: keyPath, in: descriptor), smallest(values)), "\(where_): minimum of \(keyPath)")
-        #expect(same(try context.maximum(of: keyPath, in: descriptor), largest(values)), "\(where_): maximum of \(keyPath)")
+        let (minimum, maximum) = (try context.minimum(of: keyPath, in: descriptor), try context.maximum(of: keyPath, in: descriptor))
+        #expect(same(minimum, smallest(values)), "\(where_): minimum of \(keyPath)")
+        #expect(same(maximum, largest(values)), "\(where_): maximum of \(keyPath)")
+        // Of equal text ("é" precomposed and decomposed), the first: the stored value, scalar for scalar.
+        if let minimum = minimum as? String, let maximum = maximum as? String {
+            #expect(minimum.unicodeScalars.elementsEqual("\(smallest(values).map { "\($0)" } ?? "")".unicodeScalars), "\(where_): minimum of \(keyPath)")
+            #expect(maximum.unicodeScalars.elementsEqual("\(largest(values).map { "\($0)" } ?? "")".unicodeScalars), "\(where_): maximum of \(keyPath)")
+        }
     }
 
     /// The first smallest value, NaN only when every value is NaN.
@@ -319,8 +325,8 @@ struct AggregateTests {
         }
     }
 
-    /// Text another program wrote into a `Double` column fails the sum (in the store and in the
-    /// context's own read alike) with an error naming the model and property.
+    /// Text another program wrote into a `Double` column fails the sum and the extremes (in the
+    /// store and in the context's own read alike) with an error naming the model and property.
     @Test func aValueThatIsNoNumberFailsTheSumNamingTheProperty() throws {
         let context = ModelContext(try store.container(SensorReading.self, backend: .sqlite))
         var random = SeededGenerator(seed: 5)
@@ -333,6 +339,14 @@ struct AggregateTests {
             try reopened.sum(of: \SensorReading.level)
         } throws: { error in
             (error as? SwiftDataError) == .modelValidationFailure && "\(error)".contains("SensorReading.level") && "\(error)".contains("high")
+        }
+        // The extremes too: text orders after every number, but it is no Double.
+        for extreme in [true, false] {
+            #expect {
+                try extreme ? reopened.maximum(of: \SensorReading.level) : reopened.minimum(of: \SensorReading.level)
+            } throws: { error in
+                (error as? SwiftDataError) == .modelValidationFailure && "\(error)".contains("SensorReading.level")
+            }
         }
     }
 

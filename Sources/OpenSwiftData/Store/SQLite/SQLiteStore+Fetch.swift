@@ -62,7 +62,9 @@ extension SQLiteStore {
 
     /// `SUM`, `MIN` or `MAX` (or `osd_sum_real`) of an attribute over the matching rows. A sum that overflows 64 bits on the way (SQLite's `SUM` then fails, even when
     /// the total would fit) is left to the context, which adds exactly; so is a floating-point
-    /// sum over a value that is no number, whose error the context's own read names.
+    /// sum over a value that is no number, whose error the context's own read names. Extremes of
+    /// `Double`s, text and `Decimal`s (``ExtremeColumn``) skip NaN and compare text as Swift does;
+    /// ones over values of another type, or over NaN alone, are left to the context too.
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
         let layout = try layout(for: fetch.entity.name)
         let column = layout.column(attribute)
@@ -73,8 +75,11 @@ extension SQLiteStore {
         default: "sum"
         }
         let (clauses, arguments) = clauses(fetch, layout: layout, ordered: false)
+        let extreme = aggregate == .minimum || aggregate == .maximum
+            ? fetch.entity.fields[attribute].storage.flatMap { ExtremeColumn(column: column, storage: $0) } : nil
         let count = aggregate.countsValues ? ", count(\(column))" : ""
-        let sql = "SELECT \(function)(\(column))\(count) FROM \(layout.table)\(clauses)"
+        let selected = extreme?.select(function) ?? "\(function)(\(column))\(count)"
+        let sql = "SELECT \(selected) FROM \(layout.table)\(clauses)"
         return try withReader { connection in
             let statement = try connection.statement(sql)
             try statement.bind(arguments)
@@ -87,6 +92,7 @@ extension SQLiteStore {
             } catch is SQLiteError where aggregate.withoutCount == .floatingPointSum {
                 return false
             }
+            if let extreme, stepped, !extreme.isComplete(statement) { return false }
             if stepped { try body(statement) }
             return true
         }
