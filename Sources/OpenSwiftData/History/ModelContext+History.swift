@@ -42,7 +42,7 @@ extension ModelContext {
         var all: [(transaction: T, store: any StoreBackend, id: Int64)] = []
         for slot in container.stores {
             for record in try slot.store.historyTransactions(after: 0) {
-                guard let transaction = try transaction(record, store: slot.store.identifier) as? T else { continue }
+                guard let transaction = try transaction(record, store: slot.store.identifier, fields: slot.store.historyFieldLayouts) as? T else { continue }
                 all.append((transaction, slot.store, record.id))
             }
         }
@@ -84,7 +84,7 @@ extension ModelContext {
     }
 
     /// A recorded transaction as SwiftData shows it.
-    private func transaction(_ record: StoreHistoryTransaction, store: String) throws -> DefaultHistoryTransaction {
+    private func transaction(_ record: StoreHistoryTransaction, store: String, fields: HistoryFieldLayouts) throws -> DefaultHistoryTransaction {
         var changes: [HistoryChange] = []
         changes.reserveCapacity(record.changes.count)
         var location: _ModelLocation?
@@ -94,7 +94,8 @@ extension ModelContext {
             let changeLocation = _ModelLocation.reusing(location, entityName: change.entityName, storeIdentifier: store)
             location = changeLocation
             let id = PersistentIdentifier(location: changeLocation, key: .permanent(change.key))
-            changes.append(try Self.change(entity.modelType, change, id: id, changeIdentifier: record.id << 32 | Int64(position), transaction: record.id, entity: entity))
+            let mask = fields.mask(change.changedProperties, of: entity, recordedIn: record.id)
+            changes.append(try Self.change(entity.modelType, change, mask: mask, id: id, changeIdentifier: record.id << 32 | Int64(position), transaction: record.id, entity: entity))
         }
         return DefaultHistoryTransaction(
             transactionIdentifier: record.id, token: DefaultHistoryToken(storeIdentifier: store, transaction: record.id),
@@ -103,14 +104,14 @@ extension ModelContext {
     }
 
     private static func change<M: PersistentModel>(
-        _ type: M.Type, _ change: StoreHistoryChange, id: PersistentIdentifier, changeIdentifier: Int64, transaction: Int64, entity: Schema.Entity
+        _ type: M.Type, _ change: StoreHistoryChange, mask: UInt64, id: PersistentIdentifier, changeIdentifier: Int64, transaction: Int64, entity: Schema.Entity
     ) throws -> HistoryChange {
         switch change.kind {
         case .insert:
             return .insert(DefaultHistoryInsert<M>(changeIdentifier: changeIdentifier, changedPersistentIdentifier: id, transactionIdentifier: transaction))
         case .update:
             let keyPaths = HistoryKeyPaths.of(M.self)
-            let updated = keyPaths.indices.filter { $0 < 64 && change.changedProperties & (1 << UInt64($0)) != 0 }.compactMap { keyPaths[$0] }
+            let updated = keyPaths.indices.filter { $0 < 64 && mask & (1 << UInt64($0)) != 0 }.compactMap { keyPaths[$0] }
             return .update(DefaultHistoryUpdate<M>(changeIdentifier: changeIdentifier, changedPersistentIdentifier: id, transactionIdentifier: transaction, updatedAttributes: updated))
         case .delete:
             let keyPaths = HistoryKeyPaths.of(M.self)

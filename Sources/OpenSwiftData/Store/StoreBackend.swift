@@ -69,6 +69,8 @@ package protocol StoreBackend: AnyObject, Sendable {
     func eraseAll() throws
     /// The saved transactions with a number above `id`, in order (all of them for 0).
     func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction]
+    /// The property lists the masks of the history's updates refer to (``HistoryFieldLayouts``).
+    var historyFieldLayouts: HistoryFieldLayouts { get }
     /// The transactions a custom store that adopts ``HistoryProviding`` returns for a descriptor of
     /// its transaction type, or `nil` for a store that does not provide history of that type.
     func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]?

@@ -54,6 +54,9 @@ extension StoreBackend {
     package func latestHistoryTransaction() throws -> Int64 { 0 }
     /// Stores without history hold none.
     package func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] { [] }
+    /// The property lists the masks of the history's updates refer to; none for stores without
+    /// history, whose masks (if any) refer to the models' lists now.
+    package var historyFieldLayouts: HistoryFieldLayouts { HistoryFieldLayouts() }
     /// Stores without history hold none to delete.
     package func deleteHistory(transactions ids: [Int64]) throws {}
     /// Stores without history never deleted any.

@@ -4,24 +4,25 @@ import PostgresNIO
 
 extension PostgresBackend {
     /// Opens the configuration's namespace, creating it when it does not exist, and returns the
-    /// store's identifier and whether the namespace has ``PostgresSwiftSum``'s aggregate. Creation
-    /// is one transaction under an advisory lock, so two processes opening a new namespace at once
-    /// create it once.
+    /// store's identifier, whether the namespace has ``PostgresSwiftSum``'s aggregate, and the
+    /// property lists its history refers to. Creation is one transaction under an advisory lock,
+    /// so two processes opening a new namespace at once create it once.
     static func open(
         _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation, allowsSave: Bool
-    ) throws -> (identifier: String, sumsAsSwift: Bool) {
+    ) throws -> Opened {
         // Looked up once per process, when a store opens rather than in its first save: finding
         // the main bundle reads the executable's whole directory.
         _ = HistoryLog.processIdentity
         try session.begin()
         do {
             try session.execute("SELECT pg_advisory_xact_lock(hashtext(\(PostgresSQL.literal("osd-open:" + location.namespace))))")
-            let opened: (identifier: String, sumsAsSwift: Bool)
+            let opened: Opened
             if let recorded = try recordedMetadata(session, location: location) {
                 opened = try check(recorded, against: schema, tables: tables, namespace: namespace, location: location, allowsSave: allowsSave, on: session)
             } else {
-                opened = (UUID().uuidString, true)
-                try create(session, tables: tables, schema: schema, identifier: opened.identifier, namespace: namespace, location: location)
+                opened = Opened(identifier: UUID().uuidString, sumsAsSwift: true, historyFields: try historyFields(of: tables, from: nil))
+                try create(session, tables: tables, schema: schema, identifier: opened.identifier, historyFields: opened.historyFields,
+                           namespace: namespace, location: location)
             }
             try session.commit()
             return opened
@@ -51,13 +52,28 @@ extension PostgresBackend {
         return Dictionary(rows.map { PostgresRowReader($0) }.map { ($0._string(0), $0._string(1)) }, uniquingKeysWith: { a, _ in a })
     }
 
+    /// What opening a namespace found: its identifier, whether it has ``PostgresSwiftSum``'s
+    /// aggregate, and the property lists its history's update masks refer to.
+    struct Opened {
+        let identifier: String
+        let sumsAsSwift: Bool
+        let historyFields: HistoryFieldLayouts
+    }
+
+    /// The recorded property lists with the tables' own added as those of transactions after
+    /// `historyNext` (from the start when nothing was recorded).
+    private static func historyFields(of tables: [String: PostgresTable], from recorded: (json: String?, historyNext: Int64, place: String)?) throws -> HistoryFieldLayouts {
+        var layouts = try recorded?.json.map { try HistoryFieldLayouts(json: $0, place: recorded?.place ?? "") } ?? HistoryFieldLayouts()
+        _ = layouts.record(HistoryFieldLayouts.fields(of: tables.values.map(\.entity)), from: (recorded?.historyNext ?? 0) + 1)
+        return layouts
+    }
+
     /// Checks a recorded namespace against the container's models, migrating it when the changes
-    /// are ones a lightweight migration makes; returns its identifier and whether it has
-    /// ``PostgresSwiftSum``'s aggregate.
+    /// are ones a lightweight migration makes.
     private static func check(
         _ metadata: [String: String], against models: StoredSchema, tables: [String: PostgresTable], namespace: String,
         location: PostgresLocation, allowsSave: Bool, on session: PostgresSession
-    ) throws -> (identifier: String, sumsAsSwift: Bool) {
+    ) throws -> Opened {
         let format = metadata["format"].flatMap { Int64($0) } ?? 0
         guard format <= formatVersion else {
             throw SwiftDataError(.storeFromNewerVersion, reason: "PostgreSQL \(location.displayName) has format \(format); this version of OpenSwiftData reads up to \(formatVersion). Nothing was changed.")
@@ -129,7 +145,20 @@ extension PostgresBackend {
             try session.execute(PostgresSwiftSum.createStatement(namespace: namespace))
             try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('swiftSum', '1') ON CONFLICT (key) DO NOTHING")
         }
-        return (metadata["identifier"] ?? UUID().uuidString, metadata["swiftSum"] != nil || allowsSave)
+        let recordedFields = try metadata[HistoryFieldLayouts.metadataKey].map { try HistoryFieldLayouts(json: $0, place: location.displayName) }
+        var historyFields = recordedFields ?? HistoryFieldLayouts()
+        if allowsSave {
+            // The lists of the transactions to come, when they are not the ones recorded last.
+            historyFields = try Self.historyFields(
+                of: tables, from: (metadata[HistoryFieldLayouts.metadataKey], metadata["historyNext"].flatMap { Int64($0) } ?? 0, location.displayName))
+            if historyFields != recordedFields {
+                var bindings = PostgresBindings()
+                bindings.append(HistoryFieldLayouts.metadataKey)
+                bindings.append(try historyFields.json())
+                try session.query("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", bindings)
+            }
+        }
+        return Opened(identifier: metadata["identifier"] ?? UUID().uuidString, sumsAsSwift: metadata["swiftSum"] != nil || allowsSave, historyFields: historyFields)
     }
 
     /// Rebuilds the unique and regular indexes of a namespace from before text was indexed by its
@@ -181,7 +210,8 @@ extension PostgresBackend {
     /// Creates the namespace, its sequences, tables, indexes, history and sum aggregate, and records
     /// the schema.
     private static func create(
-        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, identifier: String, namespace: String, location: PostgresLocation
+        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, identifier: String, historyFields: HistoryFieldLayouts,
+        namespace: String, location: PostgresLocation
     ) throws {
         try session.execute("CREATE SCHEMA \(namespace)")
         try session.execute("CREATE TABLE \(namespace).osd_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -193,7 +223,8 @@ extension PostgresBackend {
             for statement in table.createStatements { try session.execute(statement) }
         }
         try session.execute(PostgresSwiftSum.createStatement(namespace: namespace))
-        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("decimalNaN", "first"), ("uniqueNaN", "distinct"), ("swiftSum", "1")] {
+        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("decimalNaN", "first"), ("uniqueNaN", "distinct"), ("swiftSum", "1"),
+                           (HistoryFieldLayouts.metadataKey, try historyFields.json())] {
             var bindings = PostgresBindings()
             bindings.append(key)
             bindings.append(value)

@@ -24,6 +24,8 @@ final class PostgresBackend: @unchecked Sendable {
     /// Whether the namespace has ``PostgresSwiftSum``'s aggregate (one from before it that the
     /// store could not change has not).
     let sumsAsSwift: Bool
+    /// The property lists the history's update masks refer to, as the store was opened.
+    let historyFieldLayouts: HistoryFieldLayouts
     /// Whether the store refuses saves (its configuration does not allow them).
     let isReadOnly: Bool
     /// The quoted namespace.
@@ -84,7 +86,8 @@ final class PostgresBackend: @unchecked Sendable {
         self.readers = session == nil && readConnections > 0 ? ConnectionPool(maximum: readConnections) { try PostgresSession(location) } : nil
         let sightings = sightings
         self.session = try session ?? PostgresSession(location, listeningOn: channel) { sightings.announced() }
-        (self.identifier, self.sumsAsSwift) = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
+        let opened = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
+        (identifier, sumsAsSwift, historyFieldLayouts) = (opened.identifier, opened.sumsAsSwift, opened.historyFields)
     }
 
     /// The table of an entity.

@@ -83,7 +83,10 @@ extension SQLiteStore {
                     try SQLiteStore.record(models, on: connection)
                 }
                 // Only when opened for saving: a configuration with `allowsSave: false` writes nothing.
-                if writable && allowsSave { try SQLiteStore.upgrade(connection, layouts: layouts) }
+                if writable && allowsSave {
+                    try SQLiteStore.upgrade(connection, layouts: layouts)
+                    try SQLiteStore.recordHistoryFields(connection, entities: layouts.values.map(\.entity), path: path)
+                }
                 return (connection, readers, existing.identifier ?? UUID().uuidString, !writable)
             }
             let identifier = UUID().uuidString
@@ -104,9 +107,12 @@ extension SQLiteStore {
             for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
                 for statement in layout.createStatements { try connection.execute(statement) }
             }
+            var historyFields = HistoryFieldLayouts()
+            _ = historyFields.record(HistoryFieldLayouts.fields(of: layouts.values.map(\.entity)), from: 0)
             let insert = try connection.uncachedStatement("INSERT INTO osd_metadata (key, value) VALUES (?, ?)")
             for (key, value) in [("format", StoredValue.integer(formatVersion)), ("schema", .text(try schema.json())),
-                                 ("identifier", .text(identifier))] + upgrades.map({ ($0.key, StoredValue.text($0.value)) }) {
+                                 ("identifier", .text(identifier)), (HistoryFieldLayouts.metadataKey, .text(try historyFields.json()))]
+                + upgrades.map({ ($0.key, StoredValue.text($0.value)) }) {
                 insert.reset()
                 try insert.bind([.text(key), value])
                 try insert.run()

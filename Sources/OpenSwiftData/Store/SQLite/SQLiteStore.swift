@@ -21,6 +21,8 @@ final class SQLiteStore: @unchecked Sendable {
     let schema: Schema
     let layouts: [String: TableLayout]
     let identifier: String
+    /// The property lists the history's update masks refer to, as the store was opened.
+    let historyFieldLayouts: HistoryFieldLayouts
     let path: String
     let isReadOnly: Bool
     private let connection: SQLiteConnection
@@ -60,6 +62,7 @@ final class SQLiteStore: @unchecked Sendable {
             self.readers = nil
             self.identifier = UUID().uuidString
             try SQLiteStore.initialize(connection, layouts: layouts, schema: models, identifier: identifier)
+            self.historyFieldLayouts = try Self.historyFields(connection, path: path)
             return
         }
         let path = url.path
@@ -73,7 +76,9 @@ final class SQLiteStore: @unchecked Sendable {
             attempt += 1
             do {
                 let opened = try Self.openFile(at: url, layouts: layouts, models: models, allowsSave: allowsSave)
+                let historyFields = try Self.historyFields(opened.connection, path: path)
                 (connection, readers, identifier, isReadOnly) = (opened.connection, opened.readers, opened.identifier, opened.isReadOnly)
+                historyFieldLayouts = historyFields
                 return
             } catch is ChangedWhileOpening where attempt < 10 {
                 usleep(UInt32(attempt) * 10_000)
