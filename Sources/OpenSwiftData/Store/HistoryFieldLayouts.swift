@@ -28,6 +28,11 @@ package struct HistoryFieldLayouts: Sendable, Equatable {
 
     package init() {}
 
+    /// The record of a new store: the entities' lists, from the first transaction on.
+    package init(first entities: [Schema.Entity]) {
+        _ = record(Self.fields(of: entities), from: 0)
+    }
+
     /// The record as `json()` wrote it.
     package init(json: String, place: String) throws {
         do {

@@ -20,7 +20,7 @@ extension PostgresBackend {
             if let recorded = try recordedMetadata(session, location: location) {
                 opened = try check(recorded, against: schema, tables: tables, namespace: namespace, location: location, allowsSave: allowsSave, on: session)
             } else {
-                opened = Opened(identifier: UUID().uuidString, sumsAsSwift: true, historyFields: try historyFields(of: tables, from: nil))
+                opened = Opened(identifier: UUID().uuidString, sumsAsSwift: true, historyFields: HistoryFieldLayouts(first: tables.values.map(\.entity)))
                 try create(session, tables: tables, schema: schema, identifier: opened.identifier, historyFields: opened.historyFields,
                            namespace: namespace, location: location)
             }
@@ -58,14 +58,6 @@ extension PostgresBackend {
         let identifier: String
         let sumsAsSwift: Bool
         let historyFields: HistoryFieldLayouts
-    }
-
-    /// The recorded property lists with the tables' own added as those of transactions after
-    /// `historyNext` (from the start when nothing was recorded).
-    private static func historyFields(of tables: [String: PostgresTable], from recorded: (json: String?, historyNext: Int64, place: String)?) throws -> HistoryFieldLayouts {
-        var layouts = try recorded?.json.map { try HistoryFieldLayouts(json: $0, place: recorded?.place ?? "") } ?? HistoryFieldLayouts()
-        _ = layouts.record(HistoryFieldLayouts.fields(of: tables.values.map(\.entity)), from: (recorded?.historyNext ?? 0) + 1)
-        return layouts
     }
 
     /// Checks a recorded namespace against the container's models, migrating it when the changes
@@ -145,18 +137,15 @@ extension PostgresBackend {
             try session.execute(PostgresSwiftSum.createStatement(namespace: namespace))
             try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('swiftSum', '1') ON CONFLICT (key) DO NOTHING")
         }
-        let recordedFields = try metadata[HistoryFieldLayouts.metadataKey].map { try HistoryFieldLayouts(json: $0, place: location.displayName) }
-        var historyFields = recordedFields ?? HistoryFieldLayouts()
-        if allowsSave {
-            // The lists of the transactions to come, when they are not the ones recorded last.
-            historyFields = try Self.historyFields(
-                of: tables, from: (metadata[HistoryFieldLayouts.metadataKey], metadata["historyNext"].flatMap { Int64($0) } ?? 0, location.displayName))
-            if historyFields != recordedFields {
-                var bindings = PostgresBindings()
-                bindings.append(HistoryFieldLayouts.metadataKey)
-                bindings.append(try historyFields.json())
-                try session.query("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", bindings)
-            }
+        var historyFields = try metadata[HistoryFieldLayouts.metadataKey].map { try HistoryFieldLayouts(json: $0, place: location.displayName) }
+            ?? HistoryFieldLayouts()
+        // The lists of the transactions to come, when they are not the ones recorded last.
+        let next = (metadata["historyNext"].flatMap { Int64($0) } ?? 0) + 1
+        if allowsSave, historyFields.record(HistoryFieldLayouts.fields(of: tables.values.map(\.entity)), from: next) {
+            var bindings = PostgresBindings()
+            bindings.append(HistoryFieldLayouts.metadataKey)
+            bindings.append(try historyFields.json())
+            try session.query("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", bindings)
         }
         return Opened(identifier: metadata["identifier"] ?? UUID().uuidString, sumsAsSwift: metadata["swiftSum"] != nil || allowsSave, historyFields: historyFields)
     }

@@ -107,8 +107,7 @@ extension SQLiteStore {
             for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
                 for statement in layout.createStatements { try connection.execute(statement) }
             }
-            var historyFields = HistoryFieldLayouts()
-            _ = historyFields.record(HistoryFieldLayouts.fields(of: layouts.values.map(\.entity)), from: 0)
+            let historyFields = HistoryFieldLayouts(first: layouts.values.map(\.entity))
             let insert = try connection.uncachedStatement("INSERT INTO osd_metadata (key, value) VALUES (?, ?)")
             for (key, value) in [("format", StoredValue.integer(formatVersion)), ("schema", .text(try schema.json())),
                                  ("identifier", .text(identifier)), (HistoryFieldLayouts.metadataKey, .text(try historyFields.json()))]
