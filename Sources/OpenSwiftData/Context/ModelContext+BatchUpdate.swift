@@ -90,9 +90,8 @@ extension ModelContext {
         model: T.Type, where predicate: Predicate<T>? = nil, setting updates: [PropertyUpdate<T>], includeSubclasses: Bool = true
     ) throws -> Int {
         let base = try requireEntity(for: T.self)
-        // Each property once, with the last value given for it.
-        var properties: [Int] = []
-        var lastUpdate: [Int: PropertyUpdate<T>] = [:]
+        // Each property once, where it was first named, with the last value given for it.
+        var assignments: [(property: Int, update: PropertyUpdate<T>)] = []
         for update in updates {
             guard let property = base.propertyIndex(for: update.keyPath), base.fields[property].attribute != nil else {
                 throw SwiftDataError(.unsupportedKeyPath, reason: "update(model:where:set:to:) sets a stored attribute; \(update.keyPath) is not one of \(base.name) (a relationship, or a computed or @Transient property). Nothing was changed.")
@@ -100,9 +99,12 @@ extension ModelContext {
             guard !base.fields[property].isEphemeral else {
                 throw SwiftDataError(.unsupportedKeyPath, reason: "\(base.name).\(base.fields[property].name) is ephemeral: the store does not keep its values, so update(model:where:set:to:) has nothing to change. Nothing was changed.")
             }
-            if lastUpdate.updateValue(update, forKey: property) == nil { properties.append(property) }
+            if let earlier = assignments.firstIndex(where: { $0.property == property }) {
+                assignments[earlier].update = update
+            } else {
+                assignments.append((property, update))
+            }
         }
-        let assignments = properties.compactMap { lastUpdate[$0] }
         guard !assignments.isEmpty else { return 0 }
         try throwDeferredReadFailure()
         let entities = includeSubclasses ? base.concreteEntities : [base]
@@ -115,11 +117,11 @@ extension ModelContext {
         if slots.count == 1, let slot = slots.first, container.stores[slot].store.appliesBatchUpdates {
             for entity in entities {
                 let plan = self.plan(for: FetchDescriptor(predicate: predicate), entity: entity)
-                var columns: [StoreBatchUpdate.Assignment] = []
-                for assignment in assignments {
-                    guard let scalar = assignment.scalar, let index = entity.propertyIndex(for: assignment.keyPath),
-                          Self.storesAsScalar(entity, property: index, scalar) else { break }
-                    columns.append(StoreBatchUpdate.Assignment(property: index, value: scalar))
+                // The entity's own index of each property (a subclass's list differs from its base's).
+                let columns = assignments.compactMap { assignment -> StoreBatchUpdate.Assignment? in
+                    guard let scalar = assignment.update.scalar, let index = entity.propertyIndex(for: assignment.update.keyPath),
+                          Self.storesAsScalar(entity, property: index, scalar) else { return nil }
+                    return StoreBatchUpdate.Assignment(property: index, value: scalar)
                 }
                 guard plan.isExact, columns.count == assignments.count else {
                     storeUpdates = nil
@@ -147,7 +149,7 @@ extension ModelContext {
             var models = try writer.fetch(FetchDescriptor<T>(predicate: predicate))
             if !includeSubclasses { models.removeAll { Swift.type(of: $0) != T.self } }
             for model in models {
-                for assignment in assignments { assignment.apply(model) }
+                for assignment in assignments { assignment.update.apply(model) }
             }
             try writer.save()
             count = models.count

@@ -14,27 +14,27 @@ import OpenSwiftData
 /// A value of 0 keeps the system's setting, as in libpq; `keepalives=0` turns probes off.
 struct PostgresKeepalive: Sendable, Equatable {
     /// Seconds of silence before the first probe; `nil` for the system's setting.
-    var idle: Int32? = 30
+    var idle: Int32?
     /// Seconds between unanswered probes; `nil` for the system's setting.
-    var interval: Int32? = 10
+    var interval: Int32?
     /// Unanswered probes before the connection is closed; `nil` for the system's setting.
-    var count: Int32? = 3
+    var count: Int32?
 
-    /// The URL's settings: `nil` when `keepalives=0`.
+    /// The URL's settings, OpenSwiftData's defaults where it gives none: `nil` when
+    /// `keepalives=0`.
     static func read(_ parameter: (String) -> String?, invalid: (String) -> SwiftDataError) throws -> PostgresKeepalive? {
-        func number(_ name: String) throws -> Int32?? {
-            guard let text = parameter(name) else { return .none }
-            guard let value = Int32(text), value >= 0 else { throw invalid("\(name) \(text) is not a whole number of at least 0") }
-            return .some(value == 0 ? nil : value)
-        }
         if let switched = parameter("keepalives") {
             guard let on = Int(switched) else { throw invalid("keepalives \(switched) is not 0 or 1") }
             if on == 0 { return nil }
         }
-        var keepalive = PostgresKeepalive()
-        if let idle = try number("keepalives_idle") { keepalive.idle = idle }
-        if let interval = try number("keepalives_interval") { keepalive.interval = interval }
-        if let count = try number("keepalives_count") { keepalive.count = count }
-        return keepalive
+        /// A setting: its default when the URL gives none, `nil` (the system's) for 0.
+        func setting(_ name: String, default value: Int32) throws -> Int32? {
+            guard let text = parameter(name) else { return value }
+            guard let number = Int32(text), number >= 0 else { throw invalid("\(name) \(text) is not a whole number of at least 0") }
+            return number == 0 ? nil : number
+        }
+        return PostgresKeepalive(
+            idle: try setting("keepalives_idle", default: 30), interval: try setting("keepalives_interval", default: 10),
+            count: try setting("keepalives_count", default: 3))
     }
 }

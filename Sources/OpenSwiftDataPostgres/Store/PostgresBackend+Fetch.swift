@@ -93,8 +93,9 @@ extension PostgresBackend: StoreBackend {
                 sql = "SELECT \(aggregate == .minimum ? "min" : "max")(\(value)) FROM \(source)"
             }
         default:
-            let (counted, counting) = aggregate.countsValues ? (", counted", "\(count) AS counted") : ("", "")
-            sql = "SELECT CASE WHEN total BETWEEN \(Int64.min) AND \(Int64.max) THEN total::int8 END\(counted), total IS NULL FROM (SELECT sum(\(value)) AS total\(counting) FROM \(source)) AS aggregate"
+            let countColumn = aggregate.countsValues ? ", counted" : ""
+            let countInSubquery = aggregate.countsValues ? "\(count) AS counted" : ""
+            sql = "SELECT CASE WHEN total BETWEEN \(Int64.min) AND \(Int64.max) THEN total::int8 END\(countColumn), total IS NULL FROM (SELECT sum(\(value)) AS total\(countInSubquery) FROM \(source)) AS aggregate"
         }
         let rows: [PostgresRow]
         do {
