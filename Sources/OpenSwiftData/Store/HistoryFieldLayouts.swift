@@ -81,4 +81,15 @@ package struct HistoryFieldLayouts: Sendable, Equatable {
         }
         return mapped
     }
+
+    /// The names of the properties a mask recorded in transaction `id` marks, in the entity's
+    /// list of that time, with `#i` for a bit past the list's end; `nil` when the record holds no
+    /// list of the entity for that transaction.
+    package func names(_ mask: UInt64, of entityName: String, recordedIn id: Int64) -> [String]? {
+        guard let names = layouts.last(where: { $0.from <= id })?.entities[entityName] else { return nil }
+        return (0..<64).compactMap { bit in
+            guard mask & (1 << UInt64(bit)) != 0 else { return nil }
+            return bit < names.count ? names[bit] : "#\(bit)"
+        }
+    }
 }

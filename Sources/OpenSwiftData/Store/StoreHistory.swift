@@ -3,14 +3,14 @@ import Foundation
 /// One save as a store's history records it: who saved, when, and what changed.
 package struct StoreHistoryTransaction: Sendable {
     /// The transaction's number: increasing with each save, never reused.
-    let id: Int64
-    let timestamp: Date
-    let author: String?
-    let bundleIdentifier: String
-    let processIdentifier: String
+    package let id: Int64
+    package let timestamp: Date
+    package let author: String?
+    package let bundleIdentifier: String
+    package let processIdentifier: String
     /// The container that saved, as ``StoreChanges/origin`` named it.
-    let origin: Int64
-    let changes: [StoreHistoryChange]
+    package let origin: Int64
+    package let changes: [StoreHistoryChange]
 
     package init(
         id: Int64, timestamp: Date, author: String?, bundleIdentifier: String, processIdentifier: String, origin: Int64,
@@ -32,13 +32,13 @@ package struct StoreHistoryChange: Sendable {
         case insert = 0, update = 1, delete = 2
     }
 
-    let kind: Kind
-    let entityName: String
-    let key: Int64
+    package let kind: Kind
+    package let entityName: String
+    package let key: Int64
     /// For an update, one bit per changed property.
-    let changedProperties: UInt64
+    package let changedProperties: UInt64
     /// For a deletion, the values of the entity's attributes marked `.preserveValueOnDeletion`.
-    let preservedValues: [String: SnapshotValue]
+    package let preservedValues: [String: SnapshotValue]
 }
 
 extension StoreBackend {

@@ -17,7 +17,7 @@ package final class StoreFile {
     /// The store's identifier, as persistent identifiers name it.
     package let identifier: String?
     package let isWritable: Bool
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
 
     /// The newest store format this version reads and writes.
     package static var formatVersion: Int64 { SQLiteStore.formatVersion }
@@ -178,7 +178,7 @@ package final class StoreFile {
     /// The table that hands out primary keys for a class hierarchy rooted at `root`.
     package static func sharedKeysTable(root: String) -> String { "osd_keys_\(root)" }
 
-    private func translatingErrors<R>(_ body: () throws -> R) throws -> R {
+    func translatingErrors<R>(_ body: () throws -> R) throws -> R {
         do {
             return try body()
         } catch let error as SQLiteError {

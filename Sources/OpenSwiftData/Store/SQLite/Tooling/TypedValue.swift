@@ -83,3 +83,37 @@ extension StoredSchema.Attribute {
         return .blob(withUnsafeBytes(of: number.bitPattern.littleEndian) { Array($0) })
     }
 }
+
+extension TypedValue {
+    /// The Swift value of a value the history preserved for a deleted model
+    /// (`.preserveValueOnDeletion`), read as `attribute`'s storage writes it when the schema still
+    /// has the attribute, or by the value's own form otherwise; `nil` for a relationship's value.
+    package init?(preserved value: SnapshotValue, of attribute: StoredSchema.Attribute?) {
+        let stored: StoredValue
+        switch value {
+        case .null: stored = .null
+        case .integer(let number): stored = .integer(number)
+        case .real(let number): stored = .real(number)
+        case .date(let date): stored = .real(date.timeIntervalSinceReferenceDate)
+        case .text(let text), .json(let text): stored = .text(text)
+        case .uuid(let uuid): stored = .blob(withUnsafeBytes(of: uuid.uuid) { Array($0) })
+        case .bytes(let bytes): stored = .blob(Array(bytes))
+        case .identifier, .identifiers: return nil
+        }
+        if let attribute, let typed = attribute.decode(stored) {
+            self = typed
+            return
+        }
+        switch value {
+        case .null: self = .null
+        case .integer(let number): self = .int(number)
+        case .real(let number): self = .double(number)
+        case .date(let date): self = .date(date)
+        case .text(let text): self = .string(text)
+        case .json(let text): self = .json(text)
+        case .uuid(let uuid): self = .uuid(uuid)
+        case .bytes(let bytes): self = .data(Array(bytes))
+        case .identifier, .identifiers: return nil
+        }
+    }
+}

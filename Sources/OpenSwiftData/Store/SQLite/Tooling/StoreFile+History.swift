@@ -1,0 +1,44 @@
+import Foundation
+
+/// The history of a store file as tools read it: every recorded save, and the property lists its
+/// update masks refer to.
+extension StoreFile {
+    /// Calls `body` with the store's history transactions after transaction `after`, oldest first
+    /// (or newest first), saved by `author` only when it is given, until `body` returns `false`.
+    ///
+    /// - Throws: ``SwiftDataError/storeIsCorrupt`` for a transaction whose changes cannot be read.
+    package func forEachHistoryTransaction(
+        after: Int64, author: String? = nil, newestFirst: Bool = false, _ body: (StoreHistoryTransaction) throws -> Bool
+    ) throws {
+        guard try integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_history'") == 1 else { return }
+        var sql = "SELECT id, timestamp, author, bundle, process, origin, changes FROM osd_history WHERE deleted = 0 AND id > ?"
+        var arguments: [StoredValue] = [.integer(after)]
+        if let author {
+            sql += " AND author = ?"
+            arguments.append(.text(author))
+        }
+        sql += newestFirst ? " ORDER BY id DESC" : " ORDER BY id"
+        try translatingErrors {
+            let statement = try connection.uncachedStatement(sql)
+            try statement.bind(arguments)
+            while try statement.step() {
+                let id = statement._int64(0)
+                let changes = statement._isNull(6) ? [] : try statement._withBytes(6) { try HistoryLog.decode($0) }
+                guard let changes else {
+                    throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(path) has an unreadable transaction \(id).")
+                }
+                let transaction = StoreHistoryTransaction(
+                    id: id, timestamp: Date(timeIntervalSinceReferenceDate: try statement._double(1)),
+                    author: statement._isNull(2) ? nil : statement._string(2), bundleIdentifier: statement._string(3),
+                    processIdentifier: statement._string(4), origin: statement._int64(5), changes: changes)
+                guard try body(transaction) else { return }
+            }
+        }
+    }
+
+    /// The property lists the history's update masks refer to; none in a store written before
+    /// they were recorded and not opened for saving since.
+    package func historyFieldLayouts() throws -> HistoryFieldLayouts {
+        try SQLiteStore.historyFields(connection, path: path)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import OpenSwiftData
+import PostgresNIO
+
+/// The history of a PostgreSQL store as tools read it: every recorded save, and the property lists
+/// its update masks refer to. The counterpart of the store file's.
+extension PostgresStoreAccess {
+    /// Calls `body` with the store's history transactions after transaction `after`, oldest first
+    /// (or newest first), saved by `author` only when it is given, until `body` returns `false`.
+    /// Read a thousand at a time, in the store's read transaction when it was opened for reading.
+    ///
+    /// - Throws: ``SwiftDataError/storeIsCorrupt`` for a transaction whose changes cannot be read.
+    package func forEachHistoryTransaction(
+        after: Int64, author: String? = nil, newestFirst: Bool = false, _ body: (StoreHistoryTransaction) throws -> Bool
+    ) throws {
+        // Each batch continues from the last transaction of the one before.
+        var boundary: Int64? = nil
+        while true {
+            var bindings = PostgresBindings()
+            bindings.append(after)
+            var sql = "SELECT id, timestamp, author, bundle, process, origin, changes FROM \(quotedNamespace).osd_history WHERE id > $1"
+            if let author {
+                bindings.append(author)
+                sql += " AND author = $\(bindings.count)"
+            }
+            if let boundary {
+                bindings.append(boundary)
+                sql += " AND id \(newestFirst ? "<" : ">") $\(bindings.count)"
+            }
+            sql += " ORDER BY id\(newestFirst ? " DESC" : "") LIMIT \(Self.batchRows)"
+            let rows = try session.query(sql, bindings)
+            for row in rows {
+                let reader = PostgresRowReader(row)
+                let id = reader._int64(0)
+                guard let changes = try reader._withBytes(6, { try HistoryLog.decode($0) }) else {
+                    throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(displayName) has an unreadable transaction \(id).")
+                }
+                let transaction = StoreHistoryTransaction(
+                    id: id, timestamp: Date(timeIntervalSinceReferenceDate: reader._double(1)),
+                    author: reader._isNull(2) ? nil : reader._string(2), bundleIdentifier: reader._string(3),
+                    processIdentifier: reader._string(4), origin: reader._int64(5), changes: changes)
+                guard try body(transaction) else { return }
+                boundary = id
+            }
+            if rows.count < Self.batchRows { return }
+        }
+    }
+
+    /// The property lists the history's update masks refer to; none in a store written before
+    /// they were recorded and not opened for saving since.
+    package func historyFieldLayouts() throws -> HistoryFieldLayouts {
+        try metadata[HistoryFieldLayouts.metadataKey].map { try HistoryFieldLayouts(json: $0, place: displayName) } ?? HistoryFieldLayouts()
+    }
+}
