@@ -155,4 +155,37 @@ struct HistoryListingTests {
         #expect(updates.first?.hasPrefix("  update Ship 2: #") == true, "\(updates)")
         #expect(updates.first?.components(separatedBy: "#").count == 3, "two properties: \(updates)")
     }
+
+    @Test("--follow prints the listing, then each save of another process as it lands, with its filters")
+    func follow() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("fleet.store")
+        try Self.fleetStore(at: path)
+        let context = ModelContext(try ModelContainer(for: Schema(Self.models), configurations: ModelConfiguration(url: URL(fileURLWithPath: path))))
+        let everything = try RunningTool(["history", path, "--follow", "--last", "1"])
+        let ships = try RunningTool(["history", path, "--follow", "--last", "0", "--model", "Ship", "--json"])
+        #expect(everything.waitForOutput { $0.contains("transaction 3 ") })
+        context.author = "later"
+        context.insert(Port(code: "BGO", country: "NO"))
+        try context.save()
+        #expect(everything.waitForOutput { $0.contains("transaction 4 ") && $0.contains("  insert Port 2") }, "\(everything.output)")
+        let ship = try #require(try context.fetch(FetchDescriptor<Ship>()).first)
+        ship.tonnage = 77
+        try context.save()
+        #expect(everything.waitForOutput { $0.contains("transaction 5 ") }, "\(everything.output)")
+        #expect(ships.waitForOutput { $0.contains(#""transaction":5"#) }, "\(ships.output)")
+        #expect(everything.isRunning && ships.isRunning)
+        everything.stop()
+        ships.stop()
+        // The listing began at transaction 3, and each transaction was printed once.
+        #expect(!everything.output.contains("transaction 2 "))
+        #expect(everything.output.components(separatedBy: "transaction 4 ").count == 2)
+        // Only the ship's update, one JSON object on one line, no array.
+        let lines = ships.output.split(separator: "\n")
+        #expect(lines.count == 1, "\(ships.output)")
+        #expect(lines.first?.hasPrefix(#"{"transaction":5,"#) == true)
+        #expect(lines.first?.contains(#""properties":["tonnage"]"#) == true)
+        let refused = try OSDTool.run("history", path, "--follow", "--limit", "2")
+        #expect(refused.status == 1 && refused.error.contains("--follow cannot be combined with --limit"))
+    }
 }

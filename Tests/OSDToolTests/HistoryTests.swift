@@ -229,4 +229,26 @@ struct HistoryTests {
         #expect(Self.numbers(try Self.toolHistory([url, "--name", name, "--author", "sync \"eu\""])) == bySync)
         #expect(Self.numbers(try Self.toolHistory([url, "--name", name, "--author", "sync \"eu\"", "--last", "2"])) == Array(bySync.suffix(2)))
     }
+
+    @Test("--follow on PostgreSQL prints each save as it lands", .enabled(
+        if: ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"] != nil,
+        "OSD_POSTGRES_URL is not set: run `Scripts/with-postgres.sh swift test`"))
+    func followOnPostgres() throws {
+        let url = try #require(ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"])
+        let name = "osdfollow_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        let configuration = PostgresStoreConfiguration(name: name, url: try #require(URL(string: url)))
+        let context = ModelContext(try ModelContainer(for: Schema(Self.models), configurations: [configuration]))
+        context.insert(Ticket(code: "A", paid: true, price: 2, seat: 1))
+        try context.save()
+        let tool = try RunningTool(["history", url, "--name", name, "--follow", "--json"])
+        #expect(tool.waitForOutput { $0.contains(#""transaction":1,"#) }, "\(tool.output)")
+        let ticket = try #require(try context.fetch(FetchDescriptor<Ticket>()).first)
+        context.delete(ticket)
+        try context.save()
+        #expect(tool.waitForOutput { $0.contains(#""transaction":2,"#) }, "\(tool.output)")
+        #expect(tool.output.contains(#"{"kind":"delete","model":"Ticket","_id":1,"preserved":{"code":"A","paid":true,"price":"2"}}"#), "\(tool.output)")
+        #expect(tool.isRunning)
+        tool.stop()
+        #expect(tool.output.split(separator: "\n").count == 2)
+    }
 }

@@ -30,37 +30,73 @@ package struct HistoryListing {
     /// Writes the transactions of the store at `store`, as text or as JSON (an array with one
     /// transaction per line), through `output`, one line at a time.
     package func run(storeAt store: String, name: String, json: Bool, output: (String) -> Void) throws {
-        let lines = try transactions(storeAt: store, name: name)
+        try checkArguments()
+        let source = try historySource(store, name: name, following: false)
+        let entries = try transactions(in: source, after: after, newestFirst: last != nil, count: last ?? limit).entries
         if json {
             output("[")
-            for (index, transaction) in lines.enumerated() {
-                output(transaction.json() + (index < lines.count - 1 ? "," : ""))
+            for (index, entry) in entries.enumerated() {
+                output(entry.json() + (index < entries.count - 1 ? "," : ""))
             }
             output("]")
         } else {
-            for transaction in lines { transaction.text().forEach(output) }
+            for entry in entries { entry.text().forEach(output) }
         }
     }
 
-    /// The transactions the listing selects, oldest first, with their changes named.
-    func transactions(storeAt store: String, name: String) throws -> [HistoryEntry] {
+    /// Writes the transactions of the store at `store` as ``run(storeAt:name:json:output:)`` does
+    /// (JSON as one transaction per line, without the enclosing array), then each transaction
+    /// other processes save, within `interval` of its commit, for as long as `continuing` says.
+    package func follow(
+        storeAt store: String, name: String, json: Bool, interval: Duration = .milliseconds(500),
+        while continuing: () -> Bool = { true }, output: (String) -> Void
+    ) throws {
+        try checkArguments()
+        if limit != nil { throw ToolError("--follow cannot be combined with --limit, which takes the oldest transactions: use --last.") }
+        let source = try historySource(store, name: name, following: true)
+        var read = try transactions(in: source, after: after, newestFirst: last != nil, count: last)
+        while true {
+            for entry in read.entries {
+                if json { output(entry.json()) } else { entry.text().forEach(output) }
+            }
+            guard continuing() else { return }
+            Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+            try source.readAgain()
+            read = try transactions(in: source, after: read.highest, newestFirst: false, count: nil)
+        }
+    }
+
+    private func checkArguments() throws {
         if limit != nil && last != nil { throw ToolError("--limit and --last cannot be combined: --limit takes the oldest transactions, --last the newest.") }
         if let count = limit ?? last, count < 0 { throw ToolError("--limit and --last take a number of transactions, 0 or more.") }
-        let source = try historySource(store, name: name)
+    }
+
+    /// The transactions after `after` the listing selects (at most `count`, oldest or newest
+    /// first), oldest first, with their changes named; and the highest transaction read, so that a
+    /// later read goes on from it.
+    func transactions(in source: any HistorySource, after: Int64, newestFirst: Bool, count: Int?) throws -> (entries: [HistoryEntry], highest: Int64) {
         let models = try model.map { name -> Set<String> in
             let entity = try source.schema.entity(named: name)
             return Set([entity.name] + source.schema.descendants(of: entity.name).map(\.name))
         }
         let layouts = try source.historyFieldLayouts()
-        let wanted = last ?? limit ?? .max
         var entries: [HistoryEntry] = []
-        guard wanted > 0 else { return entries }
-        try source.forEachHistoryTransaction(after: after, author: author, newestFirst: last != nil) { transaction in
+        var highest = after
+        guard count != 0 else {
+            // Nothing to list; a later read goes on from the newest transaction.
+            try source.forEachHistoryTransaction(after: after, author: author, newestFirst: true) { transaction in
+                highest = max(highest, transaction.id)
+                return false
+            }
+            return (entries, highest)
+        }
+        try source.forEachHistoryTransaction(after: after, author: author, newestFirst: newestFirst) { transaction in
+            highest = max(highest, transaction.id)
             let changes = models.map { models in transaction.changes.filter { models.contains($0.entityName) } } ?? transaction.changes
             guard models == nil || !changes.isEmpty else { return true }
             entries.append(HistoryEntry(transaction, changes: changes, schema: source.schema, layouts: layouts))
-            return entries.count < wanted
+            return entries.count < count ?? .max
         }
-        return last != nil ? entries.reversed() : entries
+        return (newestFirst ? entries.reversed() : entries, highest)
     }
 }

@@ -46,9 +46,22 @@ extension PostgresStoreAccess {
         }
     }
 
-    /// The property lists the history's update masks refer to; none in a store written before
-    /// they were recorded and not opened for saving since.
+    /// The property lists the history's update masks refer to, read now; none in a store written
+    /// before they were recorded and not opened for saving since.
     package func historyFieldLayouts() throws -> HistoryFieldLayouts {
-        try metadata[HistoryFieldLayouts.metadataKey].map { try HistoryFieldLayouts(json: $0, place: displayName) } ?? HistoryFieldLayouts()
+        var bindings = PostgresBindings()
+        bindings.append(HistoryFieldLayouts.metadataKey)
+        guard let row = try session.query("SELECT value FROM \(quotedNamespace).osd_metadata WHERE key = $1", bindings).first else {
+            return HistoryFieldLayouts()
+        }
+        return try HistoryFieldLayouts(json: PostgresRowReader(row)._string(0), place: displayName)
+    }
+
+    /// Ends the read-only transaction of a store opened for reading and begins another, which sees
+    /// what other processes have committed since.
+    package func readAgain() throws {
+        guard !isWritable else { return }
+        try session.execute("COMMIT")
+        try session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     }
 }

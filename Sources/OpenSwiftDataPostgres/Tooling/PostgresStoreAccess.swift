@@ -21,6 +21,9 @@ package final class PostgresStoreAccess {
     package let format: Int64
     /// The store's identifier, as persistent identifiers name it.
     package let identifier: String?
+    /// Whether the store was opened for writing (otherwise everything is read in one read-only
+    /// transaction).
+    package let isWritable: Bool
     /// The connection every statement runs on.
     let session: PostgresSession
     /// The namespace, quoted for SQL.
@@ -38,6 +41,7 @@ package final class PostgresStoreAccess {
     package init(url: URL, name: String, writable: Bool = false) throws {
         let location = try PostgresLocation(PostgresStoreConfiguration(name: name, url: url, allowsSave: writable, maximumReadConnections: 0))
         displayName = location.displayName
+        isWritable = writable
         namespace = location.namespace
         quotedNamespace = PostgresSQL.quote(location.namespace)
         session = try PostgresSession(location)

@@ -22,8 +22,10 @@ package final class StoreFile {
     /// The newest store format this version reads and writes.
     package static var formatVersion: Int64 { SQLiteStore.formatVersion }
 
-    /// Opens the store at `path` for reading, or for reading and writing.
-    package init(path: String, writable: Bool = false) throws {
+    /// Opens the store at `path` for reading, or for reading and writing. Opened for reading with
+    /// `following`, each statement sees what other processes have committed since (the file is
+    /// opened as apps open it, never as immutable, so SQLite may create its `-wal` and `-shm`).
+    package init(path: String, writable: Bool = false, following: Bool = false) throws {
         self.path = path
         guard FileManager.default.fileExists(atPath: path) else {
             throw SwiftDataError(.storeIsReadOnly, reason: "There is no store at \(path).")
@@ -48,6 +50,8 @@ package final class StoreFile {
             if writable {
                 connection = try SQLiteConnection(path: path, readOnly: false, create: false)
                 try connection.execute(SQLiteStore.pragmas)
+            } else if following {
+                connection = try SQLiteConnection(path: path, readOnly: true, create: false)
             } else {
                 connection = try StoreFileInspection.readOnlyConnection(path: path)
             }
