@@ -257,3 +257,35 @@ import Testing
         }
     }
 }
+
+/// A namespace whose tables another program removed: reads and saves name the table, and the
+/// namespace is refused at the next opening, with nothing changed.
+@Suite(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+struct PostgresRemovedTableTests {
+    @Test func aTableRemovedIsNamedAndTheNamespaceRefused() throws {
+        let configuration = try PostgresServer.freshConfiguration("removed")
+        let container = try ModelContainer(for: Desk.self, Ticket.self, configurations: configuration)
+        let context = ModelContext(container)
+        let desk = Desk(name: "front")
+        context.insert(desk)
+        desk.tickets.append(Ticket(code: "A1", title: "first"))
+        try context.save()
+        try PostgresServer.sql("DROP TABLE \(configuration.name).\"Ticket\"")
+        let read = #expect(throws: SwiftDataError.self) { try ModelContext(container).fetch(FetchDescriptor<Ticket>()) }
+        #expect(read?.kind == .storeIsCorrupt)
+        #expect(read.map { "\($0)" }?.contains("another program removed it") == true)
+        context.insert(Ticket(code: "B2", title: "second"))
+        let save = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(save?.kind == .storeIsCorrupt)
+        #expect(context.hasChanges)
+        let history = try PostgresServer.sql("SELECT count(*) FROM \(configuration.name).osd_history")
+        for allowsSave in [true, false] {
+            let reopened = PostgresStoreConfiguration(name: configuration.name, url: configuration.url, allowsSave: allowsSave)
+            let open = #expect(throws: SwiftDataError.self) { try ModelContainer(for: Desk.self, Ticket.self, configurations: reopened) }
+            #expect(open?.kind == .storeIsCorrupt)
+            #expect(open.map { "\($0)" }?.contains("lacks the table of the model Ticket") == true, "\(String(describing: open))")
+        }
+        #expect(try PostgresServer.sql("SELECT count(*) FROM \(configuration.name).osd_history") == history)
+        #expect(try PostgresServer.sql("SELECT name FROM \(configuration.name).\"Desk\"") == ["front"])
+    }
+}

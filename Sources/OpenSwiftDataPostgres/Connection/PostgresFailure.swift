@@ -89,6 +89,9 @@ enum PostgresFailure {
         case "28P01", "28000": return SwiftDataError(.storeAccessDenied, reason: "\(place): \(message)")
         case "3D000": return SwiftDataError(.storeUnavailable, reason: "\(place): \(message); create the database first (createdb)")
         case "42501": return SwiftDataError(.storeAccessDenied, reason: "\(place): \(message)")
+        case "42P01":
+            // undefined_table: the store's statements name only the tables it records.
+            return SwiftDataError(.storeIsCorrupt, reason: "\(place) lacks a table of the store (\(message)): another program removed it while the store was open. \(text)")
         case "53300":
             // too_many_connections: the server refused the connection, as when it is down.
             return SwiftDataError(.storeUnavailable, reason: "\(place): \(message); close the containers no longer used, lower maximumReadConnections, or raise the server's limit")

@@ -71,7 +71,9 @@ extension PostgresBackend {
             throw SwiftDataError(.storeFromNewerVersion, reason: "PostgreSQL \(location.displayName) has format \(format); this version of OpenSwiftData reads up to \(formatVersion). Nothing was changed.")
         }
         let recorded = try recordedSchema(metadata, location: location)
-        if !recorded.differences(from: models).isEmpty {
+        if recorded.differences(from: models).isEmpty {
+            try checkTablesExist(tables, location: location, on: session)
+        } else {
             if let stored = recorded.version, let current = models.version, stored > current {
                 throw SwiftDataError(.backwardMigration, reason: "PostgreSQL \(location.displayName) was written by version \(stored) of the schema, newer than \(current). Nothing was changed.")
             }

@@ -61,6 +61,9 @@ extension SQLiteStore {
                 try reader.execute("PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY")
                 return reader
             } : nil
+            if existing?.schema != nil, migration == nil {
+                try SQLiteStore.checkTablesExist(connection, layouts: layouts, path: path)
+            }
             if writable {
                 do {
                     try connection.execute(SQLiteStore.pragmas)

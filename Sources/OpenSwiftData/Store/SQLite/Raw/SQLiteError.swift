@@ -22,6 +22,8 @@ struct SQLiteError: Error, CustomStringConvertible {
         case SQLITE_CORRUPT: SwiftDataError(.storeIsCorrupt, reason: description)
         case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM: SwiftDataError(.storeIsReadOnly, reason: description)
         case SQLITE_BUSY, SQLITE_LOCKED: SwiftDataError(.storeIsBusy, reason: description)
+        case SQLITE_ERROR where message.hasPrefix("no such table: "):
+            SwiftDataError(.storeIsCorrupt, reason: "The store lacks the table \(message.dropFirst("no such table: ".count)): another program removed it while the store was open. \(description)")
         case SQLITE_CONSTRAINT where code == SQLITE_CONSTRAINT | (8 << 8) || code == SQLITE_CONSTRAINT | (10 << 8):
             SwiftDataError(.uniquenessConflict, reason: description)
         default: SwiftDataError(.storeFailure, reason: description)
