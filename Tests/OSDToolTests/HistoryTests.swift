@@ -202,16 +202,28 @@ struct HistoryTests {
         #expect(text.contains("\"paid\":true") || text.contains("\"paid\":false"))
         #expect(!text.contains("\"paid\":1") && !text.contains("\"paid\":0"))
     }
+}
 
-    @Test("random saves on PostgreSQL print as the app reads them, in pages of a thousand", .enabled(
-        if: ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"] != nil,
-        "OSD_POSTGRES_URL is not set: run `Scripts/with-postgres.sh swift test`"))
-    func differentialOnPostgres() throws {
-        let url = try #require(ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"])
-        let name = "osdhistory_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
-        let configuration = PostgresStoreConfiguration(name: name, url: try #require(URL(string: url)))
-        let context = try Self.saveRandomChanges(configuration, rounds: 25)
-        try Self.expectSameHistory(context, store: url, name: ["--name", name])
+/// `osd history` on a PostgreSQL store. Needs the server `Scripts/with-postgres.sh` starts.
+@Suite("osd history on PostgreSQL", .enabled(if: ToolPostgres.isAvailable, ToolPostgres.skipMessage))
+struct PostgresHistoryTests {
+    let url: String
+
+    init() throws {
+        url = try ToolPostgres.requiredURL()
+    }
+
+    /// A configuration of a fresh namespace on the test server.
+    private func freshConfiguration() throws -> PostgresStoreConfiguration {
+        try ToolPostgres.freshConfiguration("osdhistory")
+    }
+
+    @Test("random saves print as the app reads them, in pages of a thousand")
+    func differential() throws {
+        let configuration = try freshConfiguration()
+        let name = configuration.name
+        let context = try HistoryTests.saveRandomChanges(configuration, rounds: 25)
+        try HistoryTests.expectSameHistory(context, store: url, name: ["--name", name])
         // The tool reads a thousand transactions at a time: pages follow one another, oldest or
         // newest first.
         for serial in 0..<1_050 {
@@ -219,25 +231,22 @@ struct HistoryTests {
             try context.save()
         }
         let saved = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map(\.transactionIdentifier)
-        let all = try Self.toolHistory([url, "--name", name])
-        #expect(Self.numbers(all) == saved)
-        let newest = try Self.toolHistory([url, "--name", name, "--last", "1010"])
-        #expect(Self.numbers(newest) == Array(saved.suffix(1_010)))
+        let all = try HistoryTests.toolHistory([url, "--name", name])
+        #expect(HistoryTests.numbers(all) == saved)
+        let newest = try HistoryTests.toolHistory([url, "--name", name, "--last", "1010"])
+        #expect(HistoryTests.numbers(newest) == Array(saved.suffix(1_010)))
         // Authors are selected by the server, quotes and all.
         let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         let bySync = history.filter { $0.author == "sync \"eu\"" }.map(\.transactionIdentifier)
-        #expect(Self.numbers(try Self.toolHistory([url, "--name", name, "--author", "sync \"eu\""])) == bySync)
-        #expect(Self.numbers(try Self.toolHistory([url, "--name", name, "--author", "sync \"eu\"", "--last", "2"])) == Array(bySync.suffix(2)))
+        #expect(HistoryTests.numbers(try HistoryTests.toolHistory([url, "--name", name, "--author", "sync \"eu\""])) == bySync)
+        #expect(HistoryTests.numbers(try HistoryTests.toolHistory([url, "--name", name, "--author", "sync \"eu\"", "--last", "2"])) == Array(bySync.suffix(2)))
     }
 
-    @Test("--follow on PostgreSQL prints each save as it lands", .enabled(
-        if: ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"] != nil,
-        "OSD_POSTGRES_URL is not set: run `Scripts/with-postgres.sh swift test`"))
-    func followOnPostgres() throws {
-        let url = try #require(ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"])
-        let name = "osdfollow_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
-        let configuration = PostgresStoreConfiguration(name: name, url: try #require(URL(string: url)))
-        let context = ModelContext(try ModelContainer(for: Schema(Self.models), configurations: [configuration]))
+    @Test("--follow prints each save as it lands")
+    func follow() throws {
+        let configuration = try freshConfiguration()
+        let name = configuration.name
+        let context = ModelContext(try ModelContainer(for: Schema(HistoryTests.models), configurations: [configuration]))
         context.insert(Ticket(code: "A", paid: true, price: 2, seat: 1))
         try context.save()
         let tool = try RunningTool(["history", url, "--name", name, "--follow", "--json"])

@@ -6,18 +6,16 @@ import Testing
 /// `osd inspect`, `osd schema` and `osd diagram` read a PostgreSQL store as they read a file:
 /// from the schema its namespace records, changing nothing. Needs the server
 /// `Scripts/with-postgres.sh` starts.
-@Suite("osd on PostgreSQL", .enabled(
-    if: ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"] != nil,
-    "OSD_POSTGRES_URL is not set: run `Scripts/with-postgres.sh swift test`"))
+@Suite("osd on PostgreSQL", .enabled(if: ToolPostgres.isAvailable, ToolPostgres.skipMessage))
 struct PostgresInspectTests {
     let url: String
     let name: String
 
     /// A store of the tool's fixtures in a fresh namespace.
     init() throws {
-        url = try #require(ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"])
-        name = "osdtool_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
-        let configuration = PostgresStoreConfiguration(name: name, url: try #require(URL(string: url)))
+        url = try ToolPostgres.requiredURL()
+        let configuration = try ToolPostgres.freshConfiguration("osdtool")
+        name = configuration.name
         try ToolFixtures.makeStore(configuration)
     }
 

@@ -6,20 +6,17 @@ import Testing
 /// `osd query` on a PostgreSQL store: the same language, planned over the schema the namespace
 /// records and compiled by the store's own compiler, selects what its Swift meaning selects, and
 /// sorts and pages as on a file. Needs the server `Scripts/with-postgres.sh` starts.
-@Suite("osd query on PostgreSQL", .enabled(
-    if: ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"] != nil,
-    "OSD_POSTGRES_URL is not set: run `Scripts/with-postgres.sh swift test`"))
+@Suite("osd query on PostgreSQL", .enabled(if: ToolPostgres.isAvailable, ToolPostgres.skipMessage))
 struct PostgresQueryTests {
     let url: String
 
     init() throws {
-        url = try #require(ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"])
+        url = try ToolPostgres.requiredURL()
     }
 
     /// A configuration of a fresh namespace on the test server.
     private func freshConfiguration() throws -> PostgresStoreConfiguration {
-        let name = "osdquery_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
-        return PostgresStoreConfiguration(name: name, url: try #require(URL(string: url)))
+        try ToolPostgres.freshConfiguration("osdquery")
     }
 
     /// Whether an expression uses a text function the PostgreSQL store runs in Swift.

@@ -6,19 +6,17 @@ import Testing
 /// `osd export` and `osd import` on PostgreSQL: a store moves from a file to a server and back
 /// with the same rows, keys and relationships, and an import never takes a key a running app
 /// holds. Needs the server `Scripts/with-postgres.sh` starts.
-@Suite("osd export and import on PostgreSQL", .enabled(
-    if: ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"] != nil,
-    "OSD_POSTGRES_URL is not set: run `Scripts/with-postgres.sh swift test`"))
+@Suite("osd export and import on PostgreSQL", .enabled(if: ToolPostgres.isAvailable, ToolPostgres.skipMessage))
 struct PostgresTransferTests {
     let url: String
 
     init() throws {
-        url = try #require(ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"])
+        url = try ToolPostgres.requiredURL()
     }
 
     /// A namespace no other test uses.
     private func freshName() -> String {
-        "osdmove_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        ToolPostgres.freshName("osdmove")
     }
 
     /// The fixture models' container on the server, in the namespace `name` (created empty).
