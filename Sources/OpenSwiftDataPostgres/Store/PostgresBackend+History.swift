@@ -98,7 +98,7 @@ extension PostgresBackend {
         let rows = try read("SELECT id, timestamp, author, bundle, process, origin, changes FROM \(namespace).osd_history WHERE id > $1 ORDER BY id", bindings)
         return try rows.map { row in
             let reader = PostgresRowReader(row)
-            let changes = try reader._withBytes(6) { try HistoryLog.decode($0) }
+            let changes = reader._withBytes(6) { HistoryLog.decode($0) }
             guard let changes else {
                 throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(location.displayName) has an unreadable transaction \(reader._int64(0))")
             }

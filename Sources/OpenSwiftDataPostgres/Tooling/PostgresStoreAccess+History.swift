@@ -32,7 +32,7 @@ extension PostgresStoreAccess {
             for row in rows {
                 let reader = PostgresRowReader(row)
                 let id = reader._int64(0)
-                guard let changes = try reader._withBytes(6, { try HistoryLog.decode($0) }) else {
+                guard let changes = reader._withBytes(6, { HistoryLog.decode($0) }) else {
                     throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(displayName) has an unreadable transaction \(id).")
                 }
                 let transaction = StoreHistoryTransaction(

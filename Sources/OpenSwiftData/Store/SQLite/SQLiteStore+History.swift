@@ -28,7 +28,7 @@ extension SQLiteStore {
             defer { select.reset() }
             try select._bind(id, 0)
             while try select.step() {
-                let changes = try select._withBytes(6) { try HistoryLog.decode($0) }
+                let changes = select._withBytes(6) { HistoryLog.decode($0) }
                 guard let changes else {
                     throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(path) has an unreadable transaction \(select._int64(0))")
                 }
@@ -306,8 +306,10 @@ package struct HistoryLog {
         bytes.append(UInt8(value))
     }
 
-    /// The changes of a BLOB that ``encoded()`` wrote, or `nil` when it is malformed.
-    package static func decode(_ bytes: UnsafeRawBufferPointer) throws -> [StoreHistoryChange]? {
+    /// The changes of a BLOB that ``encoded()`` wrote, or `nil` when it is malformed (truncated,
+    /// a kind it does not know, preserved values that are not the JSON it writes): whatever
+    /// another program wrote there, the caller reports the transaction as unreadable.
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> [StoreHistoryChange]? {
         var offset = 0
         func varint() -> UInt64? {
             var value: UInt64 = 0
@@ -350,7 +352,14 @@ package struct HistoryLog {
                 }
             }
             guard let jsonLength = varint(), let json = slice(jsonLength) else { return nil }
-            let tombstones = jsonLength == 0 ? [] : try JSONCoding.decoder().decode([[String: SnapshotValue]].self, from: Data(json))
+            var tombstones: [[String: SnapshotValue]] = []
+            if jsonLength != 0 {
+                do {
+                    tombstones = try JSONCoding.decoder().decode([[String: SnapshotValue]].self, from: Data(json))
+                } catch {
+                    return nil
+                }
+            }
             for (position, key) in keys.enumerated() {
                 changes.append(StoreHistoryChange(
                     kind: kind, entityName: entity, key: key,

@@ -23,7 +23,7 @@ extension StoreFile {
             try statement.bind(arguments)
             while try statement.step() {
                 let id = statement._int64(0)
-                let changes = statement._isNull(6) ? [] : try statement._withBytes(6) { try HistoryLog.decode($0) }
+                let changes = statement._isNull(6) ? [] : statement._withBytes(6) { HistoryLog.decode($0) }
                 guard let changes else {
                     throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(path) has an unreadable transaction \(id).")
                 }
