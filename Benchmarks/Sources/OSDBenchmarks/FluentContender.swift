@@ -211,6 +211,21 @@ final class FluentContender: Contender {
                     return Int(total)
                 }
             }
+        case .w14:
+            return try time {
+                try blocking {
+                    var total = 0.0
+                    for _ in 0..<Workload.aggregateRepeats {
+                        let query = FluentTrip.query(on: database).filter(\.$isFavorite == true).filter(\.$rating >= 3)
+                        // PostgreSQL averages `bigint`s as `numeric`.
+                        let average = try await query.copy().aggregate(.average, \.$rating, as: Decimal?.self) ?? 0
+                        let earliest = try await query.copy().min(\.$startDate) ?? 0
+                        let latest = try await query.max(\.$startDate) ?? 0
+                        total += NSDecimalNumber(decimal: average).doubleValue + earliest + latest
+                    }
+                    return Int(total)
+                }
+            }
         case .w9, .w10:
             throw BenchError("\(workload.rawValue) has no Fluent version yet")
         }

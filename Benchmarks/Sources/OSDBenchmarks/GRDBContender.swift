@@ -123,6 +123,18 @@ final class GRDBContender: Contender {
                     return Int(total)
                 }
             }
+        case .w14:
+            return try time {
+                try queue.read { db in
+                    var total = 0.0
+                    for _ in 0..<Workload.aggregateRepeats {
+                        let row = try Self.query.select(average(Column("rating")), min(Column("startDate")), max(Column("startDate")))
+                            .asRequest(of: Row.self).fetchOne(db)
+                        total += (row?[0] as Double? ?? 0) + (row?[1] as Double? ?? 0) + (row?[2] as Double? ?? 0)
+                    }
+                    return Int(total)
+                }
+            }
         case .w10:
             var migrator = DatabaseMigrator()
             migrator.registerMigration("v2") { db in

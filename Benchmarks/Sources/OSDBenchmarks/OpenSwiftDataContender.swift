@@ -189,6 +189,19 @@ final class OpenSwiftDataContender: Contender {
                 }
                 return Int(total)
             }
+        case .w14:
+            return try time {
+                let context = ModelContext(container)
+                let descriptor = Self.query()
+                var total = 0.0
+                for _ in 0..<Workload.aggregateRepeats {
+                    let average = try context.average(of: \.rating, in: descriptor) ?? 0
+                    let earliest = try context.minimum(of: \.startDate, in: descriptor)?.timeIntervalSinceReferenceDate ?? 0
+                    let latest = try context.maximum(of: \.startDate, in: descriptor)?.timeIntervalSinceReferenceDate ?? 0
+                    total += average + earliest + latest
+                }
+                return Int(total)
+            }
         case .w10:
             // Opening the store with the new model migrates it (a lightweight migration).
             return try time {

@@ -176,6 +176,18 @@ final class PostgresNIOContender: Contender {
                 }
                 return Int(total)
             }
+        case .w14:
+            return try time {
+                var total = 0.0
+                for _ in 0..<Workload.aggregateRepeats {
+                    var bindings = PostgresBindings()
+                    bindings.append(Int64(3))
+                    let row = try execute("SELECT avg(rating)::float8, min(startDate), max(startDate) FROM trip WHERE isFavorite <> 0 AND rating >= $1", bindings).first
+                    let (average, earliest, latest) = try row?.decode((Double?, Double?, Double?).self) ?? (nil, nil, nil)
+                    total += (average ?? 0) + (earliest ?? 0) + (latest ?? 0)
+                }
+                return Int(total)
+            }
         case .w10:
             throw BenchError("\(workload.rawValue) has no postgres-nio version yet")
         }

@@ -189,6 +189,20 @@ final class RawSQLite: Contender {
                 }
                 return Int(total)
             }
+        case .w14:
+            return try time {
+                let statement = try prepare("SELECT avg(rating), min(startDate), max(startDate) FROM trip WHERE isFavorite AND rating >= ?")
+                defer { sqlite3_finalize(statement) }
+                var total = 0.0
+                for _ in 0..<Workload.aggregateRepeats {
+                    sqlite3_reset(statement)
+                    sqlite3_bind_int64(statement, 1, 3)
+                    if sqlite3_step(statement) == SQLITE_ROW {
+                        total += sqlite3_column_double(statement, 0) + sqlite3_column_double(statement, 1) + sqlite3_column_double(statement, 2)
+                    }
+                }
+                return Int(total)
+            }
         case .w10:
             return try time {
                 try exec("BEGIN IMMEDIATE")

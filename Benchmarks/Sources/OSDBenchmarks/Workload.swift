@@ -3,7 +3,7 @@ import Foundation
 /// A benchmark workload. Each runs in its own process, after an untimed set-up.
 enum Workload: String, CaseIterable, Sendable {
     case w1 = "W1", w2 = "W2", w3 = "W3", w4 = "W4", w3b = "W3b", w4b = "W4b", w5 = "W5", w6 = "W6", w6c = "W6c", w7 = "W7", w8 = "W8"
-    case w9 = "W9", w10 = "W10", w12 = "W12", w13 = "W13"
+    case w9 = "W9", w10 = "W10", w12 = "W12", w13 = "W13", w14 = "W14"
 
     var summary: String {
         switch self {
@@ -20,6 +20,7 @@ enum Workload: String, CaseIterable, Sendable {
         case .w8: "2,000 saves of one new trip each"
         case .w10: "migrate 100,000 trips: rename `destination` to `place`, add `visits` (default 0)"
         case .w12: "sum of budget and of rating where isFavorite && rating >= 3 — 100 times (100k rows)"
+        case .w14: "average rating, earliest and latest startDate where isFavorite && rating >= 3 — 100 times (100k rows)"
         case .w13: "set budget where isFavorite && rating >= 3, by predicate, one transaction each — 10 times (100k rows)"
         case .w9: "reads while writing: 4 threads × 2,000 W3b queries while a 5th makes 500 one-row saves (1,000 rows)"
         }
@@ -38,7 +39,7 @@ enum Workload: String, CaseIterable, Sendable {
     /// How many updates by predicate W13 makes, each setting `budget` to a new value.
     static let updateRepeats = 10
 
-    /// How many times W12 adds up its two sums.
+    /// How many times W12 adds up its two sums, and W14 finds its average and extremes.
     static let aggregateRepeats = 100
 
     /// How many rows W1 inserts.
