@@ -19,6 +19,8 @@ package struct HistoryListing {
     /// Only changes to this model and the models that inherit from it.
     package var model: String?
 
+    /// A listing of the transactions after `after`, at most `limit` or the newest `last`, by
+    /// `author`, of changes to `model`; `nil` for no such restriction.
     package init(after: Int64 = 0, limit: Int? = nil, last: Int? = nil, author: String? = nil, model: String? = nil) {
         self.after = after
         self.limit = limit
@@ -44,13 +46,14 @@ package struct HistoryListing {
         }
     }
 
+    /// How long `follow` waits between two looks at the store.
+    static let followInterval: TimeInterval = 0.5
+
     /// Writes the transactions of the store at `store` as ``run(storeAt:name:json:output:)`` does
     /// (JSON as one transaction per line, without the enclosing array), then each transaction
-    /// other processes save, within `interval` of its commit, for as long as `continuing` says.
-    package func follow(
-        storeAt store: String, name: String, json: Bool, interval: Duration = .milliseconds(500),
-        while continuing: () -> Bool = { true }, output: (String) -> Void
-    ) throws {
+    /// any process saves, within ``followInterval`` of its commit, until the process is stopped
+    /// or reading fails.
+    package func follow(storeAt store: String, name: String, json: Bool, output: (String) -> Void) throws {
         try checkArguments()
         if limit != nil { throw ToolError("--follow cannot be combined with --limit, which takes the oldest transactions: use --last.") }
         let source = try historySource(store, name: name, following: true)
@@ -59,8 +62,7 @@ package struct HistoryListing {
             for entry in read.entries {
                 if json { output(entry.json()) } else { entry.text().forEach(output) }
             }
-            guard continuing() else { return }
-            Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+            Thread.sleep(forTimeInterval: Self.followInterval)
             try source.readAgain()
             read = try transactions(in: source, after: read.highest, newestFirst: false, count: nil)
         }
