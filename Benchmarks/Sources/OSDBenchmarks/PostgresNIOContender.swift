@@ -35,6 +35,19 @@ final class PostgresNIOContender: Contender {
     deinit { try? connection.close().wait() }
 
     @discardableResult
+    /// Runs an aggregate query over the W4 predicate (its one parameter, the least rating, bound
+    /// to 3) `Workload.aggregateRepeats` times, and returns the sum of what `read` makes of each
+    /// row, as a checksum.
+    func repeatAggregate(_ sql: String, _ read: (PostgresRow) throws -> Double) throws -> Int {
+        var total = 0.0
+        for _ in 0..<Workload.aggregateRepeats {
+            var bindings = PostgresBindings()
+            bindings.append(Int64(3))
+            if let row = try execute(sql, bindings).first { total += try read(row) }
+        }
+        return Int(total)
+    }
+
     func execute(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
         try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait().rows
     }
@@ -166,27 +179,17 @@ final class PostgresNIOContender: Contender {
             }
         case .w12:
             return try time {
-                var total = 0.0
-                for _ in 0..<Workload.aggregateRepeats {
-                    var bindings = PostgresBindings()
-                    bindings.append(Int64(3))
-                    let row = try execute("SELECT sum(budget), sum(rating)::int8 FROM trip WHERE isFavorite <> 0 AND rating >= $1", bindings).first
-                    let (budget, rating) = try row?.decode((Double?, Int64?).self) ?? (nil, nil)
-                    total += (budget ?? 0) + Double(rating ?? 0)
+                try repeatAggregate("SELECT sum(budget), sum(rating)::int8 FROM trip WHERE isFavorite <> 0 AND rating >= $1") { row in
+                    let (budget, rating) = try row.decode((Double?, Int64?).self)
+                    return (budget ?? 0) + Double(rating ?? 0)
                 }
-                return Int(total)
             }
         case .w14:
             return try time {
-                var total = 0.0
-                for _ in 0..<Workload.aggregateRepeats {
-                    var bindings = PostgresBindings()
-                    bindings.append(Int64(3))
-                    let row = try execute("SELECT avg(rating)::float8, min(startDate), max(startDate) FROM trip WHERE isFavorite <> 0 AND rating >= $1", bindings).first
-                    let (average, earliest, latest) = try row?.decode((Double?, Double?, Double?).self) ?? (nil, nil, nil)
-                    total += (average ?? 0) + (earliest ?? 0) + (latest ?? 0)
+                try repeatAggregate("SELECT avg(rating)::float8, min(startDate), max(startDate) FROM trip WHERE isFavorite <> 0 AND rating >= $1") { row in
+                    let (average, earliest, latest) = try row.decode((Double?, Double?, Double?).self)
+                    return (average ?? 0) + (earliest ?? 0) + (latest ?? 0)
                 }
-                return Int(total)
             }
         case .w10:
             throw BenchError("\(workload.rawValue) has no postgres-nio version yet")

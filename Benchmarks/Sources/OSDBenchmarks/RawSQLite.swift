@@ -27,6 +27,21 @@ final class RawSQLite: Contender {
         guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw BenchError(String(cString: sqlite3_errmsg(db))) }
     }
 
+    /// Runs an aggregate query over the W4 predicate (its one parameter, the least rating, bound
+    /// to 3) `Workload.aggregateRepeats` times, and returns the sum of what `read` makes of each
+    /// row, as a checksum.
+    func repeatAggregate(_ sql: String, _ read: (OpaquePointer) -> Double) throws -> Int {
+        let statement = try prepare(sql)
+        defer { sqlite3_finalize(statement) }
+        var total = 0.0
+        for _ in 0..<Workload.aggregateRepeats {
+            sqlite3_reset(statement)
+            sqlite3_bind_int64(statement, 1, 3)
+            if sqlite3_step(statement) == SQLITE_ROW { total += read(statement) }
+        }
+        return Int(total)
+    }
+
     func prepare(_ sql: String) throws -> OpaquePointer {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
@@ -177,31 +192,15 @@ final class RawSQLite: Contender {
             }
         case .w12:
             return try time {
-                let statement = try prepare("SELECT sum(budget), sum(rating) FROM trip WHERE isFavorite AND rating >= ?")
-                defer { sqlite3_finalize(statement) }
-                var total = 0.0
-                for _ in 0..<Workload.aggregateRepeats {
-                    sqlite3_reset(statement)
-                    sqlite3_bind_int64(statement, 1, 3)
-                    if sqlite3_step(statement) == SQLITE_ROW {
-                        total += sqlite3_column_double(statement, 0) + Double(sqlite3_column_int64(statement, 1))
-                    }
+                try repeatAggregate("SELECT sum(budget), sum(rating) FROM trip WHERE isFavorite AND rating >= ?") { statement in
+                    sqlite3_column_double(statement, 0) + Double(sqlite3_column_int64(statement, 1))
                 }
-                return Int(total)
             }
         case .w14:
             return try time {
-                let statement = try prepare("SELECT avg(rating), min(startDate), max(startDate) FROM trip WHERE isFavorite AND rating >= ?")
-                defer { sqlite3_finalize(statement) }
-                var total = 0.0
-                for _ in 0..<Workload.aggregateRepeats {
-                    sqlite3_reset(statement)
-                    sqlite3_bind_int64(statement, 1, 3)
-                    if sqlite3_step(statement) == SQLITE_ROW {
-                        total += sqlite3_column_double(statement, 0) + sqlite3_column_double(statement, 1) + sqlite3_column_double(statement, 2)
-                    }
+                try repeatAggregate("SELECT avg(rating), min(startDate), max(startDate) FROM trip WHERE isFavorite AND rating >= ?") { statement in
+                    sqlite3_column_double(statement, 0) + sqlite3_column_double(statement, 1) + sqlite3_column_double(statement, 2)
                 }
-                return Int(total)
             }
         case .w10:
             return try time {
