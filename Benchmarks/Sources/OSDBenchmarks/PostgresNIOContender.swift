@@ -34,7 +34,6 @@ final class PostgresNIOContender: Contender {
 
     deinit { try? connection.close().wait() }
 
-    @discardableResult
     /// Runs an aggregate query over the W4 predicate (its one parameter, the least rating, bound
     /// to 3) `Workload.aggregateRepeats` times, and returns the sum of what `read` makes of each
     /// row, as a checksum.
@@ -48,6 +47,7 @@ final class PostgresNIOContender: Contender {
         return Int(total)
     }
 
+    @discardableResult
     func execute(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
         try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait().rows
     }
