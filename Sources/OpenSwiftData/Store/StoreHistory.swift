@@ -26,6 +26,25 @@ package struct StoreHistoryTransaction: Sendable {
     }
 }
 
+extension StoreHistoryTransaction {
+    /// The transaction of a history row read by either store, its columns `id, timestamp, author,
+    /// bundle, process, origin, changes` in that order.
+    ///
+    /// - Throws: ``SwiftDataError/storeIsCorrupt`` naming the transaction and `place` when its
+    ///   changes cannot be read.
+    package init(row: some _RowReader, place: String) throws {
+        let id = row._int64(0)
+        let changes = row._isNull(6) ? [] : row._withBytes(6) { HistoryLog.decode($0) }
+        guard let changes else {
+            throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(place) has an unreadable transaction \(id).")
+        }
+        self.init(
+            id: id, timestamp: Date(timeIntervalSinceReferenceDate: try row._double(1)),
+            author: row._isNull(2) ? nil : row._string(2), bundleIdentifier: row._string(3),
+            processIdentifier: row._string(4), origin: row._int64(5), changes: changes)
+    }
+}
+
 /// One model's change within a saved transaction.
 package struct StoreHistoryChange: Sendable {
     package enum Kind: Int64, Sendable {

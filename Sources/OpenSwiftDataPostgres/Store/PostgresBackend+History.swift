@@ -96,17 +96,7 @@ extension PostgresBackend {
         var bindings = PostgresBindings()
         bindings.append(id)
         let rows = try read("SELECT id, timestamp, author, bundle, process, origin, changes FROM \(namespace).osd_history WHERE id > $1 ORDER BY id", bindings)
-        return try rows.map { row in
-            let reader = PostgresRowReader(row)
-            let changes = reader._withBytes(6) { HistoryLog.decode($0) }
-            guard let changes else {
-                throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(location.displayName) has an unreadable transaction \(reader._int64(0))")
-            }
-            return StoreHistoryTransaction(
-                id: reader._int64(0), timestamp: Date(timeIntervalSinceReferenceDate: reader._double(1)),
-                author: reader._isNull(2) ? nil : reader._string(2), bundleIdentifier: reader._string(3),
-                processIdentifier: reader._string(4), origin: reader._int64(5), changes: changes)
-        }
+        return try rows.map { try StoreHistoryTransaction(row: PostgresRowReader($0), place: location.displayName) }
     }
 
     func latestHistoryTransaction() throws -> Int64 {

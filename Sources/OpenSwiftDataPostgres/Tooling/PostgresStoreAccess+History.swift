@@ -30,17 +30,9 @@ extension PostgresStoreAccess {
             sql += " ORDER BY id\(newestFirst ? " DESC" : "") LIMIT \(Self.batchRows)"
             let rows = try session.query(sql, bindings)
             for row in rows {
-                let reader = PostgresRowReader(row)
-                let id = reader._int64(0)
-                guard let changes = reader._withBytes(6, { HistoryLog.decode($0) }) else {
-                    throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(displayName) has an unreadable transaction \(id).")
-                }
-                let transaction = StoreHistoryTransaction(
-                    id: id, timestamp: Date(timeIntervalSinceReferenceDate: reader._double(1)),
-                    author: reader._isNull(2) ? nil : reader._string(2), bundleIdentifier: reader._string(3),
-                    processIdentifier: reader._string(4), origin: reader._int64(5), changes: changes)
+                let transaction = try StoreHistoryTransaction(row: PostgresRowReader(row), place: displayName)
                 guard try body(transaction) else { return }
-                boundary = id
+                boundary = transaction.id
             }
             if rows.count < Self.batchRows { return }
         }

@@ -28,14 +28,7 @@ extension SQLiteStore {
             defer { select.reset() }
             try select._bind(id, 0)
             while try select.step() {
-                let changes = select._withBytes(6) { HistoryLog.decode($0) }
-                guard let changes else {
-                    throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(path) has an unreadable transaction \(select._int64(0))")
-                }
-                transactions.append(StoreHistoryTransaction(
-                    id: select._int64(0), timestamp: Date(timeIntervalSinceReferenceDate: try select._double(1)),
-                    author: select._isNull(2) ? nil : select._string(2), bundleIdentifier: select._string(3),
-                    processIdentifier: select._string(4), origin: select._int64(5), changes: changes))
+                transactions.append(try StoreHistoryTransaction(row: select, place: path))
             }
             return transactions
         }

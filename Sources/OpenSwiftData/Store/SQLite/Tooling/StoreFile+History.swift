@@ -1,5 +1,3 @@
-import Foundation
-
 /// The history of a store file as tools read it: every recorded save, and the property lists its
 /// update masks refer to.
 extension StoreFile {
@@ -22,16 +20,7 @@ extension StoreFile {
             let statement = try connection.uncachedStatement(sql)
             try statement.bind(arguments)
             while try statement.step() {
-                let id = statement._int64(0)
-                let changes = statement._isNull(6) ? [] : statement._withBytes(6) { HistoryLog.decode($0) }
-                guard let changes else {
-                    throw SwiftDataError(.storeIsCorrupt, reason: "The history of \(path) has an unreadable transaction \(id).")
-                }
-                let transaction = StoreHistoryTransaction(
-                    id: id, timestamp: Date(timeIntervalSinceReferenceDate: try statement._double(1)),
-                    author: statement._isNull(2) ? nil : statement._string(2), bundleIdentifier: statement._string(3),
-                    processIdentifier: statement._string(4), origin: statement._int64(5), changes: changes)
-                guard try body(transaction) else { return }
+                guard try body(StoreHistoryTransaction(row: statement, place: path)) else { return }
             }
         }
     }
