@@ -213,14 +213,9 @@ struct PostgresHistoryTests {
         url = try ToolPostgres.requiredURL()
     }
 
-    /// A configuration of a fresh namespace on the test server.
-    private func freshConfiguration() throws -> PostgresStoreConfiguration {
-        try ToolPostgres.freshConfiguration("osdhistory")
-    }
-
     @Test("random saves print as the app reads them, in pages of a thousand")
     func differential() throws {
-        let configuration = try freshConfiguration()
+        let configuration = try ToolPostgres.freshConfiguration("osdhistory")
         let name = configuration.name
         let context = try HistoryTests.saveRandomChanges(configuration, rounds: 25)
         try HistoryTests.expectSameHistory(context, store: url, name: ["--name", name])
@@ -244,7 +239,7 @@ struct PostgresHistoryTests {
 
     @Test("--follow prints each save as it lands")
     func follow() throws {
-        let configuration = try freshConfiguration()
+        let configuration = try ToolPostgres.freshConfiguration("osdhistory")
         let name = configuration.name
         let context = ModelContext(try ModelContainer(for: Schema(HistoryTests.models), configurations: [configuration]))
         context.insert(Ticket(code: "A", paid: true, price: 2, seat: 1))

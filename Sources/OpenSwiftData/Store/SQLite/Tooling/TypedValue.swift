@@ -89,31 +89,20 @@ extension TypedValue {
     /// (`.preserveValueOnDeletion`), read as `attribute`'s storage writes it when the schema still
     /// has the attribute, or by the value's own form otherwise; `nil` for a relationship's value.
     package init?(preserved value: SnapshotValue, of attribute: StoredSchema.Attribute?) {
+        // The value by its own form, and as the store writes it (which the attribute reads).
+        let own: TypedValue
         let stored: StoredValue
         switch value {
-        case .null: stored = .null
-        case .integer(let number): stored = .integer(number)
-        case .real(let number): stored = .real(number)
-        case .date(let date): stored = .real(date.timeIntervalSinceReferenceDate)
-        case .text(let text), .json(let text): stored = .text(text)
-        case .uuid(let uuid): stored = .blob(withUnsafeBytes(of: uuid.uuid) { Array($0) })
-        case .bytes(let bytes): stored = .blob(Array(bytes))
+        case .null: (own, stored) = (.null, .null)
+        case .integer(let number): (own, stored) = (.int(number), .integer(number))
+        case .real(let number): (own, stored) = (.double(number), .real(number))
+        case .date(let date): (own, stored) = (.date(date), .real(date.timeIntervalSinceReferenceDate))
+        case .text(let text): (own, stored) = (.string(text), .text(text))
+        case .json(let text): (own, stored) = (.json(text), .text(text))
+        case .uuid(let uuid): (own, stored) = (.uuid(uuid), .blob(withUnsafeBytes(of: uuid.uuid) { Array($0) }))
+        case .bytes(let bytes): (own, stored) = (.data(Array(bytes)), .blob(Array(bytes)))
         case .identifier, .identifiers: return nil
         }
-        if let attribute, let typed = attribute.decode(stored) {
-            self = typed
-            return
-        }
-        switch value {
-        case .null: self = .null
-        case .integer(let number): self = .int(number)
-        case .real(let number): self = .double(number)
-        case .date(let date): self = .date(date)
-        case .text(let text): self = .string(text)
-        case .json(let text): self = .json(text)
-        case .uuid(let uuid): self = .uuid(uuid)
-        case .bytes(let bytes): self = .data(Array(bytes))
-        case .identifier, .identifiers: return nil
-        }
+        self = attribute.flatMap { $0.decode(stored) } ?? own
     }
 }
