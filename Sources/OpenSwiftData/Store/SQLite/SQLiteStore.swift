@@ -1,4 +1,9 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The embedded SQLite store: one file in WAL mode, one writer connection serialized by a lock, a
 /// pool of reader connections that read in parallel, cached prepared statements, the schema
@@ -24,6 +29,9 @@ final class SQLiteStore: @unchecked Sendable {
     /// The property lists the history's update masks refer to, as the store was opened.
     let historyFieldLayouts: HistoryFieldLayouts
     let path: String
+    /// The file that says a migration plan is running (``MigrationJournal/planPath(of:)``), `nil`
+    /// for an in-memory store.
+    private let planPath: String?
     let isReadOnly: Bool
     private let connection: SQLiteConnection
     private let lock = NSLock()
@@ -55,6 +63,7 @@ final class SQLiteStore: @unchecked Sendable {
         }
         self.deleteRuleStatements = DeleteRuleStatements(schema: schema, layouts: layouts)
         let models = StoredSchema(schema)
+        planPath = url.map { MigrationJournal.planPath(of: $0.path) }
         guard let url else {
             self.path = ":memory:"
             self.isReadOnly = false
@@ -136,6 +145,18 @@ final class SQLiteStore: @unchecked Sendable {
             """)
     }
 
+    /// Throws ``SwiftDataError/storeIsBusy`` when another container's `SchemaMigrationPlan` is
+    /// migrating the store, or one was interrupted (``MigrationJournal/refusalOfSaves(to:)``): the
+    /// plan's failure, or the next open, puts back the store as it was before the plan, which would
+    /// undo the save. Called at the start of each write transaction, under SQLite's write lock (a
+    /// plan takes that lock once after creating its file, so a save that found no file commits
+    /// before the plan's backup); the caller's transaction then rolls back. One `access` of the
+    /// plan file's path.
+    func checkNoPlanIsMigrating() throws {
+        guard let planPath, access(planPath, F_OK) == 0, let refusal = MigrationJournal.refusalOfSaves(to: path) else { return }
+        throw SwiftDataError(.storeIsBusy, reason: refusal)
+    }
+
     /// The table layout of an entity.
     func layout(for entityName: String) throws -> TableLayout {
         guard let layout = layouts[entityName] else {
@@ -173,6 +194,7 @@ final class SQLiteStore: @unchecked Sendable {
     func eraseAll() throws {
         try withConnection { connection in
             try connection.writeTransaction {
+                try checkNoPlanIsMigrating()
                 for layout in layouts.values {
                     // Keys handed out before the erase are never handed out again.
                     if layout.sharedKeysTable == nil, let largest = try connection.integer("SELECT max(\(TableLayout.primaryKey)) FROM \(layout.table)") {

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -20,14 +21,21 @@ import Darwin
 /// interrupted migration, so the backup replaces the store and both files go; a backup without a
 /// marker is a leftover of a migration that finished (or never started) and goes; a marker without
 /// a backup (removed by hand) is an error, since the store may hold half a migration.
+///
+/// A third file, `<store>.osd-migration-plan`, exists (locked) from before the backup is taken
+/// until the marker is gone: while it does, containers that are not the plan's own refuse to save
+/// (``refusalOfSaves(to:)``), since a save landing after the backup would be undone by a failure.
 final class MigrationJournal {
     let storePath: String
     private let lock: Int32
+    /// The descriptor that holds `<store>.osd-migration-plan` locked.
+    private let planLock: Int32
 
     var backupPath: String { Self.backupPath(of: storePath) }
 
     static func backupPath(of store: String) -> String { store + ".osd-migration-backup" }
     static func markerPath(of store: String) -> String { store + ".osd-migration" }
+    static func planPath(of store: String) -> String { store + ".osd-migration-plan" }
     private static func restorePath(of store: String) -> String { store + ".osd-migration-restore" }
 
     /// Stores this process is migrating now: opens of them during the migration (its stages)
@@ -36,49 +44,110 @@ final class MigrationJournal {
 
     /// Starts a migration of the store at `path`: checkpoints it, copies it to the backup, then
     /// creates and locks the marker. From here until ``finish()`` a kill leaves the backup in charge.
+    ///
+    /// Other containers' saves are refused from before the checkpoint on: the plan file is locked
+    /// first, then the checkpoint waits for SQLite's write lock, so a save that began before the
+    /// file existed has committed (and is in the backup) and every later one sees the file.
     init(beginningMigrationOf path: String) throws {
         storePath = path
-        try Self.checkpoint(path)
-        try DurableFile.copy(path, to: Self.backupPath(of: path))
-        // The marker appears already locked: it is locked under another name, then renamed.
-        let staging = Self.markerPath(of: path) + ".partial"
-        unlink(staging)
-        let descriptor = open(staging, O_RDWR | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw SwiftDataError(.migrationFailed, reason: "Creating \(staging) failed: \(String(cString: strerror(errno))).") }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            throw SwiftDataError(.migrationFailed, reason: "Locking \(staging) failed: \(String(cString: strerror(errno))).")
-        }
         let note = "OpenSwiftData migration in progress, process \(ProcessInfo.processInfo.processIdentifier); the store before it is \(Self.backupPath(of: path))\n"
-        // The note is for people; the marker's existence is what counts, made durable by the rename.
-        _ = note.withCString { write(descriptor, $0, strlen($0)) }
+        let plan = try Self.lockedFile(Self.planPath(of: path), note: note)
         do {
-            try DurableFile.rename(staging, to: Self.markerPath(of: path))
+            try Self.checkpoint(path, beforeCopying: true)
+            try DurableFile.copy(path, to: Self.backupPath(of: path))
+            // The marker appears already locked: it is locked under another name, then renamed.
+            let staging = Self.markerPath(of: path) + ".partial"
+            let descriptor = try Self.lockedFile(staging, note: note)
+            // The note is for people; the marker's existence is what counts, made durable by the rename.
+            do {
+                try DurableFile.rename(staging, to: Self.markerPath(of: path))
+            } catch {
+                close(descriptor)
+                unlink(staging)
+                throw error
+            }
+            lock = descriptor
         } catch {
-            close(descriptor)
-            unlink(staging)
+            unlink(Self.planPath(of: path))
+            close(plan)
             throw error
         }
-        lock = descriptor
+        planLock = plan
         Self.active.withValue { _ = $0.insert(path) }
     }
 
     deinit {
         close(lock)
+        close(planLock)
         Self.active.withValue { _ = $0.remove(storePath) }
     }
 
-    /// Ends a migration that completed: the store is checkpointed (its pages synced), then the
-    /// marker is removed, which is the moment the migration counts as done, then the backup.
-    func finish() throws {
-        try Self.checkpoint(storePath)
-        try DurableFile.remove(Self.markerPath(of: storePath))
-        try DurableFile.remove(backupPath)
+    /// A new file at `path`, locked exclusively, holding `note`; its descriptor.
+    private static func lockedFile(_ path: String, note: String) throws -> Int32 {
+        unlink(path)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw SwiftDataError(.migrationFailed, reason: "Creating \(path) failed: \(String(cString: strerror(errno))).") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw SwiftDataError(.migrationFailed, reason: "Locking \(path) failed: \(String(cString: strerror(errno))).")
+        }
+        _ = note.withCString { write(descriptor, $0, strlen($0)) }
+        return descriptor
     }
 
-    /// Ends a migration that failed: the backup replaces the store, then both files go.
+    /// Ends a migration that completed: the store is checkpointed (its pages synced), then the
+    /// marker is removed, which is the moment the migration counts as done, then the backup, then
+    /// the plan file (other containers may save again).
+    func finish() throws {
+        try Self.checkpoint(storePath, beforeCopying: false)
+        try DurableFile.remove(Self.markerPath(of: storePath))
+        try DurableFile.remove(backupPath)
+        unlink(Self.planPath(of: storePath))
+    }
+
+    /// Ends a migration that failed: the backup's contents replace the store's, then the marker,
+    /// the backup and the plan file go.
+    ///
+    /// The backup is written into the store through SQLite, in one transaction, so that other
+    /// containers that have the store open go on using it, now as it was before the migration.
+    /// If that fails, the backup file replaces the store file, as a recovering open does.
     func rollBack() throws {
-        try Self.restore(storePath)
+        do {
+            try Self.restoreInPlace(storePath)
+            try DurableFile.remove(Self.markerPath(of: storePath))
+            try DurableFile.remove(backupPath)
+        } catch {
+            try Self.restore(storePath)
+        }
+        unlink(Self.planPath(of: storePath))
+    }
+
+    /// Why a container that is not part of a plan may not save to the store at `path` now, or
+    /// `nil` when it may: a plan is migrating the store (its saves would land after the backup and
+    /// be undone if the plan fails), or a plan was interrupted (the next open restores the backup,
+    /// undoing any save made before it). Called by saves that found the plan file
+    /// (``planPath(of:)``), under SQLite's write lock; the saves of the plan's own stages, which
+    /// run under the plan's migration lock (``lockedStore``), may save.
+    static func refusalOfSaves(to path: String) -> String? {
+        guard lockedStore != path else { return nil }
+        let plan = planPath(of: path)
+        let descriptor = open(plan, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        if flock(descriptor, LOCK_SH | LOCK_NB) != 0 {
+            return """
+                A SchemaMigrationPlan is migrating the store at \(path) (\(plan)), and would undo this save if it failed; \
+                nothing was saved. Save again once the migration has finished (a container with the older models may then \
+                need to be opened again with the newer ones).
+                """
+        }
+        flock(descriptor, LOCK_UN)
+        guard DurableFile.exists(markerPath(of: path)) else { return nil }
+        return """
+            A migration of the store at \(path) was interrupted (\(markerPath(of: path)) remains), and the next container \
+            to open the store puts back the store as it was before it, which would undo this save; nothing was saved. \
+            Open a new container on the store, then save again.
+            """
     }
 
     /// Brings the store at `path` to a state that is whole before it is opened: see the type's
@@ -91,6 +160,9 @@ final class MigrationJournal {
             for leftover in [backupPath(of: path) + ".partial", markerPath(of: path) + ".partial", restorePath(of: path) + ".partial", restorePath(of: path)] {
                 unlink(leftover)
             }
+            // The plan file of a plan that died stays while its marker does: other containers
+            // must not save to a store the recovery is about to put back.
+            if !DurableFile.exists(markerPath(of: path)) { unlink(planPath(of: path)) }
         }
         if lockedStore == path { removeLeftovers() } else { ifNoMigrationIsRunning(of: path, removeLeftovers) }
         let marker = markerPath(of: path)
@@ -128,6 +200,7 @@ final class MigrationJournal {
         try DurableFile.rename(staging, to: path)
         try DurableFile.remove(markerPath(of: path))
         try DurableFile.remove(backupPath(of: path))
+        unlink(planPath(of: path))
     }
 
     /// The store whose migration lock the current task holds, if any: the opens of a plan's stages
@@ -178,13 +251,49 @@ final class MigrationJournal {
     }
 
     /// Writes the WAL into the store file and syncs it.
-    private static func checkpoint(_ path: String) throws {
+    ///
+    /// `beforeCopying` the file, it first waits for the save another connection may be writing
+    /// (it takes SQLite's write lock once), and throws unless the whole WAL was written back (a
+    /// reader kept an older snapshot for longer than the busy timeout): a copy of the file alone
+    /// would then miss saves.
+    private static func checkpoint(_ path: String, beforeCopying: Bool) throws {
         do {
             let connection = try SQLiteConnection(path: path, readOnly: false, create: false)
-            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            guard beforeCopying else {
+                try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                return
+            }
+            try connection.execute("BEGIN IMMEDIATE; COMMIT")
+            let result = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)")
+            defer { result.reset() }
+            // One row: busy (1 when it could not finish), frames in the WAL, frames written back.
+            guard try result.step(), result._int64(0) == 0, result._int64(1) == result._int64(2) else {
+                throw SwiftDataError(.storeIsBusy, reason: "Other connections kept reading older states of \(path), so its WAL could not be written back before the migration. Nothing was changed; try again.")
+            }
         } catch let error as SQLiteError {
             throw error.swiftDataError.adding(context: "Checkpointing \(path) for its migration")
         }
+    }
+
+    /// Writes the backup's pages into the store through SQLite's backup API, in one transaction
+    /// of the store's, synced at its commit, then checkpoints the store.
+    private static func restoreInPlace(_ path: String) throws {
+        do {
+            // The backup is a whole database in one file: read as immutable, nothing beside it.
+            let source = try StoreFileInspection.readOnlyConnection(path: backupPath(of: path))
+            let destination = try SQLiteConnection(path: path, readOnly: false, create: false)
+            try destination.execute("PRAGMA synchronous=FULL")
+            guard let backup = sqlite3_backup_init(destination.handle, "main", source.handle, "main") else {
+                throw SQLiteError(code: sqlite3_extended_errcode(destination.handle), message: destination.lastErrorMessage, sql: nil)
+            }
+            let stepped = sqlite3_backup_step(backup, -1)
+            let finished = sqlite3_backup_finish(backup)
+            guard stepped == SQLITE_DONE else { throw SQLiteError(code: stepped, message: String(cString: sqlite3_errstr(stepped)), sql: nil) }
+            try destination.check(finished)
+        } catch let error as SQLiteError {
+            throw error.swiftDataError.adding(context: "Restoring \(path) from its backup")
+        }
+        try checkpoint(path, beforeCopying: false)
     }
 
     /// Whether an open descriptor still is the file at `path` (not unlinked or replaced since).

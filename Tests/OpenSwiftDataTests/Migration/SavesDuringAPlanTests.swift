@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// What the plans below run in their `willMigrate`, set by the test that opens them.
+private let duringThePlan = PlanHook()
+
+/// V1 → V2 with a `willMigrate` that runs ``duringThePlan``, then a `didMigrate` that fails: the
+/// store is restored to V1.
+private enum FailingAfterAHookPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [TripsV1.self, TripsV2.self] }
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: TripsV1.self, toVersion: TripsV2.self, willMigrate: { _ in duringThePlan.run() }, didMigrate: { _ in throw DidMigrateFailure() })]
+    }
+}
+
+/// The same stage, completing.
+private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [TripsV1.self, TripsV2.self] }
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: TripsV1.self, toVersion: TripsV2.self, willMigrate: { _ in duringThePlan.run() }, didMigrate: nil)]
+    }
+}
+
+/// Another container saves while a `SchemaMigrationPlan` migrates the store file (an app's second
+/// scene, a server's other request, another process). A plan runs in several transactions and
+/// undoes a failure by restoring the copy it took first, so a save that landed in between would be
+/// reported saved and then lost. Such saves are refused instead (`storeIsBusy`), with nothing
+/// written; the context keeps its changes.
+@Suite(.serialized) struct SavesDuringAPlanTests {
+    private static func v1Store() throws -> TemporaryStore {
+        let store = TemporaryStore()
+        let context = ModelContext(try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: store.url)]))
+        context.insert(TripsV1.Trip(name: "Kyoto", destination: "Japan"))
+        try context.save()
+        return store
+    }
+
+    private static func v1Names(_ url: URL) throws -> [String] {
+        let context = ModelContext(try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: url)]))
+        return try context.fetch(FetchDescriptor<TripsV1.Trip>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+    }
+
+    /// One save of a new trip in a new context of `container`, on a thread of its own (not a
+    /// task of the plan's), as another part of the app would make it.
+    private static func saveOnAnotherThread(_ name: String, in container: ModelContainer) -> Result<Void, any Error> {
+        onAnotherThread {
+            Result {
+                let context = ModelContext(container)
+                context.insert(TripsV1.Trip(name: name, destination: "elsewhere"))
+                try context.save()
+            }
+        }
+    }
+
+    @Test func aSaveWhileAPlanRunsIsRefusedAndNotLostWhenThePlanFails() throws {
+        let store = try Self.v1Store()
+        let earlier = try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: store.url)])
+        let during = LockedBox<Result<Void, any Error>>()
+        duringThePlan.set { during.value = Self.saveOnAnotherThread("Lima", in: earlier) }
+        defer { duringThePlan.set(nil) }
+
+        #expect(throws: SwiftDataError.migrationFailed) {
+            _ = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: FailingAfterAHookPlan.self,
+                                   configurations: [ModelConfiguration(url: store.url)])
+        }
+        let outcome = try #require(during.value)
+        let names = try Self.v1Names(store.url)
+        switch outcome {
+        case .success:
+            Issue.record("the save during the plan was reported saved; the store holds \(names)")
+        case .failure(let error):
+            let refusal = try #require(error as? SwiftDataError, "\(error)")
+            #expect(refusal.kind == .storeIsBusy)
+            #expect("\(refusal)".contains("migrat"), "the error says why: \(refusal)")
+        }
+        #expect(names == ["Kyoto"])
+        // The plan put the store back in place: the container opened before it goes on using it.
+        let context = ModelContext(earlier)
+        #expect(try context.fetch(FetchDescriptor<TripsV1.Trip>()).map(\.name) == ["Kyoto"])
+        context.insert(TripsV1.Trip(name: "Lima", destination: "Peru"))
+        try context.save()
+        #expect(try Self.v1Names(store.url) == ["Kyoto", "Lima"])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.folder.path).filter { $0.contains(".osd-migration") }
+        #expect(leftovers.isEmpty, "the migration's files are gone: \(leftovers)")
+    }
+
+    @Test func aSaveWhileAPlanRunsIsRefusedWhenThePlanCompletes() throws {
+        let store = try Self.v1Store()
+        let earlier = try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: store.url)])
+        let during = LockedBox<Result<Void, any Error>>()
+        duringThePlan.set { during.value = Self.saveOnAnotherThread("Lima", in: earlier) }
+        defer { duringThePlan.set(nil) }
+
+        let migrated = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: CompletingAfterAHookPlan.self,
+                                          configurations: [ModelConfiguration(url: store.url)])
+        #expect(throws: SwiftDataError.storeIsBusy) { try during.value?.get() }
+        let names = try ModelContext(migrated).fetch(FetchDescriptor<TripsV2.Trip>()).map(\.name)
+        #expect(names == ["Kyoto"])
+        // The plan's own saves went through: a plan whose stage saves is not refused.
+        let context = ModelContext(migrated)
+        context.insert(TripsV2.Trip(name: "Oslo", place: "Norway"))
+        try context.save()
+        #expect(try ModelContext(migrated).fetchCount(FetchDescriptor<TripsV2.Trip>()) == 2)
+    }
+
+    /// A writer saves one trip after another in one container while plans fail over and over (each
+    /// waits in its `willMigrate` until the writer has been refused): every save it was told
+    /// succeeded is in the store, and it never needs to open the store again.
+    @Test func noSaveReportedSavedIsLostToFailingPlans() async throws {
+        let store = try Self.v1Store()
+        let url = store.url
+        let stop = LockedBox<Bool>()
+        let refusals = RunCounter()
+        let container = try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: url)])
+        let writer = Task.detached { () -> (saved: [String], unexpected: [String]) in
+            var saved: [String] = []
+            var unexpected: [String] = []
+            var index = 0
+            while stop.value != true {
+                index += 1
+                do {
+                    let context = ModelContext(container)
+                    context.insert(TripsV1.Trip(name: "w\(index)", destination: "here"))
+                    try context.save()
+                    saved.append("w\(index)")
+                } catch let error as SwiftDataError where error.kind == .storeIsBusy {
+                    refusals.increment()
+                } catch {
+                    unexpected.append("\(error)")
+                }
+            }
+            return (saved, unexpected)
+        }
+        // Each plan goes on once the writer has met it, or after about five seconds.
+        duringThePlan.set {
+            let before = refusals.value
+            for _ in 0..<500 where refusals.value == before { usleep(10_000) }
+        }
+        defer { duringThePlan.set(nil) }
+        for _ in 0..<5 {
+            let before = refusals.value
+            #expect(throws: SwiftDataError.migrationFailed) {
+                _ = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: FailingAfterAHookPlan.self,
+                                       configurations: [ModelConfiguration(url: url)])
+            }
+            #expect(refusals.value > before, "the writer's saves during the plan were refused")
+        }
+        stop.value = true
+        let (saved, unexpected) = await writer.value
+        #expect(unexpected.isEmpty, "\(unexpected.prefix(3))")
+        let names = Set(try Self.v1Names(url))
+        let lost = saved.filter { !names.contains($0) }
+        #expect(!saved.isEmpty)
+        #expect(lost.isEmpty, "\(lost.count) of \(saved.count) saves reported saved are not in the store: \(lost.prefix(5))")
+    }
+}
+
+/// A closure a migration stage runs, set by the test that opens the plan.
+private final class PlanHook: @unchecked Sendable {
+    // @unchecked Sendable: `body` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var body: (@Sendable () -> Void)?
+    func set(_ body: (@Sendable () -> Void)?) { lock.withLock { self.body = body } }
+    func run() { lock.withLock { body }?() }
+}
+
+/// A value several threads read and write.
+private final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var stored: Value?
+    var value: Value? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+/// Runs `body` on a new thread and waits for what it returns.
+private func onAnotherThread(_ body: @escaping @Sendable () -> Result<Void, any Error>) -> Result<Void, any Error> {
+    let done = DispatchSemaphore(value: 0)
+    let result = LockedBox<Result<Void, any Error>>()
+    Thread {
+        result.value = body()
+        done.signal()
+    }.start()
+    done.wait()
+    return result.value ?? .failure(CancellationError())
+}
