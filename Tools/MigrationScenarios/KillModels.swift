@@ -97,3 +97,18 @@ public enum KillTwoStagePlan: SchemaMigrationPlan {
          })]
     }
 }
+
+/// Why ``KillFailingPlan`` fails.
+public struct KillPlanFailure: Error {}
+
+/// V1 → V2 whose `didMigrate` fills `doubled` and saves, then fails: the store is put back as it
+/// was (its backup written into it), every time.
+public enum KillFailingPlan: SchemaMigrationPlan {
+    public static var schemas: [any VersionedSchema.Type] { [KillV1.self, KillV2.self] }
+    public static var stages: [MigrationStage] {
+        [.custom(fromVersion: KillV1.self, toVersion: KillV2.self, willMigrate: nil, didMigrate: { context in
+            try fillDoubled(context)
+            throw KillPlanFailure()
+        })]
+    }
+}

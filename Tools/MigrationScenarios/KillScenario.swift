@@ -14,6 +14,9 @@ public enum KillScenario: String, CaseIterable, Sendable {
     case lightweight
     /// A new store being created with its first save.
     case creation
+    /// V1 → V2 by a plan whose `didMigrate` fails after migrating every row: killed before, during
+    /// or after putting the store back, it must open as V1 with every row.
+    case failing
 
     /// The rows' contents, from their keys.
     static func value(_ key: Int) -> Int { key % 997 }
@@ -45,6 +48,13 @@ public enum KillScenario: String, CaseIterable, Sendable {
         case .twoStages: _ = try ModelContainer(for: Schema(versionedSchema: KillV3.self), migrationPlan: KillTwoStagePlan.self, configurations: configurations)
         case .lightweight: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), configurations: configurations)
         case .creation: break
+        case .failing:
+            do {
+                _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), migrationPlan: KillFailingPlan.self, configurations: configurations)
+                throw KillScenarioError.failingPlanSucceeded
+            } catch let error as SwiftDataError where error == .migrationFailed {
+                // As the plan meant: the store was put back.
+            }
         }
     }
 
@@ -62,7 +72,7 @@ public enum KillScenario: String, CaseIterable, Sendable {
         var violations: [String] = []
         let unfinished: Bool
         if case .file(let url) = store { unfinished = FileManager.default.fileExists(atPath: url.path + ".osd-migration") } else { unfinished = false }
-        if openOldFirst || self == .creation {
+        if openOldFirst || self == .creation || self == .failing {
             do {
                 let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV1.self), configurations: [store.configuration]))
                 let found = try context.fetch(FetchDescriptor<KillV1.Row>(sortBy: [SortDescriptor(\.key)]))
@@ -72,13 +82,13 @@ public enum KillScenario: String, CaseIterable, Sendable {
                     violations.append("opened with V1: row \(wrong.offset) is \(wrong.element.key), \(wrong.element.value), \(wrong.element.label)")
                 }
             } catch {
-                if unfinished || self == .creation { violations.append("opening with V1 failed before the migration had finished: \(error)") }
+                if unfinished || self == .creation || self == .failing { violations.append("opening with V1 failed before the migration had finished: \(error)") }
             }
         }
         if self != .creation {
             do {
                 try migrate(store)
-                violations += checkMigratedRows(store, rows: rows)
+                if self != .failing { violations += checkMigratedRows(store, rows: rows) }
             } catch {
                 violations.append("opening as \(rawValue) failed: \(error)")
             }
@@ -147,5 +157,17 @@ extension KillScenario {
         guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK,
               sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil) == SQLITE_OK
         else { throw KillRunError.checkpointFailed(url.path) }
+    }
+}
+
+/// Why a scenario's migration did not go as the scenario means.
+public enum KillScenarioError: Error, CustomStringConvertible {
+    /// ``KillFailingPlan`` migrated the store instead of failing.
+    case failingPlanSucceeded
+
+    public var description: String {
+        switch self {
+        case .failingPlanSucceeded: "the failing plan migrated the store"
+        }
     }
 }
