@@ -112,7 +112,7 @@ final class SQLiteStore: @unchecked Sendable {
                 try body(connection)
             }
         } catch let error as SQLiteError {
-            throw error.swiftDataError
+            throw swiftDataError(for: error, on: connection)
         }
     }
 
@@ -124,8 +124,12 @@ final class SQLiteStore: @unchecked Sendable {
         guard let readers else { return try withConnection(body) }
         do {
             return try readers.withConnection { connection in
-                try ConnectionInUse.$current.withValue(ConnectionInUse(store: self, connection: connection)) {
-                    try body(connection)
+                do {
+                    return try ConnectionInUse.$current.withValue(ConnectionInUse(store: self, connection: connection)) {
+                        try body(connection)
+                    }
+                } catch let error as SQLiteError {
+                    throw swiftDataError(for: error, on: connection)
                 }
             }
         } catch let error as SQLiteError {
