@@ -104,16 +104,43 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
         #expect(try ModelContext(migrated).fetchCount(FetchDescriptor<TripsV2.Trip>()) == 2)
     }
 
+    /// A reader that holds an older state of the store keeps the WAL from being written back into
+    /// the file: the plan then does not copy the file (the copy would lack the newer saves, and a
+    /// failing plan would put it back); it throws `storeIsBusy` before changing anything. (It waits
+    /// for the reader for SQLite's busy timeout first: about five seconds.)
+    @Test func aPlanDoesNotCopyAStoreWhoseWALAReaderHoldsBack() throws {
+        let store = try Self.v1Store()
+        let reader = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
+        try reader.execute("BEGIN")
+        #expect(try reader.integer("SELECT count(*) FROM Trip") == 1)
+        let writer = ModelContext(try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: store.url)]))
+        writer.insert(TripsV1.Trip(name: "Lima", destination: "Peru"))
+        try writer.save()
+
+        let error = #expect(throws: SwiftDataError.self) {
+            _ = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: FailingAfterAHookPlan.self,
+                                   configurations: [ModelConfiguration(url: store.url)])
+        }
+        #expect(error?.kind == .storeIsBusy, "\(String(describing: error))")
+        try reader.execute("COMMIT")
+        #expect(try Self.v1Names(store.url) == ["Kyoto", "Lima"])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.folder.path).filter { $0.contains(".osd-migration") }
+        #expect(leftovers.isEmpty, "the migration's files are gone: \(leftovers)")
+    }
+
     /// A writer saves one trip after another in one container while plans fail over and over (each
     /// waits in its `willMigrate` until the writer has been refused): every save it was told
     /// succeeded is in the store, and it never needs to open the store again.
-    @Test func noSaveReportedSavedIsLostToFailingPlans() async throws {
+    @Test func noSaveReportedSavedIsLostToFailingPlans() throws {
         let store = try Self.v1Store()
         let url = store.url
         let stop = LockedBox<Bool>()
         let refusals = RunCounter()
         let container = try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: url)])
-        let writer = Task.detached { () -> (saved: [String], unexpected: [String]) in
+        // A thread of its own, not a task: it runs however busy the tasks' threads are.
+        let outcome = LockedBox<(saved: [String], unexpected: [String])>()
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
             var saved: [String] = []
             var unexpected: [String] = []
             var index = 0
@@ -130,8 +157,9 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
                     unexpected.append("\(error)")
                 }
             }
-            return (saved, unexpected)
-        }
+            outcome.value = (saved, unexpected)
+            finished.signal()
+        }.start()
         // Each plan goes on once the writer has met it, or after about five seconds.
         duringThePlan.set {
             let before = refusals.value
@@ -147,7 +175,8 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
             #expect(refusals.value > before, "the writer's saves during the plan were refused")
         }
         stop.value = true
-        let (saved, unexpected) = await writer.value
+        finished.wait()
+        let (saved, unexpected) = outcome.value ?? ([], ["the writer returned nothing"])
         #expect(unexpected.isEmpty, "\(unexpected.prefix(3))")
         let names = Set(try Self.v1Names(url))
         let lost = saved.filter { !names.contains($0) }

@@ -253,9 +253,10 @@ final class MigrationJournal {
     /// Writes the WAL into the store file and syncs it.
     ///
     /// `beforeCopying` the file, it first waits for the save another connection may be writing
-    /// (it takes SQLite's write lock once), and throws unless the whole WAL was written back (a
-    /// reader kept an older snapshot for longer than the busy timeout): a copy of the file alone
-    /// would then miss saves.
+    /// (it takes SQLite's write lock once), and throws unless every frame of the WAL was written
+    /// back (a reader kept an older snapshot for longer than the busy timeout): a copy of the file
+    /// alone would then miss saves. (A reader of the newest snapshot only keeps the WAL from being
+    /// truncated; the file is then whole all the same.)
     private static func checkpoint(_ path: String, beforeCopying: Bool) throws {
         do {
             let connection = try SQLiteConnection(path: path, readOnly: false, create: false)
@@ -267,7 +268,7 @@ final class MigrationJournal {
             let result = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)")
             defer { result.reset() }
             // One row: busy (1 when it could not finish), frames in the WAL, frames written back.
-            guard try result.step(), result._int64(0) == 0, result._int64(1) == result._int64(2) else {
+            guard try result.step(), result._int64(1) == result._int64(2) else {
                 throw SwiftDataError(.storeIsBusy, reason: "Other connections kept reading older states of \(path), so its WAL could not be written back before the migration. Nothing was changed; try again.")
             }
         } catch let error as SQLiteError {
