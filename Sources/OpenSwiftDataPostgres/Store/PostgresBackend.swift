@@ -109,6 +109,15 @@ final class PostgresBackend: @unchecked Sendable {
     /// otherwise on a reader of the pool, which then also reads the history counter
     /// (``ExternalCommitSightings``).
     func read(_ sql: String, _ bindings: PostgresBindings) throws -> [PostgresRow] {
+        do {
+            return try readAsIs(sql, bindings)
+        } catch {
+            throw diagnosed(error)
+        }
+    }
+
+    /// ``read(_:_:)``, its errors as the server gave them.
+    private func readAsIs(_ sql: String, _ bindings: PostgresBindings) throws -> [PostgresRow] {
         if let readers {
             guard lock.try() else {
                 return try readers.withConnection { reader in
@@ -128,17 +137,40 @@ final class PostgresBackend: @unchecked Sendable {
 
     /// Runs `body` in one transaction: all of it or, on any error, none of it.
     func transaction<R>(_ body: (PostgresSession) throws -> R) throws -> R {
-        try withSession { session in
-            try session.begin()
-            do {
-                let result = try body(session)
-                try session.commit()
-                return result
-            } catch {
-                session.rollback()
-                throw error
+        do {
+            return try withSession { session in
+                try session.begin()
+                do {
+                    let result = try body(session)
+                    try session.commit()
+                    return result
+                } catch {
+                    session.rollback()
+                    throw error
+                }
             }
+        } catch {
+            throw diagnosed(error)
         }
+    }
+
+    /// `error`, or, when it names a table or column the namespace lacks (SQLSTATE 42P01, 42703)
+    /// because another container migrated the store while this one had it open, the schema
+    /// mismatch that says so (``StoredSchema/migratedWhileOpen(models:place:cause:)``). Called with
+    /// the session free: it reads the schema record.
+    private func diagnosed(_ error: any Error) -> any Error {
+        guard let failure = error as? SwiftDataError, let reason = failure.reason,
+              reason.hasPrefix("PostgreSQL 42P01:") || reason.hasPrefix("PostgreSQL 42703:")
+        else { return error }
+        let recorded: StoredSchema
+        do {
+            let rows = try readAsIs("SELECT value FROM \(namespace).osd_metadata WHERE key = 'schema'", PostgresBindings())
+            recorded = try Self.recordedSchema(["schema": rows.first.map { PostgresRowReader($0)._string(0) } ?? ""], location: location)
+        } catch {
+            // No readable record to compare with: the server's own error is the one to report.
+            return failure
+        }
+        return recorded.migratedWhileOpen(models: StoredSchema(schema), place: location.displayName, cause: reason) ?? failure
     }
 
     /// The statements that remove every reference to deleted rows of each entity.

@@ -7,8 +7,9 @@ extension SQLiteStore {
     /// A statement that names a table or column the file no longer has is, most often, the work
     /// of another container that migrated the store while this one had it open: the store's
     /// schema record then differs from this container's models, and the error is
-    /// ``SwiftDataError/schemaMismatch`` naming both versions and what changed, instead of SQLite's
-    /// message about one column. With the record unchanged, SQLite's error stands (a table
+    /// ``SwiftDataError/schemaMismatch`` naming both versions and what changed
+    /// (``StoredSchema/migratedWhileOpen(models:place:cause:)``), instead of SQLite's message about
+    /// one column. With the record unchanged, SQLite's error stands (a table
     /// another program removed is ``SwiftDataError/storeIsCorrupt``).
     func swiftDataError(for failure: SQLiteError, on connection: SQLiteConnection) -> SwiftDataError {
         let message = failure.message
@@ -24,14 +25,6 @@ extension SQLiteStore {
             // No readable record to compare with: SQLite's own error is the one to report.
             return failure.swiftDataError
         }
-        let models = StoredSchema(schema)
-        let changes = recorded.differences(from: models)
-        guard !changes.isEmpty else { return failure.swiftDataError }
-        let version = { (schema: StoredSchema) in schema.version.map { "version \($0)" } ?? "an unversioned schema" }
-        return SwiftDataError(.schemaMismatch, reason: """
-            The store at \(path) was migrated while this container had it open: it now holds \(version(recorded)), \
-            and this container's models are \(version(models)) (these models against the store: \(changes.prefix(3).joined(separator: "; "))). \
-            Nothing was read or written. Open a container with the models of the store's version. (\(failure))
-            """)
+        return recorded.migratedWhileOpen(models: StoredSchema(schema), place: path, cause: "\(failure)") ?? failure.swiftDataError
     }
 }
