@@ -11,10 +11,11 @@ extension SQLiteStore {
             // Held statements: a save of one row should not parse or look up SQL.
             try connection.statement(.beginImmediate).run()
             do {
-                try checkNoPlanIsMigrating()
+                try checkNoPlanIsMigrating(connection)
                 let keys = try write(changes, on: connection)
                 try checkFileInPlace(connection)
                 try connection.statement(.commit).run()
+                noteSaved(connection)
                 return keys
             } catch {
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }

@@ -39,6 +39,8 @@ final class SQLiteStore: @unchecked Sendable {
     /// in-memory store, or a read-only file).
     private let readers: ConnectionPool<SQLiteConnection>?
     private var updateSQLCache: [String: [UInt64: String?]] = [:]
+    /// The writer connection's data version after its last save (``noteSaved(_:)``).
+    private var dataVersionAfterLastSave: UInt32?
     /// For each entity, the statements that remove references to one of its deleted rows (bound
     /// to its primary key): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [ReferenceCleanup]]
@@ -152,13 +154,23 @@ final class SQLiteStore: @unchecked Sendable {
     /// Throws ``SwiftDataError/storeIsBusy`` when another container's `SchemaMigrationPlan` is
     /// migrating the store, or one was interrupted (``MigrationJournal/refusalOfSaves(to:)``): the
     /// plan's failure, or the next open, puts back the store as it was before the plan, which would
-    /// undo the save. Called at the start of each write transaction, under SQLite's write lock (a
-    /// plan takes that lock once after creating its file, so a save that found no file commits
-    /// before the plan's backup); the caller's transaction then rolls back. One `access` of the
-    /// plan file's path.
-    func checkNoPlanIsMigrating() throws {
-        guard let planPath, access(planPath, F_OK) == 0, let refusal = MigrationJournal.refusalOfSaves(to: path) else { return }
+    /// undo the save. Called at the start of each write transaction, under SQLite's write lock; the
+    /// caller's transaction then rolls back.
+    ///
+    /// A plan creates its file, then commits a change and copies the store only after that, so a
+    /// save that began before the file existed commits first, into the copy. The look for the file
+    /// (an `access`) is made only when the connection's data version moved since its last save
+    /// (``noteSaved(_:)``): another connection committed meanwhile, as a plan does before it
+    /// copies. A container that saves alone makes no system call for it.
+    func checkNoPlanIsMigrating(_ connection: SQLiteConnection) throws {
+        guard let planPath, connection.dataVersion != dataVersionAfterLastSave else { return }
+        guard access(planPath, F_OK) == 0, let refusal = MigrationJournal.refusalOfSaves(to: path) else { return }
         throw SwiftDataError(.storeIsBusy, reason: refusal)
+    }
+
+    /// Records the data version a save left, after its commit (see ``checkNoPlanIsMigrating(_:)``).
+    func noteSaved(_ connection: SQLiteConnection) {
+        dataVersionAfterLastSave = connection.dataVersion
     }
 
     /// The table layout of an entity.
@@ -198,7 +210,7 @@ final class SQLiteStore: @unchecked Sendable {
     func eraseAll() throws {
         try withConnection { connection in
             try connection.writeTransaction {
-                try checkNoPlanIsMigrating()
+                try checkNoPlanIsMigrating(connection)
                 for layout in layouts.values {
                     // Keys handed out before the erase are never handed out again.
                     if layout.sharedKeysTable == nil, let largest = try connection.integer("SELECT max(\(TableLayout.primaryKey)) FROM \(layout.table)") {

@@ -253,7 +253,8 @@ final class MigrationJournal {
     /// Writes the WAL into the store file and syncs it.
     ///
     /// `beforeCopying` the file, it first waits for the save another connection may be writing
-    /// (it takes SQLite's write lock once), and throws unless every frame of the WAL was written
+    /// (it takes SQLite's write lock once, and commits a change of nothing, which every other
+    /// connection's next save sees: ``SQLiteStore/checkNoPlanIsMigrating(_:)``), and throws unless every frame of the WAL was written
     /// back (a reader kept an older snapshot for longer than the busy timeout): a copy of the file
     /// alone would then miss saves. (A reader of the newest snapshot only keeps the WAL from being
     /// truncated; the file is then whole all the same.)
@@ -264,7 +265,7 @@ final class MigrationJournal {
                 try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 return
             }
-            try connection.execute("BEGIN IMMEDIATE; COMMIT")
+            try connection.execute("BEGIN IMMEDIATE; UPDATE osd_metadata SET value = value; COMMIT")
             let result = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)")
             defer { result.reset() }
             // One row: busy (1 when it could not finish), frames in the WAL, frames written back.
