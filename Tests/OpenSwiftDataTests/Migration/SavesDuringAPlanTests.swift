@@ -53,18 +53,27 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
         }
     }
 
-    @Test func aSaveWhileAPlanRunsIsRefusedAndNotLostWhenThePlanFails() throws {
-        let store = try Self.v1Store()
+    /// Opens the store with V2 models and `plan`, whose `willMigrate` has a container opened
+    /// before the plan save "Lima" from another thread. Returns that container, what the open
+    /// gave, and what the save gave.
+    private static func openWhileAnEarlierContainerSaves(
+        _ store: TemporaryStore, plan: any SchemaMigrationPlan.Type
+    ) throws -> (earlier: ModelContainer, opened: Result<ModelContainer, any Error>, saved: Result<Void, any Error>?) {
         let earlier = try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: store.url)])
         let during = LockedBox<Result<Void, any Error>>()
         duringThePlan.set { during.value = Self.saveOnAnotherThread("Lima", in: earlier) }
         defer { duringThePlan.set(nil) }
-
-        #expect(throws: SwiftDataError.migrationFailed) {
-            _ = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: FailingAfterAHookPlan.self,
-                                   configurations: [ModelConfiguration(url: store.url)])
+        let opened = Result {
+            try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: plan, configurations: [ModelConfiguration(url: store.url)])
         }
-        let outcome = try #require(during.value)
+        return (earlier, opened, during.value)
+    }
+
+    @Test func aSaveWhileAPlanRunsIsRefusedAndNotLostWhenThePlanFails() throws {
+        let store = try Self.v1Store()
+        let (earlier, opened, saved) = try Self.openWhileAnEarlierContainerSaves(store, plan: FailingAfterAHookPlan.self)
+        #expect(throws: SwiftDataError.migrationFailed) { try opened.get() }
+        let outcome = try #require(saved)
         let names = try Self.v1Names(store.url)
         switch outcome {
         case .success:
@@ -87,14 +96,9 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
 
     @Test func aSaveWhileAPlanRunsIsRefusedWhenThePlanCompletes() throws {
         let store = try Self.v1Store()
-        let earlier = try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: store.url)])
-        let during = LockedBox<Result<Void, any Error>>()
-        duringThePlan.set { during.value = Self.saveOnAnotherThread("Lima", in: earlier) }
-        defer { duringThePlan.set(nil) }
-
-        let migrated = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: CompletingAfterAHookPlan.self,
-                                          configurations: [ModelConfiguration(url: store.url)])
-        #expect(throws: SwiftDataError.storeIsBusy) { try during.value?.get() }
+        let (_, opened, saved) = try Self.openWhileAnEarlierContainerSaves(store, plan: CompletingAfterAHookPlan.self)
+        let migrated = try opened.get()
+        #expect(throws: SwiftDataError.storeIsBusy) { try saved?.get() }
         let names = try ModelContext(migrated).fetch(FetchDescriptor<TripsV2.Trip>()).map(\.name)
         #expect(names == ["Kyoto"])
         // The plan's own saves went through: a plan whose stage saves is not refused.

@@ -100,9 +100,7 @@ final class MigrationJournal {
     /// the plan file (other containers may save again).
     func finish() throws {
         try Self.checkpoint(storePath, beforeCopying: false)
-        try DurableFile.remove(Self.markerPath(of: storePath))
-        try DurableFile.remove(backupPath)
-        unlink(Self.planPath(of: storePath))
+        try Self.removeJournal(of: storePath)
     }
 
     /// Ends a migration that failed: the backup's contents replace the store's, then the marker,
@@ -114,12 +112,18 @@ final class MigrationJournal {
     func rollBack() throws {
         do {
             try Self.restoreInPlace(storePath)
-            try DurableFile.remove(Self.markerPath(of: storePath))
-            try DurableFile.remove(backupPath)
+            try Self.removeJournal(of: storePath)
         } catch {
             try Self.restore(storePath)
         }
-        unlink(Self.planPath(of: storePath))
+    }
+
+    /// Ends a migration's journal: the marker goes (the store is whole from this instant), then
+    /// the backup, then the plan file (other containers may save again).
+    private static func removeJournal(of path: String) throws {
+        try DurableFile.remove(markerPath(of: path))
+        try DurableFile.remove(backupPath(of: path))
+        unlink(planPath(of: path))
     }
 
     /// Why a container that is not part of a plan may not save to the store at `path` now, or
@@ -198,9 +202,7 @@ final class MigrationJournal {
         try DurableFile.copy(backupPath(of: path), to: staging)
         for suffix in ["-wal", "-shm"] { try DurableFile.remove(path + suffix) }
         try DurableFile.rename(staging, to: path)
-        try DurableFile.remove(markerPath(of: path))
-        try DurableFile.remove(backupPath(of: path))
-        unlink(planPath(of: path))
+        try removeJournal(of: path)
     }
 
     /// The store whose migration lock the current task holds, if any: the opens of a plan's stages
