@@ -19,19 +19,35 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `swift package generate-documentation` (Scripts/check-docs.sh); a plugin, built only when run.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // The macros' implementations, a library of their own: the macro tests link it directly,
+        // so that the test product is built for the target rather than for the host (which a test
+        // depending on a `.macro` target forces, building the library and its dependencies twice).
+        .target(
+            name: "OpenSwiftDataMacrosKit",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The compiler plugin that serves them.
         .macro(
             name: "OpenSwiftDataMacros",
             dependencies: [
+                "OpenSwiftDataMacrosKit",
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -153,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "OpenSwiftDataMacrosTests",
             dependencies: [
-                "OpenSwiftDataMacros",
+                "OpenSwiftDataMacrosKit",
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ],

@@ -1,27 +1,35 @@
 #!/usr/bin/env bash
-# Runs the whole test suite, and, when OSD_POSTGRES_URL names a server (Scripts/with-postgres.sh
-# sets it), the server-restart test on a throwaway server of its own and the store-neutral suites a
-# second time with PostgreSQL as their default store.
+# Runs every test once per store:
 #
-#   Scripts/with-postgres.sh Scripts/test-all.sh
+#   Scripts/with-postgres.sh Scripts/test-all.sh [swift test options, e.g. --skip-build]
 #
-# The first pass already runs the PostgreSQL tests (PostgresStoreTests, and the suites
-# parameterized over every backend). The second pass skips the suites and tests that are about
-# SQLite files by design: corrupt, damaged or foreign files, file migrations and their kill tests,
-# the SQL plans SQLite chooses, several store files in one container, rows written into the file by
-# other programs and tables they removed (PostgresRemovedTableTests covers PostgreSQL), saves of other
-# containers while a plan migrates a file (a PostgreSQL plan is one transaction), failure
-# injection into the SQLite seam and its VFS, and migration-plan tests that open store files by URL
-# (PostgreSQL's migration plans are tested by PostgresMigrationTests).
+# 1. `swift test`: everything, on SQLite by default; the suites parameterized over the stores run
+#    on each (SQLite, the custom-store adapter and, when OSD_POSTGRES_URL names a server,
+#    PostgreSQL), and so do PostgreSQL's own tests.
+# 2. With a server: the server-restart test, on a throwaway server of its own (it crashes it).
+# 3. With a server: the suites that run on "the default store" (`TemporaryStore`) once more, with
+#    PostgreSQL as that store (`OSD_TEST_BACKEND=postgres`). The suites parameterized over the
+#    stores run no case in this pass (they ran on every store in the first), and the suites that
+#    touch no store, or are about SQLite files by design, are skipped: corrupt, damaged or foreign
+#    files, file migrations and their kill tests, the SQL plans SQLite chooses, SQLite's statement
+#    cache, several store files in one container, rows written into the file by other programs and
+#    tables they removed (PostgresRemovedTableTests covers PostgreSQL), saves of other containers
+#    while a plan migrates a file (a PostgreSQL plan is one transaction), failure injection into
+#    the SQLite seam and its VFS, migration-plan tests that open store files by URL
+#    (PostgresMigrationTests covers PostgreSQL's plans), and the random predicates of
+#    RandomPredicateTests (a file; PredicateFuzz --postgres covers PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== swift test"
 swift test "$@"
 
 if [ -n "${OSD_POSTGRES_URL:-}" ]; then
     echo "== A PostgreSQL server restarted under running saves (a server of its own)"
     OSD_POSTGRES_RESTARTABLE=1 Scripts/with-postgres.sh swift test --skip-build --filter PostgresRestartTests
-    echo "== The store-neutral suites again, on PostgreSQL"
-    OSD_TEST_BACKEND=postgres swift test --skip-build --filter OpenSwiftDataTests \
-        --skip 'SeveralStoresTests|StoreErrorTests|ForeignWritesTests|ContainerTests|MigrationPlanTests|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|aFileDamagedMidRunGivesErrorsNotTraps|aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch|StorageFaultTests|MergeFailureTests|prefetchedModelsAreLoadedByTheFetchItself|RemovedTableTests|SavesDuringAPlanTests'
+    echo "== The suites of the default store, on PostgreSQL"
+    # Suites that touch no store, or that are about SQLite files by design (see above).
+    no_store='DemoTests|UndoManagerTests|EditingStateTests|TextOrderTests|PrimaryKeyMapTests|SchemaDescriptionTests|SendabilityTests|RandomPredicateTests'
+    sqlite_files='SeveralStoresTests|StoreErrorTests|ForeignWritesTests|ContainerTests|MigrationPlanTests|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|StatementCacheTests|aFileDamagedMidRunGivesErrorsNotTraps|aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch|StorageFaultTests|MergeFailureTests|prefetchedModelsAreLoadedByTheFetchItself|RemovedTableTests|SavesDuringAPlanTests'
+    OSD_TEST_BACKEND=postgres swift test --skip-build --filter OpenSwiftDataTests --skip "$no_store|$sqlite_files"
 fi

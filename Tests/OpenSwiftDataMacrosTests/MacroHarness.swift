@@ -5,7 +5,7 @@ import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
-import OpenSwiftDataMacros
+import OpenSwiftDataMacrosKit
 
 /// The macros of OpenSwiftData, by the names the library declares them with, for a root model class.
 let modelMacros = macros(modelConformances: ["PersistentModel", "Observable", "_PersistentModelRoot"])

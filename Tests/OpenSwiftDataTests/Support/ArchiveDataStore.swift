@@ -158,8 +158,13 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// Every backend, PostgreSQL only when a server is available (`Scripts/with-postgres.sh`);
     /// `PostgresAvailabilityTests` says when it is not.
+    ///
+    /// None in the pass whose default store is PostgreSQL (`OSD_TEST_BACKEND=postgres`, the
+    /// second pass of `Scripts/test-all.sh`): the suites parameterized over the backends ran on
+    /// every one of them in the first pass, and that pass runs the rest again on PostgreSQL.
     static var allCases: [Backend] {
-        PostgresTestServer.url == nil ? [.sqlite, .dataStore] : [.sqlite, .dataStore, .postgres]
+        if TemporaryStore.defaultBackend == .postgres { return [] }
+        return PostgresTestServer.url == nil ? [.sqlite, .dataStore] : [.sqlite, .dataStore, .postgres]
     }
 
     var testDescription: String { rawValue }
