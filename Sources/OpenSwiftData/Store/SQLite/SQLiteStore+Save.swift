@@ -15,7 +15,6 @@ extension SQLiteStore {
                 let keys = try write(changes, on: connection)
                 try checkFileInPlace(connection)
                 try connection.statement(.commit).run()
-                noteSaved(connection)
                 return keys
             } catch {
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }

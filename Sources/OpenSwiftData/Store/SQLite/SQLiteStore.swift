@@ -39,8 +39,6 @@ final class SQLiteStore: @unchecked Sendable {
     /// in-memory store, or a read-only file).
     private let readers: ConnectionPool<SQLiteConnection>?
     private var updateSQLCache: [String: [UInt64: String?]] = [:]
-    /// The writer connection's data version after its last save (``noteSaved(_:)``).
-    private var dataVersionAfterLastSave: UInt32?
     /// For each entity, the statements that remove references to one of its deleted rows (bound
     /// to its primary key): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [ReferenceCleanup]]
@@ -158,19 +156,13 @@ final class SQLiteStore: @unchecked Sendable {
     /// caller's transaction then rolls back.
     ///
     /// A plan creates its file, then commits a change and copies the store only after that, so a
-    /// save that began before the file existed commits first, into the copy. The look for the file
-    /// (an `access`) is made only when the connection's data version moved since its last save
-    /// (``noteSaved(_:)``): another connection committed meanwhile, as a plan does before it
-    /// copies. A container that saves alone makes no system call for it.
+    /// save that began before the file existed commits first, into the copy, and every later save
+    /// finds the file. Every save looks (one `access`, about a microsecond): a shortcut that looked
+    /// only when the connection's data version had moved since its last save let saves through
+    /// after the plan's copy, which the plan's failure then undid.
     func checkNoPlanIsMigrating(_ connection: SQLiteConnection) throws {
-        guard let planPath, connection.dataVersion != dataVersionAfterLastSave else { return }
-        guard access(planPath, F_OK) == 0, let refusal = MigrationJournal.refusalOfSaves(to: path) else { return }
+        guard let planPath, access(planPath, F_OK) == 0, let refusal = MigrationJournal.refusalOfSaves(to: path) else { return }
         throw SwiftDataError(.storeIsBusy, reason: refusal)
-    }
-
-    /// Records the data version a save left, after its commit (see ``checkNoPlanIsMigrating(_:)``).
-    func noteSaved(_ connection: SQLiteConnection) {
-        dataVersionAfterLastSave = connection.dataVersion
     }
 
     /// The table layout of an entity.

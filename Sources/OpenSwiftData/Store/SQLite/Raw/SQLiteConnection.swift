@@ -43,15 +43,6 @@ final class SQLiteConnection {
         return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
     }
 
-    /// The pager's data version (`SQLITE_FCNTL_DATA_VERSION`): it changes with every commit to the
-    /// file, this connection's and any other's (those seen when a transaction starts). A function
-    /// call, no statement and no system call.
-    var dataVersion: UInt32 {
-        var version: UInt32 = 0
-        sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
-        return version
-    }
-
     /// Runs one or more statements that return no rows.
     func execute(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
