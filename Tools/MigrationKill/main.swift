@@ -1,12 +1,13 @@
 import Foundation
 import MigrationScenarios
 
-// Kills migrations at random moments and checks every store afterwards (issue: a migration killed
-// at any moment is finished or redone on the next open).
+// Kills migrations at random moments and checks every store afterwards: a migration killed at any
+// moment is finished or redone on the next open.
 //
 //   swift run -c release MigrationKill [--kills N] [--rows N] [--seed N] [--scenarios a,b] [--postgres]
 //       N kills per scenario (default 100; scenarios didMigrate, willMigrate, twoStages,
-//       lightweight, creation); prints what each found and exits 1 on any violation. With
+//       lightweight, creation, failing, downgrade); prints what each found and exits 1 on any
+//       violation. With
 //       --postgres, each store is a fresh namespace on the server OSD_POSTGRES_URL names.
 //   MigrationKill worker STORE SCENARIO ROWS
 //       the process that is killed: migrates (or creates) the store (a file's path, or postgres:NAME).

@@ -112,3 +112,21 @@ public enum KillFailingPlan: SchemaMigrationPlan {
         })]
     }
 }
+
+/// V3 → V2, back through an explicit stage whose `willMigrate` keeps each row's `sum` in `doubled`
+/// and appends "<" to every title before the schema change drops `sum`: run twice on its own
+/// changes, it would leave "<<".
+public enum KillDowngradePlan: SchemaMigrationPlan {
+    public static var schemas: [any VersionedSchema.Type] { [KillV2.self, KillV3.self] }
+    public static var stages: [MigrationStage] {
+        [.custom(fromVersion: KillV3.self, toVersion: KillV2.self,
+                 willMigrate: { context in
+                     for row in try context.fetch(FetchDescriptor<KillV3.Row>()) {
+                         row.doubled = row.sum
+                         row.title += "<"
+                     }
+                     try context.save()
+                 },
+                 didMigrate: nil)]
+    }
+}

@@ -13,7 +13,7 @@ public struct KillRun {
     public let worker: URL
     /// What the killed process does.
     public let scenario: KillScenario
-    /// The number of rows of the V1 store each kill starts from.
+    /// The number of rows of the store each kill starts from.
     public let rows: Int
     /// Draws the moments of the kills; a seed names a run.
     public var random: SplitMix64
@@ -52,7 +52,7 @@ public struct KillRun {
         defer { try? FileManager.default.removeItem(at: directory) }
         let template = directory.appendingPathComponent("template.store")
         if scenario != .creation, postgresServer == nil {
-            try KillScenario.createStore(at: template, rows: rows)
+            try scenario.createStartingStore(.file(template), rows: rows)
             try KillScenario.checkpoint(template)
         }
         // How long the work takes uninterrupted, from the worker's "start" to its exit.
@@ -86,7 +86,7 @@ public struct KillRun {
     private func fresh(from template: URL, in directory: URL, name: String) throws -> KillStore {
         if let postgresServer {
             let store = KillStore.freshPostgres(on: postgresServer, prefix: "kill")
-            if scenario != .creation { try KillScenario.createStore(store, rows: rows) }
+            if scenario != .creation { try scenario.createStartingStore(store, rows: rows) }
             return store
         }
         let folder = directory.appendingPathComponent(name)

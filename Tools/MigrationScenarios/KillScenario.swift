@@ -17,6 +17,8 @@ public enum KillScenario: String, CaseIterable, Sendable {
     /// V1 → V2 by a plan whose `didMigrate` fails after migrating every row: killed before, during
     /// or after putting the store back, it must open as V1 with every row.
     case failing
+    /// V3 → V2 by a plan whose explicit stage goes back (``KillDowngradePlan``), from a V3 store.
+    case downgrade
 
     /// The rows' contents, from their keys.
     static func value(_ key: Int) -> Int { key % 997 }
@@ -25,6 +27,20 @@ public enum KillScenario: String, CaseIterable, Sendable {
     /// Writes a V1 store of `rows` rows in one save.
     public static func createStore(at url: URL, rows: Int) throws {
         try createStore(.file(url), rows: rows)
+    }
+
+    /// Writes the store this scenario's process starts from, `rows` rows in one save: V3 for
+    /// ``downgrade``, V1 for the others.
+    public func createStartingStore(_ store: KillStore, rows: Int) throws {
+        guard self == .downgrade else { return try Self.createStore(store, rows: rows) }
+        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV3.self), configurations: [store.configuration]))
+        for key in 0..<rows {
+            let row = KillV3.Row(key: key, value: Self.value(key), title: Self.label(key))
+            row.doubled = row.value * 2
+            row.sum = row.value + row.doubled
+            context.insert(row)
+        }
+        try context.save()
     }
 
     /// Writes a V1 store of `rows` rows in one save.
@@ -48,6 +64,7 @@ public enum KillScenario: String, CaseIterable, Sendable {
         case .twoStages: _ = try ModelContainer(for: Schema(versionedSchema: KillV3.self), migrationPlan: KillTwoStagePlan.self, configurations: configurations)
         case .lightweight: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), configurations: configurations)
         case .creation: break
+        case .downgrade: _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), migrationPlan: KillDowngradePlan.self, configurations: configurations)
         case .failing:
             do {
                 _ = try ModelContainer(for: Schema(versionedSchema: KillV2.self), migrationPlan: KillFailingPlan.self, configurations: configurations)
@@ -72,7 +89,9 @@ public enum KillScenario: String, CaseIterable, Sendable {
         var violations: [String] = []
         let unfinished: Bool
         if case .file(let url) = store { unfinished = FileManager.default.fileExists(atPath: url.path + ".osd-migration") } else { unfinished = false }
-        if openOldFirst || self == .creation || self == .failing {
+        // The old version of a downgrade is the newer one, whose open would migrate a store the
+        // downgrade had finished forward again: its rows are checked after the plan instead.
+        if (openOldFirst || self == .creation || self == .failing) && self != .downgrade {
             do {
                 let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: KillV1.self), configurations: [store.configuration]))
                 let found = try context.fetch(FetchDescriptor<KillV1.Row>(sortBy: [SortDescriptor(\.key)]))
@@ -111,8 +130,8 @@ public enum KillScenario: String, CaseIterable, Sendable {
             guard found.count == rows else { return ["migrated: \(found.count) rows, not \(rows)"] }
             for (offset, row) in found.enumerated() {
                 let value = Self.value(offset)
-                let title = Self.label(offset) + (self == .willMigrate ? "!" : "")
-                let doubled = self == .lightweight ? 0 : value * 2
+                let title = Self.label(offset) + (self == .willMigrate ? "!" : self == .downgrade ? "<" : "")
+                let doubled = self == .lightweight ? 0 : self == .downgrade ? value * 3 : value * 2
                 let sum = self == .twoStages ? value + doubled : 0
                 if row.key != offset || row.value != value || row.title != title || row.doubled != doubled || row.sum != sum {
                     return ["migrated: row \(offset) is \(row), expected (\(offset), \(value), \(title), \(doubled), \(sum))"]

@@ -77,6 +77,20 @@ public struct PredicateBuilder<Row, Owner: Equatable, Item> {
         case .optFlagOr(let b): return coalesce(key(row, paths.optFlag), bool(b))
         case .textContains(let t, let s): return textContains(text(t), s)
         case .textStarts(let t, let s): return textStarts(text(t), s)
+        case .optionalBools(let isEqual, let l, let r):
+            return isEqual ? equal(optionalBool(l), optionalBool(r)) : notEqual(optionalBool(l), optionalBool(r))
+        case .optIntsContain(let list): return contains(list, key(row, paths.optInt))
+        case .optTextsContain(let list): return contains(list, key(row, paths.optText))
+        }
+    }
+
+    func optionalBool(_ node: OptionalBoolNode) -> AnyPredicateExpression<Bool?> {
+        switch node {
+        case .literal(let value): PredicateExpressions.Value(value)
+        case .optFlag: key(row, paths.optFlag)
+        case .optTextFlatMap(let b): flatMap(key(row, paths.optText)) { (_: PredicateExpressions.Variable<String>) in bool(b) }
+        case .optIntFlatMap(let b): flatMap(key(row, paths.optInt)) { (_: PredicateExpressions.Variable<Int>) in bool(b) }
+        case .ownerFlatMap(let test): flatMap(key(row, paths.owner)) { owner(test, $0) }
         }
     }
 
@@ -193,6 +207,10 @@ private func sum<L: StandardPredicateExpression<Int>, R: StandardPredicateExpres
 
 private func contains<S: StandardPredicateExpression<[String]>>(_ sequence: S, _ element: String) -> AnyPredicateExpression<Bool> {
     PredicateExpressions.SequenceContains(sequence: sequence, element: PredicateExpressions.Value(element))
+}
+
+private func contains<E: Equatable & Codable & Sendable, S: StandardPredicateExpression<E>>(_ list: [E], _ element: S) -> AnyPredicateExpression<Bool> {
+    PredicateExpressions.SequenceContains(sequence: PredicateExpressions.Value(list), element: element)
 }
 
 private func textContains<B: StandardPredicateExpression<String>>(_ base: B, _ other: String) -> AnyPredicateExpression<Bool> {

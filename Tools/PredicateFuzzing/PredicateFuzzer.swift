@@ -54,7 +54,7 @@ public struct PredicateFuzzer {
 
     mutating func bool(depth: Int) -> BoolNode {
         let leaf = depth >= maximumDepth
-        switch Int.random(in: 0..<(leaf ? 12 : 24), using: &random) {
+        switch Int.random(in: 0..<(leaf ? 14 : 27), using: &random) {
         case 0: return .literal(chance(50))
         case 1: return .flag
         case 2: return .optFlagEquals(chance(30) ? nil : chance(50))
@@ -67,19 +67,43 @@ public struct PredicateFuzzer {
         case 9: return .doubles(comparison(), .double, .literal(pick(Self.doubles)))
         case 10: return .texts(comparison(), text(depth: maximumDepth), .literal(pick(Self.literalTexts)))
         case 11: return .optionalTexts(equal: chance(50), optionalText(), optionalText())
-        case 12: return .and(bool(depth: depth + 1), bool(depth: depth + 1))
-        case 13: return .or(bool(depth: depth + 1), bool(depth: depth + 1))
-        case 14: return .not(bool(depth: depth + 1))
-        case 15: return .ternary(bool(depth: depth + 1), bool(depth: depth + 1), bool(depth: depth + 1))
-        case 16: return .bools(equal: chance(50), bool(depth: depth + 1), bool(depth: depth + 1))
-        case 17: return .itemsContain(item(depth: depth + 1))
-        case 18: return .itemsAllSatisfy(item(depth: depth + 1))
-        case 19: return .ownerFlatMap(owner(depth: depth + 1), fallback: chance(50))
-        case 20: return .optFlagOr(bool(depth: depth + 1))
-        case 21: return .intsNotEqual(int(depth: depth + 1), int(depth: depth + 1))
-        case 22: return .textContains(text(depth: depth + 1), pick(Self.literalTexts))
+        case 12: return .optIntsContain(optionalList(Self.ints))
+        case 13: return .optTextsContain(optionalList(Self.literalTexts))
+        case 14: return .and(bool(depth: depth + 1), bool(depth: depth + 1))
+        case 15: return .or(bool(depth: depth + 1), bool(depth: depth + 1))
+        case 16: return .not(bool(depth: depth + 1))
+        case 17: return .ternary(bool(depth: depth + 1), bool(depth: depth + 1), bool(depth: depth + 1))
+        case 18: return .bools(equal: chance(50), bool(depth: depth + 1), bool(depth: depth + 1))
+        case 19: return .itemsContain(item(depth: depth + 1))
+        case 20: return .itemsAllSatisfy(item(depth: depth + 1))
+        case 21: return .ownerFlatMap(owner(depth: depth + 1), fallback: chance(50))
+        case 22: return .optFlagOr(bool(depth: depth + 1))
+        case 23: return .intsNotEqual(int(depth: depth + 1), int(depth: depth + 1))
+        case 24: return .textContains(text(depth: depth + 1), pick(Self.literalTexts))
+        case 25: return .optionalBools(equal: chance(50), optionalBool(depth: depth + 1), optionalBool(depth: depth + 1))
         default: return .textStarts(text(depth: depth + 1), pick(Self.texts))
         }
+    }
+
+    /// A `Bool?`: a literal (`nil`, `true`, `false`), the optional flag, or a `flatMap` over an
+    /// optional property or the to-one relationship whose closure yields a `Bool`.
+    mutating func optionalBool(depth: Int) -> OptionalBoolNode {
+        let leaf = depth >= maximumDepth
+        switch Int.random(in: 0..<(leaf ? 3 : 6), using: &random) {
+        case 0: return .literal(chance(40) ? nil : chance(50))
+        case 1: return .optFlag
+        case 2: return .ownerFlatMap(owner(depth: maximumDepth))
+        case 3: return .optTextFlatMap(bool(depth: depth + 1))
+        case 4: return .optIntFlatMap(bool(depth: depth + 1))
+        default: return .ownerFlatMap(owner(depth: depth + 1))
+        }
+    }
+
+    /// A few of `values` as optionals, with `nil` among them half the time.
+    mutating func optionalList<T>(_ values: [T]) -> [T?] {
+        var list: [T?] = (0..<Int.random(in: 0...3, using: &random)).map { _ in pick(values) }
+        if chance(50) { list.insert(nil, at: Int.random(in: 0...list.count, using: &random)) }
+        return list
     }
 
     mutating func comparison() -> PredicateExpressions.ComparisonOperator? {

@@ -30,6 +30,12 @@ public indirect enum BoolNode: CustomStringConvertible, Sendable {
     case optFlagOr(BoolNode)
     case textContains(TextNode, String)
     case textStarts(TextNode, String)
+    /// `lhs == rhs` or `lhs != rhs` of two `Bool?` values: SQL's unknown against Swift's `nil`.
+    case optionalBools(equal: Bool, OptionalBoolNode, OptionalBoolNode)
+    /// `list.contains($0.optInt)` with a list of optionals, with or without `nil` in it.
+    case optIntsContain([Int?])
+    /// `list.contains($0.optText)` with a list of optionals, with or without `nil` in it.
+    case optTextsContain([String?])
 
     public var description: String {
         switch self {
@@ -57,6 +63,9 @@ public indirect enum BoolNode: CustomStringConvertible, Sendable {
         case .optFlagOr(let b): "($0.optFlag ?? \(b))"
         case .textContains(let t, let s): "\(t).contains(\(s.debugDescription))"
         case .textStarts(let t, let s): "\(t).starts(with: \(s.debugDescription))"
+        case .optionalBools(let equal, let l, let r): "(\(l) \(equal ? "==" : "!=") \(r))"
+        case .optIntsContain(let list): "\(list).contains($0.optInt)"
+        case .optTextsContain(let list): "\(list).contains($0.optText)"
         }
     }
 
@@ -143,6 +152,28 @@ public enum OptionalTextNode: CustomStringConvertible, Sendable {
         case .ownerName: "$0.owner?.name"
         case .firstTag: "$0.tags.first"
         case .lastTag: "$0.tags.last"
+        }
+    }
+}
+
+/// A `Bool?`-valued node: an optional flag, or `Optional.flatMap` whose closure yields a `Bool`.
+public indirect enum OptionalBoolNode: CustomStringConvertible, Sendable {
+    case literal(Bool?)
+    case optFlag
+    /// `$0.optText.flatMap { _ in test }`
+    case optTextFlatMap(BoolNode)
+    /// `$0.optInt.flatMap { _ in test }`
+    case optIntFlatMap(BoolNode)
+    /// `$0.owner.flatMap { test }`: `nil` without an owner.
+    case ownerFlatMap(OwnerTest)
+
+    public var description: String {
+        switch self {
+        case .literal(let value): value.map { "\($0)" } ?? "nil"
+        case .optFlag: "$0.optFlag"
+        case .optTextFlatMap(let b): "$0.optText.flatMap { _ in \(b) }"
+        case .optIntFlatMap(let b): "$0.optInt.flatMap { _ in \(b) }"
+        case .ownerFlatMap(let test): "$0.owner.flatMap { \(test) }"
         }
     }
 }

@@ -17,7 +17,7 @@ public final class ModelContext {
     /// A Boolean value that indicates whether the context saves pending changes automatically.
     ///
     /// As in SwiftData, the default is `false`, and the container's ``ModelContainer/mainContext``
-    /// sets it to `true`. When it is `true`, a context created on the main actor saves soon after
+    /// sets it to `true`. When it is `true`, a context created on the main thread saves soon after
     /// each change, on the main actor; a context of another actor (a `@ModelActor`'s, say) has no
     /// run loop to save on, so save it yourself.
     public var autosaveEnabled = false
@@ -87,7 +87,8 @@ public final class ModelContext {
     /// accessed across a call, so it skips the run-time exclusivity check (read on every change).
     @exclusivity(unchecked) var isMainContext = false
     private var autosaveScheduled = false
-    /// Whether the context was created on the main actor, where its autosaves run.
+    /// Whether the context was created where the main actor's work runs (the main thread or the
+    /// main dispatch queue), where its autosaves run.
     let isOnMainActor: Bool
     /// The error of a store read made where SwiftData's API cannot throw (a merge, a model
     /// actor's subscript), thrown by the next fetch or save.
@@ -125,14 +126,15 @@ public final class ModelContext {
 
     /// Creates a context for a container.
     ///
-    /// - Parameters:
-    ///   - container: The container whose stores the context reads and writes.
-    ///   - isolation: The actor the context is created on; leave it to its default, the caller's.
-    ///     A context created on the main actor can autosave there when you turn on
-    ///     ``autosaveEnabled``.
-    public init(_ container: ModelContainer, isolation: (any Actor)? = #isolation) {
+    /// A context created on the main thread belongs to the main actor, whether or not the code
+    /// that creates it is main-actor isolated (a helper function, a convenience initializer, a
+    /// synchronous test): when you turn on ``autosaveEnabled``, it saves there on the next turn of
+    /// the main run loop after a change.
+    ///
+    /// - Parameter container: The container whose stores the context reads and writes.
+    public init(_ container: ModelContainer) {
         self.containerLink = .owned(container)
-        self.isOnMainActor = isolation.map { $0 === MainActor.shared } ?? false
+        self.isOnMainActor = MainQueue.isCurrent
         self.seenGeneration = container.saveLog.latestGeneration
         reference.context = self
         reference.setContainer(container, strongly: true)

@@ -34,22 +34,41 @@ package enum MigrationPlanRunner {
     /// The version a store recorded as `recorded` is at, and the plan's stages from it on; `nil`
     /// when the store is current, is not at one of the plan's versions (the container's own open
     /// then tries a lightweight migration), or no stage starts from its version.
+    ///
+    /// The chain follows the plan's stages from the store's version and ends at the requested
+    /// version when it is one of the plan's. A stage from a newer version to an older one is the
+    /// app saying how to go back: it runs as any stage does (see ``downgradeTarget``).
     package static func stages(
         of plan: any SchemaMigrationPlan.Type, from recorded: StoredSchema, to target: Schema
     ) -> (start: any VersionedSchema.Type, chain: [MigrationStage])? {
-        guard !recorded.differences(from: StoredSchema(target)).isEmpty else { return nil }
+        let wanted = StoredSchema(target)
+        guard !recorded.differences(from: wanted).isEmpty else { return nil }
         let versions = plan.schemas
         guard let start = versions.firstIndex(where: { StoredSchema(Schema(versionedSchema: $0)).differences(from: recorded).isEmpty }) else {
             return nil
         }
+        let end = versions.first { StoredSchema(Schema(versionedSchema: $0)).differences(from: wanted).isEmpty }
         var chain: [MigrationStage] = []
         var version: any VersionedSchema.Type = versions[start]
-        while let stage = plan.stages.first(where: { ObjectIdentifier($0.fromVersion) == ObjectIdentifier(version) }),
+        while end.map({ ObjectIdentifier($0) != ObjectIdentifier(version) }) ?? true,
+              let stage = plan.stages.first(where: { ObjectIdentifier($0.fromVersion) == ObjectIdentifier(version) }),
               chain.count < plan.stages.count {
             chain.append(stage)
             version = stage.toVersion
         }
         return chain.isEmpty ? nil : (versions[start], chain)
+    }
+
+    /// The version an explicit stage of a running plan migrates to: while it is bound, a store
+    /// written by a newer version of the schema may be opened at this one, which a plain open
+    /// refuses with ``SwiftDataError/backwardMigration``.
+    @TaskLocal package static var downgradeTarget: Schema.Version?
+
+    /// Whether a store written at `stored` may be opened at `current`: the same or a newer
+    /// version, or an older one that a running stage of a plan migrates to.
+    package static func mayOpen(storedAt stored: Schema.Version?, at current: Schema.Version?) -> Bool {
+        guard let stored, let current, stored > current else { return true }
+        return downgradeTarget == current
     }
 
     /// Runs `chain` on the store a configuration opens. When a stage fails, `rollBack` undoes
@@ -71,9 +90,15 @@ package enum MigrationPlanRunner {
     }
 
     private static func run(_ stage: MigrationStage, configuration: any DataStoreConfiguration) throws {
+        /// The container of the stage's destination version, which may be older than the store's.
+        func destination(_ version: any VersionedSchema.Type) throws -> ModelContainer {
+            try $downgradeTarget.withValue(version.versionIdentifier) {
+                try ModelContainer(for: Schema(versionedSchema: version), configurations: [configuration])
+            }
+        }
         switch stage {
         case .lightweight(_, let to):
-            _ = try ModelContainer(for: Schema(versionedSchema: to), configurations: [configuration])
+            _ = try destination(to)
         case .custom(let from, let to, let willMigrate, let didMigrate):
             if let willMigrate {
                 let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: from), configurations: [configuration]))
@@ -82,7 +107,7 @@ package enum MigrationPlanRunner {
                 try willMigrate(context)
                 try context.save()
             }
-            let container = try ModelContainer(for: Schema(versionedSchema: to), configurations: [configuration])
+            let container = try destination(to)
             if let didMigrate {
                 let context = ModelContext(container)
                 context.recordsHistory = false

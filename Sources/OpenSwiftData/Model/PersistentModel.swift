@@ -1,7 +1,18 @@
+#if compiler(>=6.2)
+/// The metatype requirement of ``PersistentModel``: `SendableMetatype`, as Apple declares it, so
+/// that generic code can send a model's type (`T.Type`) to another task or actor.
+public typealias _PersistentModelMetatype = SendableMetatype
+#else
+/// Stands in for `SendableMetatype`, which compilers before Swift 6.2 do not have.
+public protocol _PersistentModelMetatype {}
+#endif
+
 /// An interface that enables OpenSwiftData to manage a Swift class as a stored model.
 ///
 /// You don't conform to this protocol yourself: apply the ``Model()`` macro to a class instead.
-public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
+/// A model's metatype is `Sendable` (the protocol refines `SendableMetatype`, as SwiftData's
+/// does): generic code may send `T.Type` across tasks, to make a `FetchDescriptor<T>` there.
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, _PersistentModelMetatype {
     /// Creates a model instance from its backing data, without running your initializer.
     init(backingData: any BackingData<Self>)
 

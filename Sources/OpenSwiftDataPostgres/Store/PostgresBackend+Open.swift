@@ -74,8 +74,9 @@ extension PostgresBackend {
         if recorded.differences(from: models).isEmpty {
             try checkTablesExist(tables, location: location, on: session)
         } else {
-            if let stored = recorded.version, let current = models.version, stored > current {
-                throw SwiftDataError(.backwardMigration, reason: "PostgreSQL \(location.displayName) was written by version \(stored) of the schema, newer than \(current). Nothing was changed.")
+            if !MigrationPlanRunner.mayOpen(storedAt: recorded.version, at: models.version),
+               let stored = recorded.version, let current = models.version {
+                throw SwiftDataError(.backwardMigration, reason: "PostgreSQL \(location.displayName) was written by version \(stored) of the schema, newer than \(current). Nothing was changed. To go back, open it with a SchemaMigrationPlan that has a stage from version \(stored) to \(current).")
             }
             // Not one model in common: the namespace is another app's, not an earlier version of this one.
             guard recorded.entities.isEmpty || recorded.entities.contains(where: { tables[$0.name] != nil }) else {

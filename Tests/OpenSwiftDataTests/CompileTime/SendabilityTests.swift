@@ -109,6 +109,53 @@ import Testing
         #expect(result.succeeded, "\(result.errors.prefix(3))")
     }
 
+    /// A model's metatype is `Sendable` (`PersistentModel` refines `SendableMetatype`, as
+    /// SwiftData's does): generic code sends `T.Type` to another task without a warning.
+    @Test(.enabled(if: modules != nil))
+    func genericCodeSendsAModelTypeToAnotherTaskWithoutWarnings() throws {
+        let result = try compile("""
+            import OpenSwiftData
+            func count<T: PersistentModel>(_ type: T.Type, in container: ModelContainer) async throws -> Int {
+                try await Task.detached {
+                    let descriptor = FetchDescriptor<T>()
+                    return try ModelContext(container).fetchCount(descriptor)
+                }.value
+            }
+            actor Counter {
+                func count<T: PersistentModel>(of type: T.Type, in container: ModelContainer) throws -> Int {
+                    try ModelContext(container).fetchCount(FetchDescriptor<T>())
+                }
+            }
+            func ask<T: PersistentModel>(_ counter: Counter, _ type: T.Type, _ container: ModelContainer) async throws -> Int {
+                try await counter.count(of: type, in: container)
+            }
+            """, flags: ["-warnings-as-errors"])
+        #expect(result.succeeded, "\(result.errors.prefix(3))")
+    }
+
+    /// `ModelContext.init` is a function of the container alone, as SwiftData's is, so code that
+    /// stores or passes the initializer compiles.
+    @Test(.enabled(if: modules != nil))
+    func theContextInitializerIsAFunctionOfTheContainer() throws {
+        let result = try compile("""
+            import OpenSwiftData
+            struct Database: Sendable {
+                let container: ModelContainer
+                let makeContext: @Sendable (ModelContainer) -> ModelContext
+                init(container: ModelContainer, factory: (@Sendable (ModelContainer) -> ModelContext)? = nil) {
+                    self.container = container
+                    self.makeContext = factory ?? ModelContext.init
+                }
+                func context() -> ModelContext { makeContext(container) }
+            }
+            func open(_ container: ModelContainer, with factory: ((ModelContainer) -> ModelContext)? = nil) -> ModelContext {
+                let make: (ModelContainer) -> ModelContext = factory ?? ModelContext.init
+                return make(container)
+            }
+            """, flags: ["-warnings-as-errors"])
+        #expect(result.succeeded, "\(result.errors.prefix(3))")
+    }
+
     @Test(.enabled(if: modules != nil))
     func aContextCannotBeSentToAnotherActorAndUsedAgain() throws {
         let result = try compile("""

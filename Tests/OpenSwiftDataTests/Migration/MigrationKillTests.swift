@@ -13,7 +13,7 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("MigrationKill")
     }
 
-    @Test(arguments: [(KillScenario.didMigrate, 8), (.willMigrate, 4), (.twoStages, 4), (.lightweight, 4), (.creation, 4), (.failing, 4)])
+    @Test(arguments: [(KillScenario.didMigrate, 8), (.willMigrate, 4), (.twoStages, 4), (.lightweight, 4), (.creation, 4), (.failing, 4), (.downgrade, 4)])
     func aKilledMigrationIsFinishedOrRedoneOnTheNextOpen(scenario: KillScenario, kills: Int) throws {
         #expect(FileManager.default.isExecutableFile(atPath: worker.path), "the MigrationKill worker is built with the tests")
         let seed = UInt64.random(in: 0...UInt64(UInt32.max))

@@ -62,13 +62,16 @@ extension PredicateExpressions.OptionalFlatMap: QueryTranslatable {
             // `$0.trip?.name`: the body reads the related model through subqueries, which give
             // NULL when there is no related model.
             let body = try translator.binding(variable.key, to: .model(entity, key: key)) { try $0.translate(transform) }
-            guard case .term(let term) = body else { return body }
+            guard case .term(let value) = body else { return body }
+            let term = translator.definite(value, of: transform)
             return .term(QueryTerm(
                 expression: .conditional(.isNull(key), .value(.null), term.expression),
                 storage: term.storage, isNullable: true, entityName: term.entityName))
         case .collection(let entity, let relation):
             // An optional to-many relationship: the store keeps nil and empty alike.
-            return try translator.binding(variable.key, to: .collection(entity, relation: relation)) { try $0.translate(transform) }
+            let body = try translator.binding(variable.key, to: .collection(entity, relation: relation)) { try $0.translate(transform) }
+            guard case .term(let value) = body else { return body }
+            return .term(translator.definite(value, of: transform))
         case .row, .term:
             break
         }

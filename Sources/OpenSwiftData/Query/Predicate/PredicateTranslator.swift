@@ -124,7 +124,7 @@ struct PredicateTranslator {
         defer { isMonotoneContext = enclosing }
         switch try translate(node) {
         case .term(let term):
-            return term
+            return definite(term, of: node)
         case .row(let entity, let scope):
             // A model compared as a value compares by identity: its primary key.
             return QueryTerm(expression: .key(scope: scope), storage: .integer, isNullable: false, entityName: entity.name)
@@ -174,6 +174,22 @@ struct PredicateTranslator {
     mutating func newScope() -> Int {
         lastScope += 1
         return lastScope
+    }
+
+    /// A node's term as Swift sees its value. A `Bool` (not a `Bool?`) is true or false in Swift
+    /// wherever it is used: the store's unknown (`NULL IN (…)` where Swift's `[Int?].contains(nil)`
+    /// is false, a related model's value read through a subquery) is false there, before anything
+    /// compares it, wraps it in `Optional.flatMap` or negates it.
+    func definite(_ term: QueryTerm, of node: Any) -> QueryTerm {
+        guard term.isNullable, Self.producesBool(node) else { return term }
+        return QueryTerm(expression: .falseIfNull(term.expression), storage: term.storage, isNullable: false)
+    }
+
+    /// Whether a node's value is a `Bool`, as opposed to a `Bool?` or any other type.
+    static func producesBool(_ node: Any) -> Bool {
+        func output<E: PredicateExpression>(of _: E) -> Any.Type { E.Output.self }
+        guard let expression = node as? any PredicateExpression else { return false }
+        return output(of: expression) == Bool.self
     }
 
     /// Translates any node.

@@ -20,8 +20,9 @@ extension SQLiteStore {
                 throw SwiftDataError(.storeFromNewerVersion, reason: "The store at \(path) has format \(existing.format); this version of OpenSwiftData reads up to \(SQLiteStore.formatVersion). The file was not changed.")
             }
             if let recorded = existing.schema, !recorded.differences(from: models).isEmpty {
-                if let stored = recorded.version, let current = models.version, stored > current {
-                    throw SwiftDataError(.backwardMigration, reason: "The store at \(path) was written by version \(stored) of the schema, newer than \(current); migrating it back could lose data, so it was not changed.")
+                if !MigrationPlanRunner.mayOpen(storedAt: recorded.version, at: models.version),
+                   let stored = recorded.version, let current = models.version {
+                    throw SwiftDataError(.backwardMigration, reason: "The store at \(path) was written by version \(stored) of the schema, newer than \(current); migrating it back could lose data, so it was not changed. To go back, open it with a SchemaMigrationPlan that has a stage from version \(stored) to \(current).")
                 }
                 // Throws, with the file untouched, when a change needs a custom migration stage.
                 do {
