@@ -66,11 +66,15 @@ public final class ModelContainer: Sendable {
     /// Creates a container for a schema and an array of configurations: ``ModelConfiguration``s
     /// for the built-in SQLite store, or configurations of your own ``DataStore``s.
     ///
-    /// - Parameter migrationPlan: How the schema evolved. A store recorded at one of the plan's
-    ///   versions runs the stages from that version on, all or nothing; without a plan (or after
-    ///   its stages), compatible changes migrate automatically, and a change that needs a custom
-    ///   stage throws ``SwiftDataError/schemaMismatch`` with the file untouched. A custom store
-    ///   receives the plan in its initializer.
+    /// - Parameters:
+    ///   - givenSchema: The models the container manages.
+    ///   - migrationPlan: How the schema evolved. A store recorded at one of the plan's
+    ///     versions runs the stages from that version on, all or nothing; without a plan (or after
+    ///     its stages), compatible changes migrate automatically, and a change that needs a custom
+    ///     stage throws ``SwiftDataError/schemaMismatch`` with the file untouched. A custom store
+    ///     receives the plan in its initializer.
+    ///   - configurations: The stores and what each holds; a default ``ModelConfiguration`` when
+    ///     empty.
     public init(
         for givenSchema: Schema,
         migrationPlan: (any SchemaMigrationPlan.Type)? = nil,

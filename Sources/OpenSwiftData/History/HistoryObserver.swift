@@ -35,8 +35,11 @@ public final class HistoryObserver {
     /// after the current end of each store's history when `nil`.
     ///
     /// - Parameters:
+    ///   - historyTokens: The last transaction already seen in each store, by store identifier;
+    ///     `nil` to start at the current end of each store's history.
     ///   - observedModels: The model classes whose changes count; all when empty.
     ///   - authors: The authors whose transactions count; all when empty.
+    ///   - modelContainer: The container whose stores' histories the observer reads.
     ///   - isolation: The actor the observer updates `eventCounter` on: the caller's.
     public convenience init(
         historyTokens: [String: any HistoryToken]? = nil, observedModels: [any PersistentModel.Type] = [],

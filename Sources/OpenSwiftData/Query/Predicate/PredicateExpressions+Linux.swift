@@ -7,6 +7,7 @@ extension PredicateExpressions {
     /// `root.localizedStandardContains(other)`: case- and diacritic-insensitive containment.
     public struct StringLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// Whether `root` contains `other`.
         public typealias Output = Bool
         /// The string searched.
         public let root: Root
@@ -28,6 +29,7 @@ extension PredicateExpressions {
     /// `root.caseInsensitiveCompare(other)`.
     public struct StringCaseInsensitiveCompare<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// How `root` orders against `other`.
         public typealias Output = ComparisonResult
         /// The string compared.
         public let root: Root
@@ -49,6 +51,7 @@ extension PredicateExpressions {
     /// `root.localizedCompare(other)`.
     public struct StringLocalizedCompare<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// How `root` orders against `other`.
         public typealias Output = ComparisonResult
         /// The string compared.
         public let root: Root

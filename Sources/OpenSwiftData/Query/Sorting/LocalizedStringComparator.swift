@@ -51,14 +51,17 @@ public struct _CollatedString: Comparable, Hashable, Sendable {
     /// Its order.
     public let comparator: LocalizedStringComparator
 
+    /// Whether `lhs` comes before `rhs` in the comparator's order.
     public static func < (lhs: Self, rhs: Self) -> Bool {
         lhs.comparator.compare(lhs.value, rhs.value) == .orderedAscending
     }
 
+    /// Whether the comparator orders the two texts the same.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.comparator.compare(lhs.value, rhs.value) == .orderedSame
     }
 
+    /// Hashes the comparator alone (see the comment inside).
     public func hash(into hasher: inout Hasher) {
         // Strings the comparator calls the same may differ in case or width; they share a hash
         // only through the comparator.

@@ -39,10 +39,12 @@ public struct _CollationKey<Root, Value>: Hashable, Sendable {
     let keyPath: any KeyPath<Root, Value> & Sendable
     let comparator: LocalizedStringComparator
 
+    /// Whether both keys name the same key path and order.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.keyPath == rhs.keyPath && lhs.comparator == rhs.comparator
     }
 
+    /// Hashes the key path and the order.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(keyPath)
         hasher.combine(comparator)

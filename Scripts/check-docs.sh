@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the DocC documentation of the OpenSwiftData module (Sources/OpenSwiftData/OpenSwiftData.docc
+# and every public symbol's comment) and fails on any warning: an unresolved symbol link, a
+# parameter the comment names wrongly, an article the catalog does not reach.
+#
+#   Scripts/check-docs.sh [OUTPUT_DIR]      # default: .build/docs
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUTPUT=${1:-.build/docs}
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
+
+swift package --allow-writing-to-directory "$OUTPUT" generate-documentation --target OpenSwiftData \
+    --output-path "$OUTPUT" --warnings-as-errors 2>&1 | tee "$LOG"
+if grep -q "warning:" "$LOG"; then
+    echo "check-docs: the documentation has warnings" >&2
+    exit 1
+fi
+echo "check-docs: OpenSwiftData's documentation built without warnings in $OUTPUT"
