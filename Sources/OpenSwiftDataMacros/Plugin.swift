@@ -1,11 +1,10 @@
 import OpenSwiftDataMacrosKit
 import SwiftCompilerPlugin
-import SwiftSyntax
 import SwiftSyntaxMacros
 
 // The compiler asks this plugin for `OpenSwiftDataMacros.<type>` (the module `#externalMacro`
-// names), so each macro has a type of that name here, which hands the expansion to its
-// implementation in `OpenSwiftDataMacrosKit`.
+// names), so each macro has a type of that name here, which hands its expansions to its
+// implementation in `OpenSwiftDataMacrosKit` (see ForwardingMacros.swift).
 
 /// The compiler plugin that hosts every OpenSwiftData macro.
 @main
@@ -20,97 +19,32 @@ struct OpenSwiftDataMacrosPlugin: CompilerPlugin {
     ]
 }
 
-/// `@Model`, as ``OpenSwiftDataMacrosKit/ModelMacro`` expands it.
-public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+/// `@Model`.
+struct ModelMacro: ForwardingMemberMacro, ForwardingMemberAttributeMacro, ForwardingExtensionMacro {
     typealias Implementation = OpenSwiftDataMacrosKit.ModelMacro
-
-    public static func expansion(
-        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
-        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
-    ) throws -> [DeclSyntax] {
-        try Implementation.expansion(of: node, providingMembersOf: declaration, conformingTo: protocols, in: context)
-    }
-
-    public static func expansion(
-        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
-        providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
-    ) throws -> [AttributeSyntax] {
-        try Implementation.expansion(of: node, attachedTo: declaration, providingAttributesFor: member, in: context)
-    }
-
-    public static func expansion(
-        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
-        providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
-        in context: some MacroExpansionContext
-    ) throws -> [ExtensionDeclSyntax] {
-        try Implementation.expansion(of: node, attachedTo: declaration, providingExtensionsOf: type, conformingTo: protocols, in: context)
-    }
 }
 
-/// `@_PersistedProperty`, as ``OpenSwiftDataMacrosKit/PersistedPropertyMacro`` expands it.
-public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+/// `@_PersistedProperty`, which `@Model` attaches to each stored property.
+struct PersistedPropertyMacro: ForwardingAccessorMacro, ForwardingPeerMacro {
     typealias Implementation = OpenSwiftDataMacrosKit.PersistedPropertyMacro
-
-    public static func expansion(
-        of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
-        in context: some MacroExpansionContext
-    ) throws -> [AccessorDeclSyntax] {
-        try Implementation.expansion(of: node, providingAccessorsOf: declaration, in: context)
-    }
-
-    public static func expansion(
-        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
-        in context: some MacroExpansionContext
-    ) throws -> [DeclSyntax] {
-        try Implementation.expansion(of: node, providingPeersOf: declaration, in: context)
-    }
 }
 
-/// `@Attribute`, `@Relationship` and `@Transient`, as ``OpenSwiftDataMacrosKit/MarkerMacro``
-/// expands them.
-public struct MarkerMacro: PeerMacro {
-    public static func expansion(
-        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
-        in context: some MacroExpansionContext
-    ) throws -> [DeclSyntax] {
-        try OpenSwiftDataMacrosKit.MarkerMacro.expansion(of: node, providingPeersOf: declaration, in: context)
-    }
+/// `@Attribute`, `@Relationship` and `@Transient`.
+struct MarkerMacro: ForwardingPeerMacro {
+    typealias Implementation = OpenSwiftDataMacrosKit.MarkerMacro
 }
 
-/// `#Unique`, as ``OpenSwiftDataMacrosKit/UniqueMacro`` expands it.
-public struct UniqueMacro: DeclarationMacro {
-    public static func expansion(
-        of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
-    ) throws -> [DeclSyntax] {
-        try OpenSwiftDataMacrosKit.UniqueMacro.expansion(of: node, in: context)
-    }
+/// `#Unique`.
+struct UniqueMacro: ForwardingDeclarationMacro {
+    typealias Implementation = OpenSwiftDataMacrosKit.UniqueMacro
 }
 
-/// `#Index`, as ``OpenSwiftDataMacrosKit/IndexMacro`` expands it.
-public struct IndexMacro: DeclarationMacro {
-    public static func expansion(
-        of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
-    ) throws -> [DeclSyntax] {
-        try OpenSwiftDataMacrosKit.IndexMacro.expansion(of: node, in: context)
-    }
+/// `#Index`.
+struct IndexMacro: ForwardingDeclarationMacro {
+    typealias Implementation = OpenSwiftDataMacrosKit.IndexMacro
 }
 
-/// `@ModelActor`, as ``OpenSwiftDataMacrosKit/ModelActorMacro`` expands it.
-public struct ModelActorMacro: MemberMacro, ExtensionMacro {
+/// `@ModelActor`.
+struct ModelActorMacro: ForwardingMemberMacro, ForwardingExtensionMacro {
     typealias Implementation = OpenSwiftDataMacrosKit.ModelActorMacro
-
-    public static func expansion(
-        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
-        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
-    ) throws -> [DeclSyntax] {
-        try Implementation.expansion(of: node, providingMembersOf: declaration, conformingTo: protocols, in: context)
-    }
-
-    public static func expansion(
-        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
-        providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
-        in context: some MacroExpansionContext
-    ) throws -> [ExtensionDeclSyntax] {
-        try Implementation.expansion(of: node, attachedTo: declaration, providingExtensionsOf: type, conformingTo: protocols, in: context)
-    }
 }

@@ -30,9 +30,8 @@ extension PredicateExpressions.Conditional: QueryTranslatable {
         let condition = try translator.term(test)
         let yes = try translator.term(trueBranch)
         let no = try translator.term(falseBranch)
-        let testExpression = condition.isNullable ? QueryExpression.falseIfNull(condition.expression) : condition.expression
         return .term(QueryTerm(
-            expression: .conditional(testExpression, yes.expression, no.expression),
+            expression: .conditional(condition.expression, yes.expression, no.expression),
             storage: yes.storage ?? no.storage, isNullable: yes.isNullable || no.isNullable))
     }
 }

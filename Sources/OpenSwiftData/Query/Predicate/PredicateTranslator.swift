@@ -104,8 +104,8 @@ struct PredicateTranslator {
         defer { polarityStack.removeLast() }
         let monotone = isMonotoneContext
         do {
-            let term = try self.term(node, monotone: monotone)
-            return term.isNullable ? .falseIfNull(term.expression) : term.expression
+            // A `Bool`'s term is never NULL (``definite(_:of:)``).
+            return try self.term(node, monotone: monotone).expression
         } catch {
             guard monotone else { throw error }
             isExact = false
@@ -289,8 +289,7 @@ struct PredicateTranslator {
         if let test, let variable {
             // Inside a subquery the test must be exact: a superset there is not a superset outside.
             filter = try binding(variable, to: .row(destination, scope: scope)) { translator in
-                let term = try translator.term(test)
-                let condition: QueryExpression = term.isNullable ? .falseIfNull(term.expression) : term.expression
+                let condition = try translator.term(test).expression
                 return negatedTest ? .not(condition) : condition
             }
         }

@@ -44,7 +44,7 @@ extension SQLiteStore {
         guard !isReadOnly else { throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only; its history cannot be deleted.") }
         try withConnection { connection in
             try connection.writeTransaction {
-                try checkNoPlanIsMigrating(connection)
+                try checkNoPlanIsMigrating()
                 try Self.removeHistory(ids, on: connection)
                 try Self.markHistoryDeleted(through: ids.max() ?? 0, on: connection)
                 try checkFileInPlace(connection)

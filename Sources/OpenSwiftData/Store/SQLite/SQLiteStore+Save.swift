@@ -11,7 +11,7 @@ extension SQLiteStore {
             // Held statements: a save of one row should not parse or look up SQL.
             try connection.statement(.beginImmediate).run()
             do {
-                try checkNoPlanIsMigrating(connection)
+                try checkNoPlanIsMigrating()
                 let keys = try write(changes, on: connection)
                 try checkFileInPlace(connection)
                 try connection.statement(.commit).run()

@@ -160,7 +160,7 @@ final class SQLiteStore: @unchecked Sendable {
     /// finds the file. Every save looks (one `access`, about a microsecond): a shortcut that looked
     /// only when the connection's data version had moved since its last save let saves through
     /// after the plan's copy, which the plan's failure then undid.
-    func checkNoPlanIsMigrating(_ connection: SQLiteConnection) throws {
+    func checkNoPlanIsMigrating() throws {
         guard let planPath, access(planPath, F_OK) == 0, let refusal = MigrationJournal.refusalOfSaves(to: path) else { return }
         throw SwiftDataError(.storeIsBusy, reason: refusal)
     }
@@ -202,7 +202,7 @@ final class SQLiteStore: @unchecked Sendable {
     func eraseAll() throws {
         try withConnection { connection in
             try connection.writeTransaction {
-                try checkNoPlanIsMigrating(connection)
+                try checkNoPlanIsMigrating()
                 for layout in layouts.values {
                     // Keys handed out before the erase are never handed out again.
                     if layout.sharedKeysTable == nil, let largest = try connection.integer("SELECT max(\(TableLayout.primaryKey)) FROM \(layout.table)") {

@@ -256,7 +256,7 @@ final class MigrationJournal {
     ///
     /// `beforeCopying` the file, it first waits for the save another connection may be writing
     /// (it takes SQLite's write lock once, and commits a change of nothing, which every other
-    /// connection's next save sees: ``SQLiteStore/checkNoPlanIsMigrating(_:)``), and throws unless every frame of the WAL was written
+    /// connection's next save sees: ``SQLiteStore/checkNoPlanIsMigrating()``), and throws unless every frame of the WAL was written
     /// back (a reader kept an older snapshot for longer than the busy timeout): a copy of the file
     /// alone would then miss saves. (A reader of the newest snapshot only keeps the WAL from being
     /// truncated; the file is then whole all the same.)
