@@ -13,12 +13,15 @@ let package = Package(
     products: [
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         .library(name: "OpenSwiftDataPostgres", targets: ["OpenSwiftDataPostgres"]),
+        .library(name: "OpenSwiftDataToolbox", targets: ["OpenSwiftDataToolbox"]),
         .executable(name: "osd", targets: ["osd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The toolbox's encrypted secrets file and stable cache-file names (postgres-nio uses it too).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // `swift package generate-documentation` (Scripts/check-docs.sh); a plugin, built only when run.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -66,6 +69,24 @@ let package = Package(
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: ["OpenSwiftDataPostgres", "OpenSwiftData", "PredicateFuzzing", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: swiftSettings
+        ),
+        // Preferences, secrets, files and caches: a product of its own, so that an app that uses only
+        // the model store builds none of it.
+        .target(
+            name: "OpenSwiftDataToolbox",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ToolboxKill",
+            dependencies: ["OpenSwiftDataToolbox"],
+            path: "Tools/ToolboxKill",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ToolboxTests",
+            dependencies: ["OpenSwiftDataToolbox", "ToolboxKill", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,6 +1,7 @@
 // swift-tools-version: 6.0
 // The benchmark: OpenSwiftData, hand-written SQLite C calls and GRDB on the same workloads; on
-// PostgreSQL, OpenSwiftData, hand-written postgres-nio and Fluent.
+// PostgreSQL, OpenSwiftData, hand-written postgres-nio and Fluent; the toolbox's caches against a
+// dictionary and plain files.
 // A separate package so that GRDB never enters the graph of OpenSwiftData's users.
 import PackageDescription
 
@@ -27,6 +28,11 @@ let package = Package(
                 .product(name: "FluentKit", package: "fluent-kit"),
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
             ]
+        ),
+        // The toolbox's caches against a plain dictionary and plain files.
+        .executableTarget(
+            name: "ToolboxBenchmarks",
+            dependencies: [.product(name: "OpenSwiftDataToolbox", package: "OpenSwiftData")]
         ),
     ],
     swiftLanguageModes: [.v6]

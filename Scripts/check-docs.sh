@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of the OpenSwiftData module (Sources/OpenSwiftData/OpenSwiftData.docc
+# Builds the DocC documentation of the OpenSwiftData and OpenSwiftDataToolbox modules (their .docc catalogs
 # and every public symbol's comment) and fails on any warning: an unresolved symbol link, a
 # parameter the comment names wrongly, an article the catalog does not reach.
 #
@@ -8,6 +8,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTPUT=${1:-.build/docs}
 
-swift package --allow-writing-to-directory "$OUTPUT" generate-documentation --target OpenSwiftData \
+swift package --allow-writing-to-directory "$OUTPUT" generate-documentation --target OpenSwiftData --target OpenSwiftDataToolbox \
     --output-path "$OUTPUT" --warnings-as-errors
-echo "check-docs: OpenSwiftData's documentation built without warnings in $OUTPUT"
+echo "check-docs: the documentation of OpenSwiftData and OpenSwiftDataToolbox built without warnings in $OUTPUT"

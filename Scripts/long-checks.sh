@@ -38,6 +38,7 @@ check() {
 check "random predicates, 1,000,000" "$BIN/PredicateFuzz" --seeds 10 --count 100000 --seed "$SEED"
 check "migrations killed, 100 per scenario" "$BIN/MigrationKill" --kills 100 --rows 20000 --seed "$SEED"
 check "a ledger writer killed, 1,000 times" "$BIN/LedgerKill" --kills 1000 --seed "$SEED"
+check "preferences and cache writers killed, 1,000 times each" "$BIN/ToolboxKill" --kills 1000 --seed "$SEED"
 check "the soak, 20,000 rounds of four actors" "$BIN/MemoryProbe" "$STORE_DIR/soak.store" soak 20000
 check "random saves under live observers, 200 seeds" env OSD_OBSERVER_SEEDS=200 swift test --filter ResultsObserverDifferentialTests
 

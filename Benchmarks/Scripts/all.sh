@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the benchmark in release mode and runs every workload on SQLite (hand-written C, GRDB,
-# OpenSwiftData), then, when OSD_POSTGRES_URL names a server, on PostgreSQL (hand-written
+# OpenSwiftData) and the toolbox's caches, then, when OSD_POSTGRES_URL names a server, on PostgreSQL (hand-written
 # postgres-nio, Fluent, OpenSwiftData): the tables of BENCHMARKS.md.
 #
 #   Scripts/with-postgres.sh Benchmarks/Scripts/all.sh [--runs N]
@@ -17,6 +17,9 @@ echo "== SQLite"
 "$BENCH" --workloads W1,W2,W3,W4,W3b,W4b,W5,W6,W6c,W7,W8,W9,W10,W12,W13,W14 --contenders raw,grdb,osd "$@"
 echo "== Live queries (W11)"
 "$BENCH" W11
+echo "== Caches (OpenSwiftDataToolbox)"
+swift build -c release --product ToolboxBenchmarks
+.build/release/ToolboxBenchmarks "$@"
 
 if [ -n "${OSD_POSTGRES_URL:-}" ]; then
     echo "== PostgreSQL"
