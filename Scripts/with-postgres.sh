@@ -51,7 +51,7 @@ if [ "$(id -u)" -eq 0 ]; then
     AS_SERVER="runuser -u $SERVER_USER --"
 fi
 as_server() { $AS_SERVER "$@"; }
-OPTIONS="-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+OPTIONS="-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=400"
 
 cleanup() {
     as_server "$PG_CTL" -D "$DATA" -m immediate stop >/dev/null 2>&1 || true

@@ -92,9 +92,6 @@ public final class ModelContainer: Sendable {
                 throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(entity.name) is in configuration \(configuration.name) but not in the container's schema")
             }
         }
-        if let migrationPlan, let configuration = configurations[0] as? ModelConfiguration, !configuration.isStoredInMemoryOnly {
-            try MigrationPlanRunner.run(migrationPlan, storeAt: configuration.url, target: givenSchema)
-        }
         self.schema = givenSchema
         self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration })
         if configurations.count == 1 {
@@ -115,11 +112,11 @@ public final class ModelContainer: Sendable {
         self.saveLog = SaveLog()
     }
 
-    /// Opens the store a configuration describes: SQLite for a ``ModelConfiguration``, a store of
-    /// OpenSwiftData's own behind the seam for a ``StoreBackendConfiguration`` (PostgreSQL), the
-    /// configuration's own ``DataStore`` behind an adapter otherwise.
+    /// Opens the store a configuration describes: a store of OpenSwiftData's own behind the seam
+    /// for a ``StoreBackendConfiguration`` (SQLite for a ``ModelConfiguration``, PostgreSQL), which
+    /// recovers and migrates its store itself, or the configuration's own ``DataStore`` behind an
+    /// adapter.
     private static func openStore(_ configuration: any DataStoreConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws -> any StoreBackend {
-        if let configuration = configuration as? ModelConfiguration { return try configuration.makeStore(schema: schema) }
         if let configuration = configuration as? any StoreBackendConfiguration {
             return try configuration.openBackend(schema: schema, migrationPlan: migrationPlan)
         }

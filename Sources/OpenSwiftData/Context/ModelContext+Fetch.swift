@@ -5,9 +5,7 @@ extension ModelContext {
     /// is evaluated in Swift, so the results are always those `predicate.evaluate` selects. With
     /// `includePendingChanges` (the default), unsaved inserts, changes and deletions count.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        mergeChangesFromOtherContexts()
-        try throwDeferredReadFailure()
-        if descriptor.includePendingChanges { propagatePendingDeletions() }
+        try prepareToFetch(includingPendingChanges: descriptor.includePendingChanges)
         let query = try FetchQuery(descriptor, context: self)
         if !descriptor.includePendingChanges, !query.isResolvedInStore, hasChanges {
             // Part of the work runs in Swift, which would see this context's unsaved values: it runs
@@ -66,7 +64,7 @@ extension ModelContext {
 
     /// Returns the number of models that match the fetch descriptor.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        if descriptor.includePendingChanges { propagatePendingDeletions() }
+        try prepareToFetch(includingPendingChanges: descriptor.includePendingChanges)
         let query = try FetchQuery(descriptor, context: self)
         if query.isResolvedInStore { return try query.store.count(query.storeFetch) }
         return try fetch(descriptor).count
@@ -74,13 +72,22 @@ extension ModelContext {
 
     /// Returns the identifiers of the models that match the fetch descriptor.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
-        if descriptor.includePendingChanges { propagatePendingDeletions() }
+        try prepareToFetch(includingPendingChanges: descriptor.includePendingChanges)
         let query = try FetchQuery(descriptor, context: self)
         if query.isResolvedInStore {
             let location = location(of: query.entity)
             return try storedKeys(of: query).map { PersistentIdentifier(location: location, key: .permanent($0)) }
         }
         return try fetch(descriptor).map(\.persistentModelID)
+    }
+
+    /// What every fetch, count and fetch of identifiers does first, so that they all answer from
+    /// the same state: merge what other contexts saved, throw a failed read deferred since the last
+    /// fetch, and, when pending changes count, apply the delete rules of pending deletions.
+    private func prepareToFetch(includingPendingChanges: Bool) throws {
+        mergeChangesFromOtherContexts()
+        try throwDeferredReadFailure()
+        if includingPendingChanges { propagatePendingDeletions() }
     }
 
     /// Returns the matching models as a collection that loads them in batches as you access them.
@@ -101,6 +108,7 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError/includePendingChangesWithBatchSize`` when the descriptor includes
     ///   pending changes and the context has unsaved changes of that model.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<PersistentIdentifier> {
+        try prepareToFetch(includingPendingChanges: false)
         let query = try FetchQuery(descriptor, context: self)
         if query.includesPendingChanges { throw SwiftDataError.includePendingChangesWithBatchSize }
         guard query.isResolvedInStore else {
@@ -113,6 +121,7 @@ extension ModelContext {
 
     /// The query of a batched fetch and the keys of its rows, in order.
     private func batchKeys<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (FetchQuery, [Int64]) {
+        try prepareToFetch(includingPendingChanges: false)
         let query = try FetchQuery(descriptor, context: self)
         if query.includesPendingChanges { throw SwiftDataError.includePendingChangesWithBatchSize }
         if query.isResolvedInStore { return (query, try storedKeys(of: query)) }

@@ -18,8 +18,7 @@ struct StoreSlot: Sendable {
         init(_ configuration: any DataStoreConfiguration) {
             name = configuration.name
             schema = configuration.schema
-            allowsSave = (configuration as? ModelConfiguration)?.allowsSave
-                ?? (configuration as? any StoreBackendConfiguration)?.allowsSave ?? true
+            allowsSave = (configuration as? any StoreBackendConfiguration)?.allowsSave ?? true
         }
     }
 }

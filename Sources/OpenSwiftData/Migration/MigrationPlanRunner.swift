@@ -1,36 +1,10 @@
 import Foundation
 
-/// Runs the stages of a ``SchemaMigrationPlan`` on a store file, from the version recorded in the
-/// store to the last, all or nothing. Other stores (PostgreSQL) reuse its stages and error, with
-/// their own way of undoing a failed migration.
-///
-/// Before the first stage the store is checkpointed and copied beside itself, and a marker says a
-/// migration is in progress (``MigrationJournal``). If any stage fails, including an error thrown
-/// by `willMigrate` or `didMigrate`, the copy replaces the store and the error names the stage; if
-/// the process dies, the next open of the store puts the copy back and the migration runs again
-/// from the start. A store already at the current version runs no stage.
+/// What every store's migration-plan run shares: which of a plan's stages a store recorded at a
+/// version needs, whether a store may open at its recorded version, and running a chain of stages
+/// with the store's own way of undoing a failed one (`SQLitePlanMigration` restores a copy of the
+/// file; PostgreSQL rolls its transaction back).
 package enum MigrationPlanRunner {
-    static func run(_ plan: any SchemaMigrationPlan.Type, storeAt url: URL, target: Schema) throws {
-        let path = url.path
-        func pendingStages() throws -> (start: any VersionedSchema.Type, chain: [MigrationStage])? {
-            try MigrationJournal.recover(storeAt: path)
-            guard let inspection = try StoreFileInspection.inspect(path: path), let recorded = inspection.schema else { return nil }
-            return stages(of: plan, from: recorded, to: target)
-        }
-        guard try pendingStages() != nil else { return }
-        // One migration at a time, in this process and others: a second container opening the
-        // store meanwhile waits, then finds it migrated (or still needing the stages, and runs them).
-        try MigrationJournal.lockingMigrations(of: path) {
-            guard let (start, chain) = try pendingStages() else { return }
-            let journal = try MigrationJournal(beginningMigrationOf: path)
-            try run(chain, from: start, configuration: ModelConfiguration(url: url), place: "the store at \(path)") {
-                try journal.rollBack()
-                return "The store was restored to its state before the migration."
-            }
-            try journal.finish()
-        }
-    }
-
     /// The version a store recorded as `recorded` is at, and the plan's stages from it on; `nil`
     /// when the store is current, is not at one of the plan's versions (the container's own open
     /// then tries a lightweight migration), or no stage starts from its version.

@@ -88,18 +88,6 @@ package indirect enum QueryExpression: Hashable, Sendable {
             }
         }
 
-        /// The SQL operator; `nullSafe` spells `==` and `!=` when NULL compares as a value.
-        package func symbol(nullSafe: (equal: String, notEqual: String)?) -> String {
-            switch self {
-            case .equal: nullSafe?.equal ?? "="
-            case .notEqual: nullSafe?.notEqual ?? "<>"
-            case .less: "<"
-            case .lessOrEqual: "<="
-            case .greater: ">"
-            case .greaterOrEqual: ">="
-            }
-        }
-
         /// Whether the operator holds for values above a bound (`>`, `>=`): the ones a store that
         /// orders NaN above every number must keep NaN out of.
         package var admitsGreater: Bool { self == .greater || self == .greaterOrEqual }

@@ -12,7 +12,7 @@ package enum PropertyEncoding {
             try model._osdEncode(property: index, to: writer, at: column, deferring: links)
         } catch let error as SwiftDataError {
             throw error
-        } catch let error as SQLiteError {
+        } catch let error as any StoreReportedError {
             throw error
         } catch {
             throw SwiftDataError.modelValidationFailure(model: entity.name, property: entity.fields[index].name, reason: "\(error)")
@@ -28,7 +28,7 @@ package enum PropertyEncoding {
             try value._osdWrite(to: writer, column)
         } catch let error as SwiftDataError {
             throw error
-        } catch let error as SQLiteError {
+        } catch let error as any StoreReportedError {
             throw error
         } catch {
             throw SwiftDataError.modelValidationFailure(model: entity.name, property: entity.fields[index].name, reason: "\(error)")

@@ -4,7 +4,7 @@
 /// It speaks the schema's terms (``Schema/Entity``, property indices, the store-neutral
 /// ``QueryExpression``), opaque 64-bit keys, rows in the ``RowShape`` of their entity, and change
 /// sets; how the rows are laid out (tables, columns, link tables) is the store's own business.
-/// ``SQLiteStore`` is the first conformer.
+/// The SQLite store (`Store/SQLite`) is the first conformer.
 ///
 /// Rules every store keeps:
 /// - Stores never mutate models, except to hand an inserted model its key during a save, and

@@ -175,7 +175,7 @@ struct PostgresCompiler {
         _ options: QueryExpression.CompareOptions
     ) throws -> String {
         func symbol(_ operation: QueryExpression.ComparisonOperator) -> String {
-            operation.symbol(nullSafe: options.nullSafe ? ("IS NOT DISTINCT FROM", "IS DISTINCT FROM") : nil)
+            operation.sqlSymbol(nullSafe: options.nullSafe ? ("IS NOT DISTINCT FROM", "IS DISTINCT FROM") : nil)
         }
         if options.nullSafe, operation == .equal || operation == .notEqual,
            let (property, stored, _) = QueryExpression.storedPropertyAgainstValue(operation, lhs, rhs) {

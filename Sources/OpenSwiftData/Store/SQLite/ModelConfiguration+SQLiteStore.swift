@@ -43,10 +43,14 @@ extension SQLiteStore: StoreBackend {
     var appliesBatchUpdates: Bool { true }
 }
 
-extension ModelConfiguration {
-    /// Opens (or creates) the store this configuration describes: an SQLite file at its URL, or
-    /// an in-memory SQLite database.
-    func makeStore(schema: Schema) throws -> any StoreBackend {
-        try SQLiteStore(url: isStoredInMemoryOnly ? nil : url, schema: schema, allowsSave: allowsSave)
+extension ModelConfiguration: StoreBackendConfiguration {
+    /// Opens (or creates) the store this configuration describes: an SQLite file at its URL, after
+    /// running the container's migration plan on it (``SQLitePlanMigration``), or an in-memory
+    /// SQLite database.
+    package func openBackend(schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws -> any StoreBackend {
+        if let migrationPlan, !isStoredInMemoryOnly {
+            try SQLitePlanMigration.run(migrationPlan, storeAt: url, target: schema)
+        }
+        return try SQLiteStore(url: isStoredInMemoryOnly ? nil : url, schema: schema, allowsSave: allowsSave)
     }
 }

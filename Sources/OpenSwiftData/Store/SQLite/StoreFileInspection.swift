@@ -29,18 +29,24 @@ struct StoreFileInspection {
                 throw SwiftDataError(.schemaMismatch, reason: "The SQLite database at \(path) is not an OpenSwiftData store. It was not changed.")
             }
             var result = StoreFileInspection(format: 0, schema: nil, identifier: nil)
+            var schemaProblem = "it has none"
             let statement = try connection.uncachedStatement("SELECT key, value FROM osd_metadata")
             while try statement.step() {
                 switch statement._string(0) {
                 case "format": result.format = statement._int64(1)
                 case "identifier": result.identifier = statement._string(1)
                 case "schema":
-                    result.schema = try? JSONDecoder().decode(StoredSchema.self, from: Data(statement._string(1).utf8))
+                    do {
+                        result.schema = try JSONDecoder().decode(StoredSchema.self, from: Data(statement._string(1).utf8))
+                    } catch {
+                        // A record from a newer format may not decode here; the format check decides.
+                        schemaProblem = "it does not decode: \(error)"
+                    }
                 default: break
                 }
             }
             if result.schema == nil && result.format <= SQLiteStore.formatVersion {
-                throw SwiftDataError(.storeIsCorrupt, reason: "The store at \(path) has no readable schema record. It was not changed.")
+                throw SwiftDataError(.storeIsCorrupt, reason: "The store at \(path) has no readable schema record (\(schemaProblem)). It was not changed.")
             }
             return result
         } catch let error as SQLiteError {

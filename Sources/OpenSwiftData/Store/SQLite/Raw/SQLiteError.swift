@@ -1,7 +1,7 @@
 import CSQLite
 
 /// An SQLite result code with the message and the statement that produced it.
-struct SQLiteError: Error, CustomStringConvertible {
+struct SQLiteError: StoreReportedError, CustomStringConvertible {
     /// SQLite's (extended) result code.
     let code: Int32
     /// SQLite's message.

@@ -99,7 +99,7 @@ struct SQLCompiler {
         _ options: QueryExpression.CompareOptions
     ) -> String {
         func symbol(_ operation: QueryExpression.ComparisonOperator) -> String {
-            operation.symbol(nullSafe: options.nullSafe ? ("IS", "IS NOT") : nil)
+            operation.sqlSymbol(nullSafe: options.nullSafe ? ("IS", "IS NOT") : nil)
         }
         if options.floating, let (property, number, operation) = QueryExpression.storedPropertyAgainstNumber(operation, lhs, rhs) {
             // NaN is stored as a BLOB, which SQLite orders after every number: it already fails
