@@ -167,3 +167,35 @@ import Testing
         #expect(try cache.disk?.data(forKey: "photo-1") == nil)
     }
 }
+
+@Suite struct DiskCacheConcurrencyTests {
+    /// Four tasks with caches of their own on one directory (as four processes would have) write
+    /// and read the same keys: a read gives nothing or the whole data some writer stored for that
+    /// key, never another key's, never a mix.
+    @Test func concurrentWritersAndReadersNeverSeeATornOrForeignEntry() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url
+        let results = try await withThrowingTaskGroup(of: Int.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let cache = try DiskCache(directory: url, limits: .init(size: 200_000))
+                    var problems = 0
+                    for step in 0..<150 {
+                        let key = "key \((writer + step) % 10)"
+                        if step % 3 == 0, let data = try cache.data(forKey: key) {
+                            let text = String(decoding: data, as: UTF8.self)
+                            let parts = text.split(separator: "|", omittingEmptySubsequences: false)
+                            if parts.count != 3 || parts[0] != key || Int(parts[1]) != parts[2].count { problems += 1 }
+                        } else {
+                            let filler = String(repeating: "x", count: (writer * 997 + step * 31) % 4_000)
+                            try cache.setData(Data("\(key)|\(filler.count)|\(filler)".utf8), forKey: key)
+                        }
+                    }
+                    return problems
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(results == 0)
+    }
+}

@@ -267,3 +267,47 @@ final class Flag: @unchecked Sendable {
         #expect(defaults.integer(forKey: "count") == 7)
     }
 }
+
+@Suite struct PreferencesFileFormatTests {
+    /// A random string with the characters JSON must escape, brackets and braces a scanner could
+    /// miscount, and text outside ASCII.
+    static func awkwardText(using random: inout some RandomNumberGenerator) -> String {
+        let pieces = ["a", "Z", "\"", "\\", "{", "}", "[", "]", ",", ":", " ", "\n", "\t", "\u{0}", "\u{1F}", "é", "✓", "🙂", "/", "\\u0041", "null", "true", "1e5"]
+        return (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+    }
+
+    struct Nested: Codable, Equatable, Sendable {
+        var text: String
+        var list: [String]
+        var table: [String: Double]
+        var flag: Bool?
+    }
+
+    /// Random keys and values full of what JSON escapes, written, then read back by a new
+    /// instance: every key and value comes back exactly, and the file is valid JSON.
+    @Test func awkwardKeysAndValuesRoundTrip() throws {
+        let seed = UInt64.random(in: 1...1_000_000)
+        var random = SystemRandomNumberGenerator()
+        let directory = try TemporaryDirectory()
+        let url = directory.file("preferences.json")
+        let preferences = Preferences(fileURL: url)
+        var model: [String: Nested] = [:]
+        for _ in 0..<60 {
+            let key = Self.awkwardText(using: &random)
+            let value = Nested(
+                text: Self.awkwardText(using: &random),
+                list: (0..<Int.random(in: 0...3, using: &random)).map { _ in Self.awkwardText(using: &random) },
+                table: [Self.awkwardText(using: &random): Double(Int.random(in: -1_000...1_000, using: &random)) / 8],
+                flag: Bool.random(using: &random) ? nil : Bool.random(using: &random)
+            )
+            try preferences.set(value, for: Preferences.Key(key, default: Nested(text: "", list: [], table: [:], flag: nil)))
+            model[key] = value
+        }
+        let reopened = Preferences(fileURL: url)
+        #expect(try reopened.storedKeys() == model.keys.sorted(), "seed \(seed)")
+        for (key, value) in model {
+            #expect(try reopened.storedValue(for: Preferences.Key(key, default: Nested(text: "", list: [], table: [:], flag: nil))) == value, "seed \(seed)")
+        }
+        #expect(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) is [String: Any])
+    }
+}
