@@ -138,7 +138,7 @@ extension ModelMacro {
     /// The SQLite store's fast path: the generic row coders also compiled for its statement type,
     /// which the generic entry point dispatches to when given one. Other stores use the generic code.
     static func fastPath(_ parameter: String) -> String {
-        "@_specialize(exported: false, where \(parameter) == OpenSwiftData.SQLiteStatement)"
+        "@_specialize(exported: false, where \(parameter) == OpenSwiftData._SQLiteStatement)"
     }
 
     static func decodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {

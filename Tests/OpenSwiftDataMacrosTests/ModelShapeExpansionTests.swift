@@ -111,7 +111,7 @@ import Testing
                         return false
                 }
 
-                @_specialize(exported: false, where Writer == OpenSwiftData.SQLiteStatement)
+                @_specialize(exported: false, where Writer == OpenSwiftData._SQLiteStatement)
                 public func _osdEncodeAll<Writer: OpenSwiftData._RowWriter>(to writer: Writer, startingAt column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
                     guard _osdUnloadedProperties & ((1 as Swift.UInt64) << (0)) == 0 else {
                         throw Self._osdUnloaded("rating")
@@ -120,7 +120,7 @@ import Testing
                     try writer._write(value0, column + 0, links)
                 }
 
-                @_specialize(exported: false, where Row == OpenSwiftData.SQLiteStatement)
+                @_specialize(exported: false, where Row == OpenSwiftData._SQLiteStatement)
                 public func _osdDecodeAll<Row: OpenSwiftData._RowReader>(from row: Row, startingAt column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
                     _rating = try row._read((Int).self, column + 0, context)
                     _osdUnloadedProperties &= ~1
@@ -153,7 +153,7 @@ import Testing
                     }
                 }
 
-                @_specialize(exported: false, where Row == OpenSwiftData.SQLiteStatement)
+                @_specialize(exported: false, where Row == OpenSwiftData._SQLiteStatement)
                 public func _osdDecode<Row: OpenSwiftData._RowReader>(property index: Swift.Int, from row: Row, at column: Swift.Int32, resolving context: OpenSwiftData.ModelContext) throws {
                     switch index {
                     case 0:
@@ -164,7 +164,7 @@ import Testing
                     }
                 }
 
-                @_specialize(exported: false, where Writer == OpenSwiftData.SQLiteStatement)
+                @_specialize(exported: false, where Writer == OpenSwiftData._SQLiteStatement)
                 public func _osdEncode<Writer: OpenSwiftData._RowWriter>(property index: Swift.Int, to writer: Writer, at column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
                     switch index {
                     case 0:

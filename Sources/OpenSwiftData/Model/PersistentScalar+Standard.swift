@@ -6,7 +6,7 @@ extension _PersistentScalar where Self: FixedWidthInteger {
     /// Signed integers and unsigned integers narrower than 64 bits are plain INTEGERs; `UInt64` and
     /// `UInt` flip the sign bit so that SQL's signed order matches Swift's unsigned order.
     @inlinable
-    public static var _osdStorage: StorageClass {
+    public static var _osdStorage: _StorageClass {
         Self.isSigned || Self.bitWidth < 64 ? .integer : .unsignedInteger
     }
 
@@ -47,14 +47,14 @@ extension UInt64: _PersistentScalar {}
 
 extension Bool: _PersistentScalar {
     public static var _osdPlaceholder: Self { false }
-    @inlinable public static var _osdStorage: StorageClass { .integer }
+    @inlinable public static var _osdStorage: _StorageClass { .integer }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Bool { row._int64(column) != 0 }
     @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws { try writer._bind(Int64(self ? 1 : 0), column) }
 }
 
 extension Double: _PersistentScalar {
     public static var _osdPlaceholder: Self { 0 }
-    @inlinable public static var _osdStorage: StorageClass { .real }
+    @inlinable public static var _osdStorage: _StorageClass { .real }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Double { try row._double(column) }
     @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws {
         if isNaN {
@@ -68,7 +68,7 @@ extension Double: _PersistentScalar {
 
 extension Float: _PersistentScalar {
     public static var _osdPlaceholder: Self { 0 }
-    public static var _osdStorage: StorageClass { .real }
+    public static var _osdStorage: _StorageClass { .real }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Float {
         let double = try row._double(column)
         if double.isNaN {
@@ -90,14 +90,14 @@ extension Float: _PersistentScalar {
 
 extension String: _PersistentScalar {
     public static var _osdPlaceholder: Self { "" }
-    @inlinable public static var _osdStorage: StorageClass { .text }
+    @inlinable public static var _osdStorage: _StorageClass { .text }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> String { row._string(column) }
     @inlinable public func _osdWrite(to writer: some _RowWriter, _ column: Int32) throws { try writer._bind(self, column) }
 }
 
 extension Date: _PersistentScalar {
     public static var _osdPlaceholder: Self { Date(timeIntervalSinceReferenceDate: 0) }
-    @inlinable public static var _osdStorage: StorageClass { .date }
+    @inlinable public static var _osdStorage: _StorageClass { .date }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Date {
         Date(timeIntervalSinceReferenceDate: try row._double(column))
     }
@@ -110,7 +110,7 @@ extension Date: _PersistentScalar {
 
 extension Data: _PersistentScalar {
     public static var _osdPlaceholder: Self { Data() }
-    public static var _osdStorage: StorageClass { .blob }
+    public static var _osdStorage: _StorageClass { .blob }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Data {
         row._withBytes(column) { Data($0) }
     }
@@ -121,7 +121,7 @@ extension Data: _PersistentScalar {
 
 extension UUID: _PersistentScalar {
     public static var _osdPlaceholder: Self { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
-    public static var _osdStorage: StorageClass { .uuid }
+    public static var _osdStorage: _StorageClass { .uuid }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> UUID {
         try row._withBytes(column) { bytes in
             guard bytes.count == 16 else {
@@ -139,7 +139,7 @@ extension UUID: _PersistentScalar {
 
 extension URL: _PersistentScalar {
     public static var _osdPlaceholder: Self { URL(fileURLWithPath: "/") }
-    public static var _osdStorage: StorageClass { .text }
+    public static var _osdStorage: _StorageClass { .text }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> URL {
         let text = row._string(column)
         guard let url = URL(string: text) else {
@@ -152,7 +152,7 @@ extension URL: _PersistentScalar {
 
 extension Decimal: _PersistentScalar {
     public static var _osdPlaceholder: Self { 0 }
-    public static var _osdStorage: StorageClass { .decimal }
+    public static var _osdStorage: _StorageClass { .decimal }
     public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Decimal {
         try row._withBytes(column) { bytes in
             guard let value = OrderedDecimalCoding.decode(bytes) else {
@@ -168,7 +168,7 @@ extension Decimal: _PersistentScalar {
 
 extension Optional: _PersistentScalar where Wrapped: _PersistentScalar {
     public static var _osdPlaceholder: Self { nil }
-    @inlinable public static var _osdStorage: StorageClass { Wrapped._osdStorage }
+    @inlinable public static var _osdStorage: _StorageClass { Wrapped._osdStorage }
     @inlinable public static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Wrapped? {
         row._isNull(column) ? nil : try Wrapped._osdRead(from: row, column)
     }

@@ -65,7 +65,7 @@ public final class _DeferredLinks {
 /// standard value types; other `Codable` types are stored as JSON.
 public protocol _PersistentScalar: Codable, Sendable, _PlaceholderValue {
     /// How the type is stored.
-    static var _osdStorage: StorageClass { get }
+    static var _osdStorage: _StorageClass { get }
     /// Reads a value from a column that is not NULL.
     static func _osdRead(from row: some _RowReader, _ column: Int32) throws -> Self
     /// Writes the value to a statement parameter.
@@ -75,8 +75,12 @@ public protocol _PersistentScalar: Codable, Sendable, _PlaceholderValue {
     static var _osdPlaceholder: Self { get }
 }
 
-/// The way a property's values are laid out in a store column.
-public enum StorageClass: String, Sendable, Codable {
+/// The package's own name for ``_StorageClass``.
+package typealias StorageClass = _StorageClass
+
+/// The way a property's values are laid out in a store column. Generated code and the standard
+/// value types name it; it is not API (the package's own code calls it `StorageClass`).
+public enum _StorageClass: String, Sendable, Codable {
     /// Signed integers and Booleans, as SQLite INTEGER.
     case integer
     /// `UInt64` and `UInt`, as INTEGER with the sign bit flipped so that SQL order matches Swift order.

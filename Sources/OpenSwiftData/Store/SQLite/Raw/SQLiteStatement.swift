@@ -1,13 +1,18 @@
 import CSQLite
 
+/// The store's own name for ``_SQLiteStatement``.
+typealias SQLiteStatement = _SQLiteStatement
+
 /// One prepared SQLite statement, the owner of an `sqlite3_stmt*`.
 ///
 /// It is the row reader and parameter writer that ``Model()``-generated code uses, so that values
 /// go straight between typed model storage and SQLite's C API. Generated code names this concrete
 /// type, so that the compiler specializes every read and write for it; only the underscored
-/// row-coding members are public, and they are not API. Parameters and columns are 0-based here;
-/// SQLite's parameters are 1-based, and the translation happens in this file only.
-public final class SQLiteStatement: _RowReader, _RowWriter {
+/// row-coding members are public, and they are not API: the type is underscored so that it stays
+/// out of users' completions, and the store's own code calls it `SQLiteStatement`. Parameters and
+/// columns are 0-based here; SQLite's parameters are 1-based, and the translation happens in this
+/// file only.
+public final class _SQLiteStatement: _RowReader, _RowWriter {
     let handle: OpaquePointer
     let sql: String
     unowned let connection: SQLiteConnection
