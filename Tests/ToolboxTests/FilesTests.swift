@@ -50,7 +50,7 @@ import Testing
     @Test func writersKilledAtRandomMomentsLeaveWholeFiles() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ToolboxKill")
-        process.arguments = ["--kills", "15"]
+        process.arguments = ["--kills", "10"]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
