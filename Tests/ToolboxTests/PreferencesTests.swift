@@ -266,6 +266,21 @@ final class Flag: @unchecked Sendable {
         try preferences.set(7, for: Preferences.Key("count", default: 0))
         #expect(defaults.integer(forKey: "count") == 7)
     }
+
+    /// A value JSON cannot hold, stored by other code, reads as the default with a reported error
+    /// and is left as it is.
+    @Test func aValueJSONCannotHoldIsReportedNotDropped() throws {
+        let suite = "ToolboxTests-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defaults.set(Double.nan, forKey: "ratio")
+        let preferences = Preferences(storage: UserDefaultsPreferencesStorage(defaults: defaults, domainName: suite))
+        #expect(try preferences.storedKeys().contains("ratio"))
+        #expect(preferences.value(for: Preferences.Key("ratio", default: 1.0)) == 1.0)
+        #expect(preferences.lastError?.code == .valueNotDecodable)
+        #expect(preferences.lastError?.key == "ratio")
+        try preferences.set(2, for: Preferences.Key("other", default: 0))
+        #expect(defaults.double(forKey: "ratio").isNaN)
+    }
 }
 
 @Suite struct PreferencesFileFormatTests {

@@ -6,6 +6,11 @@ extension ModelContext {
     /// `includePendingChanges` (the default), unsaved inserts, changes and deletions count.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         try prepareToFetch(includingPendingChanges: descriptor.includePendingChanges)
+        return try fetchPrepared(descriptor)
+    }
+
+    /// ``fetch(_:)`` once ``prepareToFetch(includingPendingChanges:)`` has run.
+    private func fetchPrepared<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let query = try FetchQuery(descriptor, context: self)
         if !descriptor.includePendingChanges, !query.isResolvedInStore, hasChanges {
             // Part of the work runs in Swift, which would see this context's unsaved values: it runs
@@ -67,7 +72,7 @@ extension ModelContext {
         try prepareToFetch(includingPendingChanges: descriptor.includePendingChanges)
         let query = try FetchQuery(descriptor, context: self)
         if query.isResolvedInStore { return try query.store.count(query.storeFetch) }
-        return try fetch(descriptor).count
+        return try fetchPrepared(descriptor).count
     }
 
     /// Returns the identifiers of the models that match the fetch descriptor.
@@ -78,7 +83,7 @@ extension ModelContext {
             let location = location(of: query.entity)
             return try storedKeys(of: query).map { PersistentIdentifier(location: location, key: .permanent($0)) }
         }
-        return try fetch(descriptor).map(\.persistentModelID)
+        return try fetchPrepared(descriptor).map(\.persistentModelID)
     }
 
     /// What every fetch, count and fetch of identifiers does first, so that they all answer from
@@ -121,6 +126,8 @@ extension ModelContext {
 
     /// The query of a batched fetch and the keys of its rows, in order.
     private func batchKeys<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (FetchQuery, [Int64]) {
+        // Only the merge before the check of pending changes: applying pending deletions' rules
+        // here could make the pending changes a batch refuses.
         try prepareToFetch(includingPendingChanges: false)
         let query = try FetchQuery(descriptor, context: self)
         if query.includesPendingChanges { throw SwiftDataError.includePendingChangesWithBatchSize }

@@ -43,8 +43,12 @@ public final class Cache<Value: Sendable>: Sendable {
     public func value(forKey key: String) throws -> Value? {
         if let value = memory.value(forKey: key) { return value }
         guard let disk, let data = try disk.data(forKey: key) else { return nil }
-        guard let value = try? decode(data) else {
-            // Written by another version of the app, or another encoding: a miss, not an error.
+        let value: Value
+        do {
+            value = try decode(data)
+        } catch {
+            // Written by another version of the app, or with another encoding: the entry is
+            // removed and the read is a miss (the cache's documented contract), not an error.
             try disk.removeData(forKey: key)
             return nil
         }

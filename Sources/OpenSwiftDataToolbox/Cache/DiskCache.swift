@@ -53,12 +53,13 @@ public final class DiskCache: Sendable {
     public func data(forKey key: String) throws -> Data? {
         let url = fileURL(for: key)
         guard let file = try AtomicFile.readIfPresent(from: url) else { return nil }
-        guard let entry = DiskCacheEntry.decode(file), entry.key == key else {
-            // A damaged file, or another key whose name hashed the same: a miss either way. The
-            // damaged file goes; another key's entry stays.
-            if DiskCacheEntry.decode(file) == nil { try AtomicFile.remove(at: url) }
+        guard let entry = DiskCacheEntry.decode(file) else {
+            // A damaged file: a miss, and the file goes.
+            try AtomicFile.remove(at: url)
             return nil
         }
+        // Another key whose name hashed the same: a miss, and its entry stays.
+        guard entry.key == key else { return nil }
         if let expiry = entry.expiry, expiry <= Date() {
             try AtomicFile.remove(at: url)
             return nil

@@ -107,12 +107,17 @@ public enum AtomicFile {
     /// Removes the temporary files that writes killed before their `rename` left beside `url`.
     ///
     /// Call it only while no other write to `url` can be running (under the file's lock).
-    static func removeAbandonedWrites(beside url: URL) {
+    static func removeAbandonedWrites(beside url: URL) throws {
         let directory = url.deletingLastPathComponent()
         let prefix = temporaryPrefix + url.lastPathComponent + "."
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw FileAccessError(.ioFailure, path: directory.path, reason: "listing the directory: \(error)")
+        }
         for name in names where name.hasPrefix(prefix) {
-            unlink(directory.path + "/" + name)
+            try remove(at: directory.appendingPathComponent(name))
         }
     }
 

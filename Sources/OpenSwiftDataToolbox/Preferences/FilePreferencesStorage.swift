@@ -57,7 +57,7 @@ public final class FilePreferencesStorage: PreferencesStorage {
                     values[key] = value
                 }
                 try AtomicFile.createDirectory(at: url.deletingLastPathComponent())
-                AtomicFile.removeAbandonedWrites(beside: url)
+                try AtomicFile.removeAbandonedWrites(beside: url)
                 try AtomicFile.write(PreferencesFileFormat.serialize(values), to: url)
                 lastSeen.withLock { $0 = FileSignature.of(url.path) }
                 return values

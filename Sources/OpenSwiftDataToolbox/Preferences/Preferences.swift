@@ -173,9 +173,13 @@ public final class Preferences: Observable, Sendable {
                 }
                 if state.watcher == nil {
                     state.watcher = Task.detached { [weak self] in
-                        while !Task.isCancelled {
-                            try? await Task.sleep(nanoseconds: 200_000_000)
-                            self?.refreshIfChanged()
+                        do {
+                            while true {
+                                try await Task.sleep(nanoseconds: 200_000_000)
+                                self?.refreshIfChanged()
+                            }
+                        } catch {
+                            // Cancelled: the last stream ended.
                         }
                     }
                 }

@@ -26,8 +26,11 @@ enum PreferencesFileFormat {
             while true {
                 scanner.skipWhitespace()
                 let keyRange = try scanner.skipString()
-                guard let key = try? JSONDecoder().decode(String.self, from: Data(bytes[keyRange])) else {
-                    throw Damage(offset: keyRange.lowerBound, reason: "a key that is not a JSON string")
+                let key: String
+                do {
+                    key = try JSONDecoder().decode(String.self, from: Data(bytes[keyRange]))
+                } catch {
+                    throw Damage(offset: keyRange.lowerBound, reason: "a key that is not a JSON string (\(error))")
                 }
                 scanner.skipWhitespace()
                 try scanner.expect(UInt8(ascii: ":"))
@@ -51,17 +54,33 @@ enum PreferencesFileFormat {
     /// Writes keys and raw values as a JSON object, one key per line, keys sorted.
     static func serialize(_ values: [String: Data]) -> Data {
         var output = Data("{".utf8)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
         for (index, entry) in values.sorted(by: { $0.key < $1.key }).enumerated() {
             output.append(contentsOf: Array((index == 0 ? "\n  " : ",\n  ").utf8))
-            // Encoding a String can't fail; the fallback keeps the key readable if it ever did.
-            output.append((try? encoder.encode(entry.key)) ?? Data("\"\(entry.key)\"".utf8))
+            output.append(contentsOf: Array(quoted(entry.key).utf8))
             output.append(contentsOf: Array(": ".utf8))
             output.append(entry.value)
         }
         output.append(contentsOf: Array((values.isEmpty ? "}\n" : "\n}\n").utf8))
         return output
+    }
+
+    /// A key as a JSON string: quotes, backslashes and control characters escaped.
+    static func quoted(_ key: String) -> String {
+        var text = "\""
+        for scalar in key.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
     }
 
     private struct Scanner {

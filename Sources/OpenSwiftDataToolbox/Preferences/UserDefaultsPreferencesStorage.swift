@@ -41,7 +41,9 @@ public final class UserDefaultsPreferencesStorage: PreferencesStorage, @unchecke
         let domain = domainName.map { defaults.persistentDomain(forName: $0) ?? [:] } ?? defaults.dictionaryRepresentation()
         var values: [String: Data] = [:]
         for (key, object) in domain {
-            if let json = Self.json(from: object) { values[key] = json }
+            // A value JSON cannot hold (a NaN stored natively, say) stays visible: its text, which no
+            // key's type decodes, so a read gives the default and reports the value.
+            values[key] = Self.json(from: object) ?? Data("<not JSON: \(object)>".utf8)
         }
         return values
     }
@@ -77,7 +79,8 @@ public final class UserDefaultsPreferencesStorage: PreferencesStorage, @unchecke
         state.withLock { loaded in loaded.map { Date().timeIntervalSince($0) > 0.2 } ?? true }
     }
 
-    /// The JSON text of a property-list object, with `Data` and `Date` as `Codable` encodes them.
+    /// The JSON text of a property-list object, with `Data` and `Date` as `Codable` encodes them,
+    /// or `nil` for a value JSON cannot hold.
     static func json(from object: Any) -> Data? {
         func normalized(_ object: Any) -> Any {
             switch object {
@@ -90,6 +93,10 @@ public final class UserDefaultsPreferencesStorage: PreferencesStorage, @unchecke
         }
         let value = normalized(object)
         guard JSONSerialization.isValidJSONObject([value]) else { return nil }
-        return try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
+        do {
+            return try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
+        } catch {
+            return nil
+        }
     }
 }

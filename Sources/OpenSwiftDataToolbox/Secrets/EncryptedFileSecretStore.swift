@@ -130,7 +130,7 @@ public final class EncryptedFileSecretStore: SecretStore {
                 var contents = try read()
                 try change(&contents)
                 try AtomicFile.createDirectory(at: url.deletingLastPathComponent(), permissions: 0o700)
-                AtomicFile.removeAbandonedWrites(beside: url)
+                try AtomicFile.removeAbandonedWrites(beside: url)
                 try AtomicFile.write(try seal(contents), to: url, permissions: 0o600)
             }
         } catch let error as FileAccessError {
