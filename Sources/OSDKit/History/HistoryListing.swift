@@ -33,7 +33,7 @@ package struct HistoryListing {
     /// transaction per line), through `output`, one line at a time.
     package func run(storeAt store: String, name: String, json: Bool, output: (String) -> Void) throws {
         try checkArguments()
-        let source = try historySource(store, name: name, following: false)
+        let source = try StoreArgument.open(store, name: name)
         let entries = try transactions(in: source, after: after, newestFirst: last != nil, count: last ?? limit).entries
         if json {
             output("[")
@@ -56,7 +56,7 @@ package struct HistoryListing {
     package func follow(storeAt store: String, name: String, json: Bool, output: (String) -> Void) throws {
         try checkArguments()
         if limit != nil { throw ToolError("--follow cannot be combined with --limit, which takes the oldest transactions: use --last.") }
-        let source = try historySource(store, name: name, following: true)
+        let source = try StoreArgument.open(store, name: name, access: .following)
         var read = try transactions(in: source, after: after, newestFirst: last != nil, count: last)
         while true {
             for entry in read.entries {
@@ -76,7 +76,7 @@ package struct HistoryListing {
     /// The transactions after `after` the listing selects (at most `count`, oldest or newest
     /// first), oldest first, with their changes named; and the highest transaction read, so that a
     /// later read goes on from it.
-    func transactions(in source: any HistorySource, after: Int64, newestFirst: Bool, count: Int?) throws -> (entries: [HistoryEntry], highest: Int64) {
+    func transactions(in source: any StoreTooling, after: Int64, newestFirst: Bool, count: Int?) throws -> (entries: [HistoryEntry], highest: Int64) {
         let models = try model.map { name -> Set<String> in
             let entity = try source.schema.entity(named: name)
             return Set([entity.name] + source.schema.descendants(of: entity.name).map(\.name))

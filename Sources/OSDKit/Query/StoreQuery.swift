@@ -1,5 +1,4 @@
 import OpenSwiftData
-import OpenSwiftDataPostgres
 
 /// `osd query`: rows of one model that match an expression, sorted, paged, in a format.
 package struct StoreQuery {
@@ -64,23 +63,12 @@ package struct StoreQuery {
     }
 
     private func matchingRows(storeAt path: String, name: String) throws -> MatchingRows {
-        if let url = try StoreArgument.postgresURL(path) {
-            let store = try PostgresStoreAccess(url: url, name: name)
-            let (table, filter, sort) = try plan(over: store.schema)
-            return MatchingRows(table: table) {
-                Int(try store.count(of: table.entity.name, filter: filter))
-            } forEach: { body in
-                try store.forEachRow(of: table, filter: filter, sort: sort, limit: limit, offset: offset, body)
-            }
-        }
-        let file = try StoreFile(path: path)
-        let (table, filter, sort) = try plan(over: file.schema)
-        let clause = StoreFile.sql(filter: filter, sort: sort, table: table.entity.name)
+        let store = try StoreArgument.open(path, name: name)
+        let (table, filter, sort) = try plan(over: store.schema)
         return MatchingRows(table: table) {
-            Int(try table.count(in: file, whereClause: clause.whereClause, arguments: clause.arguments))
+            Int(try store.rowCount(of: table, filter: filter))
         } forEach: { body in
-            try table.forEachRow(in: file, whereClause: clause.whereClause, orderBy: clause.orderBy, arguments: clause.arguments,
-                                 limit: limit, offset: offset, body)
+            try store.forEachRow(of: table, filter: filter, sort: sort, limit: limit, offset: offset, includeLinks: true, body)
         }
     }
 

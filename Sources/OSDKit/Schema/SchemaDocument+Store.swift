@@ -1,5 +1,4 @@
 import OpenSwiftData
-import OpenSwiftDataPostgres
 
 extension SchemaDocument {
     /// The schema a store records, in the brief's format. A subclass lists only what it adds to
@@ -43,21 +42,16 @@ extension SchemaDocument {
     /// The schema a store records: a store file's, or, for a PostgreSQL URL, that of the
     /// configuration named `name`.
     package init(storeAt path: String, name: String = "default") throws {
-        if let store = try StoreArgument.postgresStore(path, name: name) {
-            self.init(store.schema)
-        } else {
-            self.init(try StoreFile(path: path).schema)
-        }
+        self.init(try StoreArgument.open(path, name: name).schema)
     }
 
     /// A schema file, or the schema of a store: a file (told apart by the SQLite header) or a
     /// PostgreSQL URL, whose configuration is the one named `name`.
     package static func load(fromSchemaOrStore path: String, name: String = "default") throws -> SchemaDocument {
-        if PostgresStoreSummary.isPostgresURL(path) { return try SchemaDocument(storeAt: path, name: name) }
-        // Only a sniff of the header: a file that cannot be read is reported by `load(from:)`,
-        // which reads it again and throws with the path.
+        if StoreArgument.recognizes(path) { return try SchemaDocument(storeAt: path, name: name) }
+        // Only a sniff of the header, for the message: a file that cannot be read is reported by
+        // `load(from:)`, which reads it again and throws with the path.
         let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 16) } ?? Data()
-        if header == Data("SQLite format 3\0".utf8) { return try SchemaDocument(storeAt: path) }
         do {
             return try load(from: path)
         } catch let error as ToolError where !header.isEmpty && header.first != UInt8(ascii: "{") {

@@ -1,18 +1,23 @@
-import Foundation
+import OpenSwiftData
 import OpenSwiftDataPostgres
 
-/// What a command's STORE argument names: a store file, or a PostgreSQL server's URL.
+/// What a command's STORE argument names, and the one place the tools open a store through.
 package enum StoreArgument {
-    /// The PostgreSQL store `store` names (the configuration named `name` on that server), read;
-    /// `nil` when `store` names a file.
-    package static func postgresStore(_ store: String, name: String) throws -> PostgresStoreSummary? {
-        try postgresURL(store).map { try PostgresStoreSummary(url: $0, name: name) }
+    /// The kinds of store the tools open, asked in order; the last one is the default, which
+    /// opens a location no other kind recognises and says what is wrong with it. A new kind of
+    /// store adds its provider here.
+    static var providers: [any StoreToolingProvider.Type] { [PostgresStoreAccess.self, StoreFile.self] }
+
+    /// Opens the store `store` names (for a server that keeps several configurations, the one
+    /// named `name`).
+    static func open(_ store: String, name: String, access: StoreToolingAccess = .reading) throws -> any StoreTooling {
+        let provider = providers.first { $0.recognizes(store) } ?? providers[providers.count - 1]
+        return try provider.openTooling(at: store, name: name, access: access)
     }
 
-    /// The PostgreSQL server's URL that `store` is, or `nil` when `store` names a file.
-    static func postgresURL(_ store: String) throws -> URL? {
-        guard PostgresStoreSummary.isPostgresURL(store) else { return nil }
-        guard let url = URL(string: store) else { throw ToolError("\(store) is not a URL.") }
-        return url
+    /// Whether `location` names a store some provider recognises (a server's URL, an SQLite
+    /// file), rather than another kind of file.
+    static func recognizes(_ location: String) -> Bool {
+        providers.contains { $0.recognizes(location) }
     }
 }

@@ -59,25 +59,13 @@ package struct StoreInspector {
     }
 
     package func report() throws -> Report {
-        if let summary = try StoreArgument.postgresStore(path, name: name) {
-            return Report(
-                path: summary.displayName, namespace: summary.namespace, format: summary.format, identifier: summary.identifier,
-                schemaVersion: summary.schema.version.map { "\($0)" }, fileBytes: summary.bytes, walBytes: 0,
-                historyTransactions: summary.historyTransactions, relationshipsRecorded: summary.schema.isDetailed,
-                models: try models(of: summary.schema) { summary.rows[$0.name] ?? 0 })
-        }
-        let file = try StoreFile(path: path)
-        /// The size of a file, 0 when there is none (a store without pending WAL has no `-wal`); a
-        /// file that is there but cannot be looked at is an error, not 0 bytes.
-        func size(_ path: String) throws -> Int64 {
-            guard FileManager.default.fileExists(atPath: path) else { return 0 }
-            return (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
-        }
+        let store = try StoreArgument.open(path, name: name)
+        let inspection = try store.reading { try store.inspection() }
         return Report(
-            path: path, format: file.format, identifier: file.identifier,
-            schemaVersion: file.schema.version.map { "\($0)" }, fileBytes: try size(path), walBytes: try size(path + "-wal"),
-            historyTransactions: try file.historyTransactionCount(), relationshipsRecorded: file.schema.isDetailed,
-            models: try models(of: file.schema) { try ModelTable($0).count(in: file) })
+            path: store.displayName, namespace: inspection.namespace, format: inspection.format, identifier: inspection.identifier,
+            schemaVersion: store.schema.version.map { "\($0)" }, fileBytes: inspection.bytes, walBytes: inspection.walBytes,
+            historyTransactions: inspection.historyTransactions, relationshipsRecorded: store.schema.isDetailed,
+            models: try models(of: store.schema) { inspection.rows[$0.name] ?? 0 })
     }
 
     private func models(of schema: StoredSchema, rows: (StoredSchema.Entity) throws -> Int64) throws -> [Report.Model] {

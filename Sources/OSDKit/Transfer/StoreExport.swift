@@ -21,7 +21,7 @@ package struct StoreExport {
         guard let format = RowFormat(rawValue: format), format != .table else {
             throw ToolError("Unknown export format \(format.debugDescription); use json or csv.")
         }
-        let source = try transferStore(store, name: name, writable: false)
+        let source = try StoreArgument.open(store, name: name)
         let entities = try (models ?? source.schema.entities.map(\.name)).map { try source.schema.entity(named: $0) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // The files are written beside their places and moved there once every one is complete,
@@ -56,9 +56,9 @@ package struct StoreExport {
     }
 
     /// Writes one model's rows to its file in `folder`; returns how many rows it wrote.
-    private func write(_ entity: StoredSchema.Entity, of source: any TransferStore, format: RowFormat, to folder: URL) throws -> Int {
+    private func write(_ entity: StoredSchema.Entity, of source: any StoreTooling, format: RowFormat, to folder: URL) throws -> Int {
         let table = ModelTable(entity)
-        let total = try source.rowCount(of: table)
+        let total = Int(try source.rowCount(of: table))
         let progress = Progress("Exporting \(entity.name)", total: total)
         var lines: [String] = format == .json ? ["["] : [RowFormat.csvLine(table.fieldNames)]
         var count = 0

@@ -38,7 +38,7 @@ package struct StoreImport {
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ToolError("There is no directory at \(directory.path).")
         }
-        let target = try transferStore(store, name: name, writable: true)
+        let target = try StoreArgument.open(store, name: name, access: .writing)
         let schema = target.schema
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
         guard !names.isEmpty else { throw ToolError("\(directory.path) holds no .json files to import.") }
@@ -164,7 +164,7 @@ package struct StoreImport {
     }
 
     /// Reads and checks one file.
-    private func read(_ name: String, table: ModelTable, into target: any TransferStore) throws -> [Record] {
+    private func read(_ name: String, table: ModelTable, into target: any StoreTooling) throws -> [Record] {
         let url = directory.appendingPathComponent(name)
         guard let data = FileManager.default.contents(atPath: url.path), String(validating: data, as: UTF8.self) != nil else {
             throw ToolError("\(name): cannot be read as UTF-8 text.")

@@ -54,6 +54,15 @@ import Testing
         #expect(try Self.offenders(in: "Sources/OpenSwiftDataToolbox", matching: sql) == [])
     }
 
+    @Test func theToolsWriteNoSQLAndOpenStoresInOnePlace() throws {
+        let sql = #"\b(SELECT|INSERT|UPDATE|DELETE FROM|PRAGMA)\b|_pk\b"#
+        #expect(try Self.offenders(in: "Sources/OSDKit", matching: sql) == [])
+        #expect(try Self.offenders(in: "Sources/osd", matching: sql) == [])
+        // The registration line of the kinds of store the tools open is the only place that names them.
+        let storeTypes = #"\b(StoreFile|PostgresStoreAccess|SQLiteStore|PostgresBackend)\b|^import OpenSwiftDataPostgres$"#
+        #expect(try Self.offenders(in: "Sources/OSDKit", except: ["Sources/OSDKit/Store/StoreArgument.swift"], matching: storeTypes) == [])
+    }
+
     @Test func theToolboxDependsOnNoStore() throws {
         #expect(try Self.offenders(in: "Sources/OpenSwiftDataToolbox", matching: #"^import (OpenSwiftData|OpenSwiftDataPostgres|CSQLite|PostgresNIO)$"#) == [])
     }
