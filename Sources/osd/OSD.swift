@@ -9,7 +9,7 @@ struct OSD: ParsableCommand {
         commandName: "osd",
         abstract: "Inspect, query, export and import OpenSwiftData stores and read their history; generate models, migrations and diagrams from schemas.",
         discussion: "Every command reads the schema a store records, so it needs no model classes. See docs/osd.md.",
-        subcommands: [Inspect.self, Query.self, History.self, Export.self, Import.self, SchemaCommand.self, Generate.self, Diagram.self, Verify.self]
+        subcommands: commands
     )
 }
 

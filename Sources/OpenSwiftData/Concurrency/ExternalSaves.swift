@@ -18,17 +18,17 @@ final class ExternalSaves: Sendable {
     /// The number this container's saves carry in the history (``StoreChanges/origin``).
     let origin = Int64.random(in: 1...Int64.max)
 
-    /// Whether a store's marker can lag behind its reads (``StoreBackend/externalCommitMarkerLags``):
+    /// Whether a store's marker can lag behind its reads (``ExternalCommitWatchingStore/externalCommitMarkerLags``):
     /// a fetch then looks again once the store has answered it.
     let markersLag: Bool
 
     /// Starts following the stores from their current history.
     init(stores: [StoreSlot]) throws {
-        markersLag = stores.contains { $0.store.externalCommitMarkerLags }
+        markersLag = stores.contains { $0.capabilities.externalCommits?.externalCommitMarkerLags == true }
         positions = LockedValue(try stores.map { slot in
             var position = Position()
-            position.marker = try slot.store.externalCommitMarker()
-            position.lastSeen = try slot.store.latestHistoryTransaction()
+            position.marker = try slot.externalCommitMarker()
+            position.lastSeen = try slot.latestHistoryTransaction()
             return position
         })
     }
@@ -38,9 +38,9 @@ final class ExternalSaves: Sendable {
         try positions.withValue { positions in
             var found = false
             for (index, slot) in stores.enumerated() {
-                guard let marker = try slot.store.externalCommitMarker(), marker != positions[index].marker else { continue }
+                guard let marker = try slot.externalCommitMarker(), marker != positions[index].marker else { continue }
                 positions[index].marker = marker
-                let transactions = try slot.store.historyTransactions(after: positions[index].lastSeen)
+                let transactions = try slot.historyTransactions(after: positions[index].lastSeen)
                 guard let last = transactions.last?.id else { continue }
                 positions[index].lastSeen = last
                 for transaction in transactions where transaction.origin != origin {
@@ -66,7 +66,7 @@ final class ExternalSaves: Sendable {
             }
             let slot = stores[index]
             var found = false
-            for transaction in try slot.store.historyTransactions(after: lastSeen) {
+            for transaction in try slot.historyTransactions(after: lastSeen) {
                 positions[index].lastSeen = max(positions[index].lastSeen, transaction.id)
                 guard transaction.origin != origin else { continue }
                 log.record(Self.changes(transaction, store: slot.store.identifier), from: source)

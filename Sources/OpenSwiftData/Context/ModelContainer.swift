@@ -152,6 +152,11 @@ public final class ModelContainer: Sendable {
         stores[slot(forEntityNamed: entity.name)].store
     }
 
+    /// The store that holds an entity's models, with its capabilities.
+    func storeSlot(for entity: Schema.Entity) -> StoreSlot {
+        stores[slot(forEntityNamed: entity.name)]
+    }
+
     /// The position in `stores` of the store that holds an entity's models.
     func slot(forEntityNamed name: String) -> Int {
         stores.count == 1 ? 0 : slotByEntity[name] ?? 0

@@ -151,7 +151,7 @@ extension ModelContext {
             // (text, zeros of both signs) an extreme keeps.
             if let storeAggregate, Self.storeComputes(storeAggregate, of: Value.self),
                !Self.dependsOnOrder(storeAggregate, of: Value.self) || query.storeFetch.sort.isEmpty,
-               try query.store.aggregate(storeAggregate, of: property, in: query.storeFetch, storeResult) {
+               try query.aggregatingStore?.aggregate(storeAggregate, of: property, in: query.storeFetch, storeResult) == true {
                 return
             }
             try query.store.forEachRow(query.storeFetch, attributes: [property]) { row in

@@ -114,7 +114,7 @@ extension ModelContext {
         }
         // The updates the store can make itself, one per table; nil when the models must be set.
         var storeUpdates: [StoreBatchUpdate]? = []
-        if slots.count == 1, let slot = slots.first, container.stores[slot].store.appliesBatchUpdates {
+        if slots.count == 1, let slot = slots.first, container.stores[slot].capabilities.appliesBatchUpdates {
             for entity in entities {
                 let plan = self.plan(for: FetchDescriptor(predicate: predicate), entity: entity)
                 // The entity's own index of each property (a subclass's list differs from its base's).

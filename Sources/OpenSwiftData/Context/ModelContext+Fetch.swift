@@ -292,6 +292,8 @@ struct FetchQuery {
     let shape: RowShape
     /// The store that holds the entity.
     let store: any StoreBackend
+    /// The same store, when it computes aggregates itself.
+    let aggregatingStore: (any AggregatingStore)?
     let plan: QueryPlan
     let storeFetch: StoreFetch
     /// The attributes to load, or `nil` for the layout's eager attributes.
@@ -304,7 +306,9 @@ struct FetchQuery {
     init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, context: ModelContext) throws {
         let entity = try context.requireEntity(for: T.self)
         self.entity = entity
-        store = context.container.store(for: entity)
+        let slot = context.container.storeSlot(for: entity)
+        store = slot.store
+        aggregatingStore = slot.capabilities.aggregates
         shape = try store.rowShape(of: entity)
         plan = context.plan(for: descriptor, entity: entity)
         includesPendingChanges = descriptor.includePendingChanges && FetchQuery.hasPendingChanges(context, entity: entity)
@@ -314,7 +318,7 @@ struct FetchQuery {
             fetch.limit = descriptor.fetchLimit
             fetch.offset = descriptor.fetchOffset
         }
-        if store.takesFetchDescriptors {
+        if slot.capabilities.takesFetchDescriptors {
             fetch.source = descriptor
             fetch.editingState = context.editingState
         }

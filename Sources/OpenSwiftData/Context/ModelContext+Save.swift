@@ -22,7 +22,7 @@ extension ModelContext {
             // not have heard yet of one that related a model to a deleted one: one round trip
             // brings their news, so that the delete rules below apply to what they committed.
             do {
-                for slot in container.stores { _ = try slot.store.latestHistoryTransaction() }
+                for slot in container.stores { _ = try slot.latestHistoryTransaction() }
                 mergeChangesFromOtherContexts()
             } catch {
                 if deferredReadFailure == nil { deferredReadFailure = error }
@@ -43,7 +43,7 @@ extension ModelContext {
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
         var changes = StoreChanges()
         changes.author = author
-        if container.stores.contains(where: { $0.store.takesFetchDescriptors }) { changes.editingStateID = editingStateID }
+        if container.stores.contains(where: { $0.capabilities.takesFetchDescriptors }) { changes.editingStateID = editingStateID }
         changes.recordsHistory = recordsHistory
         changes.origin = container.externalSaves.origin
         changes.appliesDeleteRules = storeAppliesRules
@@ -157,7 +157,7 @@ extension ModelContext {
         }
         guard pendingBatchDeletes.contains(where: { bearsRules($0.entity) })
                 || deleted.contains(where: { model in entity(of: model).map(bearsRules) ?? false }) else { return false }
-        return deleteRulesMayRunInStore && container.stores.count == 1 && container.stores[0].store.appliesDeleteRules
+        return deleteRulesMayRunInStore && container.stores.count == 1 && container.stores[0].capabilities.appliesDeleteRules
             && inserted.isEmpty && changed.isEmpty && pendingBatchDeletes.allSatisfy(\.plan.isExact)
     }
 

@@ -146,7 +146,7 @@ public final class ModelContext {
         // A custom store heard of this context only if the context's editing state was made.
         if let madeEditingStateID {
             let state = EditingState(id: madeEditingStateID, author: author)
-            for slot in stores { slot.store.editingStateEnded(state) }
+            for slot in stores { slot.capabilities.descriptorFetching?.editingStateEnded(state) }
         }
     }
 

@@ -1,28 +1,3 @@
-/// One store of a container, and the configuration it was opened for.
-struct StoreSlot: Sendable {
-    let store: any StoreBackend
-    /// What routing and saving need of the configuration.
-    let configuration: Traits
-
-    init(store: any StoreBackend, configuration: any DataStoreConfiguration) {
-        self.store = store
-        self.configuration = Traits(configuration)
-    }
-
-    /// The parts of a configuration that decide which models its store holds and whether it saves.
-    struct Traits: Sendable {
-        let name: String
-        let schema: Schema?
-        let allowsSave: Bool
-
-        init(_ configuration: any DataStoreConfiguration) {
-            name = configuration.name
-            schema = configuration.schema
-            allowsSave = (configuration as? any StoreBackendConfiguration)?.allowsSave ?? true
-        }
-    }
-}
-
 /// Which configuration's store holds each entity, when a container has several configurations.
 ///
 /// A configuration with a schema holds the entities of that schema; one configuration without a

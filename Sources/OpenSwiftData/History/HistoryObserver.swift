@@ -73,7 +73,7 @@ public final class HistoryObserver {
             if let historyTokens {
                 positions[identifier] = (historyTokens[identifier] as? DefaultHistoryToken)?.tokenValue[identifier] ?? 0
             } else {
-                positions[identifier] = try slot.store.latestHistoryTransaction()
+                positions[identifier] = try slot.latestHistoryTransaction()
             }
         }
     }
@@ -91,7 +91,7 @@ public final class HistoryObserver {
         var relevant = false
         for slot in modelContainer.stores {
             let identifier = slot.store.identifier
-            let transactions = try slot.store.historyTransactions(after: updated[identifier] ?? 0)
+            let transactions = try slot.historyTransactions(after: updated[identifier] ?? 0)
             guard let last = transactions.last?.id else { continue }
             updated[identifier] = last
             relevant = relevant || transactions.contains { transaction in

@@ -15,7 +15,7 @@ extension ModelContext {
     ///   older than history that was deleted: the changes since that token are no longer all there.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
         // Custom stores that adopt HistoryProviding answer for their own transaction type.
-        let provided = try container.stores.compactMap { try $0.store.providedHistory(descriptor) }
+        let provided = try container.stores.compactMap { try $0.capabilities.providedHistory?.providedHistory(descriptor) }
         if !provided.isEmpty { return provided.flatMap { $0 } }
         return try matchingHistory(descriptor).map(\.transaction)
     }
@@ -24,12 +24,12 @@ extension ModelContext {
     /// stores. Tokens older than the deleted transactions expire.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         var provided = false
-        for slot in container.stores { provided = try slot.store.deleteProvidedHistory(descriptor) || provided }
+        for slot in container.stores { provided = try slot.capabilities.providedHistory?.deleteProvidedHistory(descriptor) == true || provided }
         if provided { return }
         let matching = try matchingHistory(descriptor)
         for slot in container.stores {
             let ids = matching.filter { $0.store === slot.store }.map(\.id)
-            try slot.store.deleteHistory(transactions: ids)
+            try slot.capabilities.history?.deleteHistory(transactions: ids)
         }
     }
 
@@ -41,8 +41,8 @@ extension ModelContext {
         if let predicate = descriptor.predicate { try checkTokens(in: predicate) }
         var all: [(transaction: T, store: any StoreBackend, id: Int64)] = []
         for slot in container.stores {
-            for record in try slot.store.historyTransactions(after: 0) {
-                guard let transaction = try transaction(record, store: slot.store.identifier, fields: slot.store.historyFieldLayouts) as? T else { continue }
+            for record in try slot.historyTransactions(after: 0) {
+                guard let transaction = try transaction(record, store: slot.store.identifier, fields: slot.historyFieldLayouts) as? T else { continue }
                 all.append((transaction, slot.store, record.id))
             }
         }
@@ -68,7 +68,7 @@ extension ModelContext {
         let tokens = Self.tokens(in: predicate.expression)
         guard !tokens.isEmpty else { return }
         for slot in container.stores {
-            let deletedThrough = try slot.store.historyDeletedThrough()
+            let deletedThrough = try slot.historyDeletedThrough()
             guard deletedThrough > 0 else { continue }
             for token in tokens {
                 if let value = token.tokenValue[slot.store.identifier], value < deletedThrough {

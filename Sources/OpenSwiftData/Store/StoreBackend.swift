@@ -6,6 +6,10 @@
 /// sets; how the rows are laid out (tables, columns, link tables) is the store's own business.
 /// The SQLite store (`Store/SQLite`) is the first conformer.
 ///
+/// This is the core every store offers; what a store does beyond it (history, delete rules and
+/// updates by predicate in the store, aggregates, watching other writers) it adopts as separate
+/// protocols (`StoreCapabilities.swift`), which the container resolves once when it opens the store.
+///
 /// Rules every store keeps:
 /// - Stores never mutate models, except to hand an inserted model its key during a save, and
 ///   never call up into a context.
@@ -24,9 +28,6 @@ package protocol StoreBackend: AnyObject, Sendable {
     /// Whether the store orders rows by `sort` itself; otherwise the sort runs in Swift
     /// (SwiftData's `DataStoreError.preferInMemorySort`).
     func canSort(by sort: [QuerySort]) -> Bool
-    /// Whether the store wants the fetch descriptor each fetch came from (a custom ``DataStore``
-    /// does), in ``StoreFetch/source``.
-    var takesFetchDescriptors: Bool { get }
     /// The shape of an entity's rows, or an error when the store does not hold the entity.
     func rowShape(of entity: Schema.Entity) throws -> RowShape
     /// Calls `body` with each row the fetch selects, in its order: the key, then `attributes` in
@@ -36,16 +37,6 @@ package protocol StoreBackend: AnyObject, Sendable {
     func keyedFetch(_ fetch: StoreFetch, attributes: [Int]?) throws -> any KeyedFetch
     /// The number of rows the fetch selects.
     func count(_ fetch: StoreFetch) throws -> Int
-    /// Computes `aggregate` of one attribute over the rows the fetch selects (a fetch without a
-    /// page: which rows a page holds depends on the statement where its sort leaves ties) and
-    /// calls `body` with a row whose column 0 holds it: NULL when no row has a value, and for
-    /// ``StoreAggregate/sum`` the exact sum as a 64-bit integer, for
-    /// ``StoreAggregate/floatingPointSum`` a `Double`; for the aggregates that count
-    /// (``StoreAggregate/countsValues``), column 1 holds how many values (non-NULL ones) the sum
-    /// added, as a 64-bit integer. Returns `false`, without calling
-    /// `body`, when the store leaves the aggregate to the context (which then reads the values):
-    /// a sum beyond 64 bits, or an aggregate it does not compute for the attribute's storage.
-    func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool
     /// The keys of the rows the fetch selects, in its order.
     func primaryKeys(_ fetch: StoreFetch) throws -> [Int64]
     /// Calls `body` with the full row of each key that still exists, in the order given.
@@ -63,45 +54,11 @@ package protocol StoreBackend: AnyObject, Sendable {
     ) throws
     /// Writes a change set in one transaction, and returns the keys it assigned.
     func save(_ changes: StoreChanges) throws -> StoreSaveResult
-    /// Called when a context that may have used the store is released, with its editing state.
-    func editingStateEnded(_ editingState: EditingState)
     /// Deletes every row of every entity, in one transaction.
     func eraseAll() throws
-    /// The saved transactions with a number above `id`, in order (all of them for 0).
-    func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction]
-    /// The property lists the masks of the history's updates refer to (``HistoryFieldLayouts``).
-    var historyFieldLayouts: HistoryFieldLayouts { get }
-    /// The transactions a custom store that adopts ``HistoryProviding`` returns for a descriptor of
-    /// its transaction type, or `nil` for a store that does not provide history of that type.
-    func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]?
-    /// Has a custom store that adopts ``HistoryProviding`` delete its transactions; `false` when it
-    /// does not provide history of that type.
-    func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool
-    /// The number of the latest transaction in the history, or 0.
-    func latestHistoryTransaction() throws -> Int64
-    /// Deletes the given transactions from the history.
-    func deleteHistory(transactions ids: [Int64]) throws
-    /// The highest transaction number ever deleted from the history, or 0: a token older than it
-    /// has lost part of what came after it.
-    func historyDeletedThrough() throws -> Int64
-    /// Whether the store can apply delete rules itself when a save asks it to
-    /// (``StoreChanges/appliesDeleteRules``); otherwise the context loads the models a rule-bearing
-    /// deletion by predicate selects and applies the rules to them.
-    var appliesDeleteRules: Bool { get }
-    /// Whether the store writes ``StoreChanges/batchUpdates`` (and reports their rows in
-    /// ``StoreSaveResult/batchUpdated``); otherwise the context loads the models and sets them.
-    var appliesBatchUpdates: Bool { get }
-    /// A number that changes whenever a connection other than the store's own commits to it (another
-    /// container, another process), or `nil` when the store cannot tell.
-    func externalCommitMarker() throws -> Int64?
-    /// Whether ``externalCommitMarker()`` can lag behind a read: the store learns of other
-    /// connections' commits from messages that arrive with its replies (PostgreSQL's
-    /// notifications) rather than by asking, so a look made just before a read may miss a commit
-    /// the read already sees. A context then looks again after its fetch.
-    var externalCommitMarkerLags: Bool { get }
 }
 
-/// An aggregate a store may compute itself (``StoreBackend/aggregate(_:of:in:_:)``).
+/// An aggregate a store may compute itself (``AggregatingStore/aggregate(_:of:in:_:)``).
 package enum StoreAggregate: Sendable {
     /// The sum of integers (`.integer` storage).
     case sum
@@ -137,17 +94,4 @@ package enum StoreAggregate: Sendable {
         default: self
         }
     }
-}
-
-extension StoreBackend {
-    /// Stores leave aggregates to the context unless they compute them.
-    package func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool { false }
-    /// Stores work from the store-neutral filter and sort alone.
-    package var takesFetchDescriptors: Bool { false }
-    /// Stores leave delete rules to the context unless they say otherwise.
-    package var appliesDeleteRules: Bool { false }
-    /// Stores leave updates by predicate to the context unless they say otherwise.
-    package var appliesBatchUpdates: Bool { false }
-    /// Stores of OpenSwiftData's own keep no state per context.
-    package func editingStateEnded(_ editingState: EditingState) {}
 }

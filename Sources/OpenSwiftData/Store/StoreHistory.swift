@@ -59,25 +59,3 @@ package struct StoreHistoryChange: Sendable {
     /// For a deletion, the values of the entity's attributes marked `.preserveValueOnDeletion`.
     package let preservedValues: [String: SnapshotValue]
 }
-
-extension StoreBackend {
-    /// Stores of OpenSwiftData's own keep their history in ``historyTransactions(after:)``.
-    package func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]? { nil }
-    /// Stores of OpenSwiftData's own delete history through ``deleteHistory(transactions:)``.
-    package func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool { false }
-    /// Stores that cannot tell whether another connection committed never report it.
-    package func externalCommitMarker() throws -> Int64? { nil }
-    /// Stores look when asked (or cannot tell at all).
-    package var externalCommitMarkerLags: Bool { false }
-    /// Stores without history hold none.
-    package func latestHistoryTransaction() throws -> Int64 { 0 }
-    /// Stores without history hold none.
-    package func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] { [] }
-    /// The property lists the masks of the history's updates refer to; none for stores without
-    /// history, whose masks (if any) refer to the models' lists now.
-    package var historyFieldLayouts: HistoryFieldLayouts { HistoryFieldLayouts() }
-    /// Stores without history hold none to delete.
-    package func deleteHistory(transactions ids: [Int64]) throws {}
-    /// Stores without history never deleted any.
-    package func historyDeletedThrough() throws -> Int64 { 0 }
-}

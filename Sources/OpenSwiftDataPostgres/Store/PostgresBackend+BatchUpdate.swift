@@ -1,7 +1,7 @@
 import OpenSwiftData
 import PostgresNIO
 
-extension PostgresBackend {
+extension PostgresBackend: BatchUpdatingStore {
     /// Writes a save's updates by predicate, one `UPDATE` per table, and returns the keys of the
     /// rows each changed (gathered server-side into one array).
     func writeBatchUpdates(

@@ -1,7 +1,7 @@
 import OpenSwiftData
 import PostgresNIO
 
-extension PostgresBackend {
+extension PostgresBackend: DeleteRuleApplyingStore {
     /// Rows one statement is to delete: the rows of a table a condition on `t0` selects.
     private struct Wave {
         let table: PostgresTable

@@ -1,7 +1,7 @@
 import OpenSwiftData
 import PostgresNIO
 
-extension PostgresBackend: StoreBackend {
+extension PostgresBackend: StoreBackend, AggregatingStore {
     /// PostgreSQL evaluates every expression but Swift's Character-based text functions, text
     /// holding U+0000, expressions nested deeper than ``QueryExpression/maximumStoreDepth`` and
     /// ones binding more values than a statement can take; those run in Swift on the rows the rest
@@ -15,11 +15,6 @@ extension PostgresBackend: StoreBackend {
     func canSort(by sort: [QuerySort]) -> Bool {
         sort.allSatisfy { $0.collation == nil && ($0.expression.map(PostgresCompiler.canCompile) ?? true) }
     }
-
-    /// Deletions by predicate of models with delete rules run in SQL (``PostgresDeleteRules``).
-    var appliesDeleteRules: Bool { true }
-    /// Updates by predicate run in SQL (`PostgresBackend+BatchUpdate.swift`).
-    var appliesBatchUpdates: Bool { true }
 
     func rowShape(of entity: Schema.Entity) throws -> RowShape {
         try table(for: entity.name).shape

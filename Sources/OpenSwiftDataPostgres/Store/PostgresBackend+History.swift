@@ -8,7 +8,7 @@ import PostgresNIO
 /// each save increments in the statement that records its transaction: the row stays locked until
 /// the save commits, so numbers are handed out in commit order, without gaps a reader could skip
 /// past (a save that rolls back takes its increment with it), and never repeat.
-extension PostgresBackend {
+extension PostgresBackend: HistoryRecordingStore {
     /// Records a save's history transaction and announces the save (`pg_notify`, delivered at
     /// commit); returns its number. The record is the save's last statement: its `COMMIT` follows
     /// it without a wait (``PostgresSession/queryCommitting(_:folding:)``).

@@ -206,3 +206,6 @@ final class PostgresBackend: @unchecked Sendable {
     /// marker is current only after the read.
     var externalCommitMarkerLags: Bool { true }
 }
+
+/// Other connections' commits are announced by the server (LISTEN/NOTIFY on the store's channel).
+extension PostgresBackend: ExternalCommitWatchingStore {}

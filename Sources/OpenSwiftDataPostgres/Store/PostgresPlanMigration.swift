@@ -21,14 +21,14 @@ enum PostgresPlanMigration {
             try session.execute("SELECT pg_advisory_xact_lock(hashtext(\(PostgresSQL.literal("osd-open:" + location.namespace))))")
             // A new namespace is created by the container's own open; another app's is refused there.
             guard let metadata = try PostgresBackend.recordedMetadata(session, location: location),
-                  let (start, chain) = MigrationPlanRunner.stages(of: plan, from: try PostgresBackend.recordedSchema(metadata, location: location), to: target)
+                  let pending = MigrationPlanRunner.stages(of: plan, from: try PostgresBackend.recordedSchema(metadata, location: location), to: target)
             else {
                 try session.commit()
                 return
             }
             var staged = configuration
             staged.migrationSession = session
-            try MigrationPlanRunner.run(chain, from: start, configuration: staged, place: "PostgreSQL \(location.displayName)") {
+            try MigrationPlanRunner.run(pending, configuration: staged, place: "PostgreSQL \(location.displayName)") {
                 // The catch below rolls the whole transaction back.
                 "Nothing was changed."
             }

@@ -103,4 +103,43 @@ final class DecliningStore: StoreBackend {
         let survivors = originals.filter { !($0.count > 10 || $0.flag) }.count
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Item>()) == survivors)
     }
+
+    /// A store that adopts only the core seam (no capability) still answers every call: updates
+    /// by predicate, aggregates and deletions by predicate run in the context over the models it
+    /// loads, with the results the SQLite store gives computing them itself, and its history is
+    /// empty rather than an error.
+    @Test func aStoreWithOnlyTheCoreSeamServesEveryCall() throws {
+        let store = TemporaryStore()
+        let originals = PredicateCorpus.items(count: 300, seed: 5)
+        let schema = Schema([Item.self])
+        let sqlite = try SQLiteStore(url: store.url, schema: schema, allowsSave: true)
+        let core = DecliningStore(sqlite)
+        let capabilities = StoreCapabilities(of: core)
+        #expect(capabilities.history == nil && capabilities.aggregates == nil && capabilities.externalCommits == nil)
+        #expect(!capabilities.appliesDeleteRules && !capabilities.appliesBatchUpdates && !capabilities.takesFetchDescriptors)
+        let full = StoreCapabilities(of: sqlite)
+        #expect(full.history != nil && full.aggregates != nil && full.externalCommits != nil && full.appliesDeleteRules && full.appliesBatchUpdates)
+
+        let container = try ModelContainer(for: schema, stores: [(core, ModelConfiguration(url: store.url))])
+        let context = ModelContext(container)
+        for item in originals { context.insert(item) }
+        try context.save()
+        // The models in `originals` are the context's: the update sets them too.
+        let below = originals.filter { $0.count < 5 }.count
+        let counts = originals.map { max($0.count, 5) }
+        #expect(below > 0 && below < originals.count)
+
+        let updated = try context.update(model: Item.self, where: #Predicate { $0.count < 5 }, set: \.count, to: 5)
+        #expect(updated == below)
+        try context.save()
+        let reader = ModelContext(container)
+        #expect(try reader.sum(of: \Item.count) == counts.reduce(0, +))
+        #expect(try reader.maximum(of: \Item.count) == counts.max())
+        #expect(try reader.minimum(of: \Item.count) == 5)
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).isEmpty)
+
+        try reader.delete(model: Item.self, where: #Predicate { $0.count == 5 })
+        try reader.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Item>()) == counts.filter { $0 != 5 }.count)
+    }
 }

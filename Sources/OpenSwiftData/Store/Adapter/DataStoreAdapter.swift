@@ -10,12 +10,11 @@ import Foundation
 ///
 /// The store is called under one lock, and never while the context reads a row, so a model's
 /// relationship resolved mid-fetch can call the adapter again.
-final class DataStoreAdapter<Store: DataStore>: StoreBackend, SnapshotSource, @unchecked Sendable {
+final class DataStoreAdapter<Store: DataStore>: StoreBackend, DescriptorFetchingStore, HistoryProvidingStore, SnapshotSource, @unchecked Sendable {
     // @unchecked Sendable: `store`, `snapshots` and `remapped` are only used while `lock` is held.
     let store: Store
     let identifier: String
     var isReadOnly: Bool { false }
-    var takesFetchDescriptors: Bool { true }
     private let shapes: [String: RowShape]
     let entities: [Schema.Entity]
     private let lock = NSLock()

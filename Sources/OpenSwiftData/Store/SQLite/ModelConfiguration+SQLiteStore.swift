@@ -37,10 +37,15 @@ extension SQLiteStore: StoreBackend {
 
     /// SQLite orders by every sort key the translator produces.
     func canSort(by sort: [QuerySort]) -> Bool { true }
-    /// SQLite applies delete rules in SQL (see `SQLiteStore+DeleteRules.swift`).
-    var appliesDeleteRules: Bool { true }
-    /// SQLite writes updates by predicate in SQL (see `SQLiteStore+BatchUpdate.swift`).
-    var appliesBatchUpdates: Bool { true }
+}
+
+/// SQLite applies delete rules in SQL (see `SQLiteStore+DeleteRules.swift`), writes updates by
+/// predicate in SQL (`SQLiteStore+BatchUpdate.swift`), computes aggregates
+/// (`SQLiteStore+Fetch.swift`), keeps history and sees other connections' commits
+/// (`SQLiteStore+History.swift`).
+extension SQLiteStore: DeleteRuleApplyingStore, BatchUpdatingStore, AggregatingStore, HistoryRecordingStore, ExternalCommitWatchingStore {
+    /// SQLite asks when it is asked (`PRAGMA data_version`).
+    var externalCommitMarkerLags: Bool { false }
 }
 
 extension ModelConfiguration: StoreBackendConfiguration {

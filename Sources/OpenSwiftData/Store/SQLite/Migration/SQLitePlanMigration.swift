@@ -11,7 +11,7 @@ import Foundation
 enum SQLitePlanMigration {
     static func run(_ plan: any SchemaMigrationPlan.Type, storeAt url: URL, target: Schema) throws {
         let path = url.path
-        func pendingStages() throws -> (start: any VersionedSchema.Type, chain: [MigrationStage])? {
+        func pendingStages() throws -> MigrationPlanRunner.PendingStages? {
             try MigrationJournal.recover(storeAt: path)
             guard let inspection = try StoreFileInspection.inspect(path: path), let recorded = inspection.schema else { return nil }
             return MigrationPlanRunner.stages(of: plan, from: recorded, to: target)
@@ -20,9 +20,9 @@ enum SQLitePlanMigration {
         // One migration at a time, in this process and others: a second container opening the
         // store meanwhile waits, then finds it migrated (or still needing the stages, and runs them).
         try MigrationJournal.lockingMigrations(of: path) {
-            guard let (start, chain) = try pendingStages() else { return }
+            guard let pending = try pendingStages() else { return }
             let journal = try MigrationJournal(beginningMigrationOf: path)
-            try MigrationPlanRunner.run(chain, from: start, configuration: ModelConfiguration(url: url), place: "the store at \(path)") {
+            try MigrationPlanRunner.run(pending, configuration: ModelConfiguration(url: url), place: "the store at \(path)") {
                 try journal.rollBack()
                 return "The store was restored to its state before the migration."
             }
