@@ -22,20 +22,20 @@ extension ModelContext {
             do {
                 _ = try container.pullExternalSaves()
             } catch {
-                if deferredReadFailure == nil { deferredReadFailure = error }
+                if failures.readFailure == nil { failures.readFailure = error }
             }
         }
-        let (entries, latest) = container.saveLog.saves(after: seenGeneration, excluding: ObjectIdentifier(self))
-        guard latest != seenGeneration else { return }
-        let previous = seenGeneration
-        seenGeneration = latest
-        if entries?.isEmpty != true { mergeCount &+= 1 }
+        let (entries, latest) = container.saveLog.saves(after: merging.seenGeneration, excluding: ObjectIdentifier(self))
+        guard latest != merging.seenGeneration else { return }
+        let previous = merging.seenGeneration
+        merging.seenGeneration = latest
+        if entries?.isEmpty != true { merging.mergeCount &+= 1 }
         guard let entries, entries.allSatisfy({ $0.updated != nil }) else {
             do {
                 try refreshAllRegisteredModels()
             } catch {
-                seenGeneration = previous
-                deferredReadFailure = error
+                merging.seenGeneration = previous
+                failures.readFailure = error
             }
             return
         }
@@ -47,7 +47,7 @@ extension ModelContext {
                 guard let model = registeredModel(id) else { continue }
                 let state = model._osdState
                 state.isDeleted = true
-                registry[id.entityName]?.remove(state.primaryKey)
+                identityMap.registry[id.entityName]?.remove(state.primaryKey)
                 if let entity = entity(of: model) { dropRelationships(of: model, entity: entity) }
             }
         }
@@ -56,8 +56,8 @@ extension ModelContext {
     /// Throws, once, the error of a store read made where the API could not throw (a merge, a
     /// model actor's subscript), so that a caller of a throwing API learns of it.
     func throwDeferredReadFailure() throws {
-        guard let failure = deferredReadFailure else { return }
-        deferredReadFailure = nil
+        guard let failure = failures.readFailure else { return }
+        failures.readFailure = nil
         throw failure
     }
 
@@ -65,7 +65,7 @@ extension ModelContext {
     /// rows are gone report `isDeleted` and leave the identity map. Throws, with the models of
     /// that entity left as they were, when a read fails.
     private func refreshAllRegisteredModels() throws {
-        for (name, registered) in registry {
+        for (name, registered) in identityMap.registry {
             guard let entity = container.schema.entitiesByName[name] else { continue }
             let keys = registered.models.values.map(\._osdState.primaryKey)
             var existing = Set<Int64>()

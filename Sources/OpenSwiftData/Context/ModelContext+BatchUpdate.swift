@@ -136,12 +136,12 @@ extension ModelContext {
         // this context then merges it as another context's save.
         let writer = ModelContext(container)
         writer.author = author
-        writer.recordsHistory = recordsHistory
+        writer.saving.recordsHistory = saving.recordsHistory
         let count: Int
         if let storeUpdates, let slot = slots.first {
             var changes = StoreChanges()
             changes.author = author
-            changes.recordsHistory = recordsHistory
+            changes.recordsHistory = saving.recordsHistory
             changes.origin = container.externalSaves.origin
             changes.batchUpdates = storeUpdates
             count = try writer.saveBatchUpdates(changes, inStoreAt: slot)
@@ -179,7 +179,7 @@ extension ModelContext {
             updatedIDs.reserveCapacity(updatedIDs.count + keys.count)
             for key in keys { updatedIDs.append(PersistentIdentifier(location: location, key: .permanent(key))) }
         }
-        saveGeneration &+= 1
+        merging.saveGeneration &+= 1
         announce(SavedChanges(insertedIdentifiers: [], updatedIdentifiers: updatedIDs, deletedIdentifiers: []))
         if container.stores.count == 1, let transaction = result.historyTransaction { noteSavedTransaction(transaction) }
         return updatedIDs.count

@@ -40,17 +40,19 @@ extension ModelContext {
         if query.includesPendingChanges {
             var seen = Set(results.lazy.map { ObjectIdentifier($0) })
             results.removeAll { $0._osdState.isDeleted }
-            if !pendingBatchDeletes.isEmpty {
-                // Rows a pending deletion by predicate will remove at the save.
+            if !tracker.pendingBatchDeletes.isEmpty {
+                // Rows a pending deletion by predicate will remove at the save. (A copy: the
+                // predicate reads the models, which may load from the store.)
+                let pendingDeletes = tracker.pendingBatchDeletes
                 results = try results.filter { model in
-                    let removed = try pendingBatchDeletes.contains { pending in
+                    let removed = try pendingDeletes.contains { pending in
                         guard pending.entity.name == model._osdState.entityName else { return false }
                         return try pending.filter(model)
                     }
                     return !removed
                 }
             }
-            for case let model as T in changed + inserted where !model._osdState.isDeleted && seen.insert(ObjectIdentifier(model)).inserted {
+            for case let model as T in tracker.changed + tracker.inserted where !model._osdState.isDeleted && seen.insert(ObjectIdentifier(model)).inserted {
                 results.append(model)
             }
         }
@@ -217,7 +219,7 @@ extension ModelContext {
         }
         let entity = shape.entity
         let model = try decode(entity.modelType, row: row, shape: shape, attributes: attributes)
-        if isStandIn {
+        if identityMap.holdsWeakly {
             // What a stand-in loads is held by the orphans it loads for; a to-one decoded now
             // would refer back to them, and nothing would ever release either. It loads on access.
             for (property, link) in entity.links where link.storage == .foreignKey { model._osdUnload(property: property) }
@@ -332,14 +334,14 @@ struct FetchQuery {
     }
 
     static func hasPendingChanges(_ context: ModelContext, entity: Schema.Entity) -> Bool {
-        if !context.pendingBatchDeletes.isEmpty { return true }
+        if !context.tracker.pendingBatchDeletes.isEmpty { return true }
         let entityName = entity.name
         let subentities = entity.descendants
         func matches(_ model: any PersistentModel) -> Bool {
             let name = model._osdState.entityName
             return name == entityName || (!subentities.isEmpty && subentities.contains { $0.name == name })
         }
-        return context.inserted.contains(where: matches) || context.deleted.contains(where: matches)
-            || context.changed.contains { matches($0) && $0._osdState.changedProperties != 0 }
+        return context.tracker.inserted.contains(where: matches) || context.tracker.deleted.contains(where: matches)
+            || context.tracker.changed.contains { matches($0) && $0._osdState.changedProperties != 0 }
     }
 }

@@ -15,9 +15,9 @@ extension ModelContext {
         // A save that only inserts writes nothing that depends on what others saved: it merges
         // their saves after it commits, found through the number of its history transaction,
         // instead of asking the store before. Sibling contexts' saves are merged either way.
-        let insertsOnly = changed.isEmpty && deleted.isEmpty && pendingBatchDeletes.isEmpty && container.stores.count == 1
+        let insertsOnly = tracker.changed.isEmpty && tracker.deleted.isEmpty && tracker.pendingBatchDeletes.isEmpty && container.stores.count == 1
         mergeChangesFromOtherContexts(lookingOutside: !insertsOnly)
-        if !deleted.isEmpty && container.externalSaves.markersLag {
+        if !tracker.deleted.isEmpty && container.externalSaves.markersLag {
             // A store that hears of other connections' commits with its replies (PostgreSQL) may
             // not have heard yet of one that related a model to a deleted one: one round trip
             // brings their news, so that the delete rules below apply to what they committed.
@@ -25,12 +25,12 @@ extension ModelContext {
                 for slot in container.stores { _ = try slot.latestHistoryTransaction() }
                 mergeChangesFromOtherContexts()
             } catch {
-                if deferredReadFailure == nil { deferredReadFailure = error }
+                if failures.readFailure == nil { failures.readFailure = error }
             }
         }
         try throwDeferredReadFailure()
-        if let refused = refusedInsert {
-            refusedInsert = nil
+        if let refused = failures.refusedInsert {
+            failures.refusedInsert = nil
             throw refused
         }
         guard hasChanges else { return }
@@ -44,12 +44,12 @@ extension ModelContext {
         var changes = StoreChanges()
         changes.author = author
         if container.stores.contains(where: { $0.capabilities.takesFetchDescriptors }) { changes.editingStateID = editingStateID }
-        changes.recordsHistory = recordsHistory
+        changes.recordsHistory = saving.recordsHistory
         changes.origin = container.externalSaves.origin
         changes.appliesDeleteRules = storeAppliesRules
         var batchDeletedEntities: [Schema.Entity] = []
         var filteredDeletes: [(Schema.Entity, [Int64])] = []
-        for pending in pendingBatchDeletes {
+        for pending in tracker.pendingBatchDeletes {
             if pending.plan.isExact {
                 changes.batchDeletes.append((pending.entity, pending.plan.filter))
                 batchDeletedEntities.append(pending.entity)
@@ -77,16 +77,16 @@ extension ModelContext {
             lastShape = shape
             return shape
         }
-        for model in deleted {
+        for model in tracker.deleted {
             changes.deletes.append((try shape(of: model).entity, model._osdState.primaryKey))
         }
-        changes.inserts.reserveCapacity(inserted.count)
-        for model in inserted {
+        changes.inserts.reserveCapacity(tracker.inserted.count)
+        for model in tracker.inserted {
             let shape = try shape(of: model)
             changes.inserts.append((shape.entity, model))
             if shape.ownsLinks { appendLinkWrites(of: model, shape: shape, mask: ~0, to: &changes) }
         }
-        for model in changed where !model._osdState.isDeleted && model._osdState.changedProperties != 0 {
+        for model in tracker.changed where !model._osdState.isDeleted && model._osdState.changedProperties != 0 {
             let shape = try shape(of: model)
             // Changes to `.ephemeral` attributes are tracked, not stored.
             let mask = model._osdState.changedProperties & ~shape.ephemeralProperties
@@ -121,7 +121,7 @@ extension ModelContext {
                 mergeChangesFromOtherContexts(lookingOutside: false)
             }
         } catch {
-            if deferredReadFailure == nil { deferredReadFailure = error }
+            if failures.readFailure == nil { failures.readFailure = error }
         }
     }
 
@@ -135,7 +135,7 @@ extension ModelContext {
             }
             return
         }
-        let names = Set((inserted + changed + deleted).compactMap(\._osdState.entityName) + pendingBatchDeletes.map(\.entity.name))
+        let names = Set((tracker.inserted + tracker.changed + tracker.deleted).compactMap(\._osdState.entityName) + tracker.pendingBatchDeletes.map(\.entity.name))
         for name in names {
             let configuration = slots[container.slot(forEntityNamed: name)].configuration
             guard configuration.allowsSave else {
@@ -155,10 +155,10 @@ extension ModelContext {
         func bearsRules(_ entity: Schema.Entity) -> Bool {
             entity.links.values.contains { $0.deleteRule == .cascade || $0.deleteRule == .deny }
         }
-        guard pendingBatchDeletes.contains(where: { bearsRules($0.entity) })
-                || deleted.contains(where: { model in entity(of: model).map(bearsRules) ?? false }) else { return false }
-        return deleteRulesMayRunInStore && container.stores.count == 1 && container.stores[0].capabilities.appliesDeleteRules
-            && inserted.isEmpty && changed.isEmpty && pendingBatchDeletes.allSatisfy(\.plan.isExact)
+        guard tracker.pendingBatchDeletes.contains(where: { bearsRules($0.entity) })
+                || tracker.deleted.contains(where: { model in entity(of: model).map(bearsRules) ?? false }) else { return false }
+        return saving.deleteRulesMayRunInStore && container.stores.count == 1 && container.stores[0].capabilities.appliesDeleteRules
+            && tracker.inserted.isEmpty && tracker.changed.isEmpty && tracker.pendingBatchDeletes.allSatisfy(\.plan.isExact)
     }
 
     /// Turns deletions by predicate of models with `.cascade` or `.deny` relationships into
@@ -166,7 +166,7 @@ extension ModelContext {
     /// in the store alone; the store removes every reference to the deleted rows.)
     private func loadModelsDeletedByRuleBearingPredicates() throws {
         var remaining: [(entity: Schema.Entity, filter: (any PersistentModel) throws -> Bool, plan: QueryPlan)] = []
-        for pending in pendingBatchDeletes {
+        for pending in tracker.pendingBatchDeletes {
             guard pending.entity.links.values.contains(where: { $0.deleteRule == .cascade || $0.deleteRule == .deny }) else {
                 remaining.append(pending)
                 continue
@@ -175,7 +175,7 @@ extension ModelContext {
             let candidates: [any PersistentModel] = try fetchModels(shape, fetch: StoreFetch(entity: pending.entity, filter: pending.plan.filter))
             for model in candidates where try pending.filter(model) { delete(model) }
         }
-        pendingBatchDeletes = remaining
+        tracker.pendingBatchDeletes = remaining
     }
 
     /// Adds the link-table rewrites of the changed relationships a model owns a link table for.
@@ -192,7 +192,7 @@ extension ModelContext {
     /// hold a deleted model (one-way relationships, `.noAction`, rows deleted by predicate), so
     /// that they read the store's state, where no reference to a deleted row remains.
     func forgetReferences(toDeletedModelsOf entities: Set<String>) {
-        for (name, registered) in registry {
+        for (name, registered) in identityMap.registry {
             guard let entity = container.schema.entitiesByName[name] else { continue }
             let properties = entity.links.values.filter { entities.contains($0.destinationName) }.map(\.property)
             guard !properties.isEmpty else { continue }
@@ -213,7 +213,7 @@ extension ModelContext {
     /// stores committed (`committedSlots`), only their models' changes are cleared; the rest stay
     /// pending.
     func didSave(changes: StoreChanges, insertedKeys: [Int64], upserted: Set<Int>, batchDeleted: [(Schema.Entity, [Int64])], committedSlots: Set<Int>? = nil) {
-        saveGeneration &+= 1
+        merging.saveGeneration &+= 1
         let container = self.container
         func isCommitted(_ model: any PersistentModel) -> Bool {
             guard let committedSlots, let name = model._osdState.entityName else { return true }
@@ -228,12 +228,12 @@ extension ModelContext {
         // deleted in the same save, and the new model must not be taken for the deleted one.
         // Rows a batch delete removed are reported once, including those also deleted one by one.
         var reported: [String: Set<Int64>] = [:]
-        for model in deleted where isCommitted(model) {
+        for model in tracker.deleted where isCommitted(model) {
             reported[model._osdState.entityName!, default: []].insert(model._osdState.primaryKey)
             forget(model, into: &deletedIDs)
         }
         for (entity, keys) in batchDeleted {
-            let registered = registry[entity.name]
+            let registered = identityMap.registry[entity.name]
             let alreadyReported = reported[entity.name] ?? []
             let location = location(of: entity)
             deletedIDs.reserveCapacity(deletedIDs.count + keys.count)
@@ -275,22 +275,22 @@ extension ModelContext {
         for (entity, model, _) in changes.updates {
             updatedIDs.append(savedIdentifier(of: entity, key: model._osdState.primaryKey))
         }
-        for model in changed where isCommitted(model) {
+        for model in tracker.changed where isCommitted(model) {
             model._osdState.changedProperties = 0
             model._osdState.isListedAsChanged = false
         }
         if let committedSlots {
-            inserted.removeAll(where: isCommitted)
-            changed.removeAll(where: isCommitted)
-            deleted.removeAll(where: isCommitted)
-            pendingBatchDeletes.removeAll { committedSlots.contains(container.slot(forEntityNamed: $0.entity.name)) }
+            tracker.inserted.removeAll(where: isCommitted)
+            tracker.changed.removeAll(where: isCommitted)
+            tracker.deleted.removeAll(where: isCommitted)
+            tracker.pendingBatchDeletes.removeAll { committedSlots.contains(container.slot(forEntityNamed: $0.entity.name)) }
         } else {
-            inserted.removeAll()
-            changed.removeAll()
-            deleted.removeAll()
-            pendingBatchDeletes.removeAll()
+            tracker.inserted.removeAll()
+            tracker.changed.removeAll()
+            tracker.deleted.removeAll()
+            tracker.pendingBatchDeletes.removeAll()
         }
-        propagatedDeletions = 0
+        tracker.propagatedDeletions = 0
         announce(SavedChanges(insertedIdentifiers: insertedIDs, updatedIdentifiers: updatedIDs, deletedIdentifiers: deletedIDs))
     }
 
@@ -317,7 +317,7 @@ extension ModelContext {
     private func forget(_ model: any PersistentModel, into deletedIDs: inout [PersistentIdentifier]) {
         let state = model._osdState
         deletedIDs.append(model.persistentModelID)
-        registry[state.entityName!]?.remove(state.primaryKey)
+        identityMap.registry[state.entityName!]?.remove(state.primaryKey)
         if let entity = entity(of: model) { dropRelationships(of: model, entity: entity) }
         state.context = nil
     }

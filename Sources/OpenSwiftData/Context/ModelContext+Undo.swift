@@ -38,7 +38,7 @@ extension ModelContext {
         guard state.context === self, !state.isDeleted else { return }
         guard state.isInserted else { return delete(model) }
         if let manager = undoRecorder { registerUndo(with: manager) { $0.insertOne(model) } }
-        inserted.removeAll { $0 === model }
+        tracker.inserted.removeAll { $0 === model }
         state.isInserted = false
         state.context = nil
         didMutate()
@@ -91,9 +91,9 @@ extension ModelContext {
     /// Unmarks a model marked for deletion; registers the deletion as its undo.
     func undelete(_ model: some PersistentModel) {
         model._osdState.isDeleted = false
-        if let position = deleted.firstIndex(where: { $0 === model }) {
-            deleted.remove(at: position)
-            if position < propagatedDeletions { propagatedDeletions -= 1 }
+        if let position = tracker.deleted.firstIndex(where: { $0 === model }) {
+            tracker.deleted.remove(at: position)
+            if position < tracker.propagatedDeletions { tracker.propagatedDeletions -= 1 }
         }
         if let manager = undoRecorder { registerUndo(with: manager) { $0.delete(model) } }
     }
@@ -172,15 +172,15 @@ struct ChangeMark {
     init(_ model: any PersistentModel, property: Int, in context: ModelContext) {
         bit = 1 << UInt64(property)
         wasChanged = model._osdState.changedProperties & bit != 0
-        saves = context.saveGeneration
-        merges = context.mergeCount
+        saves = context.merging.saveGeneration
+        merges = context.merging.mergeCount
     }
 
     /// Clears the property's change mark if it had none, and the context has neither saved nor
     /// merged another's save since. Otherwise the store may hold another value than the one
     /// restored, which then stays a change to save, as in Core Data.
     func restore(on model: any PersistentModel, in context: ModelContext) {
-        guard !wasChanged, context.saveGeneration == saves, context.mergeCount == merges else { return }
+        guard !wasChanged, context.merging.saveGeneration == saves, context.merging.mergeCount == merges else { return }
         model._osdState.changedProperties &= ~bit
     }
 }

@@ -3,6 +3,10 @@
 /// A context holds one instance per stored row (its identity map), tracks the changes made to its
 /// models, and writes them in one transaction when you call ``save()``. A context is not
 /// `Sendable`: use it in one isolation domain, and pass ``PersistentIdentifier``s between actors.
+///
+/// The context is SwiftData's facade over parts that each keep one concern (`Context/Parts`): the
+/// identity map, the change tracker, the merge state, the failures kept for the next call that
+/// can throw, how saves are recorded, and autosave.
 public final class ModelContext {
     /// The container the context belongs to.
     public var container: ModelContainer {
@@ -20,16 +24,20 @@ public final class ModelContext {
     /// sets it to `true`. When it is `true`, a context created on the main thread saves soon after
     /// each change, on the main actor; a context of another actor (a `@ModelActor`'s, say) has no
     /// run loop to save on, so save it yourself.
-    public var autosaveEnabled = false
+    public var autosaveEnabled: Bool {
+        get { autosave.isEnabled }
+        set { autosave.isEnabled = newValue }
+    }
     /// The author the history records for this context's saves.
-    public var author: String?
-    /// The identifier of this context's ``editingState``, made on first use.
-    private var madeEditingStateID: UUID?
+    public var author: String? {
+        get { saving.author }
+        set { saving.author = newValue }
+    }
     /// The identifier of this context's ``editingState``.
     var editingStateID: UUID {
-        if let madeEditingStateID { return madeEditingStateID }
+        if let made = saving.madeEditingStateID { return made }
         let made = UUID()
-        madeEditingStateID = made
+        saving.madeEditingStateID = made
         return made
     }
     /// The state a custom ``DataStore`` receives with each fetch and save request of this
@@ -42,12 +50,10 @@ public final class ModelContext {
     public var editingState: EditingState {
         get { EditingState(id: editingStateID, author: author) }
         set {
-            madeEditingStateID = newValue.id
-            author = newValue.author
+            saving.madeEditingStateID = newValue.id
+            saving.author = newValue.author
         }
     }
-    /// Whether the context's saves are recorded in the store's history (a migration's are not).
-    var recordsHistory = true
     /// The object that provides undo support for the context.
     ///
     /// Assign an undo manager to enable undo: from then on, each insertion, deletion and change
@@ -64,65 +70,29 @@ public final class ModelContext {
     public var undoManager: UndoManager? {
         didSet { reference.registersUndo = undoManager != nil }
     }
-    /// Counts the context's saves, so that an undo knows whether the value it restores was saved
-    /// since it was registered.
-    var saveGeneration: UInt64 = 0
-    /// Counts the merges of other contexts' saves into this one, for the same reason.
-    var mergeCount: UInt64 = 0
-
-    /// The registered (saved) models, by entity name and primary key: one instance per row.
-    var registry: [String: RegisteredModels] = [:]
-    /// Models inserted since the last save, in insertion order.
-    var inserted: [any PersistentModel] = []
-    /// Saved models changed since the last save.
-    var changed: [any PersistentModel] = []
-    /// Saved models marked for deletion.
-    var deleted: [any PersistentModel] = []
-    /// Deletions by predicate to apply at the next save.
-    var pendingBatchDeletes: [(entity: Schema.Entity, filter: (any PersistentModel) throws -> Bool, plan: QueryPlan)] = []
-    /// Whether deletions by predicate of models with delete rules may run in the store (tests turn
-    /// it off to compare with loading the models).
-    var deleteRulesMayRunInStore = true
     /// Whether this is the container's main context. Set once, when the container makes it; never
     /// accessed across a call, so it skips the run-time exclusivity check (read on every change).
     @exclusivity(unchecked) var isMainContext = false
-    private var autosaveScheduled = false
-    /// Whether the context was created where the main actor's work runs (the main thread or the
-    /// main dispatch queue), where its autosaves run.
-    let isOnMainActor: Bool
-    /// The error of a store read made where SwiftData's API cannot throw (a merge, a model
-    /// actor's subscript), thrown by the next fetch or save.
-    var deferredReadFailure: (any Error)?
-    /// Whether this context loads for models whose own context was deallocated
-    /// (``ContextReference/standIn()``); it then holds its models weakly.
-    var isStandIn = false
+    /// The reference the context's models hold to it.
+    let reference = _ContextReference()
+
+    /// The models the context holds, one per row.
+    var identityMap = IdentityMap()
+    /// What the context changed since its last save.
+    var tracker = ChangeTracker()
+    /// How far the context merged other contexts' saves.
+    var merging: MergeState
+    /// Errors kept for the next fetch or save.
+    var failures = DeferredFailures()
+    /// How the context's saves are recorded.
+    var saving = SaveSettings()
+    /// Whether and where the context saves by itself.
+    var autosave: AutosaveState
 
     /// Keeps the first error of a read made where the API cannot throw, for the next fetch or save.
     func deferReadFailure(_ error: any Error) {
-        if deferredReadFailure == nil { deferredReadFailure = error }
+        failures.deferRead(error)
     }
-    /// How many of `deleted` have had their `.cascade` rules applied.
-    var propagatedDeletions = 0
-    /// The entities of the two model classes used last (a parent and the children appended to
-    /// it), so that runs of inserts and relationship changes skip the schema lookup.
-    private var recentEntities: (Schema.Entity?, Schema.Entity?)
-    /// Where the models of each entity live, shared by all of them; the last one used first.
-    private var locations: [ObjectIdentifier: _ModelLocation] = [:]
-    private var lastLocation: (entity: ObjectIdentifier, location: _ModelLocation)?
-
-    /// The error the next save throws because a relationship was given a model of another context.
-    var crossContextRelationship: (any Error)?
-    /// The error the next save throws because `insert` was given a model it cannot take (one of
-    /// another context, or of a class the container's schema lacks): `insert` cannot throw, and a
-    /// server must not stop for it.
-    var refusedInsert: (any Error)?
-
-    /// The generation of the container's save log this context has merged up to.
-    var seenGeneration: UInt64
-    /// The entity and identity map that decoding a to-one relationship used last.
-    var lastRelatedEntity: (entity: Schema.Entity, models: RegisteredModels)?
-    /// The reference the context's models hold to it.
-    let reference = _ContextReference()
 
     /// Creates a context for a container.
     ///
@@ -134,8 +104,8 @@ public final class ModelContext {
     /// - Parameter container: The container whose stores the context reads and writes.
     public init(_ container: ModelContainer) {
         self.containerLink = .owned(container)
-        self.isOnMainActor = MainQueue.isCurrent
-        self.seenGeneration = container.saveLog.latestGeneration
+        self.autosave = AutosaveState(isOnMainActor: MainQueue.isCurrent)
+        self.merging = MergeState(seenGeneration: container.saveLog.latestGeneration)
         reference.context = self
         reference.setContainer(container, strongly: true)
     }
@@ -144,8 +114,8 @@ public final class ModelContext {
         let (schema, stores) = containerLink.schemaAndStores
         releaseRelationships(schema: schema)
         // A custom store heard of this context only if the context's editing state was made.
-        if let madeEditingStateID {
-            let state = EditingState(id: madeEditingStateID, author: author)
+        if let made = saving.madeEditingStateID {
+            let state = EditingState(id: made, author: saving.author)
             for slot in stores { slot.capabilities.descriptorFetching?.editingStateEnded(state) }
         }
     }
@@ -159,7 +129,7 @@ public final class ModelContext {
     /// deleted and never saved is abandoned with the context: it holds no relationships any more,
     /// as a deleted model after its save.
     private func releaseRelationships(schema: Schema) {
-        for (name, registered) in registry where !registered.models.isEmpty {
+        for (name, registered) in identityMap.registry where !registered.models.isEmpty {
             guard let entity = schema.entitiesByName[name], !entity.links.isEmpty else { continue }
             let properties = Array(entity.links.keys)
             for model in registered.models.values {
@@ -170,7 +140,7 @@ public final class ModelContext {
                 }
             }
         }
-        for model in inserted {
+        for model in tracker.inserted {
             if let entity = entity(of: model) { dropRelationships(of: model, entity: entity) }
         }
     }
@@ -183,19 +153,16 @@ public final class ModelContext {
     }
 
     /// Whether the context has unsaved inserts, changes or deletions.
-    public var hasChanges: Bool {
-        !inserted.isEmpty || !deleted.isEmpty || !pendingBatchDeletes.isEmpty
-            || changed.contains { $0._osdState.changedProperties != 0 }
-    }
+    public var hasChanges: Bool { tracker.hasChanges }
 
     /// The models inserted since the last save.
-    public var insertedModelsArray: [any PersistentModel] { inserted }
+    public var insertedModelsArray: [any PersistentModel] { tracker.inserted }
     /// The saved models changed since the last save.
     public var changedModelsArray: [any PersistentModel] {
-        changed.filter { $0._osdState.changedProperties != 0 && !$0._osdState.isDeleted }
+        tracker.changed.filter { $0._osdState.changedProperties != 0 && !$0._osdState.isDeleted }
     }
     /// The models marked for deletion since the last save.
-    public var deletedModelsArray: [any PersistentModel] { deleted }
+    public var deletedModelsArray: [any PersistentModel] { tracker.deleted }
 
     /// Registers a new model with the context; the next save inserts it into the store.
     ///
@@ -233,7 +200,7 @@ public final class ModelContext {
         state.context = self
         state.location = location(of: entity)
         state.isInserted = true
-        inserted.append(model)
+        tracker.inserted.append(model)
         if reference.registersUndo { registerUndoOfInsertion(model) }
         didMutate()
         return entity
@@ -242,7 +209,7 @@ public final class ModelContext {
     /// Reports a model `insert` did not take, and keeps the first such error for the next save.
     private func refuseInsert(_ error: SwiftDataError) {
         Diagnostics.report("\(error)")
-        if refusedInsert == nil { refusedInsert = error }
+        failures.refuseInsert(error)
     }
 
     /// Marks a model for deletion; the next save removes it from the store.
@@ -252,7 +219,7 @@ public final class ModelContext {
         if state.isInserted {
             // Registered first, so that it is undone last, after the rules' changes below.
             if let manager = undoRecorder { registerUndo(with: manager) { $0.insertOne(model) } }
-            inserted.removeAll { $0 === model }
+            tracker.inserted.removeAll { $0 === model }
             state.isInserted = false
             // Never saved: its delete rules apply now, in memory only, and it leaves the
             // relationships no rule clears (the store never held those references).
@@ -262,7 +229,7 @@ public final class ModelContext {
         } else {
             if reference.registersUndo { registerUndoOfDeletion(model) }
             state.isDeleted = true
-            deleted.append(model)
+            tracker.deleted.append(model)
             if undoRecorder != nil {
                 // With undo, the delete rules apply now, as they would at the save (Core Data
                 // applies them at the end of each event), so that each step of the undo stack
@@ -298,11 +265,11 @@ public final class ModelContext {
             return try predicate.evaluate(model)
         }
         for entity in includeSubclasses ? base.concreteEntities : [base] {
-            for case let candidate as T in registry[entity.name]?.models.values ?? [] where !candidate.isDeleted {
+            for case let candidate as T in identityMap.registry[entity.name]?.models.values ?? [] where !candidate.isDeleted {
                 if try predicate.map({ try $0.evaluate(candidate) }) ?? true { delete(candidate) }
             }
             let plan = self.plan(for: FetchDescriptor(predicate: predicate), entity: entity)
-            pendingBatchDeletes.append((entity, filter, plan))
+            tracker.pendingBatchDeletes.append((entity, filter, plan))
         }
         didMutate()
     }
@@ -314,12 +281,12 @@ public final class ModelContext {
     /// reload their saved values on next access.
     public func rollback() {
         if let undoManager { UndoRegistration.removeAllActions(of: undoManager) }
-        for model in inserted {
+        for model in tracker.inserted {
             model._osdState.isInserted = false
             model._osdState.context = nil
         }
-        for model in deleted { model._osdState.isDeleted = false }
-        for model in changed {
+        for model in tracker.deleted { model._osdState.isDeleted = false }
+        for model in tracker.changed {
             let state = model._osdState
             for index in 0..<64 where state.changedProperties & (1 << UInt64(index)) != 0 {
                 model._osdUnload(property: index)
@@ -327,12 +294,8 @@ public final class ModelContext {
             state.changedProperties = 0
             state.isListedAsChanged = false
         }
-        inserted.removeAll()
-        deleted.removeAll()
-        propagatedDeletions = 0
-        changed.removeAll()
-        pendingBatchDeletes.removeAll()
-        crossContextRelationship = nil
+        tracker.removeAll()
+        failures.crossContextRelationship = nil
     }
 
     /// Runs `block`, then saves. If `block` throws, the context's unsaved changes are rolled back.
@@ -390,7 +353,7 @@ public final class ModelContext {
                 result = try materialize(row, shape: shape, attributes: nil, registered: registered) as? T
             }
         } catch {
-            deferredReadFailure = error
+            failures.readFailure = error
             return nil
         }
         return result
@@ -402,8 +365,8 @@ public final class ModelContext {
     }
 
     func registeredModel(_ id: PersistentIdentifier) -> (any PersistentModel)? {
-        if let primaryKey = id.primaryKey { return registry[id.entityName]?.model(forKey: primaryKey) }
-        return inserted.first { $0.persistentModelID == id }
+        if let primaryKey = id.primaryKey { return identityMap.registry[id.entityName]?.model(forKey: primaryKey) }
+        return tracker.inserted.first { $0.persistentModelID == id }
     }
 
     func makeFault<M: PersistentModel>(_ type: M.Type, primaryKey: Int64, entity: Schema.Entity) -> M {
@@ -412,7 +375,7 @@ public final class ModelContext {
             // `let` properties are set once, as the model is made: they are read now.
             let source = ConstantSource(context: self, entity: entity, key: primaryKey, row: nil)
             model = ConstantSource.$current.withValue(source) { M._osdMake() }
-            if let failure = source.failure, deferredReadFailure == nil { deferredReadFailure = failure }
+            if let failure = source.failure, failures.readFailure == nil { failures.readFailure = failure }
         } else {
             model = M._osdMake()
         }
@@ -447,15 +410,12 @@ public final class ModelContext {
 
     /// The identity map of one entity.
     func registeredModels(of entity: Schema.Entity) -> RegisteredModels {
-        if let models = registry[entity.name] { return models }
-        let models = RegisteredModels(holdsWeakly: isStandIn)
-        registry[entity.name] = models
-        return models
+        identityMap.models(of: entity)
     }
 
     /// Called by a model's state the first time a saved model changes.
     func modelDidChange(_ model: some PersistentModel) {
-        changed.append(model)
+        tracker.changed.append(model)
         didMutate()
     }
 
@@ -507,10 +467,10 @@ public final class ModelContext {
     /// Where the models of `entity` live (its name and its store), one object shared by all of them.
     func location(of entity: Schema.Entity) -> _ModelLocation {
         let key = ObjectIdentifier(entity)
-        if let lastLocation, lastLocation.entity == key { return lastLocation.location }
-        let location = locations[key] ?? _ModelLocation(entityName: entity.name, storeIdentifier: container.store(for: entity).identifier)
-        locations[key] = location
-        lastLocation = (key, location)
+        if let last = identityMap.lastLocation, last.entity == key { return last.location }
+        let location = identityMap.locations[key] ?? _ModelLocation(entityName: entity.name, storeIdentifier: container.store(for: entity).identifier)
+        identityMap.locations[key] = location
+        identityMap.lastLocation = (key, location)
         return location
     }
 
@@ -525,13 +485,14 @@ public final class ModelContext {
 
     /// The entity of a model class: one of the two used last, or a schema look-up.
     private func entity(ofClass type: ObjectIdentifier) -> Schema.Entity? {
-        if let last = recentEntities.0, ObjectIdentifier(last.modelType) == type { return last }
-        if let other = recentEntities.1, ObjectIdentifier(other.modelType) == type {
-            recentEntities = (other, recentEntities.0)
+        let recent = identityMap.recentEntities
+        if let last = recent.0, ObjectIdentifier(last.modelType) == type { return last }
+        if let other = recent.1, ObjectIdentifier(other.modelType) == type {
+            identityMap.recentEntities = (other, recent.0)
             return other
         }
         let entity = container.schema.entitiesByType[type]
-        if let entity { recentEntities = (entity, recentEntities.0) }
+        if let entity { identityMap.recentEntities = (entity, recent.0) }
         return entity
     }
 
@@ -554,14 +515,14 @@ public final class ModelContext {
     /// Schedules an autosave on the main actor after a change, when autosave is on.
     func didMutate() {
         // Most contexts are not the main actor's: they answer without reading their settings.
-        guard isOnMainActor || isMainContext, autosaveEnabled, !autosaveScheduled else { return }
-        autosaveScheduled = true
+        guard autosave.isOnMainActor || isMainContext, autosave.isEnabled, !autosave.isScheduled else { return }
+        autosave.isScheduled = true
         // The context belongs to the main actor (it was created there and is not `Sendable`), so
         // the main actor's task below may use it.
         nonisolated(unsafe) weak let context = self
         Task { @MainActor in
             guard let context else { return }
-            context.autosaveScheduled = false
+            context.autosave.isScheduled = false
             guard context.autosaveEnabled, context.hasChanges else { return }
             do {
                 try context.save()

@@ -104,14 +104,14 @@ package enum MigrationPlanRunner {
             if let willMigrate {
                 let context = ModelContext(try ModelContainer(for: pending.schema(of: from), configurations: [configuration]))
                 // A migration's saves are not history: nothing a sync should replay.
-                context.recordsHistory = false
+                context.saving.recordsHistory = false
                 try willMigrate(context)
                 try context.save()
             }
             let container = try destination(to)
             if let didMigrate {
                 let context = ModelContext(container)
-                context.recordsHistory = false
+                context.saving.recordsHistory = false
                 try didMigrate(context)
                 try context.save()
             }

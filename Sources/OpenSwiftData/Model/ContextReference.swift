@@ -29,7 +29,7 @@ public final class _ContextReference {
         if let replacement { return replacement }
         guard let container = container ?? weakContainer else { return nil }
         let standIn = ModelContext(container)
-        standIn.isStandIn = true
+        standIn.identityMap.holdsWeakly = true
         replacement = standIn
         return standIn
     }

@@ -74,7 +74,7 @@ struct RuleBearingDeleteTests {
     /// Deletes by the predicates of one round, in the store or by loading the models.
     private func deleteAndSave(_ url: URL, round: Int, inStore: Bool) throws -> Result<Void, SwiftDataError> {
         let context = ModelContext(try ModelContainer(for: Schema([Journey.self, Folder.self, Memo.self, Writer.self]), configurations: [TemporaryStore.defaultBackend.configuration(url: url)]))
-        context.deleteRulesMayRunInStore = inStore
+        context.saving.deleteRulesMayRunInStore = inStore
         let bound = Date(timeIntervalSinceReferenceDate: Double(round * 7 % 40))
         try context.delete(model: Journey.self, where: #Predicate { $0.startDate < bound })
         let folderName = "f\(round % 30)"

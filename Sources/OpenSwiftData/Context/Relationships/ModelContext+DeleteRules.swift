@@ -5,10 +5,10 @@ extension ModelContext {
     /// models leave their related models' inverse relationships). `.noAction` leaves related
     /// models as they are; the store still never keeps a reference to a deleted row.
     func applyDeleteRules() throws {
-        guard !deleted.isEmpty else { return }
+        guard !tracker.deleted.isEmpty else { return }
         // The cascade closure, found without changing anything.
-        var doomed = Set(deleted.map { ObjectIdentifier($0) })
-        var order = deleted
+        var doomed = Set(tracker.deleted.map { ObjectIdentifier($0) })
+        var order = tracker.deleted
         var position = 0
         while position < order.count {
             let model = order[position]
@@ -32,12 +32,12 @@ extension ModelContext {
                 }
             }
         }
-        for model in order.dropFirst(deleted.count) {
+        for model in order.dropFirst(tracker.deleted.count) {
             if model._osdState.isInserted {
                 delete(model)
             } else if !model._osdState.isDeleted {
                 model._osdState.isDeleted = true
-                deleted.append(model)
+                tracker.deleted.append(model)
             }
         }
         for model in order { nullifyInverses(of: model, keeping: doomed) }
@@ -49,9 +49,9 @@ extension ModelContext {
     /// ``processPendingChanges()``; `.deny` and `.nullify` still apply at save, where a `.deny`
     /// throws before anything changes.
     func propagatePendingDeletions() {
-        while propagatedDeletions < deleted.count {
-            let model = deleted[propagatedDeletions]
-            propagatedDeletions += 1
+        while tracker.propagatedDeletions < tracker.deleted.count {
+            let model = tracker.deleted[tracker.propagatedDeletions]
+            tracker.propagatedDeletions += 1
             guard let entity = entity(of: model) else { continue }
             for link in entity.links.values where link.deleteRule == .cascade {
                 var related: [any PersistentModel] = []
@@ -103,12 +103,12 @@ extension ModelContext {
                 }
             }
         }
-        for (name, registered) in registry {
+        for (name, registered) in identityMap.registry {
             guard let holderEntity = container.schema.entitiesByName[name] else { continue }
             let properties = holdingProperties(of: holderEntity)
             if !properties.isEmpty { release(from: registered.models.values, properties: properties) }
         }
-        for holder in inserted {
+        for holder in tracker.inserted {
             guard let holderEntity = self.entity(of: holder) else { continue }
             let properties = holdingProperties(of: holderEntity)
             if !properties.isEmpty { release(from: CollectionOfOne(holder), properties: properties) }

@@ -4,12 +4,12 @@ extension ModelContext {
     func relatedModel<R: PersistentModel>(_ type: R.Type, primaryKey: Int64) throws -> R {
         // Rows of one fetch relate to models of one entity: its identity map is looked up once.
         let registered: (entity: Schema.Entity, models: RegisteredModels)
-        if let last = lastRelatedEntity, last.entity.modelType == R.self {
+        if let last = identityMap.lastRelatedEntity, last.entity.modelType == R.self {
             registered = last
         } else {
             let entity = try requireEntity(for: R.self)
             registered = (entity, registeredModels(of: entity))
-            lastRelatedEntity = registered
+            identityMap.lastRelatedEntity = registered
         }
         if let existing = registered.models.model(R.self, forKey: primaryKey) { return existing }
         if primaryKey == 0 { throw Self.rowWithKeyZero(in: registered.entity) }
@@ -157,8 +157,8 @@ extension ModelContext {
 
     /// Remembers that a relationship was given a model of another context; the next save throws.
     func noteCrossContextRelationship(entity: Schema.Entity, link: RelationshipLink) {
-        guard crossContextRelationship == nil else { return }
-        crossContextRelationship = SwiftDataError.modelValidationFailure(
+        guard failures.crossContextRelationship == nil else { return }
+        failures.crossContextRelationship = SwiftDataError.modelValidationFailure(
             model: entity.name, property: link.name,
             reason: "it holds a \(link.destinationName) that belongs to another ModelContext; relate models of one context (use model(for: persistentModelID) to get this context's instance)")
     }
@@ -167,8 +167,8 @@ extension ModelContext {
     /// `minimumModelCount` or `maximumModelCount` allow, or still holds a model of another context.
     func validateRelationships() throws {
         if container.schema.hasRelationshipCountLimits { try validateRelationshipCounts() }
-        guard crossContextRelationship != nil else { return }
-        for model in inserted + changed where !model._osdState.isDeleted {
+        guard failures.crossContextRelationship != nil else { return }
+        for model in tracker.inserted + tracker.changed where !model._osdState.isDeleted {
             let state = model._osdState
             guard let entity = entity(of: model) else { continue }
             for (property, link) in entity.links where state.isInserted || state.changedProperties & (1 << UInt64(property)) != 0 {
@@ -177,18 +177,18 @@ extension ModelContext {
                     if let owner = related._osdState.context, owner !== self { foreign = true }
                 }
                 if foreign {
-                    crossContextRelationship = nil
+                    failures.crossContextRelationship = nil
                     noteCrossContextRelationship(entity: entity, link: link)
-                    throw crossContextRelationship!
+                    throw failures.crossContextRelationship!
                 }
             }
         }
         // The offending model was removed since.
-        crossContextRelationship = nil
+        failures.crossContextRelationship = nil
     }
 
     private func validateRelationshipCounts() throws {
-        for model in inserted + changed where !model._osdState.isDeleted {
+        for model in tracker.inserted + tracker.changed where !model._osdState.isDeleted {
             let state = model._osdState
             guard let entity = entity(of: model) else { continue }
             for (property, limit) in entity.relationshipCountLimits where state.isInserted || state.changedProperties & (1 << UInt64(property)) != 0 {

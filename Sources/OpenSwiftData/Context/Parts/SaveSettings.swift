@@ -1,0 +1,15 @@
+import Foundation
+
+/// How a context's saves are recorded: the author and editing state stores and history see, and
+/// whether the history records them at all.
+struct SaveSettings {
+    /// The author the history records for the context's saves.
+    var author: String?
+    /// The identifier of the context's editing state, made on first use.
+    var madeEditingStateID: UUID?
+    /// Whether the saves are recorded in the store's history (a migration's are not).
+    var recordsHistory = true
+    /// Whether deletions by predicate of models with delete rules may run in the store (tests turn
+    /// it off to compare with loading the models).
+    var deleteRulesMayRunInStore = true
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// The parts a `ModelContext` is made of, each on its own.
+@Suite struct ContextPartsTests {
+    private struct Failure: Error, Equatable { let number: Int }
+
+    @Test func theChangeTrackerHasChangesOnlyForWhatASaveWouldWrite() {
+        var tracker = ChangeTracker()
+        #expect(!tracker.hasChanges)
+        let note = Note(text: "a")
+        tracker.changed.append(note)
+        #expect(!tracker.hasChanges, "a model listed as changed with no property set since the save writes nothing")
+        note._osdState.changedProperties = 1
+        #expect(tracker.hasChanges)
+        tracker.removeAll()
+        #expect(!tracker.hasChanges)
+
+        tracker.deleted.append(Note(text: "b"))
+        tracker.propagatedDeletions = 1
+        #expect(tracker.hasChanges)
+        tracker.removeAll()
+        #expect(tracker.deleted.isEmpty && tracker.propagatedDeletions == 0)
+
+        tracker.inserted.append(Note(text: "c"))
+        #expect(tracker.hasChanges)
+    }
+
+    @Test func theIdentityMapKeepsOneMapPerEntityAndOneModelPerKey() throws {
+        let schema = Schema([Note.self, Item.self])
+        let note = try #require(schema.entitiesByName["Note"]), item = try #require(schema.entitiesByName["Item"])
+        var map = IdentityMap()
+        let notes = map.models(of: note)
+        #expect(map.models(of: note) === notes, "made once")
+        #expect(map.models(of: item) !== notes)
+        let model = Note(text: "kept")
+        notes.insert(model, forKey: 7)
+        #expect(map.model(entityName: "Note", key: 7) === model)
+        #expect(map.model(entityName: "Note", key: 8) == nil)
+        #expect(map.model(entityName: "Item", key: 7) == nil)
+
+        var weak = IdentityMap()
+        weak.holdsWeakly = true
+        let held = weak.models(of: note)
+        do {
+            let transient = Note(text: "gone")
+            held.insert(transient, forKey: 1)
+            #expect(weak.model(entityName: "Note", key: 1) === transient)
+        }
+        #expect(weak.model(entityName: "Note", key: 1) == nil, "a stand-in context's map does not keep its models alive")
+    }
+
+    @Test func deferredFailuresKeepTheFirstOfEachKind() {
+        var failures = DeferredFailures()
+        failures.deferRead(Failure(number: 1))
+        failures.deferRead(Failure(number: 2))
+        failures.refuseInsert(Failure(number: 3))
+        failures.refuseInsert(Failure(number: 4))
+        #expect(failures.readFailure as? Failure == Failure(number: 1))
+        #expect(failures.refusedInsert as? Failure == Failure(number: 3))
+        #expect(failures.crossContextRelationship == nil)
+    }
+
+    @Test func aContextIsItsPartsAndForwardsSwiftDataSettingsToThem() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try ModelContainer(for: Schema([Note.self]), configurations: [store.configuration()]))
+        context.author = "importer"
+        context.autosaveEnabled = true
+        #expect(context.saving.author == "importer" && context.autosave.isEnabled)
+        let state = context.editingState
+        #expect(state.author == "importer" && context.editingState.id == state.id, "the editing state is made once")
+        context.insert(Note(text: "n"))
+        #expect(context.tracker.inserted.count == 1 && context.hasChanges)
+        try context.save()
+        #expect(!context.hasChanges && context.tracker.inserted.isEmpty)
+        #expect(context.identityMap.registry["Note"]?.models.count == 1)
+        #expect(context.merging.saveGeneration == 1)
+    }
+}
