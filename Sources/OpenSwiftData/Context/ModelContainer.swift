@@ -23,6 +23,8 @@ public final class ModelContainer: Sendable {
     private let hasMainContext = LockedValue(false)
     /// Whether a task looks for other processes' saves (``followExternalSaves()``).
     private let followsExternalSaves = LockedValue(false)
+    /// Whether ``close()`` closed the container's stores.
+    private let closed = LockedValue(false)
     /// The recent saves of the container's contexts.
     let saveLog: SaveLog
     /// The saves other containers and processes make to the same stores.
@@ -208,7 +210,7 @@ public final class ModelContainer: Sendable {
         Task { [weak self] in
             while true {
                 do { try await Task.sleep(nanoseconds: 500_000_000) } catch { return }   // cancelled
-                guard let self else { return }
+                guard let self, !self.closed.load() else { return }
                 do {
                     _ = try self.pullExternalSaves()
                 } catch {
@@ -220,6 +222,21 @@ public final class ModelContainer: Sendable {
                 }
             }
         }
+    }
+
+    /// Closes the connections of the container's stores.
+    ///
+    /// Call it when a server shuts down, or before you move or delete a store's file: each store
+    /// lets go of its file or its server connections as soon as the calls using them end. From
+    /// then on, a fetch or save of any of the container's contexts throws
+    /// ``SwiftDataError/storeUnavailable``; open a new container to go on. An in-memory store's
+    /// models go with it. Calling this method again does nothing.
+    ///
+    /// SwiftData has no such method: its stores close when their container is deallocated, which
+    /// a server cannot time (contexts, model actors and models keep the container alive).
+    public func close() {
+        closed.store(true)
+        for slot in stores { slot.store.close() }
     }
 
     /// Deletes every model in the container's stores.

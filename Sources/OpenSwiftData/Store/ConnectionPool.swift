@@ -15,6 +15,9 @@ package final class ConnectionPool<Connection>: @unchecked Sendable {
     private var idle: [Connection] = []
     /// Connections opened or being opened, idle or in use.
     private var opened = 0
+    /// Once the pool is closed: why callers get no connection, and how a connection still in
+    /// use is closed when it comes back.
+    private var closed: (reason: any Error, release: (Connection) -> Void)?
 
     /// Creates an empty pool of at most `maximum` connections, each made by `open` when needed.
     package init(maximum: Int, open: @escaping @Sendable () throws -> Connection) {
@@ -31,7 +34,11 @@ package final class ConnectionPool<Connection>: @unchecked Sendable {
 
     private func checkOut() throws -> Connection {
         condition.lock()
-        while idle.isEmpty && opened >= maximum { condition.wait() }
+        while closed == nil && idle.isEmpty && opened >= maximum { condition.wait() }
+        if let closed {
+            condition.unlock()
+            throw closed.reason
+        }
         if let connection = idle.popLast() {
             condition.unlock()
             return connection
@@ -51,8 +58,30 @@ package final class ConnectionPool<Connection>: @unchecked Sendable {
 
     private func checkIn(_ connection: Connection) {
         condition.lock()
+        if let closed {
+            condition.unlock()
+            closed.release(connection)
+            return
+        }
         idle.append(connection)
         condition.signal()
         condition.unlock()
+    }
+
+    /// Closes the pool: the idle connections now, through `release`, and each one in use when its
+    /// caller gives it back; every later caller, and every caller waiting for a connection, gets
+    /// `reason`. Closing a closed pool does nothing.
+    package func close(reason: any Error, release: @escaping (Connection) -> Void) {
+        condition.lock()
+        guard closed == nil else {
+            condition.unlock()
+            return
+        }
+        closed = (reason, release)
+        let idle = self.idle
+        self.idle.removeAll()
+        condition.broadcast()
+        condition.unlock()
+        for connection in idle { release(connection) }
     }
 }

@@ -4,6 +4,8 @@
 /// It speaks the schema's terms (``Schema/Entity``, property indices, the store-neutral
 /// ``QueryExpression``), opaque 64-bit keys, rows in the ``RowShape`` of their entity, and change
 /// sets; how the rows are laid out (tables, columns, link tables) is the store's own business.
+/// The container opens a store through its configuration (``StoreBackendConfiguration``) and
+/// closes it with ``close()``.
 /// The SQLite store (`Store/SQLite`) is the first conformer.
 ///
 /// This is the core every store offers; what a store does beyond it (history, delete rules and
@@ -56,6 +58,9 @@ package protocol StoreBackend: AnyObject, Sendable {
     func save(_ changes: StoreChanges) throws -> StoreSaveResult
     /// Deletes every row of every entity, in one transaction.
     func eraseAll() throws
+    /// Closes the store's connections, once the calls using them end; every later call throws
+    /// ``SwiftDataError/storeUnavailable``. Closing a closed store does nothing.
+    func close()
 }
 
 /// An aggregate a store may compute itself (``AggregatingStore/aggregate(_:of:in:_:)``).

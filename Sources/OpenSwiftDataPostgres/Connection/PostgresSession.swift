@@ -22,6 +22,8 @@ final class PostgresSession: @unchecked Sendable {
     let location: PostgresLocation
     private let lock = NSLock()
     private var connection: PostgresConnection?
+    /// Why the session no longer connects, once it was shut down (``shutDown(_:)``).
+    private var shutDownReason: SwiftDataError?
     /// The server process serving `connection`.
     private var connectionProcess: PostgresServerProcess?
     /// Called on an event loop with each notification from another connection on `channel`.
@@ -56,6 +58,7 @@ final class PostgresSession: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let connection, !connection.isClosed { return connection }
+        if let shutDownReason { throw shutDownReason }
         if let connection { Self.discard(connection) }
         connection = nil
         connectionProcess = nil
@@ -309,6 +312,16 @@ final class PostgresSession: @unchecked Sendable {
     func close() {
         lock.lock()
         defer { lock.unlock() }
+        if let connection { Self.discard(connection) }
+        connection = nil
+    }
+
+    /// Closes the connection for good: every later statement throws `reason` instead of
+    /// connecting again.
+    func shutDown(_ reason: SwiftDataError) {
+        lock.lock()
+        defer { lock.unlock() }
+        shutDownReason = reason
         if let connection { Self.discard(connection) }
         connection = nil
     }

@@ -33,6 +33,8 @@ final class PostgresBackend: @unchecked Sendable {
     /// The channel other connections' saves are announced on.
     let channel: String
     let session: PostgresSession
+    /// Whether the session is the store's own (not a migration plan's, which the plan closes).
+    let ownsSession: Bool
     /// Serializes the store's use of its session: a save's statements run as one transaction.
     let lock = NSRecursiveLock()
     /// What the store knows of other connections' commits.
@@ -85,6 +87,7 @@ final class PostgresBackend: @unchecked Sendable {
         // Readers never open transactions and never listen; a lost one connects again at its next read.
         self.readers = session == nil && readConnections > 0 ? ConnectionPool(maximum: readConnections) { try PostgresSession(location) } : nil
         let sightings = sightings
+        self.ownsSession = session == nil
         self.session = try session ?? PostgresSession(location, listeningOn: channel) { sightings.announced() }
         let opened = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
         (identifier, sumsAsSwift, historyFieldLayouts) = (opened.identifier, opened.sumsAsSwift, opened.historyFields)
@@ -96,6 +99,17 @@ final class PostgresBackend: @unchecked Sendable {
             throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(entityName) is not in the container's schema")
         }
         return table
+    }
+
+    /// Closes the store's connection once no call is using it, and each reader's when its read
+    /// ends; every later call throws ``SwiftDataError/storeUnavailable``. Closing a closed store
+    /// does nothing.
+    func close() {
+        let reason = SwiftDataError(.storeUnavailable, reason: "The PostgreSQL store \(location.displayName) was closed (ModelContainer.close()); open a new container to use it again.")
+        lock.lock()
+        if ownsSession { session.shutDown(reason) }
+        lock.unlock()
+        readers?.close(reason: reason) { $0.shutDown(reason) }
     }
 
     /// Runs `body` with exclusive use of the session.

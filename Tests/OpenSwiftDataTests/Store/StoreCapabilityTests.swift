@@ -66,6 +66,7 @@ final class DecliningStore: StoreBackend {
         return try base.save(changes)
     }
     func eraseAll() throws { try base.eraseAll() }
+    func close() { base.close() }
 }
 
 /// What a store declines is evaluated in Swift, and results stay those of `predicate.evaluate`.

@@ -161,6 +161,10 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, DescriptorFetching
         }
     }
 
+    /// A custom store holds what it opened itself (SwiftData's `DataStore` has no closing call):
+    /// the adapter has nothing to close.
+    func close() {}
+
     func eraseAll() throws {
         try locked {
             try store.erase()

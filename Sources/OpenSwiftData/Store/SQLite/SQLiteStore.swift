@@ -35,6 +35,8 @@ final class SQLiteStore: @unchecked Sendable {
     let isReadOnly: Bool
     private let connection: SQLiteConnection
     private let lock = NSLock()
+    /// Whether ``close()`` closed the store; read and written inside `lock`.
+    private var isClosed = false
     /// Read-only connections for fetches, or `nil` when reads share the writer connection (an
     /// in-memory store, or a read-only file).
     private let readers: ConnectionPool<SQLiteConnection>?
@@ -107,6 +109,7 @@ final class SQLiteStore: @unchecked Sendable {
         if let inUse = ConnectionInUse.current, inUse.store === self { return try body(inUse.connection) }
         lock.lock()
         defer { lock.unlock() }
+        if isClosed { throw closedError }
         do {
             return try ConnectionInUse.$current.withValue(ConnectionInUse(store: self, connection: connection)) {
                 try body(connection)
@@ -135,6 +138,26 @@ final class SQLiteStore: @unchecked Sendable {
         } catch let error as SQLiteError {
             throw error.swiftDataError
         }
+    }
+
+    /// Closes the store's connections: the writer once no call is using it, each reader when its
+    /// read ends. Every later call throws ``SwiftDataError/storeUnavailable``. An in-memory store's
+    /// data goes with its connection. Closing a closed store does nothing.
+    func close() {
+        // Readers first: the last connection to close folds the write-ahead log into the file
+        // and removes it, which only the writer can do.
+        readers?.close(reason: closedError) { $0.close() }
+        lock.lock()
+        if !isClosed {
+            isClosed = true
+            connection.close()
+        }
+        lock.unlock()
+    }
+
+    /// The error of a call made after ``close()``.
+    private var closedError: SwiftDataError {
+        SwiftDataError(.storeUnavailable, reason: "The store at \(path) was closed (ModelContainer.close()); open a new container to use it again.")
     }
 
     /// Throws ``SwiftDataError/storeUnavailable`` when the store file is no longer where the

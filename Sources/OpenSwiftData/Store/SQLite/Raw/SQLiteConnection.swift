@@ -30,7 +30,18 @@ final class SQLiteConnection {
         SwiftSum.register(on: db)
     }
 
+    /// Whether ``close()`` closed the connection.
+    private(set) var isClosed = false
+
     deinit {
+        close()
+    }
+
+    /// Finalizes the connection's statements and closes it. Nothing may use the connection
+    /// afterwards; closing it again does nothing.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         clearStatementCache()
         sqlite3_close_v2(handle)
     }
