@@ -168,7 +168,7 @@ public final class ModelContainer: Sendable {
     @MainActor public var mainContext: ModelContext {
         if let context = lazyMainContext { return context }
         let context = ModelContext(self)
-        context.isMainContext = true
+        context.autosave.isMainContext = true
         context.autosaveEnabled = true
         // The container holds its main context: neither the context nor its models may hold it back.
         context.becomeMainContext(of: self)
@@ -271,7 +271,7 @@ public final class ModelContainer: Sendable {
     /// Records a save and, when another context made it, brings the main context up to date soon.
     func didSave(_ changes: ModelContext.SavedChanges, in context: ModelContext) {
         saveLog.record(changes, from: ObjectIdentifier(context))
-        guard !context.isMainContext, hasMainContext.load() else { return }
+        guard !context.autosave.isMainContext, hasMainContext.load() else { return }
         Task { @MainActor in
             self.lazyMainContext?.mergeChangesFromOtherContexts()
         }

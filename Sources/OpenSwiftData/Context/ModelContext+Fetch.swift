@@ -219,7 +219,7 @@ extension ModelContext {
         }
         let entity = shape.entity
         let model = try decode(entity.modelType, row: row, shape: shape, attributes: attributes)
-        if identityMap.holdsWeakly {
+        if registered.holdsWeakly {   // the identity map's own setting, read without an access check
             // What a stand-in loads is held by the orphans it loads for; a to-one decoded now
             // would refer back to them, and nothing would ever release either. It loads on access.
             for (property, link) in entity.links where link.storage == .foreignKey { model._osdUnload(property: property) }

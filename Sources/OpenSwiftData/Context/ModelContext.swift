@@ -70,9 +70,6 @@ public final class ModelContext {
     public var undoManager: UndoManager? {
         didSet { reference.registersUndo = undoManager != nil }
     }
-    /// Whether this is the container's main context. Set once, when the container makes it; never
-    /// accessed across a call, so it skips the run-time exclusivity check (read on every change).
-    @exclusivity(unchecked) var isMainContext = false
     /// The reference the context's models hold to it.
     let reference = _ContextReference()
 
@@ -86,8 +83,14 @@ public final class ModelContext {
     var failures = DeferredFailures()
     /// How the context's saves are recorded.
     var saving = SaveSettings()
-    /// Whether and where the context saves by itself.
-    var autosave: AutosaveState
+    /// Whether and where the context saves by itself. Read on every change, and never accessed
+    /// across a call (its fields are read and set one at a time), so it skips the run-time
+    /// exclusivity check.
+    @exclusivity(unchecked) var autosave: AutosaveState
+    /// The entities and locations used last: read for every insert and every model made, only in
+    /// this file, each access a single read or write with no call inside it, so it skips the
+    /// run-time exclusivity check.
+    @exclusivity(unchecked) private var lookups = ModelLookups()
 
     /// Keeps the first error of a read made where the API cannot throw, for the next fetch or save.
     func deferReadFailure(_ error: any Error) {
@@ -410,7 +413,9 @@ public final class ModelContext {
 
     /// The identity map of one entity.
     func registeredModels(of entity: Schema.Entity) -> RegisteredModels {
-        identityMap.models(of: entity)
+        // A read first: the map of an entity is made once, and looked up for every related row.
+        if let models = identityMap.registry[entity.name] { return models }
+        return identityMap.models(of: entity)
     }
 
     /// Called by a model's state the first time a saved model changes.
@@ -467,10 +472,10 @@ public final class ModelContext {
     /// Where the models of `entity` live (its name and its store), one object shared by all of them.
     func location(of entity: Schema.Entity) -> _ModelLocation {
         let key = ObjectIdentifier(entity)
-        if let last = identityMap.lastLocation, last.entity == key { return last.location }
-        let location = identityMap.locations[key] ?? _ModelLocation(entityName: entity.name, storeIdentifier: container.store(for: entity).identifier)
-        identityMap.locations[key] = location
-        identityMap.lastLocation = (key, location)
+        if let last = lookups.lastLocation, last.entity == key { return last.location }
+        let location = lookups.locations[key] ?? _ModelLocation(entityName: entity.name, storeIdentifier: container.store(for: entity).identifier)
+        lookups.locations[key] = location
+        lookups.lastLocation = (key, location)
         return location
     }
 
@@ -485,14 +490,13 @@ public final class ModelContext {
 
     /// The entity of a model class: one of the two used last, or a schema look-up.
     private func entity(ofClass type: ObjectIdentifier) -> Schema.Entity? {
-        let recent = identityMap.recentEntities
-        if let last = recent.0, ObjectIdentifier(last.modelType) == type { return last }
-        if let other = recent.1, ObjectIdentifier(other.modelType) == type {
-            identityMap.recentEntities = (other, recent.0)
+        if let last = lookups.recentEntities.0, ObjectIdentifier(last.modelType) == type { return last }
+        if let other = lookups.recentEntities.1, ObjectIdentifier(other.modelType) == type {
+            lookups.recentEntities = (other, lookups.recentEntities.0)
             return other
         }
         let entity = container.schema.entitiesByType[type]
-        if let entity { identityMap.recentEntities = (entity, recent.0) }
+        if let entity { lookups.recentEntities = (entity, lookups.recentEntities.0) }
         return entity
     }
 
@@ -515,7 +519,7 @@ public final class ModelContext {
     /// Schedules an autosave on the main actor after a change, when autosave is on.
     func didMutate() {
         // Most contexts are not the main actor's: they answer without reading their settings.
-        guard autosave.isOnMainActor || isMainContext, autosave.isEnabled, !autosave.isScheduled else { return }
+        guard autosave.runsOnMainActor, autosave.isEnabled, !autosave.isScheduled else { return }
         autosave.isScheduled = true
         // The context belongs to the main actor (it was created there and is not `Sendable`), so
         // the main actor's task below may use it.

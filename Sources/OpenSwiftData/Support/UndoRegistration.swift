@@ -29,7 +29,7 @@ enum UndoRegistration {
         // The context's own actor: a group its registration opens on the main actor closes with
         // the main actor's job, as an event's would.
         let action = UndoManager.Action(target: context) { revert(unsafeDowncast($0, to: ModelContext.self)) }
-        manager.register(action, onMainActor: context.autosave.isOnMainActor || context.isMainContext)
+        manager.register(action, onMainActor: context.autosave.runsOnMainActor)
         #endif
     }
 
