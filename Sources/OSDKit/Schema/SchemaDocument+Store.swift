@@ -48,7 +48,7 @@ extension SchemaDocument {
     /// A schema file, or the schema of a store: a file (told apart by the SQLite header) or a
     /// PostgreSQL URL, whose configuration is the one named `name`.
     package static func load(fromSchemaOrStore path: String, name: String = "default") throws -> SchemaDocument {
-        if StoreArgument.recognizes(path) { return try SchemaDocument(storeAt: path, name: name) }
+        if try StoreArgument.recognizes(path) { return try SchemaDocument(storeAt: path, name: name) }
         // Only a sniff of the header, for the message: a file that cannot be read is reported by
         // `load(from:)`, which reads it again and throws with the path.
         let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 16) } ?? Data()

@@ -11,13 +11,13 @@ package enum StoreArgument {
     /// Opens the store `store` names (for a server that keeps several configurations, the one
     /// named `name`).
     static func open(_ store: String, name: String, access: StoreToolingAccess = .reading) throws -> any StoreTooling {
-        let provider = providers.first { $0.recognizes(store) } ?? providers[providers.count - 1]
+        let provider = try providers.first { try $0.recognizes(store) } ?? providers[providers.count - 1]
         return try provider.openTooling(at: store, name: name, access: access)
     }
 
     /// Whether `location` names a store some provider recognises (a server's URL, an SQLite
-    /// file), rather than another kind of file.
-    static func recognizes(_ location: String) -> Bool {
-        providers.contains { $0.recognizes(location) }
+    /// file), rather than another kind of file; throws when a file there cannot be read.
+    static func recognizes(_ location: String) throws -> Bool {
+        try providers.contains { try $0.recognizes(location) }
     }
 }

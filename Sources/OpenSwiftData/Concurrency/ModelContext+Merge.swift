@@ -22,7 +22,7 @@ extension ModelContext {
             do {
                 _ = try container.pullExternalSaves()
             } catch {
-                if failures.readFailure == nil { failures.readFailure = error }
+                deferReadFailure(error)
             }
         }
         let (entries, latest) = container.saveLog.saves(after: merging.seenGeneration, excluding: ObjectIdentifier(self))
@@ -47,7 +47,7 @@ extension ModelContext {
                 guard let model = registeredModel(id) else { continue }
                 let state = model._osdState
                 state.isDeleted = true
-                identityMap.registry[id.entityName]?.remove(state.primaryKey)
+                identityMap.forget(entityName: id.entityName, key: state.primaryKey)
                 if let entity = entity(of: model) { dropRelationships(of: model, entity: entity) }
             }
         }

@@ -217,7 +217,7 @@ public final class ModelContainer: Sendable {
                     // Nothing was merged, so the next look retries; the main context's next fetch
                     // or save throws the error, as for any read that fails where the API cannot throw.
                     Task { @MainActor in
-                        if let context = self.lazyMainContext, context.failures.readFailure == nil { context.failures.readFailure = error }
+                        self.lazyMainContext?.deferReadFailure(error)
                     }
                 }
             }

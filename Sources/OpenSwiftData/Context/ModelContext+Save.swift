@@ -25,7 +25,7 @@ extension ModelContext {
                 for slot in container.stores { _ = try slot.latestHistoryTransaction() }
                 mergeChangesFromOtherContexts()
             } catch {
-                if failures.readFailure == nil { failures.readFailure = error }
+                deferReadFailure(error)
             }
         }
         try throwDeferredReadFailure()
@@ -121,7 +121,7 @@ extension ModelContext {
                 mergeChangesFromOtherContexts(lookingOutside: false)
             }
         } catch {
-            if failures.readFailure == nil { failures.readFailure = error }
+            deferReadFailure(error)
         }
     }
 
@@ -284,13 +284,10 @@ extension ModelContext {
             tracker.changed.removeAll(where: isCommitted)
             tracker.deleted.removeAll(where: isCommitted)
             tracker.pendingBatchDeletes.removeAll { committedSlots.contains(container.slot(forEntityNamed: $0.entity.name)) }
+            tracker.propagatedDeletions = 0
         } else {
-            tracker.inserted.removeAll()
-            tracker.changed.removeAll()
-            tracker.deleted.removeAll()
-            tracker.pendingBatchDeletes.removeAll()
+            tracker.removeAll()
         }
-        tracker.propagatedDeletions = 0
         announce(SavedChanges(insertedIdentifiers: insertedIDs, updatedIdentifiers: updatedIDs, deletedIdentifiers: deletedIDs))
     }
 
@@ -317,7 +314,7 @@ extension ModelContext {
     private func forget(_ model: any PersistentModel, into deletedIDs: inout [PersistentIdentifier]) {
         let state = model._osdState
         deletedIDs.append(model.persistentModelID)
-        identityMap.registry[state.entityName!]?.remove(state.primaryKey)
+        identityMap.forget(entityName: state.entityName!, key: state.primaryKey)
         if let entity = entity(of: model) { dropRelationships(of: model, entity: entity) }
         state.context = nil
     }

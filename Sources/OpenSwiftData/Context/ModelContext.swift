@@ -368,7 +368,7 @@ public final class ModelContext {
     }
 
     func registeredModel(_ id: PersistentIdentifier) -> (any PersistentModel)? {
-        if let primaryKey = id.primaryKey { return identityMap.registry[id.entityName]?.model(forKey: primaryKey) }
+        if let primaryKey = id.primaryKey { return identityMap.model(entityName: id.entityName, key: primaryKey) }
         return tracker.inserted.first { $0.persistentModelID == id }
     }
 
@@ -378,7 +378,7 @@ public final class ModelContext {
             // `let` properties are set once, as the model is made: they are read now.
             let source = ConstantSource(context: self, entity: entity, key: primaryKey, row: nil)
             model = ConstantSource.$current.withValue(source) { M._osdMake() }
-            if let failure = source.failure, failures.readFailure == nil { failures.readFailure = failure }
+            if let failure = source.failure { deferReadFailure(failure) }
         } else {
             model = M._osdMake()
         }

@@ -16,6 +16,11 @@ struct IdentityMap {
         return models
     }
 
+    /// Forgets the model registered for an entity and key (a row deleted, or reloaded elsewhere).
+    func forget(entityName: String, key: Int64) {
+        registry[entityName]?.remove(key)
+    }
+
     /// The saved model registered for an entity and key, if any.
     func model(entityName: String, key: Int64) -> (any PersistentModel)? {
         registry[entityName]?.model(forKey: key)

@@ -12,12 +12,7 @@ struct StoreFileInspection {
     static func inspect(path: String) throws -> StoreFileInspection? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
         if (attributes[.size] as? NSNumber)?.intValue == 0 { return nil }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) cannot be read.")
-        }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        try? handle.close()
-        guard header == Data("SQLite format 3\0".utf8) else {
+        guard try header(ofFileAt: path) == sqliteHeader else {
             throw SwiftDataError(.storeIsNotSQLite, reason: "The file at \(path) is not an SQLite database. It was not changed.")
         }
         do {
@@ -51,6 +46,27 @@ struct StoreFileInspection {
             return result
         } catch let error as SQLiteError {
             throw error.swiftDataError.adding(context: "Opening \(path)")
+        }
+    }
+
+    /// The bytes every SQLite database file begins with.
+    static let sqliteHeader = Data("SQLite format 3\0".utf8)
+
+    /// The first 16 bytes of the file at `path` (all of them when it is shorter), or `nil` when
+    /// there is no file there.
+    ///
+    /// - Throws: ``SwiftDataError/storeIsReadOnly`` naming the path and the system's reason when
+    ///   the file is there but cannot be read.
+    static func header(ofFileAt path: String) throws -> Data? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            // A handle the read leaves open closes when it is released.
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            let header = try handle.read(upToCount: 16) ?? Data()
+            try handle.close()
+            return header
+        } catch {
+            throw SwiftDataError(.storeIsReadOnly, reason: "The file at \(path) cannot be read: \(error.localizedDescription)")
         }
     }
 

@@ -86,8 +86,9 @@ package enum StoreToolingAccess: Sendable {
 
 /// A kind of store the tools can open: registered once, chosen by the location a command names.
 package protocol StoreToolingProvider {
-    /// Whether `location` names a store of this kind (a URL scheme, a file's header).
-    static func recognizes(_ location: String) -> Bool
+    /// Whether `location` names a store of this kind (a URL scheme, a file's header). Throws when
+    /// it cannot tell: a file that is there but cannot be read.
+    static func recognizes(_ location: String) throws -> Bool
     /// Opens the store at `location`; `name` is the configuration's name, for stores that keep
     /// several configurations in one place.
     static func openTooling(at location: String, name: String, access: StoreToolingAccess) throws -> any StoreTooling

@@ -6,11 +6,10 @@ extension StoreFile: StoreTooling, StoreToolingProvider {
 
     /// Whether `location` is an SQLite database: its file starts with SQLite's header. A location
     /// no provider recognises is opened as a store file, which says what is wrong with it.
-    package static func recognizes(_ location: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: location) else { return false }
-        defer { try? handle.close() }   // read-only: closing cannot lose anything
-        let header = (try? handle.read(upToCount: 16)) ?? Data()   // unreadable: not recognised, and opening says why
-        return header == Data("SQLite format 3\0".utf8)
+    ///
+    /// - Throws: ``SwiftDataError/storeIsReadOnly`` when a file is there but cannot be read.
+    package static func recognizes(_ location: String) throws -> Bool {
+        try StoreFileInspection.header(ofFileAt: location) == StoreFileInspection.sqliteHeader
     }
 
     package static func openTooling(at location: String, name: String, access: StoreToolingAccess) throws -> any StoreTooling {
