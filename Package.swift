@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import CompilerPluginSupport
 import PackageDescription
 
@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // A container's events and metrics (ModelContainer.Observability), as server Swift reports them.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
         // The toolbox's encrypted secrets file and stable cache-file names (postgres-nio uses it too).
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // `swift package generate-documentation` (Scripts/check-docs.sh); a plugin, built only when run.
@@ -56,7 +59,11 @@ let package = Package(
         ),
         .target(
             name: "OpenSwiftData",
-            dependencies: ["CSQLite", "OpenSwiftDataMacros"],
+            dependencies: [
+                "CSQLite", "OpenSwiftDataMacros",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The PostgreSQL store: a product of its own, so that apps on the embedded store never build
@@ -184,7 +191,12 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "LedgerKill", "FaultProbe", "MigrationScenarios", "MigrationKill", "Demo"],
+            dependencies: [
+                "OpenSwiftData", "OpenSwiftDataPostgres", "PredicateFuzzing", "HistoryWriter", "MemoryProbe", "LedgerKill", "FaultProbe",
+                "MigrationScenarios", "MigrationKill", "Demo",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

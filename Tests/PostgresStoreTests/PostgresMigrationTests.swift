@@ -135,6 +135,9 @@ struct PostgresMigrationTests {
     }
 
     @Test func renamesRequiredFromOptionalAndNewPropertiesMigrateInPlace() throws {
+        // V2 drops `legacy`, which holds values: a destructive change the store refuses by default.
+        var configuration = configuration
+        configuration.allowsDestructiveMigration = true
         let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: NotesV2.self), configurations: [configuration]))
         let notes = try context.fetch(FetchDescriptor<NotesV2.Note>(sortBy: [SortDescriptor(\.heading)]))
         #expect(notes.map(\.heading) == ["a", "b"])

@@ -18,6 +18,16 @@ public struct ModelConfiguration: Identifiable, Hashable, Sendable {
     public let groupContainer: GroupContainer
     /// The CloudKit database (Apple platforms; accepted for source compatibility, never used).
     public let cloudKitDatabase: CloudKitDatabase
+    /// Whether opening the store may run a lightweight migration that deletes stored data: the
+    /// rows of a model, or the values of a property or relationship, that the models no longer
+    /// declare. `true` by default, as in SwiftData.
+    ///
+    /// Set it to `false` so that such an open throws ``SwiftDataError/destructiveMigration``
+    /// naming each model, property and relationship that still holds data, with nothing changed;
+    /// remove them in a ``SchemaMigrationPlan`` stage instead, whose changes are always made. A
+    /// migration that deletes only empty columns and tables runs either way. (An OpenSwiftData
+    /// addition; the PostgreSQL store's configuration has the same option, off by default.)
+    public var allowsDestructiveMigration = true
     /// Whether the store file is named after the configuration (no `url:` was given).
     private(set) var fileIsNamedAfterConfiguration = false
 
@@ -79,7 +89,7 @@ public struct ModelConfiguration: Identifiable, Hashable, Sendable {
     /// Configurations are equal when their names, locations and options match.
     public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {
         lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly
-            && lhs.allowsSave == rhs.allowsSave
+            && lhs.allowsSave == rhs.allowsSave && lhs.allowsDestructiveMigration == rhs.allowsDestructiveMigration
     }
 
     /// Hashes the configuration's name and location.

@@ -9,12 +9,13 @@ extension ModelContainer {
         let slotByEntity: [String: Int]
         let saveLog: SaveLog
         let externalSaves: ExternalSaves
+        let observer: StoreObserver?
     }
 
     /// The container's parts, for a successor.
     var parts: Parts {
         Parts(
             schema: schema, configurations: configurations, migrationPlan: migrationPlan, stores: stores,
-            slotByEntity: slotByEntity, saveLog: saveLog, externalSaves: externalSaves)
+            slotByEntity: slotByEntity, saveLog: saveLog, externalSaves: externalSaves, observer: observer)
     }
 }

@@ -29,6 +29,8 @@ public final class ModelContainer: Sendable {
     let saveLog: SaveLog
     /// The saves other containers and processes make to the same stores.
     let externalSaves: ExternalSaves
+    /// Where the container reports what it does, if anywhere (``Observability``).
+    let observer: StoreObserver?
 
     /// Creates a container for the given model classes and configurations.
     public convenience init(
@@ -77,10 +79,29 @@ public final class ModelContainer: Sendable {
     ///     receives the plan in its initializer.
     ///   - configurations: The stores and what each holds; a default ``ModelConfiguration`` when
     ///     empty.
-    public init(
+    public convenience init(
         for givenSchema: Schema,
         migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
         configurations: [any DataStoreConfiguration]
+    ) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations, observability: .none)
+    }
+
+    /// Creates a container for a schema and an array of configurations that reports what it does
+    /// to a logger and a metrics factory. (An OpenSwiftData addition.)
+    ///
+    /// - Parameters:
+    ///   - givenSchema: The models the container manages.
+    ///   - migrationPlan: How the schema evolved, as for the initializer without `observability`.
+    ///   - configurations: The stores and what each holds; a default ``ModelConfiguration`` when
+    ///     empty.
+    ///   - observability: Where the container reports its stores' opening and migrations, failed
+    ///     and slow saves and fetches, and its metrics (``Observability``).
+    public init(
+        for givenSchema: Schema,
+        migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: [any DataStoreConfiguration],
+        observability: Observability
     ) throws {
         self.migrationPlan = migrationPlan
         let configurations: [any DataStoreConfiguration] = configurations.isEmpty ? [ModelConfiguration(schema: givenSchema)] : configurations
@@ -96,22 +117,32 @@ public final class ModelContainer: Sendable {
         }
         self.schema = givenSchema
         self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration })
-        if configurations.count == 1 {
-            let store = try Self.openStore(configurations[0], schema: givenSchema, migrationPlan: migrationPlan)
-            self.stores = [StoreSlot(store: store, configuration: configurations[0])]
-            self.slotByEntity = [:]
-        } else {
-            let routes = try StoreRouting(schema: givenSchema, configurations: configurations.map(StoreSlot.Traits.init))
-            self.stores = try configurations.indices.map { index in
-                let types = givenSchema.entities.filter { routes.slot[$0.name] == index }.map(\.modelType)
-                let schema = Schema(types, version: givenSchema.version)
-                let store = try Self.openStore(configurations[index], schema: schema, migrationPlan: migrationPlan)
-                return StoreSlot(store: store, configuration: configurations[index])
-            }
-            self.slotByEntity = routes.slot
+        let observer = StoreObserver.make(observability)
+        self.observer = observer
+        // The stages of a migration plan open containers of their own: they report to this one's observer.
+        (stores, slotByEntity) = try StoreObserver.$opening.withValue(observer ?? StoreObserver.opening) {
+            try Self.openStores(configurations, schema: givenSchema, migrationPlan: migrationPlan)
         }
         self.externalSaves = try ExternalSaves(stores: stores)
         self.saveLog = SaveLog()
+    }
+
+    /// Opens the stores of the configurations, and routes each entity to the one that holds it.
+    private static func openStores(
+        _ configurations: [any DataStoreConfiguration], schema givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?
+    ) throws -> (stores: [StoreSlot], slotByEntity: [String: Int]) {
+        if configurations.count == 1 {
+            let store = try openStore(configurations[0], schema: givenSchema, migrationPlan: migrationPlan)
+            return ([StoreSlot(store: store, configuration: configurations[0])], [:])
+        }
+        let routes = try StoreRouting(schema: givenSchema, configurations: configurations.map(StoreSlot.Traits.init))
+        let stores = try configurations.indices.map { index in
+            let types = givenSchema.entities.filter { routes.slot[$0.name] == index }.map(\.modelType)
+            let schema = Schema(types, version: givenSchema.version)
+            let store = try openStore(configurations[index], schema: schema, migrationPlan: migrationPlan)
+            return StoreSlot(store: store, configuration: configurations[index])
+        }
+        return (stores, routes.slot)
     }
 
     /// Opens the store a configuration describes: a store of OpenSwiftData's own behind the seam
@@ -119,10 +150,22 @@ public final class ModelContainer: Sendable {
     /// recovers and migrates its store itself, or the configuration's own ``DataStore`` behind an
     /// adapter.
     private static func openStore(_ configuration: any DataStoreConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws -> any StoreBackend {
-        if let configuration = configuration as? any StoreBackendConfiguration {
-            return try configuration.openBackend(schema: schema, migrationPlan: migrationPlan)
+        let observer = StoreObserver.opening
+        let started = observer == nil ? 0 : StoreObserver.now()
+        let kind = String(describing: type(of: configuration))
+        do {
+            let store: any StoreBackend
+            if let configuration = configuration as? any StoreBackendConfiguration {
+                store = try configuration.openBackend(schema: schema, migrationPlan: migrationPlan)
+            } else {
+                store = try configuration.openCustomStore(schema: schema, migrationPlan: migrationPlan)
+            }
+            observer?.opened(store: configuration.name, kind: kind, since: started)
+            return store
+        } catch {
+            observer?.opened(store: configuration.name, kind: kind, since: started, error: error)
+            throw error
         }
-        return try configuration.openCustomStore(schema: schema, migrationPlan: migrationPlan)
     }
 
     /// A container on stores opened elsewhere, one per configuration, routed as the public
@@ -131,6 +174,7 @@ public final class ModelContainer: Sendable {
         self.migrationPlan = nil
         self.schema = schema
         self.configurations = Set(stores.map(\.configuration))
+        self.observer = nil
         self.stores = stores.map { StoreSlot(store: $0.store, configuration: $0.configuration) }
         self.slotByEntity = stores.count == 1 ? [:] : try StoreRouting(schema: schema, configurations: stores.map { StoreSlot.Traits($0.configuration) }).slot
         self.externalSaves = try ExternalSaves(stores: self.stores)
@@ -147,6 +191,7 @@ public final class ModelContainer: Sendable {
         self.slotByEntity = parts.slotByEntity
         self.saveLog = parts.saveLog
         self.externalSaves = parts.externalSaves
+        self.observer = parts.observer
     }
 
     /// The store that holds an entity's models.

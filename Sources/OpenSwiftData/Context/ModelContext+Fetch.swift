@@ -5,6 +5,12 @@ extension ModelContext {
     /// is evaluated in Swift, so the results are always those `predicate.evaluate` selects. With
     /// `includePendingChanges` (the default), unsaved inserts, changes and deletions count.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        guard let observer = container.observer else {
+            try prepareToFetch(includingPendingChanges: descriptor.includePendingChanges)
+            return try fetchPrepared(descriptor)
+        }
+        let started = StoreObserver.now()
+        defer { observer.fetched(T._osdEntityName, since: started) }
         try prepareToFetch(includingPendingChanges: descriptor.includePendingChanges)
         return try fetchPrepared(descriptor)
     }

@@ -9,6 +9,20 @@ extension ModelContext {
     /// the stores before it keep what they wrote: the context records those changes as saved and
     /// keeps the rest pending, and the error is thrown.
     public func save() throws {
+        guard let observer = container.observer else { return try saveChanges() }
+        let started = StoreObserver.now()
+        let models = tracker.inserted.count + tracker.changed.count + tracker.deleted.count
+        do {
+            try saveChanges()
+            observer.saved(since: started, models: models, error: nil)
+        } catch {
+            observer.saved(since: started, models: models, error: error)
+            throw error
+        }
+    }
+
+    /// ``save()``, unobserved.
+    private func saveChanges() throws {
         // A save's own bookkeeping (delete rules, forgetting deleted rows) registers no undo.
         reference.registersUndo = false
         defer { reference.registersUndo = undoManager != nil }

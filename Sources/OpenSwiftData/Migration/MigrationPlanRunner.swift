@@ -81,7 +81,16 @@ package enum MigrationPlanRunner {
         var current = pending.start
         do {
             for stage in pending.chain {
-                try run(stage, of: pending, configuration: configuration)
+                let observer = StoreObserver.opening
+                let started = observer == nil ? 0 : StoreObserver.now()
+                let (from, to) = ("\(stage.fromVersion.versionIdentifier)", "\(stage.toVersion.versionIdentifier)")
+                do {
+                    try run(stage, of: pending, configuration: configuration)
+                } catch {
+                    observer?.ranStage(from: from, to: to, store: place, since: started, error: error)
+                    throw error
+                }
+                observer?.ranStage(from: from, to: to, store: place, since: started)
                 current = stage.toVersion
             }
         } catch {

@@ -18,10 +18,14 @@ package final class ConnectionPool<Connection>: @unchecked Sendable {
     /// Once the pool is closed: why callers get no connection, and how a connection still in
     /// use is closed when it comes back.
     private var closed: (reason: any Error, release: (Connection) -> Void)?
+    /// Where waits for a connection are reported, if anywhere.
+    private let observer: StoreObserver?
 
-    /// Creates an empty pool of at most `maximum` connections, each made by `open` when needed.
-    package init(maximum: Int, open: @escaping @Sendable () throws -> Connection) {
+    /// Creates an empty pool of at most `maximum` connections, each made by `open` when needed;
+    /// callers that wait for a connection are reported to `observer`.
+    package init(maximum: Int, observer: StoreObserver? = nil, open: @escaping @Sendable () throws -> Connection) {
         self.maximum = maximum
+        self.observer = observer
         self.open = open
     }
 
@@ -34,17 +38,20 @@ package final class ConnectionPool<Connection>: @unchecked Sendable {
 
     private func checkOut() throws -> Connection {
         condition.lock()
-        while closed == nil && idle.isEmpty && opened >= maximum { condition.wait() }
+        var waitStarted: UInt64?
+        if closed == nil && idle.isEmpty && opened >= maximum {
+            if observer != nil { waitStarted = StoreObserver.now() }
+            while closed == nil && idle.isEmpty && opened >= maximum { condition.wait() }
+        }
         if let closed {
             condition.unlock()
             throw closed.reason
         }
-        if let connection = idle.popLast() {
-            condition.unlock()
-            return connection
-        }
-        opened += 1
+        let connection = idle.popLast()
+        if connection == nil { opened += 1 }
         condition.unlock()
+        if let waitStarted { observer?.waitedForConnection(since: waitStarted, maximum: maximum) }
+        if let connection { return connection }
         do {
             return try open()
         } catch {

@@ -14,7 +14,7 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
         case configurationSchemaNotFoundInContainerSchema, unknownSchema, backwardMigration
         case storeIsNotSQLite, storeIsCorrupt, storeIsReadOnly, storeIsBusy, storeFromNewerVersion
         case schemaMismatch, saveNotAllowed, storeFailure, modelNotFound, uniquenessConflict
-        case migrationFailed, historyTokenExpired, arithmeticOverflow
+        case migrationFailed, historyTokenExpired, arithmeticOverflow, destructiveMigration
         case invalidStoreURL, storeUnavailable, storeAccessDenied
         case sortingPendingChangesWithIdentifiers, unsupportedKeyPath, invalidTransactionFetchRequest
         case configurationFileNameContainsInvalidCharacters, configurationFileNameTooLong, unknownDataStoreSchema
@@ -101,6 +101,11 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     /// A stage of a migration plan failed; the store was restored to its state before the
     /// migration. The reason names the stage and the cause.
     public static let migrationFailed = SwiftDataError(.migrationFailed)
+    /// Opening the store would run a lightweight migration that deletes stored data (a model,
+    /// property or relationship the models no longer declare still holds values), and its
+    /// configuration refuses that (`allowsDestructiveMigration`, off by default for PostgreSQL).
+    /// Nothing was changed; the reason names each place and how many rows hold data there.
+    public static let destructiveMigration = SwiftDataError(.destructiveMigration)
     /// The history token is older than history that was deleted: the changes since it are no
     /// longer all recorded. Fetch from the start of the remaining history instead.
     public static let historyTokenExpired = SwiftDataError(.historyTokenExpired)

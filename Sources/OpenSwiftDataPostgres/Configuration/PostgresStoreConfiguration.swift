@@ -61,6 +61,15 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     /// before it started, whichever connection it runs on. `0` runs every read on the
     /// container's own connection, one at a time.
     public var maximumReadConnections: Int
+    /// Whether opening the store may run a lightweight migration that deletes stored data: the
+    /// rows of a model, or the values of a property or relationship, that the models no longer
+    /// declare. `false` by default: such an open throws ``SwiftDataError/destructiveMigration``
+    /// naming each model, property and relationship that still holds data, and changes nothing,
+    /// so that a deploy never drops a column by surprise (and instances of the previous version,
+    /// still running, keep their data). Remove them in a ``SchemaMigrationPlan`` stage, whose
+    /// changes are always made, or set this to `true`. A migration that deletes only empty columns
+    /// and tables runs either way.
+    public var allowsDestructiveMigration: Bool
     /// The session of the migration plan whose stages open the store, if one does.
     var migrationSession: PostgresSession?
 
@@ -83,10 +92,14 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     ///     is not on the loopback interface.
     ///   - maximumReadConnections: The most connections opened for reads that find the
     ///     container's own connection busy; `0` for none.
+    ///   - allowsDestructiveMigration: Whether opening the store may run a lightweight migration
+    ///     that deletes stored data (``allowsDestructiveMigration``).
     public init(
         name: String = "default", schema: Schema? = nil, url: URL, allowsSave: Bool = true,
-        transportSecurity: TransportSecurity = .automatic, maximumReadConnections: Int = 4
+        transportSecurity: TransportSecurity = .automatic, maximumReadConnections: Int = 4,
+        allowsDestructiveMigration: Bool = false
     ) {
+        self.allowsDestructiveMigration = allowsDestructiveMigration
         self.name = name
         self.schema = schema
         self.url = url
@@ -121,6 +134,8 @@ extension PostgresStoreConfiguration: StoreBackendConfiguration {
         }
         return try PostgresBackend(
             location: location, schema: schema, allowsSave: allowsSave,
+            // A plan's stages say what they remove.
+            allowsDestructiveMigration: allowsDestructiveMigration || migrationSession != nil,
             readConnections: max(0, maximumReadConnections), session: migrationSession)
     }
 }

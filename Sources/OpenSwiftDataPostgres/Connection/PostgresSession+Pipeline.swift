@@ -63,6 +63,10 @@ extension PostgresSession {
         unanswered = []
         if transactionDepth > 0 { transactionWasSent = true }
         let replies = Replies()
+        let started = observer == nil ? 0 : StoreObserver.now()
+        // The round trip is reported under the statement it waited for: the last one sent.
+        let awaited = batch.last?.sql ?? earlier.last?.sql
+        defer { if let observer, let awaited { observer.ranStatement(awaited, since: started) } }
         connection.eventLoop.execute {
             let futures = earlier.map(\.future) + resolved.map { $0.issue(on: connection) }
             EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop).whenComplete { outcome in

@@ -35,9 +35,16 @@ final class PostgresSession: @unchecked Sendable {
         return logger
     }()
 
-    /// Connects to the server.
-    init(_ location: PostgresLocation, listeningOn channel: String? = nil, handler: @escaping @Sendable () -> Void = {}) throws {
+    /// Where the statements' durations are reported, if anywhere.
+    let observer: StoreObserver?
+
+    /// Connects to the server; `observer` hears how long each round trip of statements takes.
+    init(
+        _ location: PostgresLocation, observer: StoreObserver? = nil, listeningOn channel: String? = nil,
+        handler: @escaping @Sendable () -> Void = {}
+    ) throws {
         self.location = location
+        self.observer = observer
         self.listener = channel.map { ($0, handler) }
         _ = try currentConnection()
     }

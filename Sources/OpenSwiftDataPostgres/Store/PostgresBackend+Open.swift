@@ -8,7 +8,8 @@ extension PostgresBackend {
     /// property lists its history refers to. Creation is one transaction under an advisory lock,
     /// so two processes opening a new namespace at once create it once.
     static func open(
-        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation, allowsSave: Bool
+        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, namespace: String, location: PostgresLocation,
+        allowsSave: Bool, allowsDestructiveMigration: Bool
     ) throws -> Opened {
         // Looked up once per process, when a store opens rather than in its first save: finding
         // the main bundle reads the executable's whole directory.
@@ -18,7 +19,9 @@ extension PostgresBackend {
             try session.execute("SELECT pg_advisory_xact_lock(hashtext(\(PostgresSQL.literal("osd-open:" + location.namespace))))")
             let opened: Opened
             if let recorded = try recordedMetadata(session, location: location) {
-                opened = try check(recorded, against: schema, tables: tables, namespace: namespace, location: location, allowsSave: allowsSave, on: session)
+                opened = try check(
+                    recorded, against: schema, tables: tables, namespace: namespace, location: location,
+                    allowsSave: allowsSave, allowsDestructiveMigration: allowsDestructiveMigration, on: session)
             } else {
                 opened = Opened(identifier: UUID().uuidString, sumsAsSwift: true, historyFields: HistoryFieldLayouts(first: tables.values.map(\.entity)))
                 try create(session, tables: tables, schema: schema, identifier: opened.identifier, historyFields: opened.historyFields,
@@ -60,11 +63,20 @@ extension PostgresBackend {
         let historyFields: HistoryFieldLayouts
     }
 
+    /// The query counting the rows that hold data where a migration would delete it.
+    private static func countOfRowsHoldingData(_ removal: DestructiveChanges.Removal, namespace: String) -> String {
+        switch removal {
+        case .model(let entity): "SELECT count(*) FROM \(namespace).\(PostgresSQL.quote(entity))"
+        case .property(let entity, let name): "SELECT count(*) FROM \(namespace).\(PostgresSQL.quote(entity)) WHERE \(PostgresSQL.quote(name)) IS NOT NULL"
+        case .link(let table, _): "SELECT count(*) FROM \(namespace).\(PostgresSQL.quote(table))"
+        }
+    }
+
     /// Checks a recorded namespace against the container's models, migrating it when the changes
     /// are ones a lightweight migration makes.
     private static func check(
         _ metadata: [String: String], against models: StoredSchema, tables: [String: PostgresTable], namespace: String,
-        location: PostgresLocation, allowsSave: Bool, on session: PostgresSession
+        location: PostgresLocation, allowsSave: Bool, allowsDestructiveMigration: Bool, on session: PostgresSession
     ) throws -> Opened {
         let format = metadata["format"].flatMap { Int64($0) } ?? 0
         guard format <= formatVersion else {
@@ -91,7 +103,15 @@ extension PostgresBackend {
                 let rows = try session.query("SELECT count(*) FROM \(namespace).\(PostgresSQL.quote(table))\(condition)")
                 return rows.first.map { PostgresRowReader($0)._int64(0) } ?? 0
             }
+            if !allowsDestructiveMigration {
+                try DestructiveChanges(from: recorded, to: models).refuse(place: "PostgreSQL \(location.displayName)") { removal in
+                    let rows = try session.query(countOfRowsHoldingData(removal, namespace: namespace))
+                    return rows.first.map { PostgresRowReader($0)._int64(0) } ?? 0
+                }
+            }
+            let started = StoreObserver.now()
             try migration.run(on: session)
+            StoreObserver.opening?.migratedLightly(store: location.displayName, changes: recorded.differences(from: models), since: started)
             var bindings = PostgresBindings()
             bindings.append(try models.json())
             try session.query("UPDATE \(namespace).osd_metadata SET value = $1 WHERE key = 'schema'", bindings)

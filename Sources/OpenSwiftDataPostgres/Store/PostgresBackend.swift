@@ -66,7 +66,11 @@ final class PostgresBackend: @unchecked Sendable {
     ///   - session: A session to use instead of a connection of the store's own: a migration
     ///     plan's, whose stages run inside its transaction. Its store hears no other connections'
     ///     saves and has no readers.
-    init(location: PostgresLocation, schema: Schema, allowsSave: Bool, readConnections: Int = 0, session: PostgresSession? = nil) throws {
+    ///   - allowsDestructiveMigration: Whether a lightweight migration may delete stored data.
+    init(
+        location: PostgresLocation, schema: Schema, allowsSave: Bool, allowsDestructiveMigration: Bool = true,
+        readConnections: Int = 0, session: PostgresSession? = nil
+    ) throws {
         self.schema = schema
         self.isReadOnly = !allowsSave
         self.location = location
@@ -84,12 +88,15 @@ final class PostgresBackend: @unchecked Sendable {
             (table.preparedInsertSQL, Self.recordSQL(namespace: namespace, channel: channel, after: (table.preparedInsertSQL, table.preparedInsertParameters)))
         }, uniquingKeysWith: { first, _ in first })
         self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
+        let observer = StoreObserver.opening
         // Readers never open transactions and never listen; a lost one connects again at its next read.
-        self.readers = session == nil && readConnections > 0 ? ConnectionPool(maximum: readConnections) { try PostgresSession(location) } : nil
+        self.readers = session == nil && readConnections > 0 ? ConnectionPool(maximum: readConnections, observer: observer) { try PostgresSession(location, observer: observer) } : nil
         let sightings = sightings
         self.ownsSession = session == nil
-        self.session = try session ?? PostgresSession(location, listeningOn: channel) { sightings.announced() }
-        let opened = try Self.open(self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location, allowsSave: allowsSave)
+        self.session = try session ?? PostgresSession(location, observer: observer, listeningOn: channel) { sightings.announced() }
+        let opened = try Self.open(
+            self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location,
+            allowsSave: allowsSave, allowsDestructiveMigration: allowsDestructiveMigration)
         (identifier, sumsAsSwift, historyFieldLayouts) = (opened.identifier, opened.sumsAsSwift, opened.historyFields)
     }
 

@@ -40,7 +40,7 @@ struct HistoryAcrossMigrationTests {
             try context.save()
         }
         // Opening with V2's models migrates the store (lightweight); V2 adds `notes` and `rating`.
-        let container = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), configurations: [backend.configuration(url: store.url)])
+        let container = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), configurations: [backend.configuration(url: store.url, allowsDestructiveMigration: true)])
         let context = ModelContext(container)
         let trip = try #require(try context.fetch(FetchDescriptor<TripsV2.Trip>()).first)
         trip.rating = 5

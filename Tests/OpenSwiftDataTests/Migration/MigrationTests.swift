@@ -6,8 +6,10 @@ import OpenSwiftData
 /// Schema evolution on store files: automatic lightweight changes, plans with custom stages, and
 /// failures that leave the store as it was.
 @Suite(.serialized) struct MigrationTests {
+    /// A container of a version; V2 removes `legacyCode`, which PostgreSQL's configuration refuses
+    /// by default (`DestructiveMigrationTests`): these tests let it go, as SwiftData does.
     private func container(_ version: any VersionedSchema.Type, plan: (any SchemaMigrationPlan.Type)? = nil, at store: TemporaryStore) throws -> ModelContainer {
-        try ModelContainer(for: Schema(versionedSchema: version), migrationPlan: plan, configurations: [store.configuration()])
+        try ModelContainer(for: Schema(versionedSchema: version), migrationPlan: plan, configurations: [store.configuration(allowsDestructiveMigration: true)])
     }
 
     /// A V1 store with three trips, two of them named alike.

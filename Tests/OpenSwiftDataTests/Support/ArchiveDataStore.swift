@@ -170,12 +170,20 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { rawValue }
 
     /// A configuration of this backend at a URL. On PostgreSQL, the URL names the configuration's
-    /// own namespace, so that each test's store is its own.
-    func configuration(url: URL, allowsSave: Bool = true) -> any DataStoreConfiguration {
+    /// own namespace, so that each test's store is its own. `allowsDestructiveMigration`
+    /// overrides the store's default, where it has one.
+    func configuration(url: URL, allowsSave: Bool = true, allowsDestructiveMigration: Bool? = nil) -> any DataStoreConfiguration {
         switch self {
-        case .sqlite: ModelConfiguration(url: url, allowsSave: allowsSave)
-        case .dataStore: ArchiveConfiguration(url: url)
-        case .postgres: PostgresTestServer.configuration(for: url, allowsSave: allowsSave)
+        case .sqlite:
+            var configuration = ModelConfiguration(url: url, allowsSave: allowsSave)
+            if let allowsDestructiveMigration { configuration.allowsDestructiveMigration = allowsDestructiveMigration }
+            return configuration
+        case .dataStore:
+            return ArchiveConfiguration(url: url)
+        case .postgres:
+            var configuration = PostgresTestServer.configuration(for: url, allowsSave: allowsSave)
+            if let allowsDestructiveMigration { configuration.allowsDestructiveMigration = allowsDestructiveMigration }
+            return configuration
         }
     }
 }

@@ -33,9 +33,10 @@ final class TemporaryStore {
         }
     }
 
-    /// The configuration of the store in the run's default backend.
-    func configuration() -> any DataStoreConfiguration {
-        TemporaryStore.defaultBackend.configuration(url: url)
+    /// The configuration of the store in the run's default backend; `allowsDestructiveMigration`
+    /// overrides the backend's default.
+    func configuration(allowsDestructiveMigration: Bool? = nil) -> any DataStoreConfiguration {
+        TemporaryStore.defaultBackend.configuration(url: url, allowsDestructiveMigration: allowsDestructiveMigration)
     }
 
     /// The bytes of the store file and its WAL, to prove a failed open or save left them alone.

@@ -56,6 +56,6 @@ extension ModelConfiguration: StoreBackendConfiguration {
         if let migrationPlan, !isStoredInMemoryOnly {
             try SQLitePlanMigration.run(migrationPlan, storeAt: url, target: schema)
         }
-        return try SQLiteStore(url: isStoredInMemoryOnly ? nil : url, schema: schema, allowsSave: allowsSave)
+        return try SQLiteStore(url: isStoredInMemoryOnly ? nil : url, schema: schema, allowsSave: allowsSave, allowsDestructiveMigration: allowsDestructiveMigration)
     }
 }

@@ -7,9 +7,18 @@ extension SQLiteStore {
     /// Thrown inside an open's write when the file is no longer as its inspection found it.
     struct ChangedWhileOpening: Error {}
 
+    /// The query counting the rows that hold data where a migration would delete it.
+    private static func countOfRowsHoldingData(_ removal: DestructiveChanges.Removal) -> String {
+        switch removal {
+        case .model(let entity): "SELECT count(*) FROM \(SQL.quote(entity))"
+        case .property(let entity, let name): "SELECT count(*) FROM \(SQL.quote(entity)) WHERE \(SQL.quote(name)) IS NOT NULL"
+        case .link(let table, _): "SELECT count(*) FROM \(SQL.quote(table))"
+        }
+    }
+
     /// Inspects the store file, and creates it, migrates it or opens it as it is.
     static func openFile(
-        at url: URL, layouts: [String: TableLayout], models: StoredSchema, allowsSave: Bool
+        at url: URL, layouts: [String: TableLayout], models: StoredSchema, allowsSave: Bool, allowsDestructiveMigration: Bool
     ) throws -> (connection: SQLiteConnection, readers: ConnectionPool<SQLiteConnection>?, identifier: String, isReadOnly: Bool) {
         let path = url.path
         try MigrationJournal.recover(storeAt: path)
@@ -31,6 +40,11 @@ extension SQLiteStore {
                         let condition = column.map { " WHERE \(SQL.quote($0)) IS NULL" } ?? ""
                         return try probe.integer("SELECT count(*) FROM \(SQL.quote(table))\(condition)") ?? 0
                     }
+                    if !allowsDestructiveMigration {
+                        try DestructiveChanges(from: recorded, to: models).refuse(place: "the store at \(path)") { removal in
+                            try probe.integer(SQLiteStore.countOfRowsHoldingData(removal)) ?? 0
+                        }
+                    }
                 } catch let error as SQLiteError {
                     throw error.swiftDataError.adding(context: "Planning the migration of \(path)")
                 }
@@ -42,7 +56,7 @@ extension SQLiteStore {
                 // the lock the store is looked at again from the start.
                 if MigrationJournal.lockedStore != path {
                     return try MigrationJournal.lockingMigrations(of: path) {
-                        try openFile(at: url, layouts: layouts, models: models, allowsSave: allowsSave)
+                        try openFile(at: url, layouts: layouts, models: models, allowsSave: allowsSave, allowsDestructiveMigration: allowsDestructiveMigration)
                     }
                 }
             }
@@ -57,7 +71,7 @@ extension SQLiteStore {
             let connection = try SQLiteConnection(path: path, readOnly: !writable, create: existing == nil)
             // In WAL mode readers never block the writer or each other: fetches from several
             // threads run in parallel, each reader with its own prepared-statement cache.
-            let readers = writable ? ConnectionPool(maximum: max(2, min(ProcessInfo.processInfo.activeProcessorCount, 8))) {
+            let readers = writable ? ConnectionPool(maximum: max(2, min(ProcessInfo.processInfo.activeProcessorCount, 8)), observer: StoreObserver.opening) {
                 let reader = try SQLiteConnection(path: path, readOnly: true, create: false)
                 try reader.execute("PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY")
                 return reader
@@ -81,7 +95,9 @@ extension SQLiteStore {
             }
             if let existing, let recorded = existing.schema {
                 if let migration {
+                    let started = StoreObserver.now()
                     try SQLiteStore.migrate(connection, with: migration, from: recorded, to: models)
+                    StoreObserver.opening?.migratedLightly(store: path, changes: recorded.differences(from: models), since: started)
                 } else if writable, recorded.isDetailed == false {
                     // The record predates the details tools read; the storage it describes matches.
                     try SQLiteStore.record(models, on: connection)

@@ -51,7 +51,7 @@ final class SQLiteStore: @unchecked Sendable {
     let deleteRuleStatements: DeleteRuleStatements
 
     /// Opens or creates the store at `url`, or an in-memory store when `url` is `nil`.
-    init(url: URL?, schema: Schema, allowsSave: Bool) throws {
+    init(url: URL?, schema: Schema, allowsSave: Bool, allowsDestructiveMigration: Bool = true) throws {
         // Looked up once per process, when a store opens rather than in its first save: finding
         // the main bundle reads the executable's whole directory.
         _ = HistoryLog.processIdentity
@@ -86,7 +86,7 @@ final class SQLiteStore: @unchecked Sendable {
         while true {
             attempt += 1
             do {
-                let opened = try Self.openFile(at: url, layouts: layouts, models: models, allowsSave: allowsSave)
+                let opened = try Self.openFile(at: url, layouts: layouts, models: models, allowsSave: allowsSave, allowsDestructiveMigration: allowsDestructiveMigration)
                 let historyFields = try Self.historyFields(opened.connection, path: path)
                 (connection, readers, identifier, isReadOnly) = (opened.connection, opened.readers, opened.identifier, opened.isReadOnly)
                 historyFieldLayouts = historyFields

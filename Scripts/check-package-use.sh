@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Makes a package outside this checkout from the README's lines alone, as a newcomer would: the
+# `.package(url:from:)` and `.product` lines of "Add it" (a path dependency on this checkout
+# standing in for the URL) and the README's example as the program; builds it and runs it.
+#
+#   Scripts/check-package-use.sh
+#
+# CI runs it after the tests.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/osd-package-use.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# The dependency and product lines of the first Swift block after "**Add it**".
+block=$(awk '/^\*\*Add it\*\*/ { section = 1 }
+             section && /^```swift/ { inside = 1; next }
+             inside && /^```/ { exit }
+             inside { print }' "$ROOT/README.md")
+dependency=$(grep -E '^\.package\(url:' <<<"$block" | sed -E 's/,[[:space:]]*$//')
+products=$(grep -E '^\.product\(name: "OpenSwiftData",' <<<"$block" | sed -E 's|[[:space:]]*//.*$||; s/,[[:space:]]*$//')
+[ -n "$dependency" ] && [ -n "$products" ] || { echo "README: the Add it lines were not found" >&2; exit 1; }
+url=$(sed -E 's/.*url: "([^"]+)".*/\1/' <<<"$dependency")
+# The checkout stands in for the URL: a path whose last component is the URL's package name.
+mkdir -p "$WORK/dependencies"
+ln -s "$ROOT" "$WORK/dependencies/$(basename "$url")"
+dependency=".package(path: \"dependencies/$(basename "$url")\")"
+
+mkdir -p "$WORK/App/Sources/App"
+cat >"$WORK/App/Package.swift" <<PACKAGE
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "App",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    dependencies: [
+        ${dependency/dependencies/../dependencies},
+    ],
+    targets: [
+        .executableTarget(name: "App", dependencies: [
+            $products,
+        ]),
+    ]
+)
+PACKAGE
+
+# The README's example, the first Swift block that imports OpenSwiftData.
+awk '/^```swift/ { inside = 1; block = ""; next }
+     inside && /^```/ { inside = 0; if (block ~ /^import OpenSwiftData/) { printf "%s", block; exit } ; next }
+     inside { block = block $0 "\n" }' "$ROOT/README.md" >"$WORK/App/Sources/App/main.swift"
+grep -q "ModelContainer" "$WORK/App/Sources/App/main.swift" || { echo "README: the example was not found" >&2; exit 1; }
+
+echo "== Building a package made from the README's lines"
+cat "$WORK/App/Package.swift"
+swift build --package-path "$WORK/App" 2>&1 | grep -E "error|warning: .*App/|Compiling App|Build complete" || true
+binary="$(swift build --package-path "$WORK/App" --show-bin-path)/App"
+[ -x "$binary" ] || { echo "the package made from the README did not build" >&2; exit 1; }
+echo "== Running the README's example"
+# The example's store is default.store in the user's application-support folder: a home of its own.
+output=$(HOME="$WORK/home" "$binary")
+echo "$output"
+grep -q "trips rated 4 or more" <<<"$output" || { echo "the example printed no result" >&2; exit 1; }
