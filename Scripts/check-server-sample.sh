@@ -35,7 +35,7 @@ block() {
 }
 
 check() {
-    local name=$1 package="$WORK/$1"
+    local name=$1 package="$WORK/$1-sample"
     echo "== $name: building the sample"
     mkdir -p "$package/Sources/Server"
     block "## A $name server" 1 \
@@ -61,7 +61,7 @@ exercise() {
     fi
     echo "== $name: running it against $OSD_POSTGRES_URL"
     # Each sample starts from an empty namespace of its own.
-    psql "$OSD_POSTGRES_URL" -q -c 'DROP SCHEMA IF EXISTS trips CASCADE' >/dev/null
+    PGOPTIONS=--client-min-messages=warning psql "$OSD_POSTGRES_URL" -q -c 'DROP SCHEMA IF EXISTS trips CASCADE'
     DATABASE_URL="$OSD_POSTGRES_URL" "$binary" >"$WORK/$name.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 100); do
