@@ -5,7 +5,8 @@
 #   Scripts/install-osd.sh ~/bin      # to a folder of your choice
 #
 # On Linux the Swift runtime is linked into the binary (--static-swift-stdlib), so it runs on
-# machines without a Swift toolchain; it needs the system's SQLite library (libsqlite3) at run time.
+# machines without a Swift toolchain; it needs the system's SQLite and C++ libraries (libsqlite3,
+# libstdc++) at run time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 destination=${1:-/usr/local/bin}
