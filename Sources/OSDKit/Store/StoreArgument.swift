@@ -6,7 +6,7 @@ package enum StoreArgument {
     /// The kinds of store the tools open, asked in order; the last one is the default, which
     /// opens a location no other kind recognises and says what is wrong with it. A new kind of
     /// store adds its provider here.
-    static var providers: [any StoreToolingProvider.Type] { [PostgresStoreAccess.self, StoreFile.self] }
+    static var providers: [any StoreToolingProvider.Type] { [PostgresStoreAccess.self, AppleStoreFile.self, StoreFile.self] }
 
     /// Opens the store `store` names (for a server that keeps several configurations, the one
     /// named `name`).

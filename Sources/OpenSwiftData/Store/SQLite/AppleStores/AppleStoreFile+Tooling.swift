@@ -1,0 +1,154 @@
+import Foundation
+
+/// A store Apple's frameworks wrote, as the tools read it: rows, counts, inspection and
+/// verification. It has no OpenSwiftData history, takes no filter or sort yet (`osd query
+/// --where`/`--sort` on such a store is refused, saying so), and is never written.
+extension AppleStoreFile: StoreTooling, StoreToolingProvider {
+    package static func recognizes(_ location: String) throws -> Bool {
+        try isAppleStore(at: location)
+    }
+
+    package static func openTooling(at location: String, name: String, access: StoreToolingAccess) throws -> any StoreTooling {
+        if case .writing = access {
+            throw SwiftDataError(.storeIsReadOnly, reason: "\(location) was written by Apple's Core Data or SwiftData: the tools read it and never write it. Import it into an OpenSwiftData store to change it.")
+        }
+        return try AppleStoreFile(path: location)
+    }
+
+    package var displayName: String { path }
+    package var schema: StoredSchema { layout.schema }
+
+    private func refuse(filter: QueryExpression?, sort: [QuerySort]) throws {
+        guard filter == nil, sort.isEmpty else {
+            throw SwiftDataError(.unsupportedPredicate, reason: "\(path) was written by Apple's Core Data or SwiftData: the tools read its rows whole, without a filter or a sort, for now. Export it, or import it into an OpenSwiftData store, to query it.")
+        }
+    }
+
+    package func rowCount(of table: ModelTable, filter: QueryExpression?) throws -> Int64 {
+        try refuse(filter: filter, sort: [])
+        let entity = try entity(table)
+        guard case .integer(let count)? = try values("SELECT count(*) FROM \(SQL.quote(entity.table)) WHERE Z_ENT = ?", [.integer(entity.number)]).first?.first
+        else { return 0 }
+        return count
+    }
+
+    package func forEachRow(
+        of table: ModelTable, filter: QueryExpression?, sort: [QuerySort], limit: Int?, offset: Int?, includeLinks: Bool,
+        _ body: (ModelRow) throws -> Void
+    ) throws {
+        try refuse(filter: filter, sort: sort)
+        let entity = try entity(table)
+        // The tool's table lists attributes (stored in the row, then beside it) and foreign keys
+        // by name; each is read from its column.
+        let attributes = try table.attributes.map { attribute in
+            guard let index = entity.attributes.firstIndex(where: { $0.name == attribute.name }) else {
+                throw SwiftDataError(.storeIsCorrupt, reason: "\(path): \(entity.model.name) has no attribute \(attribute.name)")
+            }
+            return index
+        }
+        let foreignKeys = table.foreignKeys.map { relationship in entity.foreignKeys.first { $0.relationship.name == relationship.name }?.column }
+        let columns = ["Z_PK"] + attributes.map { entity.attributeColumns[$0] } + foreignKeys.map { $0 ?? "NULL" }
+        var sql = "SELECT \(columns.map { $0 == "NULL" ? $0 : SQL.quote($0) }.joined(separator: ", ")) FROM \(SQL.quote(entity.table)) WHERE Z_ENT = ? ORDER BY Z_PK"
+        if limit != nil || offset != nil { sql += " LIMIT \(limit ?? -1) OFFSET \(offset ?? 0)" }
+        let links = table.links.map { link in entity.toManyQueries.first { $0.relationship.name == link.name }?.sql }
+        for values in try values(sql, [.integer(entity.number)]) {
+            guard case .integer(let key) = values[0] else { continue }
+            var row = ModelRow(id: key, attributes: [], foreignKeys: [], links: [])
+            for (position, index) in attributes.enumerated() {
+                row.attributes.append(try decode(values[1 + position], of: entity.attributes[index], in: entity.model.name))
+            }
+            for position in foreignKeys.indices {
+                if case .integer(let target) = values[1 + attributes.count + position] { row.foreignKeys.append(target) } else { row.foreignKeys.append(nil) }
+            }
+            if includeLinks {
+                for query in links {
+                    guard let query else {
+                        row.links.append([])
+                        continue
+                    }
+                    row.links.append(try self.values(query, [.integer(key)]).compactMap { related in
+                        if case .integer(let target) = related[0] { return target }
+                        return nil
+                    })
+                }
+            }
+            try body(row)
+        }
+    }
+
+    package func reading<R>(_ body: () throws -> R) throws -> R {
+        _ = try values("BEGIN")
+        let result: R
+        do {
+            result = try body()
+        } catch {
+            _ = try? values("ROLLBACK")   // the error that stopped the body is the one to report
+            throw error
+        }
+        _ = try values("COMMIT")
+        return result
+    }
+
+    package func inspection() throws -> StoreInspection {
+        var rows: [String: Int64] = [:]
+        for entity in layout.schema.entities { rows[entity.name] = try rowCount(of: ModelTable(entity), filter: nil) }
+        let size = { (path: String) -> Int64 in
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        return StoreInspection(
+            format: 0, identifier: storeUUID, bytes: size(path), walBytes: size(path + "-wal"), historyTransactions: 0, rows: rows)
+    }
+
+    package func verificationProblems() throws -> [String] {
+        var problems: [String] = []
+        for row in try values("PRAGMA integrity_check") {
+            if case .text(let text) = row[0], text != "ok" { problems.append(text) }
+        }
+        // Every row's values decode as the model's types, and every to-one names a row there is.
+        for entity in layout.schema.entities {
+            let table = ModelTable(entity)
+            do {
+                try forEachRow(of: table, filter: nil, sort: [], limit: nil, offset: nil, includeLinks: false) { _ in }
+            } catch let error as SwiftDataError {
+                problems.append(error.reason ?? "\(error)")
+            }
+        }
+        return problems
+    }
+
+    // MARK: History: none of OpenSwiftData's
+
+    package func forEachHistoryTransaction(
+        after: Int64, author: String?, newestFirst: Bool, _ body: (StoreHistoryTransaction) throws -> Bool
+    ) throws {}
+
+    package func historyFieldLayouts() throws -> HistoryFieldLayouts { HistoryFieldLayouts(first: []) }
+
+    package func readAgain() throws {}
+
+    // MARK: Writing: never
+
+    package func problem(storing value: StoredValue) -> String? { "the store was written by Apple's Core Data or SwiftData and is only read" }
+
+    package func transaction<R>(_ body: () throws -> R) throws -> R {
+        throw SwiftDataError(.storeIsReadOnly, reason: "\(path) was written by Apple's Core Data or SwiftData and is only read.")
+    }
+
+    package func canKeep(_ keysByRoot: [String: [Int64]]) throws -> Bool { false }
+
+    package func insert(_ rows: [(key: Int64?, values: [StoredValue])], into table: ModelTable, root: String?) throws -> [Int64] {
+        try transaction { [] }
+    }
+
+    package func setForeignKeys(_ pairs: [(row: Int64, target: Int64)], of relationship: StoredSchema.Relationship, in table: ModelTable) throws {
+        try transaction {}
+    }
+
+    package func addLinks(_ pairs: [(owner: Int64, target: Int64)], to link: LinkName) throws {
+        try transaction {}
+    }
+
+    package func recordInsertions(_ keys: [(entity: String, keys: [Int64])], author: String) throws {
+        try transaction {}
+    }
+}

@@ -1,0 +1,156 @@
+import CSQLite
+import Foundation
+
+/// A store file written by Apple's Core Data or SwiftData, opened for reading without the app's
+/// classes, from the model it caches (`Z_MODELCACHE`): what `osd inspect`, `schema`, `query`,
+/// `export` and `verify` read such a store through. The file is never modified.
+package final class AppleStoreFile {
+    package let path: String
+    package let model: AppleModel
+    /// The store's UUID, as Core Data's `x-coredata://` object URIs name it.
+    package let storeUUID: String?
+    let layout: AppleStoreLayout
+    let connection: SQLiteConnection
+
+    /// Whether the file at `path` is an SQLite database with Core Data's bookkeeping tables.
+    package static func isAppleStore(at path: String) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: path), try StoreFileInspection.header(ofFileAt: path) == StoreFileInspection.sqliteHeader else {
+            return false
+        }
+        let connection: SQLiteConnection
+        do {
+            connection = try StoreFileInspection.readOnlyConnection(path: path)
+        } catch {
+            return false   // the default provider says what is wrong with the file
+        }
+        let tables = try? Self.tables(connection)
+        return tables?["Z_METADATA"] != nil && tables?["Z_PRIMARYKEY"] != nil
+    }
+
+    /// Opens the store at `path` for reading.
+    ///
+    /// - Throws: ``SwiftDataError/storeIsCorrupt`` when its cached model or its tables cannot be
+    ///   read; ``SwiftDataError/storeIsNotSQLite`` when it is not an Apple-written store.
+    package init(path: String) throws {
+        self.path = path
+        do {
+            connection = try StoreFileInspection.readOnlyConnection(path: path)
+            let tables = try Self.tables(connection)
+            guard tables["Z_METADATA"] != nil, tables["Z_PRIMARYKEY"] != nil else {
+                throw SwiftDataError(.storeIsNotSQLite, reason: "\(path) is not a store Apple's Core Data or SwiftData wrote (it has no Z_METADATA and Z_PRIMARYKEY tables).")
+            }
+            guard tables["Z_MODELCACHE"] != nil, case .blob(let cache)? = try Self.values(connection, "SELECT Z_CONTENT FROM Z_MODELCACHE").first?.first else {
+                throw SwiftDataError(.storeIsCorrupt, reason: "\(path) was written by Apple's Core Data or SwiftData but holds no model (Z_MODELCACHE is empty); it cannot be read without the app's model.")
+            }
+            model = try AppleModel(modelCache: cache)
+            var numbers: [String: Int64] = [:]
+            for row in try Self.values(connection, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
+                if case .integer(let number) = row[0], case .text(let name) = row[1] { numbers[name] = number }
+            }
+            storeUUID = try Self.values(connection, "SELECT Z_UUID FROM Z_METADATA").first.flatMap { row in
+                if case .text(let text) = row[0] { return text }
+                return nil
+            }
+            layout = try AppleStoreLayout(model: model, numbers: numbers, columns: tables)
+        } catch let error as AppleModel.Failure {
+            throw SwiftDataError(.storeIsCorrupt, reason: "\(path): \(error)")
+        } catch let error as SQLiteError {
+            throw error.swiftDataError.adding(context: "Reading \(path)")
+        }
+    }
+
+    /// The tables of the file and their columns.
+    static func tables(_ connection: SQLiteConnection) throws -> [String: [String]] {
+        var tables: [String: [String]] = [:]
+        for row in try values(connection, "SELECT name FROM sqlite_master WHERE type = 'table'") {
+            guard case .text(let name) = row[0] else { continue }
+            tables[name] = try values(connection, "SELECT name FROM pragma_table_info(?)", [.text(name)]).compactMap { column in
+                if case .text(let name) = column[0] { return name }
+                return nil
+            }
+        }
+        return tables
+    }
+
+    static func values(_ connection: SQLiteConnection, _ sql: String, _ arguments: [StoredValue] = []) throws -> [[StoredValue]] {
+        let statement = try connection.uncachedStatement(sql)
+        try statement.bind(arguments)
+        let count = sqlite3_column_count(statement.handle)
+        var rows: [[StoredValue]] = []
+        while try statement.step() {
+            rows.append((0..<count).map { statement.value($0) })
+        }
+        return rows
+    }
+
+    func values(_ sql: String, _ arguments: [StoredValue] = []) throws -> [[StoredValue]] {
+        do {
+            return try Self.values(connection, sql, arguments)
+        } catch let error as SQLiteError {
+            throw error.swiftDataError.adding(context: "Reading \(path)")
+        }
+    }
+
+    /// The layout of the entity a tool's table names.
+    func entity(_ table: ModelTable) throws -> AppleStoreLayout.Entity {
+        guard let entity = layout.entities[table.entity.name] else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(path) has no entity \(table.entity.name)")
+        }
+        return entity
+    }
+
+    /// A stored value of an attribute as the Swift value Apple's framework reads: dates as seconds
+    /// since 2001, decimals from their number, UUIDs from 16 bytes, and external binary data from
+    /// the file beside the store when the column names one.
+    func decode(_ value: StoredValue, of attribute: AppleModel.Attribute, in entity: String) throws -> TypedValue {
+        func corrupt() -> SwiftDataError {
+            SwiftDataError(.storeIsCorrupt, reason: "\(path): \(entity).\(attribute.name) holds \(value), which is not a \(attribute.type.swiftType)")
+        }
+        if case .null = value { return .null }
+        switch (attribute.type, value) {
+        case (.boolean, .integer(let number)): return .bool(number != 0)
+        case (.integer16, .integer(let number)), (.integer32, .integer(let number)), (.integer64, .integer(let number)): return .int(number)
+        case (.double, .real(let number)), (.float, .real(let number)): return .double(number)
+        case (.double, .integer(let number)), (.float, .integer(let number)): return .double(Double(number))
+        case (.date, .real(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case (.date, .integer(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+        case (.decimal, .integer(let number)): return .decimal(Decimal(number))
+        case (.decimal, .real(let number)):
+            guard let decimal = Decimal(string: "\(number)", locale: Locale(identifier: "en_US_POSIX")) else { throw corrupt() }
+            return .decimal(decimal)
+        case (.decimal, .text(let text)):
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw corrupt() }
+            return .decimal(decimal)
+        case (.string, .text(let text)), (.uri, .text(let text)): return .string(text)
+        case (.uuid, .blob(let bytes)) where bytes.count == 16:
+            return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+        case (.binary, .blob(let bytes)) where attribute.allowsExternalStorage: return .data(try externalData(bytes, of: attribute, in: entity))
+        case (.binary, .blob(let bytes)), (.transformable, .blob(let bytes)), (.composite, .blob(let bytes)), (.objectID, .blob(let bytes)),
+             (.unknown, .blob(let bytes)):
+            return .data(bytes)
+        case (.string, .integer(let number)): return .string(String(number))
+        default: throw corrupt()
+        }
+    }
+
+    /// The bytes of an attribute that allows external storage: inline after a 0x01 marker, or in
+    /// the file a 0x02 marker's UUID names in the store's `_EXTERNAL_DATA` folder.
+    private func externalData(_ bytes: [UInt8], of attribute: AppleModel.Attribute, in entity: String) throws -> [UInt8] {
+        guard let marker = bytes.first else { return bytes }
+        switch marker {
+        case 1: return Array(bytes.dropFirst())
+        case 2:
+            let name = String(decoding: bytes.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
+            let store = URL(fileURLWithPath: path)
+            let file = store.deletingLastPathComponent()
+                .appendingPathComponent(".\(store.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA/\(name)")
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                throw SwiftDataError(.storeIsCorrupt, reason: "\(path): \(entity).\(attribute.name) keeps its bytes in \(file.path), which cannot be read")
+            }
+            return Array(data)
+        default:
+            return bytes
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// `osd` on stores Apple's Core Data and SwiftData wrote (the workplace's shared fixtures, read
+/// from a copy): inspect, schema, export and verify work from the model the store caches; query
+/// filters and writes are refused, saying why.
+@Suite struct AppleStoreTests {
+    static let fixtures: URL? = {
+        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return [checkout.deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-stores"),
+                URL(fileURLWithPath: "/work/shared/fixtures/apple-stores")]
+            .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("README.md").path) }
+    }()
+
+    /// A copy of the SwiftData fixture store in a folder of its own.
+    private func swiftDataStore() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let source = try #require(Self.fixtures).appendingPathComponent("cartkit-swiftdata-v1/CartKitSwiftData_v1.sqlite")
+        let copy = folder.appendingPathComponent("Cart.sqlite")
+        try FileManager.default.copyItem(at: source, to: copy)
+        return copy
+    }
+
+    @Test(.enabled(if: fixtures != nil, "the Apple-written fixture stores are not beside this checkout"))
+    func inspectSchemaExportAndVerifyReadASwiftDataStore() throws {
+        let store = try swiftDataStore()
+        defer { try? FileManager.default.removeItem(at: store.deletingLastPathComponent()) }   // the test's scratch copy
+        let inspect = try OSDTool.run("inspect", store.path)
+        #expect(inspect.status == 0, "\(inspect.error)")
+        #expect(inspect.output.contains("CartModel — 1 row"))
+        #expect(inspect.output.contains("totalPriceAmount: Decimal"))
+
+        let schema = try OSDTool.run("schema", store.path)
+        #expect(schema.status == 0, "\(schema.error)")
+        #expect(schema.output.contains("\"CartItemModifierModel\""))
+
+        let out = store.deletingLastPathComponent().appendingPathComponent("export")
+        let export = try OSDTool.run("export", store.path, "--format", "json", "--out", out.path)
+        #expect(export.status == 0, "\(export.error)")
+        let carts = try String(contentsOf: out.appendingPathComponent("CartModel.json"), encoding: .utf8)
+        #expect(carts.contains(#""status":"active""#))
+        #expect(carts.contains(#""createdAt":"2026-01-30T15:01:45"#))
+
+        let verify = try OSDTool.run("verify", store.path)
+        #expect(verify.status == 0, "\(verify.error)")
+
+        let query = try OSDTool.run("query", store.path, "CartModel", "--where", "status == \"active\"")
+        #expect(query.status != 0)
+        #expect(query.error.contains("Apple's Core Data or SwiftData"))
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// Stores Apple's frameworks wrote, read as the tools read them (`AppleStoreFile`): every row of
+/// every fixture decodes to the model's types, relationships of each kind list their rows, and
+/// nothing is ever written.
+@Suite(.enabled(if: AppleStoreFixtures.folder != nil, AppleStoreFixtures.skipMessage))
+struct AppleStoreFileTests {
+    /// A copy of a fixture store in a folder of its own (opening a WAL store writes beside it).
+    private func copy(_ folder: String, _ file: String) throws -> (store: AppleStoreFile, folder: URL) {
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        let source = try AppleStoreFixtures.store(folder, file)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+            try FileManager.default.copyItem(atPath: source.path + suffix, toPath: target.appendingPathComponent(file).path + suffix)
+        }
+        return (try AppleStoreFile(path: target.appendingPathComponent(file).path), target)
+    }
+
+    private func table(_ store: AppleStoreFile, _ entity: String) throws -> ModelTable {
+        ModelTable(try #require(store.schema.entities.first { $0.name == entity }))
+    }
+
+    private func rows(_ store: AppleStoreFile, _ entity: String) throws -> [ModelRow] {
+        let table = try table(store, entity)
+        var rows: [ModelRow] = []
+        try store.forEachRow(of: table) { rows.append($0) }
+        return rows
+    }
+
+    private func value(_ row: ModelRow, _ name: String, in store: AppleStoreFile, of entity: String) throws -> TypedValue {
+        let table = try table(store, entity)
+        return row.attributes[try #require(table.attributes.firstIndex { $0.name == name })]
+    }
+
+    @Test(arguments: [
+        ("cartkit-swiftdata-v1", "CartKitSwiftData_v1.sqlite"), ("cartkit-coredata-v1", "CartStorage_v1.sqlite"),
+        ("coredatastack-testmodel", "TestModel.sqlite"), ("wire-store2-99", "store2-99-0.sqlite"),
+    ])
+    func everyRowOfEveryFixtureDecodes(_ folder: String, _ file: String) throws {
+        let (store, copyFolder) = try copy(folder, file)
+        defer { try? FileManager.default.removeItem(at: copyFolder) }   // scratch copy of the test
+        #expect(try store.verificationProblems() == [])
+        #expect(try AppleStoreFile.isAppleStore(at: store.path))
+        #expect(store.storeUUID?.count == 36)
+    }
+
+    @Test func coreDataRowsReadAsTheirTypesWithTheirRelationships() throws {
+        let (store, folder) = try copy("cartkit-coredata-v1", "CartStorage_v1.sqlite")
+        defer { try? FileManager.default.removeItem(at: folder) }   // scratch copy of the test
+        let item = try #require(try rows(store, "CDCartItem").first)
+        #expect(try value(item, "quantity", in: store, of: "CDCartItem") == .int(2))
+        #expect(try value(item, "availableStock", in: store, of: "CDCartItem") == .int(5))
+        #expect(try value(item, "totalPriceAmount", in: store, of: "CDCartItem") == .decimal(10))
+        #expect(try value(item, "productId", in: store, of: "CDCartItem") == .string("burger"))
+        #expect(item.foreignKeys == [1], "the item's cart")
+        let cart = try #require(try rows(store, "CDCart").first)
+        #expect(cart.links == [[1]], "the cart's items, through the inverse's column")
+        #expect(try value(cart, "createdAt", in: store, of: "CDCart") == .date(Date(timeIntervalSinceReferenceDate: 791474371.290433)))
+        #expect(try value(cart, "metadataJSON", in: store, of: "CDCart") == .data(Array(#"{"source":"legacy-fixture"}"#.utf8)))
+    }
+
+    @Test func inheritanceAndJoinTablesOfAMessagingStore() throws {
+        let (store, folder) = try copy("wire-store2-99", "store2-99-0.sqlite")
+        defer { try? FileManager.default.removeItem(at: folder) }   // scratch copy of the test
+        #expect(try rows(store, "User").count == 22)
+        // Sub-entities share their root's table; each reads its own rows.
+        #expect(try rows(store, "ClientMessage").count == 3)
+        #expect(try rows(store, "SystemMessage").count == 21)
+        #expect(try rows(store, "Message").isEmpty)
+        // A many-to-many through a join table whose column name Core Data numbered (Z_24USERS1).
+        let users = try #require(try table(store, "SystemMessage").links.firstIndex { $0.name == "users" })
+        #expect(try rows(store, "SystemMessage").contains { !$0.links[users].isEmpty })
+    }
+
+    @Test func theToolsNeverWriteAndSayWhatTheyCannotDo() throws {
+        let (store, folder) = try copy("cartkit-swiftdata-v1", "CartKitSwiftData_v1.sqlite")
+        defer { try? FileManager.default.removeItem(at: folder) }   // scratch copy of the test
+        #expect(throws: SwiftDataError.storeIsReadOnly) { _ = try AppleStoreFile.openTooling(at: store.path, name: "default", access: .writing) }
+        #expect(throws: SwiftDataError.storeIsReadOnly) { try store.transaction {} }
+        let table = try table(store, "CartModel")
+        #expect(throws: SwiftDataError.unsupportedPredicate) {
+            _ = try store.rowCount(of: table, filter: .boolean(true))
+        }
+        let cart = try #require(try rows(store, "CartModel").first)
+        #expect(try value(cart, "status", in: store, of: "CartModel") == .string("active"))
+
+        // An OpenSwiftData store is not taken for one.
+        let own = TemporaryStore()
+        _ = try own.container(Note.self)
+        #expect(try !AppleStoreFile.isAppleStore(at: own.url.path))
+    }
+}
