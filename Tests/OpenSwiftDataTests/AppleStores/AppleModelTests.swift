@@ -104,6 +104,35 @@ enum AppleStoreFixtures {
         #expect(wire.entities.contains { $0.relationships.contains(where: \.isOrdered) })
     }
 
+    /// Damaged caches (bytes changed, cut short) of every fixture throw or read as some model;
+    /// none traps, loops or reads out of bounds. Seeded, so a failure repeats.
+    @Test(.enabled(if: AppleStoreFixtures.folder != nil, AppleStoreFixtures.skipMessage), arguments: [
+        ("cartkit-swiftdata-v1", "CartKitSwiftData_v1.sqlite"), ("wire-store2-99", "store2-99-0.sqlite"),
+    ])
+    func damagedModelCachesThrowAndNeverTrap(_ folder: String, _ file: String) throws {
+        let cache = try AppleStoreFixtures.modelCache(folder, file)
+        let list = try Inflate.decompress(cache)
+        var generator = SeededGenerator(seed: 0x5EED)
+        var thrown = 0
+        for round in 0..<300 {
+            var damaged = round.isMultiple(of: 2) ? cache : list
+            for _ in 0..<(1 + round % 4) {
+                damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if round % 5 == 0 { damaged = Array(damaged.prefix(Int.random(in: 0..<damaged.count, using: &generator))) }
+            do {
+                if round.isMultiple(of: 2) {
+                    _ = try AppleModel(modelCache: damaged)
+                } else {
+                    _ = try AppleModel(try KeyedArchive(try BinaryPropertyList.parse(damaged)))
+                }
+            } catch {
+                thrown += 1
+            }
+        }
+        #expect(thrown > 0, "damage is noticed")
+    }
+
     /// 300 words from a list of ten, compressed with a dynamic Huffman block (zlib, level 9).
     static let dynamic: [UInt8] = [
         133, 85, 209, 142, 131, 48, 12, 251, 21, 126, 13, 177, 158, 64, 218, 198, 4, 213, 233, 246, 247, 119, 107, 186, 198, 118, 211,

@@ -64,8 +64,9 @@ package struct BinaryPropertyList {
         referenceSize = Int(bytes[trailer + 7])
         let count = Self.unsigned(bytes, trailer + 8, 8), topObject = Self.unsigned(bytes, trailer + 16, 8)
         let table = Self.unsigned(bytes, trailer + 24, 8)
+        // Checked so that no sum below can overflow: every number is first bounded by the data's size.
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize), count > 0, count < bytes.count,
-              topObject < count, table >= 8, table + count * offsetSize <= trailer
+              topObject >= 0, topObject < count, table >= 8, table < trailer, count <= (trailer - table) / offsetSize
         else { throw Failure(description: "a damaged trailer") }
         offsets = (0..<count).map { Self.unsigned(bytes, table + $0 * offsetSize, offsetSize) }
         guard offsets.allSatisfy({ $0 >= 8 && $0 < table }) else { throw Failure(description: "an object offset outside the object table") }

@@ -91,7 +91,7 @@ package struct AppleModel: Equatable, Sendable {
     package init(modelCache: [UInt8]) throws(Failure) {
         let archive: KeyedArchive
         do {
-            archive = try KeyedArchive(try BinaryPropertyList.parse(try Inflate.decompress(modelCache, limit: 256 << 20)))
+            archive = try KeyedArchive(try BinaryPropertyList.parse(try Inflate.decompress(modelCache, limit: 16 << 20)))
         } catch let error as Inflate.Failure {
             throw Failure(description: "the cached model does not inflate: \(error)")
         } catch let error as BinaryPropertyList.Failure {

@@ -142,6 +142,10 @@ package final class AppleStoreFile {
         case 1: return Array(bytes.dropFirst())
         case 2:
             let name = String(decoding: bytes.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
+            // The file's name is a UUID: anything else (a path that leaves the folder) is not read.
+            guard UUID(uuidString: name) != nil else {
+                throw SwiftDataError(.storeIsCorrupt, reason: "\(path): \(entity).\(attribute.name) names an external file that is not a UUID (\(name.prefix(80)))")
+            }
             let store = URL(fileURLWithPath: path)
             let file = store.deletingLastPathComponent()
                 .appendingPathComponent(".\(store.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA/\(name)")
