@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftData
 import Testing
 
 /// `osd` on stores Apple's Core Data and SwiftData wrote (the workplace's shared fixtures, read
@@ -48,5 +49,24 @@ import Testing
         let query = try OSDTool.run("query", store.path, "CartModel", "--where", "status == \"active\"")
         #expect(query.status != 0)
         #expect(query.error.contains("Apple's Core Data or SwiftData"))
+    }
+
+    @Test(.enabled(if: fixtures != nil, "the Apple-written fixture stores are not beside this checkout"))
+    func importFromAppleNamesWhatHasNoHomeAndImportsWhatIsLeftOut() throws {
+        let apple = try swiftDataStore()
+        defer { try? FileManager.default.removeItem(at: apple.deletingLastPathComponent()) }   // the test's scratch copy
+        let target = apple.deletingLastPathComponent().appendingPathComponent("Target.store")
+        _ = try ModelContainer(for: Schema([Voyage.self]), configurations: [ModelConfiguration(url: target)])
+
+        let refused = try OSDTool.run("import", "--from-apple", apple.path, "--into", target.path)
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("model CartModel is not among the app's models"), "\(refused.error)")
+
+        let ignored = try OSDTool.run(
+            "import", "--from-apple", apple.path, "--into", target.path, "--ignore", "CartModel,CartItemModel,CartItemModifierModel")
+        #expect(ignored.status == 0, "\(ignored.error)")
+        #expect(ignored.output.isEmpty, "no model to import into: \(ignored.output)")
+        let positional = try OSDTool.run("import", target.path, "--from-apple", apple.path, "--from", "somewhere")
+        #expect(positional.status != 0, "one source at a time")
     }
 }

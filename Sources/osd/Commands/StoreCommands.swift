@@ -75,16 +75,38 @@ struct Export: ParsableCommand {
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Add the rows of `osd export` JSON files to a store, in one transaction.",
-        discussion: "All or nothing: a bad file is named with its line and field and nothing is written.")
+        abstract: "Add rows to a store, in one transaction: from `osd export` JSON files, or from a store Apple's Core Data or SwiftData wrote.",
+        discussion: """
+            All or nothing: a bad file is named with its line and field, and an Apple store's model, property or \
+            relationship with no home in the store's models is named, and nothing is written. The Apple store is \
+            never modified, and importing it a second time imports nothing.
+            """)
 
-    @Argument(help: "The store file, or a PostgreSQL server's URL (postgres://user@host/database).") var store: String
+    @Argument(help: "The store file, or a PostgreSQL server's URL (postgres://user@host/database).") var store: String?
+    @Option(help: "The store to import into, as the STORE argument names it.") var into: String?
     @Option(help: "On PostgreSQL, the configuration's name, which names the PostgreSQL schema of its tables.") var name = "default"
-    @Option(help: "The directory of Model.json files.") var from: String
+    @Option(help: "The directory of Model.json files.") var from: String?
+    @Option(name: .customLong("from-apple"), help: "A store file Apple's Core Data or SwiftData wrote.") var fromApple: String?
+    @Option(help: "With --from-apple: models and Model.property names to leave out, comma-separated.") var ignore: String?
+
+    func validate() throws {
+        guard (store == nil) != (into == nil) else { throw ValidationError("Name the store to import into once: STORE or --into.") }
+        guard (from == nil) != (fromApple == nil) else { throw ValidationError("Name what to import once: --from DIRECTORY or --from-apple STORE.") }
+    }
 
     func run() throws {
         try reportingFailures {
-            let imported = try StoreImport(directory: URL(fileURLWithPath: from)).run(storeAt: store, name: name)
+            let target = into ?? store ?? ""
+            if let fromApple {
+                let ignoring = Set((ignore ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+                guard let imported = try AppleImport.run(appleStore: fromApple, storeAt: target, name: name, ignoring: ignoring) else {
+                    printLine("\(fromApple) was imported into \(target) before: nothing to do")
+                    return
+                }
+                for (model, rows) in imported { printLine("\(model): \(rows) rows imported") }
+                return
+            }
+            let imported = try StoreImport(directory: URL(fileURLWithPath: from ?? "")).run(storeAt: target, name: name)
             for (model, rows) in imported { printLine("\(model): \(rows) rows imported") }
         }
     }

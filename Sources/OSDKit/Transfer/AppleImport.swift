@@ -1,0 +1,12 @@
+import OpenSwiftData
+
+/// `osd import --from-apple`: the rows of a store Apple's Core Data or SwiftData wrote, into an
+/// OpenSwiftData store (a file the app created, or a PostgreSQL namespace), in one transaction.
+package enum AppleImport {
+    /// Imports the Apple store at `appleStore` into the store `store` names; returns the rows
+    /// imported per model, or `nil` when that Apple store was imported into it before.
+    package static func run(appleStore: String, storeAt store: String, name: String, ignoring: Set<String>) throws -> [(model: String, rows: Int)]? {
+        let target = try StoreArgument.open(store, name: name, access: .writing)
+        return try AppleStoreImport.run(appleStoreAt: appleStore, into: target, ignoring: ignoring)
+    }
+}

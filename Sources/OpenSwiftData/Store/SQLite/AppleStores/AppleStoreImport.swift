@@ -1,0 +1,96 @@
+import Foundation
+
+/// Importing a store Apple's Core Data or SwiftData wrote into an OpenSwiftData store, through
+/// the tools' protocol (``StoreTransfer``): what `osd import --from-apple` and
+/// ``ModelContainer/importAppleStore(at:ignoring:)`` run.
+///
+/// The Apple store is never modified: it is copied (with its `-wal` and `-shm`) into a folder of
+/// its own and read there. The rows land in one transaction of the target, recorded in its history
+/// by an author that names the Apple store's UUID, so a second import of the same store finds it
+/// and imports nothing.
+package enum AppleStoreImport {
+    /// The history author of an import of the store with this UUID.
+    static func author(storeUUID: String?) -> String { "Apple store import \(storeUUID ?? "")" }
+
+    /// Imports the store at `path` into `target`; returns the rows imported per model, or `nil`
+    /// when this store was imported into `target` before.
+    ///
+    /// - Throws: ``SwiftDataError/schemaMismatch`` naming every model, property and relationship
+    ///   of the store with no home in the target's models (leave them out with `ignoring`);
+    ///   ``SwiftDataError/storeIsCorrupt`` for a store whose model or rows cannot be read;
+    ///   ``SwiftDataError/storeIsNotSQLite`` for a file that is not a store Apple's frameworks
+    ///   wrote. Nothing is written then.
+    package static func run(appleStoreAt path: String, into target: any StoreTooling, ignoring: Set<String>) throws -> [(model: String, rows: Int)]? {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw SwiftDataError(.storeIsNotSQLite, reason: "There is no store at \(path).")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }   // the copy only: the store itself is never touched
+        let copy = folder.appendingPathComponent(URL(fileURLWithPath: path).lastPathComponent)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: copy.path + suffix)
+        }
+        let external = URL(fileURLWithPath: path).deletingLastPathComponent()
+            .appendingPathComponent(".\(URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent)_SUPPORT")
+        if FileManager.default.fileExists(atPath: external.path) {
+            try FileManager.default.copyItem(at: external, to: folder.appendingPathComponent(external.lastPathComponent))
+        }
+        guard try AppleStoreFile.isAppleStore(at: copy.path) else {
+            throw SwiftDataError(.storeIsNotSQLite, reason: "\(path) is not a store Apple's Core Data or SwiftData wrote (it has no Z_METADATA and Z_PRIMARYKEY tables). Nothing was imported.")
+        }
+        let source = try AppleStoreFile(path: copy.path)
+        let author = author(storeUUID: source.storeUUID)
+        var importedBefore = false
+        try target.forEachHistoryTransaction(after: 0, author: author, newestFirst: false) { _ in
+            importedBefore = true
+            return false
+        }
+        if importedBefore { return nil }
+        let transfer: StoreTransfer
+        do {
+            transfer = try StoreTransfer(from: source.schema, to: target.schema, ignoring: ignoring)
+        } catch {
+            throw SwiftDataError(.schemaMismatch, reason: "\(path) does not fit the app's models: \(error). Nothing was imported; leave out what the app no longer has on purpose with `ignoring` (model or Model.property names).")
+        }
+        return try transfer.run(from: source, into: target, author: author)
+    }
+}
+
+extension ModelContainer {
+    /// Imports the rows of a store that Apple's SwiftData or Core Data wrote into this container's
+    /// store, in one transaction: call it at launch to bring along what users already have. (An
+    /// OpenSwiftData addition.)
+    ///
+    /// The Apple store's model is read from the store itself; its entities, attributes and
+    /// relationships match the container's models by name (or a property's `originalName`), and
+    /// every row comes with its relationships. The Apple store is never modified. Running it again
+    /// for the same store imports nothing and returns an empty dictionary.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Trip.self, Activity.self)
+    /// let imported = try container.importAppleStore(at: oldStoreURL)   // ["Trip": 12, "Activity": 40]
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The Apple store file (its `-wal` and `-shm`, and the folder of external data
+    ///     beside it, are read too).
+    ///   - ignoring: Names of models (`Trip`) and properties (`Trip.notes`) of the Apple store to
+    ///     leave out on purpose.
+    /// - Returns: The number of rows imported per model.
+    /// - Throws: ``SwiftDataError/schemaMismatch`` naming every model, property and relationship
+    ///   of the Apple store that has no home among the container's models;
+    ///   ``SwiftDataError/storeIsCorrupt`` or ``SwiftDataError/storeIsNotSQLite`` for a file that
+    ///   cannot be read as such a store; ``SwiftDataError/uniquenessConflict`` when its rows break
+    ///   a uniqueness constraint of the container's store. Nothing is imported then.
+    ///   ``SwiftDataError/storeFailure`` for a container whose store is not one SQLite file.
+    @discardableResult
+    public func importAppleStore(at url: URL, ignoring: Set<String> = []) throws -> [String: Int] {
+        guard stores.count == 1, configurations.count == 1, let configuration = configurations.first, !configuration.isStoredInMemoryOnly else {
+            throw SwiftDataError(.storeFailure, reason: "Importing an Apple store needs a container of one store file; use `osd import --from-apple` for PostgreSQL.")
+        }
+        let target = try StoreFile(path: configuration.url.path, writable: true)
+        let imported = try AppleStoreImport.run(appleStoreAt: url.path, into: target, ignoring: ignoring) ?? []
+        return Dictionary(imported.map { ($0.model, $0.rows) }, uniquingKeysWith: +)
+    }
+}

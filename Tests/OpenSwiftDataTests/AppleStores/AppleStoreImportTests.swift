@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// The app's models for the Core Data cart store of the fixtures: the same names as its entities.
+enum CartApp {
+    @Model final class CDCart {
+        var context: String?
+        var createdAt: Date
+        var displayName: String?
+        @Attribute(.unique) var id: String
+        var maxItemCount: Int?
+        var metadataJSON: Data?
+        var minSubtotalAmount: Decimal?
+        var minSubtotalCurrencyCode: String?
+        var profileId: String?
+        var status: String
+        var storeId: String
+        var storeImageURL: String?
+        var updatedAt: Date
+        @Relationship(deleteRule: .cascade, inverse: \CDCartItem.cart) var items: [CDCartItem] = []
+
+        init(id: String, status: String, storeId: String) {
+            self.id = id
+            self.status = status
+            self.storeId = storeId
+            createdAt = .now
+            updatedAt = .now
+        }
+    }
+
+    @Model final class CDCartItem {
+        var availableStock: Int?
+        var id: String
+        var imageURL: String?
+        var productId: String
+        var quantity: Int
+        var totalPriceAmount: Decimal?
+        var totalPriceCurrencyCode: String?
+        var unitPriceAmount: Decimal
+        var unitPriceCurrencyCode: String?
+        var cart: CDCart?
+        @Relationship(deleteRule: .cascade) var modifiers: [CDCartItemModifier] = []
+
+        init(id: String, productId: String, quantity: Int, unitPriceAmount: Decimal) {
+            self.id = id
+            self.productId = productId
+            self.quantity = quantity
+            self.unitPriceAmount = unitPriceAmount
+        }
+    }
+
+    @Model final class CDCartItemModifier {
+        var id: String
+        var name: String
+        var priceDeltaAmount: Decimal
+        var priceDeltaCurrencyCode: String
+        var item: CDCartItem?
+
+        init(id: String, name: String, priceDeltaAmount: Decimal, priceDeltaCurrencyCode: String) {
+            self.id = id
+            self.name = name
+            self.priceDeltaAmount = priceDeltaAmount
+            self.priceDeltaCurrencyCode = priceDeltaCurrencyCode
+        }
+    }
+
+    static let models: [any PersistentModel.Type] = [CDCart.self, CDCartItem.self, CDCartItemModifier.self]
+}
+
+/// An app brings along the rows of a store Apple's Core Data wrote: every row with its
+/// relationships, once, all or nothing, with the Apple store left as it was.
+@Suite(.enabled(if: AppleStoreFixtures.folder != nil, AppleStoreFixtures.skipMessage))
+struct AppleStoreImportTests {
+    private func appleStoreCopy() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let copy = folder.appendingPathComponent("CartStorage_v1.sqlite")
+        try FileManager.default.copyItem(at: try AppleStoreFixtures.store("cartkit-coredata-v1", "CartStorage_v1.sqlite"), to: copy)
+        return copy
+    }
+
+    @Test func rowsAndRelationshipsArriveOnceAndTheAppleStoreIsUntouched() throws {
+        let apple = try appleStoreCopy()
+        defer { try? FileManager.default.removeItem(at: apple.deletingLastPathComponent()) }   // the test's scratch copy
+        let before = try Data(contentsOf: apple)
+        let store = TemporaryStore()
+        let container = try ModelContainer(for: Schema(CartApp.models), configurations: [ModelConfiguration(url: store.url)])
+        let imported = try container.importAppleStore(at: apple)
+        #expect(imported == ["CDCart": 1, "CDCartItem": 1, "CDCartItemModifier": 0])
+        #expect(try Data(contentsOf: apple) == before)
+
+        for context in [ModelContext(container), ModelContext(try ModelContainer(for: Schema(CartApp.models), configurations: [ModelConfiguration(url: store.url)]))] {
+            let cart = try #require(try context.fetch(FetchDescriptor<CartApp.CDCart>()).first)
+            #expect(cart.status == "active")
+            #expect(cart.createdAt == Date(timeIntervalSinceReferenceDate: 791474371.290433))
+            #expect(cart.metadataJSON == Data(#"{"source":"legacy-fixture"}"#.utf8))
+            #expect(cart.items.count == 1)
+            let item = try #require(cart.items.first)
+            #expect(item.quantity == 2 && item.availableStock == 5 && item.productId == "burger")
+            #expect(item.unitPriceAmount == 5 && item.totalPriceAmount == 10)
+            #expect(item.cart === cart)
+        }
+
+        // A second import of the same store finds it imported and adds nothing.
+        #expect(try container.importAppleStore(at: apple) == [:])
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<CartApp.CDCartItem>()) == 1)
+        // The import is in the history, as another process's save would be.
+        let authors = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).compactMap(\.author)
+        #expect(authors.contains { $0.hasPrefix("Apple store import ") })
+    }
+
+    @Test func modelsWithNoHomeAreNamedAndNothingIsWritten() throws {
+        let apple = try appleStoreCopy()
+        defer { try? FileManager.default.removeItem(at: apple.deletingLastPathComponent()) }   // the test's scratch copy
+        let store = TemporaryStore()
+        let container = try store.container(Note.self)
+        let error = try #require(throws: SwiftDataError.self) { try container.importAppleStore(at: apple) }
+        #expect(error == .schemaMismatch)
+        for name in ["CDCart", "CDCartItem", "CDCartItemModifier"] {
+            #expect(error.reason?.contains("model \(name) is not among the app's models") == true)
+        }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Note>()) == 0)
+        // Leaving them out on purpose imports what remains: nothing.
+        #expect(try container.importAppleStore(at: apple, ignoring: ["CDCart", "CDCartItem", "CDCartItemModifier"]) == [:])
+    }
+
+    @Test func aFileThatIsNotAnAppleStoreIsRefused() throws {
+        let own = TemporaryStore()
+        _ = try own.container(Note.self)
+        let target = TemporaryStore()
+        let container = try ModelContainer(for: Schema(CartApp.models), configurations: [ModelConfiguration(url: target.url)])
+        #expect(throws: SwiftDataError.storeIsNotSQLite) { try container.importAppleStore(at: own.url) }
+        #expect(throws: SwiftDataError.storeIsNotSQLite) { try container.importAppleStore(at: own.url.appendingPathExtension("missing")) }
+    }
+}
