@@ -7,6 +7,6 @@ package enum AppleImport {
     /// imported per model, or `nil` when that Apple store was imported into it before.
     package static func run(appleStore: String, storeAt store: String, name: String, ignoring: Set<String>) throws -> [(model: String, rows: Int)]? {
         let target = try StoreArgument.open(store, name: name, access: .writing)
-        return try AppleStoreImport.run(appleStoreAt: appleStore, into: target, ignoring: ignoring)
+        return try AppleStoreImport.run(appleStoreAt: appleStore, into: target, ignoring: ignoring)?.rows
     }
 }

@@ -87,7 +87,12 @@ struct AppleStoreImportTests {
         let store = TemporaryStore()
         let container = try ModelContainer(for: Schema(CartApp.models), configurations: [ModelConfiguration(url: store.url)])
         let imported = try container.importAppleStore(at: apple)
-        #expect(imported == ["CDCart": 1, "CDCartItem": 1, "CDCartItemModifier": 0])
+        #expect(imported.rows == ["CDCart": 1, "CDCartItem": 1, "CDCartItemModifier": 0])
+        #expect(!imported.wasImportedBefore)
+        let uuid = try #require(try AppleStoreFile(path: apple.path).storeUUID)
+        let cartURI = try #require(URL(string: "x-coredata://\(uuid)/CDCart/p1"))
+        let cartID = try #require(imported.identifiers[cartURI])
+        #expect((ModelContext(container).model(for: cartID) as? CartApp.CDCart)?.status == "active")
         #expect(try Data(contentsOf: apple) == before)
 
         for context in [ModelContext(container), ModelContext(try ModelContainer(for: Schema(CartApp.models), configurations: [ModelConfiguration(url: store.url)]))] {
@@ -103,7 +108,8 @@ struct AppleStoreImportTests {
         }
 
         // A second import of the same store finds it imported and adds nothing.
-        #expect(try container.importAppleStore(at: apple) == [:])
+        let again = try container.importAppleStore(at: apple)
+        #expect(again.wasImportedBefore && again.rows.isEmpty)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<CartApp.CDCartItem>()) == 1)
         // The import is in the history, as another process's save would be.
         let authors = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).compactMap(\.author)
@@ -122,7 +128,7 @@ struct AppleStoreImportTests {
         }
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Note>()) == 0)
         // Leaving them out on purpose imports what remains: nothing.
-        #expect(try container.importAppleStore(at: apple, ignoring: ["CDCart", "CDCartItem", "CDCartItemModifier"]) == [:])
+        #expect(try container.importAppleStore(at: apple, ignoring: ["CDCart", "CDCartItem", "CDCartItemModifier"]).rows.isEmpty)
     }
 
     @Test func aFileThatIsNotAnAppleStoreIsRefused() throws {

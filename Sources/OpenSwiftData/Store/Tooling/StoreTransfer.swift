@@ -124,9 +124,16 @@ package struct StoreTransfer {
         }
     }
 
+    /// What a transfer copied: the rows per model, and each row's key in the target by model and
+    /// key in the source.
+    package struct Outcome {
+        package var rows: [(model: String, rows: Int)]
+        package var keys: [String: [Int64: Int64]]
+    }
+
     /// Copies every row of `source` into `target` in one transaction of the target, recording an
-    /// insertion in its history by `author`. Returns the rows copied per model.
-    package func run(from source: any StoreTooling, into target: any StoreTooling, author: String) throws -> [(model: String, rows: Int)] {
+    /// insertion in its history by `author`.
+    package func run(from source: any StoreTooling, into target: any StoreTooling, author: String) throws -> Outcome {
         var read: [[ModelRow]] = []
         for plan in plans {
             var rows: [ModelRow] = []
@@ -202,7 +209,7 @@ package struct StoreTransfer {
                 }
             }
             try target.recordInsertions(plans.map { plan in (plan.target.entity.name, keys[plan.target.entity.name].map { Array($0.values).sorted() } ?? []) }, author: author)
-            return zip(plans, read).map { ($0.target.entity.name, $1.count) }
+            return Outcome(rows: zip(plans, read).map { ($0.target.entity.name, $1.count) }, keys: keys)
         }
     }
 

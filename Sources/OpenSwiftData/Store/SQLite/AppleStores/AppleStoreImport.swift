@@ -12,15 +12,22 @@ package enum AppleStoreImport {
     /// The history author of an import of the store with this UUID.
     static func author(storeUUID: String?) -> String { "Apple store import \(storeUUID ?? "")" }
 
-    /// Imports the store at `path` into `target`; returns the rows imported per model, or `nil`
-    /// when this store was imported into `target` before.
+    /// What an import brought: the rows per model, and the new identifier of each row by its
+    /// Core Data URI (`x-coredata://STORE-UUID/Entity/pKEY`).
+    package struct Outcome {
+        package var rows: [(model: String, rows: Int)]
+        package var identifiers: [String: PersistentIdentifier]
+    }
+
+    /// Imports the store at `path` into `target`; returns what it brought, or `nil` when this
+    /// store was imported into `target` before.
     ///
     /// - Throws: ``SwiftDataError/schemaMismatch`` naming every model, property and relationship
     ///   of the store with no home in the target's models (leave them out with `ignoring`);
     ///   ``SwiftDataError/storeIsCorrupt`` for a store whose model or rows cannot be read;
     ///   ``SwiftDataError/storeIsNotSQLite`` for a file that is not a store Apple's frameworks
     ///   wrote. Nothing is written then.
-    package static func run(appleStoreAt path: String, into target: any StoreTooling, ignoring: Set<String>) throws -> [(model: String, rows: Int)]? {
+    package static func run(appleStoreAt path: String, into target: any StoreTooling, ignoring: Set<String>) throws -> Outcome? {
         guard FileManager.default.fileExists(atPath: path) else {
             throw SwiftDataError(.storeIsNotSQLite, reason: "There is no store at \(path).")
         }
@@ -53,11 +60,32 @@ package enum AppleStoreImport {
         } catch {
             throw SwiftDataError(.schemaMismatch, reason: "\(path) does not fit the app's models: \(error). Nothing was imported; leave out what the app no longer has on purpose with `ignoring` (model or Model.property names).")
         }
-        return try transfer.run(from: source, into: target, author: author)
+        let outcome = try transfer.run(from: source, into: target, author: author)
+        let storeIdentifier = try target.inspection().identifier
+        var identifiers: [String: PersistentIdentifier] = [:]
+        for (entity, keys) in outcome.keys {
+            for (old, new) in keys {
+                identifiers["x-coredata://\(source.storeUUID ?? "")/\(entity)/p\(old)"] =
+                    PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entity, key: .permanent(new))
+            }
+        }
+        return Outcome(rows: outcome.rows, identifiers: identifiers)
     }
 }
 
 extension ModelContainer {
+    /// What ``ModelContainer/importAppleStore(at:ignoring:)`` brought along.
+    public struct AppleStoreImportResult: Sendable {
+        /// The number of rows imported per model; empty when the store was imported before.
+        public var rows: [String: Int]
+        /// The identifier each imported row has now, by the URI Core Data gave it
+        /// (`x-coredata://STORE-UUID/Entity/pKEY`, as `objectID.uriRepresentation()` printed it),
+        /// for an app that kept such URIs.
+        public var identifiers: [URL: PersistentIdentifier]
+        /// Whether the store had been imported before, so that nothing was imported now.
+        public var wasImportedBefore: Bool
+    }
+
     /// Imports the rows of a store that Apple's SwiftData or Core Data wrote into this container's
     /// store, in one transaction: call it at launch to bring along what users already have. (An
     /// OpenSwiftData addition.)
@@ -65,11 +93,11 @@ extension ModelContainer {
     /// The Apple store's model is read from the store itself; its entities, attributes and
     /// relationships match the container's models by name (or a property's `originalName`), and
     /// every row comes with its relationships. The Apple store is never modified. Running it again
-    /// for the same store imports nothing and returns an empty dictionary.
+    /// for the same store imports nothing (``AppleStoreImportResult/wasImportedBefore``).
     ///
     /// ```swift
     /// let container = try ModelContainer(for: Trip.self, Activity.self)
-    /// let imported = try container.importAppleStore(at: oldStoreURL)   // ["Trip": 12, "Activity": 40]
+    /// let imported = try container.importAppleStore(at: oldStoreURL)   // imported.rows: ["Trip": 12, "Activity": 40]
     /// ```
     ///
     /// - Parameters:
@@ -77,7 +105,7 @@ extension ModelContainer {
     ///     beside it, are read too).
     ///   - ignoring: Names of models (`Trip`) and properties (`Trip.notes`) of the Apple store to
     ///     leave out on purpose.
-    /// - Returns: The number of rows imported per model.
+    /// - Returns: The rows imported per model, and the new identifier of each by its Core Data URI.
     /// - Throws: ``SwiftDataError/schemaMismatch`` naming every model, property and relationship
     ///   of the Apple store that has no home among the container's models;
     ///   ``SwiftDataError/storeIsCorrupt`` or ``SwiftDataError/storeIsNotSQLite`` for a file that
@@ -85,12 +113,17 @@ extension ModelContainer {
     ///   a uniqueness constraint of the container's store. Nothing is imported then.
     ///   ``SwiftDataError/storeFailure`` for a container whose store is not one SQLite file.
     @discardableResult
-    public func importAppleStore(at url: URL, ignoring: Set<String> = []) throws -> [String: Int] {
+    public func importAppleStore(at url: URL, ignoring: Set<String> = []) throws -> AppleStoreImportResult {
         guard stores.count == 1, configurations.count == 1, let configuration = configurations.first, !configuration.isStoredInMemoryOnly else {
             throw SwiftDataError(.storeFailure, reason: "Importing an Apple store needs a container of one store file; use `osd import --from-apple` for PostgreSQL.")
         }
         let target = try StoreFile(path: configuration.url.path, writable: true)
-        let imported = try AppleStoreImport.run(appleStoreAt: url.path, into: target, ignoring: ignoring) ?? []
-        return Dictionary(imported.map { ($0.model, $0.rows) }, uniquingKeysWith: +)
+        guard let outcome = try AppleStoreImport.run(appleStoreAt: url.path, into: target, ignoring: ignoring) else {
+            return AppleStoreImportResult(rows: [:], identifiers: [:], wasImportedBefore: true)
+        }
+        return AppleStoreImportResult(
+            rows: Dictionary(outcome.rows.map { ($0.model, $0.rows) }, uniquingKeysWith: +),
+            identifiers: Dictionary(outcome.identifiers.compactMap { uri, identifier in URL(string: uri).map { ($0, identifier) } }, uniquingKeysWith: { first, _ in first }),
+            wasImportedBefore: false)
     }
 }
