@@ -14,7 +14,7 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
         case configurationSchemaNotFoundInContainerSchema, unknownSchema, backwardMigration
         case storeIsNotSQLite, storeIsCorrupt, storeIsReadOnly, storeIsBusy, storeFromNewerVersion
         case schemaMismatch, saveNotAllowed, storeFailure, modelNotFound, uniquenessConflict
-        case migrationFailed, historyTokenExpired, arithmeticOverflow, destructiveMigration
+        case migrationFailed, historyTokenExpired, arithmeticOverflow, destructiveMigration, cloudKitMirroredStore
         case invalidStoreURL, storeUnavailable, storeAccessDenied
         case sortingPendingChangesWithIdentifiers, unsupportedKeyPath, invalidTransactionFetchRequest
         case configurationFileNameContainsInvalidCharacters, configurationFileNameTooLong, unknownDataStoreSchema
@@ -106,6 +106,10 @@ public struct SwiftDataError: Error, Equatable, Hashable, Sendable, CustomString
     /// configuration refuses that (`allowsDestructiveMigration`, off by default for PostgreSQL).
     /// Nothing was changed; the reason names each place and how many rows hold data there.
     public static let destructiveMigration = SwiftDataError(.destructiveMigration)
+    /// A store Apple's Core Data mirrors to CloudKit (`NSPersistentCloudKitContainer`, or
+    /// SwiftData with a CloudKit database) cannot be imported: its rows on the device may not be
+    /// all of the user's data, and CloudKit's record metadata would be lost. Nothing was imported.
+    public static let cloudKitMirroredStore = SwiftDataError(.cloudKitMirroredStore)
     /// The history token is older than history that was deleted: the changes since it are no
     /// longer all recorded. Fetch from the start of the remaining history instead.
     public static let historyTokenExpired = SwiftDataError(.historyTokenExpired)

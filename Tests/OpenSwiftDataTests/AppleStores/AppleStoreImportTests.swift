@@ -139,4 +139,36 @@ struct AppleStoreImportTests {
         #expect(throws: SwiftDataError.storeIsNotSQLite) { try container.importAppleStore(at: own.url) }
         #expect(throws: SwiftDataError.storeIsNotSQLite) { try container.importAppleStore(at: own.url.appendingPathExtension("missing")) }
     }
+
+    /// Changes a copy of the Apple store with SQL, as another framework version or a damaged
+    /// device would have left it.
+    private func altered(_ apple: URL, _ sql: String) throws {
+        let connection = try SQLiteConnection(path: apple.path, readOnly: false, create: false)
+        try connection.execute(sql)
+        connection.close()
+    }
+
+    @Test func storesOfNewerVersionsMirroredOnesAndDamagedOnesGetTheirOwnErrors() throws {
+        let target = TemporaryStore()
+        let container = try ModelContainer(for: Schema(CartApp.models), configurations: [ModelConfiguration(url: target.url)])
+        let cases: [(sql: String?, truncate: Bool, error: SwiftDataError)] = [
+            ("UPDATE Z_METADATA SET Z_VERSION = 2", false, .storeFromNewerVersion),
+            ("CREATE TABLE ANSCKRECORDMETADATA (Z_PK INTEGER PRIMARY KEY)", false, .cloudKitMirroredStore),
+            ("UPDATE Z_MODELCACHE SET Z_CONTENT = substr(Z_CONTENT, 1, 100)", false, .storeIsCorrupt),
+            ("DELETE FROM Z_MODELCACHE", false, .storeIsCorrupt),
+            (nil, true, .storeIsCorrupt),
+        ]
+        for (sql, truncate, expected) in cases {
+            let apple = try appleStoreCopy()
+            defer { try? FileManager.default.removeItem(at: apple.deletingLastPathComponent()) }   // the test's scratch copy
+            if let sql { try altered(apple, sql) }
+            if truncate {
+                let bytes = try Data(contentsOf: apple)
+                try bytes.prefix(bytes.count / 2).write(to: apple)
+            }
+            let error = try #require(throws: SwiftDataError.self) { try container.importAppleStore(at: apple) }
+            #expect(error == expected, "\(sql ?? "truncated"): \(error)")
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<CartApp.CDCart>()) == 0, "nothing was imported")
+        }
+    }
 }

@@ -43,10 +43,14 @@ package enum AppleStoreImport {
         if FileManager.default.fileExists(atPath: external.path) {
             try FileManager.default.copyItem(at: external, to: folder.appendingPathComponent(external.lastPathComponent))
         }
-        guard try AppleStoreFile.isAppleStore(at: copy.path) else {
-            throw SwiftDataError(.storeIsNotSQLite, reason: "\(path) is not a store Apple's Core Data or SwiftData wrote (it has no Z_METADATA and Z_PRIMARYKEY tables). Nothing was imported.")
+        // Opening says what is wrong: not SQLite, not Apple's (no Core Data tables), damaged.
+        guard try StoreFileInspection.header(ofFileAt: copy.path) == StoreFileInspection.sqliteHeader else {
+            throw SwiftDataError(.storeIsNotSQLite, reason: "\(path) is not an SQLite database, so not a store Apple's Core Data or SwiftData wrote. Nothing was imported.")
         }
         let source = try AppleStoreFile(path: copy.path)
+        guard !source.isMirroredToCloudKit else {
+            throw SwiftDataError(.cloudKitMirroredStore, reason: "\(path) is mirrored to CloudKit by Core Data: the device's rows may not be all of the user's data, and CloudKit's record metadata would be lost. Nothing was imported; let the app finish syncing and export the data, or import a store that is not mirrored.")
+        }
         let author = author(storeUUID: source.storeUUID)
         var importedBefore = false
         try target.forEachHistoryTransaction(after: 0, author: author, newestFirst: false) { _ in
@@ -109,8 +113,11 @@ extension ModelContainer {
     /// - Throws: ``SwiftDataError/schemaMismatch`` naming every model, property and relationship
     ///   of the Apple store that has no home among the container's models;
     ///   ``SwiftDataError/storeIsCorrupt`` or ``SwiftDataError/storeIsNotSQLite`` for a file that
-    ///   cannot be read as such a store; ``SwiftDataError/uniquenessConflict`` when its rows break
-    ///   a uniqueness constraint of the container's store. Nothing is imported then.
+    ///   cannot be read as such a store (a truncated or damaged file, a missing model);
+    ///   ``SwiftDataError/storeFromNewerVersion`` for a store a newer Core Data wrote in a form this
+    ///   version does not read; ``SwiftDataError/cloudKitMirroredStore`` for a store Core Data
+    ///   mirrors to CloudKit; ``SwiftDataError/uniquenessConflict`` when its rows break a
+    ///   uniqueness constraint of the container's store. Nothing is imported then.
     ///   ``SwiftDataError/storeFailure`` for a container whose store is not one SQLite file.
     @discardableResult
     public func importAppleStore(at url: URL, ignoring: Set<String> = []) throws -> AppleStoreImportResult {
