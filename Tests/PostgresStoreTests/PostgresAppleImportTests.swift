@@ -48,8 +48,9 @@ enum ServerCart {
     }
 }
 
-/// A store an iPhone's Core Data wrote, imported into a PostgreSQL namespace (what
-/// `osd import --from-apple … --into postgres://…` runs): its rows and relationships, once.
+/// A store an iPhone's Core Data wrote, imported into a PostgreSQL namespace by a server
+/// (`container.importAppleStore(at:)`, and `osd import --from-apple … --into postgres://…`): its
+/// rows and relationships, once.
 @Suite(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
 struct PostgresAppleImportTests {
     static let fixture: URL? = {
@@ -64,19 +65,20 @@ struct PostgresAppleImportTests {
         let fixture = try #require(Self.fixture).path
         let configuration = try PostgresServer.freshConfiguration("appleimport")
         let schema = Schema([ServerCart.CDCart.self, ServerCart.CDCartItem.self, ServerCart.CDCartItemModifier.self])
-        _ = try ModelContainer(for: schema, configurations: [configuration])
-        let target = try PostgresStoreAccess.openTooling(at: configuration.url.absoluteString, name: configuration.name, access: .writing)
-        let outcome = try #require(try AppleStoreImport.run(appleStoreAt: fixture, into: target, ignoring: []))
-        #expect(outcome.rows.map(\.rows).reduce(0, +) == 2)
-        #expect(outcome.identifiers.count == 2)
+        let container = try ModelContainer(for: schema, configurations: [configuration])
+        let imported = try container.importAppleStore(at: URL(fileURLWithPath: fixture))
+        #expect(imported.rows == ["CDCart": 1, "CDCartItem": 1, "CDCartItemModifier": 0])
+        #expect(imported.identifiers.count == 2)
 
         let context = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
         let cart = try #require(try context.fetch(FetchDescriptor<ServerCart.CDCart>()).first)
         #expect(cart.status == "active" && cart.items.map(\.quantity) == [2])
         #expect(cart.items.first?.unitPriceAmount == 5)
 
-        let again = try PostgresStoreAccess.openTooling(at: configuration.url.absoluteString, name: configuration.name, access: .writing)
-        #expect(try AppleStoreImport.run(appleStoreAt: fixture, into: again, ignoring: []) == nil)
+        #expect(try container.importAppleStore(at: URL(fileURLWithPath: fixture)).wasImportedBefore)
+        // Through the tools' protocol, as `osd import --from-apple … --into postgres://…` runs it.
+        let tooling = try PostgresStoreAccess.openTooling(at: configuration.url.absoluteString, name: configuration.name, access: .writing)
+        #expect(try AppleStoreImport.run(appleStoreAt: fixture, into: tooling, ignoring: []) == nil)
         #expect(try context.fetchCount(FetchDescriptor<ServerCart.CDCartItem>()) == 1)
     }
 }

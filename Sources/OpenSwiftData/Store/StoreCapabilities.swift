@@ -73,6 +73,13 @@ package protocol DescriptorFetchingStore: StoreBackend {
     func editingStateEnded(_ editingState: EditingState)
 }
 
+/// A store the tools' protocol can open beside the container, on a connection of its own: how a
+/// container imports rows through ``StoreTooling`` (``ModelContainer/importAppleStore(at:ignoring:)``).
+package protocol ToolingOpeningStore: StoreBackend {
+    /// The store opened as the tools open it, for writing inside ``StoreTooling/transaction(_:)``.
+    func openTooling() throws -> any StoreTooling
+}
+
 /// The capabilities a store adopts, resolved once when its container opens it.
 package struct StoreCapabilities: Sendable {
     /// The store's history, if it keeps one.

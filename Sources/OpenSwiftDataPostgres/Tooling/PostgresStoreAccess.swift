@@ -38,8 +38,12 @@ package final class PostgresStoreAccess {
     package static let batchRows = 1_000
 
     /// Opens the store of the configuration named `name` at `url`, for reading or for writing.
-    package init(url: URL, name: String, writable: Bool = false) throws {
-        let location = try PostgresLocation(PostgresStoreConfiguration(name: name, url: url, allowsSave: writable, maximumReadConnections: 0))
+    package convenience init(url: URL, name: String, writable: Bool = false) throws {
+        try self.init(location: PostgresLocation(PostgresStoreConfiguration(name: name, url: url, allowsSave: writable, maximumReadConnections: 0)), writable: writable)
+    }
+
+    /// Opens the store at `location`, on a connection of its own, for reading or for writing.
+    init(location: PostgresLocation, writable: Bool) throws {
         displayName = location.displayName
         isWritable = writable
         namespace = location.namespace

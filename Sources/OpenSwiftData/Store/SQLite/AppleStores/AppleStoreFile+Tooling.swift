@@ -92,11 +92,12 @@ extension AppleStoreFile: StoreTooling, StoreToolingProvider {
     package func inspection() throws -> StoreInspection {
         var rows: [String: Int64] = [:]
         for entity in layout.schema.entities { rows[entity.name] = try rowCount(of: ModelTable(entity), filter: nil) }
-        let size = { (path: String) -> Int64 in
-            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        func size(_ path: String) throws -> Int64 {
+            guard FileManager.default.fileExists(atPath: path) else { return 0 }   // no -wal: nothing pending
+            return (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
         }
         return StoreInspection(
-            format: 0, identifier: storeUUID, bytes: size(path), walBytes: size(path + "-wal"), historyTransactions: 0, rows: rows)
+            format: 0, identifier: storeUUID, bytes: try size(path), walBytes: try size(path + "-wal"), historyTransactions: 0, rows: rows)
     }
 
     package func verificationProblems() throws -> [String] {

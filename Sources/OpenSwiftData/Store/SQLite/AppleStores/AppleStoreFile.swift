@@ -29,6 +29,8 @@ package final class AppleStoreFile {
         } catch {
             return false   // the default provider says what is wrong with the file
         }
+        // A database whose tables cannot be listed (damaged) is not recognised here: the default
+        // provider opens it and says what is wrong with it.
         let tables = try? Self.tables(connection)
         return tables?["Z_METADATA"] != nil && tables?["Z_PRIMARYKEY"] != nil
     }

@@ -91,7 +91,7 @@ extension ModelContainer {
     }
 
     /// Imports the rows of a store that Apple's SwiftData or Core Data wrote into this container's
-    /// store, in one transaction: call it at launch to bring along what users already have. (An
+    /// store (an SQLite file, or a PostgreSQL namespace), in one transaction: call it at launch to bring along what users already have. (An
     /// OpenSwiftData addition.)
     ///
     /// The Apple store's model is read from the store itself; its entities, attributes and
@@ -118,13 +118,14 @@ extension ModelContainer {
     ///   version does not read; ``SwiftDataError/cloudKitMirroredStore`` for a store Core Data
     ///   mirrors to CloudKit; ``SwiftDataError/uniquenessConflict`` when its rows break a
     ///   uniqueness constraint of the container's store. Nothing is imported then.
-    ///   ``SwiftDataError/storeFailure`` for a container whose store is not one SQLite file.
+    ///   ``SwiftDataError/storeFailure`` for a container of several stores, or of a store kept in
+    ///   memory or a custom `DataStore`.
     @discardableResult
     public func importAppleStore(at url: URL, ignoring: Set<String> = []) throws -> AppleStoreImportResult {
-        guard stores.count == 1, configurations.count == 1, let configuration = configurations.first, !configuration.isStoredInMemoryOnly else {
-            throw SwiftDataError(.storeFailure, reason: "Importing an Apple store needs a container of one store file; use `osd import --from-apple` for PostgreSQL.")
+        guard stores.count == 1, let store = stores[0].store as? any ToolingOpeningStore else {
+            throw SwiftDataError(.storeFailure, reason: "Importing an Apple store needs a container of one SQLite or PostgreSQL store.")
         }
-        let target = try StoreFile(path: configuration.url.path, writable: true)
+        let target = try store.openTooling()
         guard let outcome = try AppleStoreImport.run(appleStoreAt: url.path, into: target, ignoring: ignoring) else {
             return AppleStoreImportResult(rows: [:], identifiers: [:], wasImportedBefore: true)
         }
