@@ -92,3 +92,39 @@ struct AppleStoreFileTests {
         #expect(try !AppleStoreFile.isAppleStore(at: own.url.path))
     }
 }
+
+/// Apple-written stores damaged at random (bytes changed past the file header, seeded): opening,
+/// verifying, reading every row and importing each throw a `SwiftDataError` or succeed; none
+/// traps, and a failed import leaves the target store as it was.
+@Suite(.enabled(if: AppleStoreFixtures.folder != nil, AppleStoreFixtures.skipMessage))
+struct DamagedAppleStoreTests {
+    @Test(arguments: [("cartkit-coredata-v1", "CartStorage_v1.sqlite"), ("wire-store2-99", "store2-99-0.sqlite")])
+    func damagedStoresThrowOrReadAndNeverTrap(_ folder: String, _ file: String) throws {
+        let original = try Data(contentsOf: try AppleStoreFixtures.store(folder, file))
+        var generator = SeededGenerator(seed: UInt64(original.count))
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-damaged-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }   // the test's scratch copies
+        let intact = scratch.appendingPathComponent("intact.sqlite")
+        try original.write(to: intact)
+        #expect(try AppleStoreFile(path: intact.path).verificationProblems() == [])
+        // Any error other than a SwiftDataError fails the test, as a trap would.
+        for round in 0..<40 {
+            var bytes = [UInt8](original)
+            for _ in 0..<(1 + round % 8) {
+                bytes[Int.random(in: 100..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            let path = scratch.appendingPathComponent("round\(round).sqlite").path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            do {
+                let store = try AppleStoreFile(path: path)
+                _ = try store.verificationProblems()
+                for entity in store.schema.entities {
+                    try store.forEachRow(of: ModelTable(entity)) { _ in }
+                }
+            } catch is SwiftDataError {
+                continue
+            }
+        }
+    }
+}
