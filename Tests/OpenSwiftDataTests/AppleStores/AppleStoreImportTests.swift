@@ -171,4 +171,22 @@ struct AppleStoreImportTests {
             #expect(try ModelContext(container).fetchCount(FetchDescriptor<CartApp.CDCart>()) == 0, "nothing was imported")
         }
     }
+
+    @Test func aPropertyTheReaderCannotFindIsReportedAndImportedOnlyWhenIgnored() throws {
+        let apple = try appleStoreCopy()
+        defer { try? FileManager.default.removeItem(at: apple.deletingLastPathComponent()) }   // the test's scratch copy
+        try altered(apple, "ALTER TABLE ZCDCART DROP COLUMN ZSTOREIMAGEURL")
+        #expect(try AppleStoreFile(path: apple.path).verificationProblems() == ["CDCart.storeImageURL is not read: no column of ZCDCART holds it"])
+
+        let target = TemporaryStore()
+        let container = try ModelContainer(for: Schema(CartApp.models), configurations: [ModelConfiguration(url: target.url)])
+        let error = try #require(throws: SwiftDataError.self) { try container.importAppleStore(at: apple) }
+        #expect(error == .schemaMismatch)
+        #expect(error.reason?.contains("CDCart.storeImageURL cannot be read") == true)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<CartApp.CDCart>()) == 0)
+
+        let imported = try container.importAppleStore(at: apple, ignoring: ["CDCart.storeImageURL"])
+        #expect(imported.rows["CDCart"] == 1)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<CartApp.CDCart>()).first?.storeImageURL == nil)
+    }
 }

@@ -101,7 +101,7 @@ extension AppleStoreFile: StoreTooling, StoreToolingProvider {
     }
 
     package func verificationProblems() throws -> [String] {
-        var problems: [String] = []
+        var problems = layout.unreadable.map { "\($0.property) is not read: \($0.reason)" }
         for row in try values("PRAGMA integrity_check") {
             if case .text(let text) = row[0], text != "ok" { problems.append(text) }
         }

@@ -60,6 +60,13 @@ package enum AppleStoreImport {
         if importedBefore { return nil }
         let transfer: StoreTransfer
         do {
+            // What the store holds and this version cannot read would be lost without a word.
+            let unread = source.layout.unreadable.filter { entry in
+                !ignoring.contains(entry.property) && !ignoring.contains(String(entry.property.prefix { $0 != "." }))
+            }
+            guard unread.isEmpty else {
+                throw StoreTransfer.Mismatch(problems: unread.map { "\($0.property) cannot be read: \($0.reason)" })
+            }
             transfer = try StoreTransfer(from: source.schema, to: target.schema, ignoring: ignoring)
         } catch {
             throw SwiftDataError(.schemaMismatch, reason: "\(path) does not fit the app's models: \(error). Nothing was imported; leave out what the app no longer has on purpose with `ignoring` (model or Model.property names).")

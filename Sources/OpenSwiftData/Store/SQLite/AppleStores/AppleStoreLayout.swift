@@ -26,6 +26,10 @@ struct AppleStoreLayout {
     var entities: [String: Entity]
     /// The schema as OpenSwiftData's tools read it.
     var schema: StoredSchema
+    /// The attributes this reader leaves out, each with why (`Entity.property`, reason): composite
+    /// attributes, and any whose column it cannot find. Reading the rest is still exact; `verify`
+    /// reports these, and an import refuses to run unless they are ignored on purpose.
+    var unreadable: [(property: String, reason: String)] = []
 
     /// The layout of `model` in a file whose tables and columns `columns` lists, and whose entity
     /// numbers `numbers` gives.
@@ -41,6 +45,7 @@ struct AppleStoreLayout {
         func quote(_ name: String) -> String { SQL.quote(name) }
 
         var entities: [String: Entity] = [:]
+        var unreadable: [(property: String, reason: String)] = []
         for entity in model.entities {
             guard let number = numbers[entity.name] else { throw AppleModel.Failure(description: "\(entity.name) has no entity number in Z_PRIMARYKEY") }
             let table = tableName(entity)
@@ -49,20 +54,33 @@ struct AppleStoreLayout {
             // An entity's archived properties may repeat those it inherits: each name once, the
             // ancestor's first.
             var attributeNames = Set<String>(), relationshipNames = Set<String>()
-            let attributes = chain.flatMap(\.attributes).filter { attributeNames.insert($0.name).inserted }
+            let declared = chain.flatMap(\.attributes).filter { attributeNames.insert($0.name).inserted }
             let relationships = chain.flatMap(\.relationships).filter { relationshipNames.insert($0.name).inserted }
             var used = Set<String>()
             /// The column of a property: its name in capitals after `Z`, or that with a number
             /// Core Data added to tell clashing names apart.
-            func column(_ name: String) throws(AppleModel.Failure) -> String {
+            func column(_ name: String) -> String? {
                 let base = "Z" + name.uppercased()
                 let found = ([base] + (1...9).map { base + String($0) }).first { tableColumns.contains($0) && !used.contains($0) }
-                guard let found else { throw AppleModel.Failure(description: "\(entity.name).\(name) has no column in \(table)") }
-                used.insert(found)
+                if let found { used.insert(found) }
                 return found
             }
+            var attributes: [AppleModel.Attribute] = []
             var attributeColumns: [String] = []
-            for attribute in attributes { attributeColumns.append(try column(attribute.name)) }
+            for attribute in declared {
+                let property = "\(entity.name).\(attribute.name)"
+                if case .composite = attribute.type {
+                    // SwiftData keeps a Codable struct's fields in columns of their own; not read yet.
+                    unreadable.append((property, "a composite attribute (a Codable value stored in columns of its fields), which this version does not read"))
+                    continue
+                }
+                guard let found = column(attribute.name) else {
+                    unreadable.append((property, "no column of \(table) holds it"))
+                    continue
+                }
+                attributes.append(attribute)
+                attributeColumns.append(found)
+            }
             var foreignKeys: [(AppleModel.Relationship, String)] = []
             var toMany: [(AppleModel.Relationship, String)] = []
             for relationship in relationships {
@@ -71,7 +89,10 @@ struct AppleStoreLayout {
                 }
                 let destinationTable = tableName(destination)
                 if !relationship.isToMany {
-                    foreignKeys.append((relationship, try column(relationship.name)))
+                    guard let found = column(relationship.name) else {
+                        throw AppleModel.Failure(description: "\(entity.name).\(relationship.name) has no column in \(table)")
+                    }
+                    foreignKeys.append((relationship, found))
                     continue
                 }
                 let inverse = relationship.inverse.flatMap { name in destination.relationships.first { $0.name == name } }
@@ -109,6 +130,7 @@ struct AppleStoreLayout {
                 attributeColumns: attributeColumns, foreignKeys: foreignKeys, toManyQueries: toMany)
         }
         self.entities = entities
+        self.unreadable = unreadable.sorted { $0.property < $1.property }
         schema = Self.storedSchema(model, entities: entities)
     }
 
