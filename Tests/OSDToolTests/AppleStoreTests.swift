@@ -30,6 +30,7 @@ import Testing
         let inspect = try OSDTool.run("inspect", store.path)
         #expect(inspect.status == 0, "\(inspect.error)")
         #expect(inspect.output.contains("CartModel — 1 row"))
+        #expect(inspect.output.contains("Written by Apple's Core Data or SwiftData (Core Data framework version 1523); read only"))
         #expect(inspect.output.contains("totalPriceAmount: Decimal"))
 
         let schema = try OSDTool.run("schema", store.path)

@@ -19,6 +19,8 @@ package struct StoreInspector {
         /// On PostgreSQL, the PostgreSQL schema (namespace) that holds the store's tables.
         package var namespace: String?
         package var format: Int64
+        /// What wrote the store, when it is not OpenSwiftData.
+        package var writtenBy: String?
         package var identifier: String?
         package var schemaVersion: String?
         package var fileBytes: Int64
@@ -62,7 +64,8 @@ package struct StoreInspector {
         let store = try StoreArgument.open(path, name: name)
         let inspection = try store.reading { try store.inspection() }
         return Report(
-            path: store.displayName, namespace: inspection.namespace, format: inspection.format, identifier: inspection.identifier,
+            path: store.displayName, namespace: inspection.namespace, format: inspection.format, writtenBy: inspection.writtenBy,
+            identifier: inspection.identifier,
             schemaVersion: store.schema.version.map { "\($0)" }, fileBytes: inspection.bytes, walBytes: inspection.walBytes,
             historyTransactions: inspection.historyTransactions, relationshipsRecorded: store.schema.isDetailed,
             models: try models(of: store.schema) { inspection.rows[$0.name] ?? 0 })
@@ -112,12 +115,14 @@ package struct StoreInspector {
         let report = try report()
         var lines = [
             "Store      \(report.path)",
-            "Format     \(report.format)\(report.schemaVersion.map { ", schema version \($0)" } ?? "")",
+            report.writtenBy.map { "Written by \($0); read only" }
+                ?? "Format     \(report.format)\(report.schemaVersion.map { ", schema version \($0)" } ?? "")",
             report.namespace == nil
                 ? "Size       \(bytes(report.fileBytes)) (WAL \(bytes(report.walBytes)))"
                 : "Size       \(bytes(report.fileBytes)) (tables, indexes and TOAST on the server)",
-            "History    \(report.historyTransactions) transactions",
         ]
+        // Apple's own history (its transaction tables) is not OpenSwiftData's and is not read.
+        if report.writtenBy == nil { lines.append("History    \(report.historyTransactions) transactions") }
         if !report.relationshipsRecorded {
             lines.append("Note       this store's schema record predates relationship details; open it once with the app to record them")
         }

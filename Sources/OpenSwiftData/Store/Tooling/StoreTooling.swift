@@ -110,6 +110,8 @@ package struct StoreInspection: Sendable {
     package var historyTransactions: Int64
     /// The number of rows of each model's table, by model name.
     package var rows: [String: Int64]
+    /// What wrote the store, when it is not OpenSwiftData (Apple's Core Data, and its version).
+    package var writtenBy: String?
 
     package init(namespace: String? = nil, format: Int64, identifier: String?, bytes: Int64, walBytes: Int64 = 0, historyTransactions: Int64, rows: [String: Int64]) {
         self.namespace = namespace

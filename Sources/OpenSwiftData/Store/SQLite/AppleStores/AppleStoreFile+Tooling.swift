@@ -96,8 +96,11 @@ extension AppleStoreFile: StoreTooling, StoreToolingProvider {
             guard FileManager.default.fileExists(atPath: path) else { return 0 }   // no -wal: nothing pending
             return (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
         }
-        return StoreInspection(
+        var inspection = StoreInspection(
             format: 0, identifier: storeUUID, bytes: try size(path), walBytes: try size(path + "-wal"), historyTransactions: 0, rows: rows)
+        inspection.writtenBy = "Apple's Core Data or SwiftData" + (frameworkVersion.map { " (Core Data framework version \($0))" } ?? "")
+            + (isMirroredToCloudKit ? ", mirrored to CloudKit" : "")
+        return inspection
     }
 
     package func verificationProblems() throws -> [String] {

@@ -9,6 +9,8 @@ package final class AppleStoreFile {
     package let model: AppleModel
     /// The store's UUID, as Core Data's `x-coredata://` object URIs name it.
     package let storeUUID: String?
+    /// The Core Data framework version that last wrote the store (`NSPersistenceFrameworkVersion`).
+    package let frameworkVersion: Int64?
     /// Whether Core Data mirrors the store to CloudKit (its `ANSCK…` tables are there).
     package let isMirroredToCloudKit: Bool
     let layout: AppleStoreLayout
@@ -47,7 +49,7 @@ package final class AppleStoreFile {
             guard tables["Z_METADATA"] != nil, tables["Z_PRIMARYKEY"] != nil else {
                 throw SwiftDataError(.storeIsNotSQLite, reason: "\(path) is not a store Apple's Core Data or SwiftData wrote (it has no Z_METADATA and Z_PRIMARYKEY tables).")
             }
-            try Self.checkVersion(connection, path: path)
+            frameworkVersion = try Self.checkVersion(connection, path: path)
             isMirroredToCloudKit = tables.keys.contains { $0.hasPrefix("ANSCK") }
             guard tables["Z_MODELCACHE"] != nil, case .blob(let cache)? = try Self.values(connection, "SELECT Z_CONTENT FROM Z_MODELCACHE").first?.first else {
                 throw SwiftDataError(.storeIsCorrupt, reason: "\(path) was written by Apple's Core Data or SwiftData but holds no model (Z_MODELCACHE is empty); it cannot be read without the app's model.")
@@ -70,8 +72,9 @@ package final class AppleStoreFile {
     }
 
     /// Throws ``SwiftDataError/storeFromNewerVersion`` for a store whose metadata says a newer
-    /// Core Data wrote it in a form this reader does not know.
-    private static func checkVersion(_ connection: SQLiteConnection, path: String) throws {
+    /// Core Data wrote it in a form this reader does not know; returns the framework version that
+    /// wrote it, when the metadata says.
+    private static func checkVersion(_ connection: SQLiteConnection, path: String) throws -> Int64? {
         guard let row = try values(connection, "SELECT Z_VERSION, Z_PLIST FROM Z_METADATA").first else {
             throw SwiftDataError(.storeIsCorrupt, reason: "\(path) has no Core Data metadata (Z_METADATA is empty).")
         }
@@ -80,10 +83,11 @@ package final class AppleStoreFile {
         }
         // The metadata's dictionary says which hashes the model's record uses; one that does not
         // read leaves the check to the model itself, which is read next and must decode.
-        if case .blob(let plist) = row[1], let metadata = try? BinaryPropertyList.parse(plist),
-           let hashes = metadata["NSStoreModelVersionHashesVersion"]?.integer, hashes > newestHashesVersion {
+        guard case .blob(let plist) = row[1], let metadata = try? BinaryPropertyList.parse(plist) else { return nil }
+        if let hashes = metadata["NSStoreModelVersionHashesVersion"]?.integer, hashes > newestHashesVersion {
             throw SwiftDataError(.storeFromNewerVersion, reason: "\(path) records its model with hashes of version \(hashes); this version of OpenSwiftData reads up to \(newestHashesVersion). Nothing was read.")
         }
+        return metadata["NSPersistenceFrameworkVersion"]?.integer
     }
 
     /// The tables of the file and their columns.
