@@ -9,7 +9,8 @@ extension ModelContext {
     /// the stores before it keep what they wrote: the context records those changes as saved and
     /// keeps the rest pending, and the error is thrown.
     public func save() throws {
-        guard let observer = container.observer else { return try saveChanges() }
+        // A save with nothing to write is not reported: the metrics count saves that write.
+        guard let observer = container.observer, hasChanges else { return try saveChanges() }
         let started = StoreObserver.now()
         let models = tracker.inserted.count + tracker.changed.count + tracker.deleted.count
         do {
