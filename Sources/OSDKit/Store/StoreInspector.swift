@@ -99,7 +99,7 @@ package struct StoreInspector {
         switch relationship.storage {
         case "column": "foreign key column \(relationship.name)"
         case "inverse": "the inverse's foreign key"
-        default: "link table \(relationship.linkName?.table ?? "?")"
+        default: relationship.linkName.map { "link table \($0.table)" } ?? "pairs kept in the store's own join tables"
         }
     }
 

@@ -162,10 +162,10 @@ struct AppleStoreLayout {
             var relationships: [StoredSchema.Relationship] = []
             for (relationship, _) in entity.foreignKeys {
                 attributes.append(StoredSchema.Attribute(name: relationship.name, storage: .integer, isOptional: true))
-                relationships.append(stored(relationship, storage: "column", owner: entity.model.name))
+                relationships.append(stored(relationship, storage: "column"))
             }
             for (relationship, _) in entity.toManyQueries {
-                relationships.append(stored(relationship, storage: "link", owner: entity.model.name))
+                relationships.append(stored(relationship, storage: "link"))
             }
             return StoredSchema.Entity(
                 name: modelEntity.name, attributes: attributes, uniquenessConstraints: modelEntity.uniquenessConstraints, indices: [],
@@ -175,7 +175,7 @@ struct AppleStoreLayout {
         return schema
     }
 
-    private static func stored(_ relationship: AppleModel.Relationship, storage: String, owner: String) -> StoredSchema.Relationship {
+    private static func stored(_ relationship: AppleModel.Relationship, storage: String) -> StoredSchema.Relationship {
         let rule: Schema.Relationship.DeleteRule = switch relationship.deleteRule {
         case 0: .noAction
         case 2: .cascade
@@ -185,7 +185,8 @@ struct AppleStoreLayout {
         return StoredSchema.Relationship(
             name: relationship.name, destination: relationship.destination, isToMany: relationship.isToMany,
             isOptional: relationship.isOptional, deleteRule: rule, inverse: relationship.inverse, originalName: nil,
-            storage: storage, link: storage == "link" ? "\(owner).\(relationship.name)" : nil, ownsLink: storage == "link" ? true : nil)
+            // No OpenSwiftData link table: the pairs are in Core Data's own join table or column.
+            storage: storage, link: nil, ownsLink: storage == "link" ? true : nil)
     }
 }
 
