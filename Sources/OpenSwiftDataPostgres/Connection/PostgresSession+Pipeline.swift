@@ -65,8 +65,7 @@ extension PostgresSession {
         let replies = Replies()
         let started = observer == nil ? 0 : StoreObserver.now()
         // The round trip is reported under the statement it waited for: the last one sent.
-        let awaited = batch.last?.sql ?? earlier.last?.sql
-        defer { if let observer, let awaited { observer.ranStatement(awaited, since: started) } }
+        defer { if let observer, let awaited = batch.last?.sql ?? earlier.last?.sql { observer.ranStatement(awaited, since: started) } }
         connection.eventLoop.execute {
             let futures = earlier.map(\.future) + resolved.map { $0.issue(on: connection) }
             EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop).whenComplete { outcome in

@@ -77,16 +77,11 @@ extension AppleStoreFile: StoreTooling, StoreToolingProvider {
     }
 
     package func reading<R>(_ body: () throws -> R) throws -> R {
-        _ = try values("BEGIN")
-        let result: R
         do {
-            result = try body()
-        } catch {
-            _ = try? values("ROLLBACK")   // the error that stopped the body is the one to report
-            throw error
+            return try connection.readTransaction(body)
+        } catch let error as SQLiteError {
+            throw error.swiftDataError.adding(context: "Reading \(path)")
         }
-        _ = try values("COMMIT")
-        return result
     }
 
     package func inspection() throws -> StoreInspection {

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 /// A store file written by Apple's Core Data or SwiftData, opened for reading without the app's
@@ -25,16 +24,13 @@ package final class AppleStoreFile {
         guard FileManager.default.fileExists(atPath: path), try StoreFileInspection.header(ofFileAt: path) == StoreFileInspection.sqliteHeader else {
             return false
         }
-        let connection: SQLiteConnection
         do {
-            connection = try StoreFileInspection.readOnlyConnection(path: path)
-        } catch {
-            return false   // the default provider says what is wrong with the file
+            let tables = try Self.tables(StoreFileInspection.readOnlyConnection(path: path))
+            return tables["Z_METADATA"] != nil && tables["Z_PRIMARYKEY"] != nil
+        } catch let error as SQLiteError {
+            // An SQLite file whose tables cannot be listed: no provider can tell what it is.
+            throw error.swiftDataError.adding(context: "Reading \(path)")
         }
-        // A database whose tables cannot be listed (damaged) is not recognised here: the default
-        // provider opens it and says what is wrong with it.
-        let tables = try? Self.tables(connection)
-        return tables?["Z_METADATA"] != nil && tables?["Z_PRIMARYKEY"] != nil
     }
 
     /// Opens the store at `path` for reading.
@@ -51,15 +47,15 @@ package final class AppleStoreFile {
             }
             frameworkVersion = try Self.checkVersion(connection, path: path)
             isMirroredToCloudKit = tables.keys.contains { $0.hasPrefix("ANSCK") }
-            guard tables["Z_MODELCACHE"] != nil, case .blob(let cache)? = try Self.values(connection, "SELECT Z_CONTENT FROM Z_MODELCACHE").first?.first else {
+            guard tables["Z_MODELCACHE"] != nil, case .blob(let cache)? = try connection.rows("SELECT Z_CONTENT FROM Z_MODELCACHE").first?.first else {
                 throw SwiftDataError(.storeIsCorrupt, reason: "\(path) was written by Apple's Core Data or SwiftData but holds no model (Z_MODELCACHE is empty); it cannot be read without the app's model.")
             }
             model = try AppleModel(modelCache: cache)
             var numbers: [String: Int64] = [:]
-            for row in try Self.values(connection, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
+            for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
                 if case .integer(let number) = row[0], case .text(let name) = row[1] { numbers[name] = number }
             }
-            storeUUID = try Self.values(connection, "SELECT Z_UUID FROM Z_METADATA").first.flatMap { row in
+            storeUUID = try connection.rows("SELECT Z_UUID FROM Z_METADATA").first.flatMap { row in
                 if case .text(let text) = row[0] { return text }
                 return nil
             }
@@ -75,15 +71,19 @@ package final class AppleStoreFile {
     /// Core Data wrote it in a form this reader does not know; returns the framework version that
     /// wrote it, when the metadata says.
     private static func checkVersion(_ connection: SQLiteConnection, path: String) throws -> Int64? {
-        guard let row = try values(connection, "SELECT Z_VERSION, Z_PLIST FROM Z_METADATA").first else {
+        guard let row = try connection.rows("SELECT Z_VERSION, Z_PLIST FROM Z_METADATA").first else {
             throw SwiftDataError(.storeIsCorrupt, reason: "\(path) has no Core Data metadata (Z_METADATA is empty).")
         }
         if case .integer(let version) = row[0], version > newestMetadataVersion {
             throw SwiftDataError(.storeFromNewerVersion, reason: "\(path) has Core Data metadata version \(version); this version of OpenSwiftData reads up to \(newestMetadataVersion). Nothing was read.")
         }
-        // The metadata's dictionary says which hashes the model's record uses; one that does not
-        // read leaves the check to the model itself, which is read next and must decode.
-        guard case .blob(let plist) = row[1], let metadata = try? BinaryPropertyList.parse(plist) else { return nil }
+        guard case .blob(let plist) = row[1] else { return nil }
+        let metadata: PropertyListValue
+        do {
+            metadata = try BinaryPropertyList.parse(plist)
+        } catch {
+            throw SwiftDataError(.storeIsCorrupt, reason: "\(path): its Core Data metadata (Z_METADATA) is damaged: \(error).")
+        }
         if let hashes = metadata["NSStoreModelVersionHashesVersion"]?.integer, hashes > newestHashesVersion {
             throw SwiftDataError(.storeFromNewerVersion, reason: "\(path) records its model with hashes of version \(hashes); this version of OpenSwiftData reads up to \(newestHashesVersion). Nothing was read.")
         }
@@ -93,9 +93,9 @@ package final class AppleStoreFile {
     /// The tables of the file and their columns.
     static func tables(_ connection: SQLiteConnection) throws -> [String: [String]] {
         var tables: [String: [String]] = [:]
-        for row in try values(connection, "SELECT name FROM sqlite_master WHERE type = 'table'") {
+        for row in try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'") {
             guard case .text(let name) = row[0] else { continue }
-            tables[name] = try values(connection, "SELECT name FROM pragma_table_info(?)", [.text(name)]).compactMap { column in
+            tables[name] = try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(name)]).compactMap { column in
                 if case .text(let name) = column[0] { return name }
                 return nil
             }
@@ -103,20 +103,9 @@ package final class AppleStoreFile {
         return tables
     }
 
-    static func values(_ connection: SQLiteConnection, _ sql: String, _ arguments: [StoredValue] = []) throws -> [[StoredValue]] {
-        let statement = try connection.uncachedStatement(sql)
-        try statement.bind(arguments)
-        let count = sqlite3_column_count(statement.handle)
-        var rows: [[StoredValue]] = []
-        while try statement.step() {
-            rows.append((0..<count).map { statement.value($0) })
-        }
-        return rows
-    }
-
     func values(_ sql: String, _ arguments: [StoredValue] = []) throws -> [[StoredValue]] {
         do {
-            return try Self.values(connection, sql, arguments)
+            return try connection.rows(sql, arguments)
         } catch let error as SQLiteError {
             throw error.swiftDataError.adding(context: "Reading \(path)")
         }

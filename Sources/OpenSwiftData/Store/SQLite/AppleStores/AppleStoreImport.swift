@@ -33,7 +33,12 @@ package enum AppleStoreImport {
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-import-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }   // the copy only: the store itself is never touched
+        defer {
+            // The copy only: the store itself is never touched. A copy left behind is reported.
+            do { try FileManager.default.removeItem(at: folder) } catch {
+                Diagnostics.report("Importing \(path) left its scratch copy at \(folder.path): \(error)")
+            }
+        }
         let copy = folder.appendingPathComponent(URL(fileURLWithPath: path).lastPathComponent)
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             try FileManager.default.copyItem(atPath: path + suffix, toPath: copy.path + suffix)

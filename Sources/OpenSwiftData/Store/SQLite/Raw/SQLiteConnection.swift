@@ -81,6 +81,41 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` in one read transaction, so that everything it reads comes from one state of the
+    /// database, whatever other connections commit meanwhile. The error that stopped `body` is the
+    /// one thrown; ending a read transaction after it changes nothing, so its own failure is not
+    /// reported.
+    func readTransaction<R>(_ body: () throws -> R) throws -> R {
+        try execute("BEGIN")
+        let result: R
+        do {
+            result = try body()
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+        try execute("COMMIT")
+        return result
+    }
+
+    /// Calls `body` with each row a statement returns, as stored values; statements whose text is
+    /// not fixed (tools' queries) are prepared for this call only.
+    func forEachRow(_ sql: String, _ arguments: [StoredValue] = [], _ body: ([StoredValue]) throws -> Void) throws {
+        let statement = try uncachedStatement(sql)
+        try statement.bind(arguments)
+        let count = sqlite3_column_count(statement.handle)
+        while try statement.step() {
+            try body((0..<count).map { statement.value($0) })
+        }
+    }
+
+    /// The rows a statement returns, as stored values.
+    func rows(_ sql: String, _ arguments: [StoredValue] = []) throws -> [[StoredValue]] {
+        var rows: [[StoredValue]] = []
+        try forEachRow(sql, arguments) { rows.append($0) }
+        return rows
+    }
+
     /// Returns the cached prepared statement for `sql`, preparing it on first use. The statement is
     /// reset and its bindings cleared. While the cached statement is still stepping through rows (a
     /// nested call on the same connection runs the same query), a fresh one is prepared instead.

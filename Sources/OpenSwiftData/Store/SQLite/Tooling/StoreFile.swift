@@ -62,14 +62,7 @@ package final class StoreFile {
 
     /// Calls `body` with each row the statement returns, as stored values.
     package func forEachRow(_ sql: String, _ arguments: [StoredValue] = [], _ body: ([StoredValue]) throws -> Void) throws {
-        try translatingErrors {
-            let statement = try connection.uncachedStatement(sql)
-            try statement.bind(arguments)
-            let count = sqlite3_column_count(statement.handle)
-            while try statement.step() {
-                try body((0..<count).map { statement.value($0) })
-            }
-        }
+        try translatingErrors { try connection.forEachRow(sql, arguments, body) }
     }
 
     /// The rows the statement returns.
@@ -117,16 +110,7 @@ package final class StoreFile {
     /// Runs `body` in one read transaction, so that everything it reads comes from one state of the
     /// store, whatever other processes commit meanwhile.
     package func reading<R>(_ body: () throws -> R) throws -> R {
-        try translatingErrors { try connection.execute("BEGIN") }
-        let result: R
-        do {
-            result = try body()
-        } catch {
-            try? connection.execute("ROLLBACK")   // the error that stopped the body is the one to report
-            throw error
-        }
-        try translatingErrors { try connection.execute("COMMIT") }
-        return result
+        try translatingErrors { try connection.readTransaction(body) }
     }
 
     /// Records a history transaction of inserted rows (entity name, primary keys), so that apps
