@@ -14,12 +14,16 @@ let package = Package(
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         .library(name: "OpenSwiftDataPostgres", targets: ["OpenSwiftDataPostgres"]),
         .library(name: "OpenSwiftDataToolbox", targets: ["OpenSwiftDataToolbox"]),
+        .library(name: "OpenSwiftDataSync", targets: ["OpenSwiftDataSync"]),
+        .library(name: "OpenSwiftDataSyncServer", targets: ["OpenSwiftDataSyncServer"]),
         .executable(name: "osd", targets: ["osd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The sync server's HTTP routes.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // A container's events and metrics (ModelContainer.Observability), as server Swift reports them.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
@@ -78,6 +82,29 @@ let package = Package(
             dependencies: ["OpenSwiftDataPostgres", "OpenSwiftData", "PredicateFuzzing", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: swiftSettings
         ),
+        // The sync engine: Foundation only (URLSession), so that an app on the embedded store builds
+        // no SwiftNIO.
+        .target(
+            name: "OpenSwiftDataSync",
+            dependencies: ["OpenSwiftData"],
+            swiftSettings: swiftSettings
+        ),
+        // The sync server, as a library of Hummingbird routes over PostgreSQL.
+        .target(
+            name: "OpenSwiftDataSyncServer",
+            dependencies: [
+                "OpenSwiftData", "OpenSwiftDataSync",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SyncTests",
+            dependencies: ["OpenSwiftDataSync", "OpenSwiftDataSyncServer", "OpenSwiftData", "osd"],
+            swiftSettings: swiftSettings
+        ),
         // Preferences, secrets, files and caches: a product of its own, so that an app that uses only
         // the model store builds none of it.
         .target(
@@ -98,7 +125,7 @@ let package = Package(
         ),
         .target(
             name: "OSDKit",
-            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres"],
+            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres", "OpenSwiftDataSync", "OpenSwiftDataSyncServer", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

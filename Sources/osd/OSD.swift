@@ -4,7 +4,7 @@ import OSDKit
 
 /// `osd`: look inside OpenSwiftData stores and work with schemas, without the app's model classes.
 @main
-struct OSD: ParsableCommand {
+struct OSD: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "osd",
         abstract: "Inspect, query, export and import OpenSwiftData stores and read their history; generate models, migrations and diagrams from schemas.",

@@ -62,6 +62,7 @@ extension ModelContext {
         changes.recordsHistory = saving.recordsHistory
         changes.origin = container.externalSaves.origin
         changes.appliesDeleteRules = storeAppliesRules
+        changes.companionRecords = saving.companionRecords
         var batchDeletedEntities: [Schema.Entity] = []
         var filteredDeletes: [(Schema.Entity, [Int64])] = []
         for pending in tracker.pendingBatchDeletes {

@@ -343,17 +343,22 @@ public final class ModelContext {
     /// its error is thrown by the next fetch or save (``throwDeferredReadFailure()``): this
     /// answers a subscript that cannot throw.
     func existingModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
+        existingModel(id) as? T
+    }
+
+    /// ``existingModel(for:)`` of any class.
+    func existingModel(_ id: PersistentIdentifier) -> (any PersistentModel)? {
         mergeChangesFromOtherContexts()
-        if let model = registeredModel(id) { return model._osdState.isDeleted ? nil : model as? T }
+        if let model = registeredModel(id) { return model._osdState.isDeleted ? nil : model }
         guard let primaryKey = id.primaryKey, let entity = container.schema.entitiesByName[id.entityName] else { return nil }
         let store = container.store(for: entity)
         guard id.storeIdentifier == store.identifier else { return nil }
-        var result: T?
+        var result: (any PersistentModel)?
         do {
             let shape = try store.rowShape(of: entity)
             let registered = registeredModels(of: entity)
             try store.forEachRow(of: entity, primaryKeys: [primaryKey]) { row in
-                result = try materialize(row, shape: shape, attributes: nil, registered: registered) as? T
+                result = try materialize(row, shape: shape, attributes: nil, registered: registered)
             }
         } catch {
             failures.readFailure = error

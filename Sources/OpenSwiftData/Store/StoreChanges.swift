@@ -54,6 +54,10 @@ package struct StoreChanges {
     /// Updates by predicate, written after everything else (``StoreBackend/appliesBatchUpdates``).
     package var batchUpdates: [StoreBatchUpdate] = []
 
+    /// Records of an add-on to write in the save's transaction, made after the models' rows are
+    /// written (inserted models have their keys): only a ``CompanionRecordStore`` takes them.
+    package var companionRecords: (() throws -> [CompanionRecord])?
+
     /// Whether the save's updates by predicate can change no row twice: it writes nothing else,
     /// and each entity has one at most (a history records each of their rows once as it is).
     package var batchUpdatesChangeEachRowOnce: Bool {

@@ -4,19 +4,19 @@ import Foundation
 ///
 /// `Synchronization.Atomic` would do, but needs macOS 15 and iOS 18; SwiftData's users target
 /// macOS 14 and iOS 17.
-final class LockedValue<Value: Sendable>: @unchecked Sendable {
+package final class LockedValue<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only read or written while `lock` is held.
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// Reads the value.
-    func load() -> Value { lock.withLock { value } }
+    package func load() -> Value { lock.withLock { value } }
 
     /// Replaces the value.
-    func store(_ newValue: Value) { lock.withLock { value = newValue } }
+    package func store(_ newValue: Value) { lock.withLock { value = newValue } }
 
     /// Changes the value and returns what `body` returns.
-    func withValue<R>(_ body: (inout Value) throws -> R) rethrows -> R { try lock.withLock { try body(&value) } }
+    package func withValue<R>(_ body: (inout Value) throws -> R) rethrows -> R { try lock.withLock { try body(&value) } }
 }

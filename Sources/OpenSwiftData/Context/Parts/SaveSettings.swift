@@ -12,4 +12,6 @@ struct SaveSettings {
     /// Whether deletions by predicate of models with delete rules may run in the store (tests turn
     /// it off to compare with loading the models).
     var deleteRulesMayRunInStore = true
+    /// Records of an add-on the next save writes in its transaction (``ModelContext/save(writingCompanionRecords:)``).
+    var companionRecords: (() throws -> [CompanionRecord])?
 }

@@ -13,6 +13,7 @@ extension SQLiteStore {
             do {
                 try checkNoPlanIsMigrating()
                 let keys = try write(changes, on: connection)
+                if let records = changes.companionRecords { try writeCompanionRecords(try records(), on: connection) }
                 try checkFileInPlace(connection)
                 try connection.statement(.commit).run()
                 return keys

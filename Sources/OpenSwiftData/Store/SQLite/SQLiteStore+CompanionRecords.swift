@@ -1,0 +1,66 @@
+/// The SQLite store's ``CompanionRecord``s: the table `osd_companion`, made on the first write.
+extension SQLiteStore: CompanionRecordStore {
+    private static let createTable = """
+        CREATE TABLE IF NOT EXISTS osd_companion (domain TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, \
+        PRIMARY KEY (domain, key)) WITHOUT ROWID
+        """
+
+    func companionRecord(domain: String, key: String) throws -> [UInt8]? {
+        var found: [UInt8]?
+        try forEachCompanion("SELECT key, value FROM osd_companion WHERE domain = ? AND key = ?", [.text(domain), .text(key)]) { _, value in
+            found = value
+        }
+        return found
+    }
+
+    func forEachCompanionRecord(domain: String, keyPrefix: String, _ body: (String, [UInt8]) throws -> Void) throws {
+        // Keys from the prefix up to the prefix followed by the largest character.
+        try forEachCompanion(
+            "SELECT key, value FROM osd_companion WHERE domain = ? AND key >= ? AND key < ? ORDER BY key",
+            [.text(domain), .text(keyPrefix), .text(keyPrefix + "\u{10FFFF}")], body)
+    }
+
+    func writeCompanionRecords(_ records: [CompanionRecord]) throws {
+        guard !records.isEmpty else { return }
+        guard !isReadOnly else {
+            throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only.")
+        }
+        try withConnection { connection in
+            try connection.writeTransaction { try writeCompanionRecords(records, on: connection) }
+        }
+    }
+
+    /// Writes records inside the caller's transaction.
+    func writeCompanionRecords(_ records: [CompanionRecord], on connection: SQLiteConnection) throws {
+        guard !records.isEmpty else { return }
+        try connection.execute(Self.createTable)
+        let upsert = try connection.statement("INSERT OR REPLACE INTO osd_companion (domain, key, value) VALUES (?, ?, ?)")
+        let delete = try connection.statement("DELETE FROM osd_companion WHERE domain = ? AND key = ?")
+        for record in records {
+            if let value = record.value {
+                upsert.reset()
+                try upsert.bind([.text(record.domain), .text(record.key), .blob(value)])
+                try upsert.run()
+            } else {
+                delete.reset()
+                try delete.bind([.text(record.domain), .text(record.key)])
+                try delete.run()
+            }
+        }
+    }
+
+    private func forEachCompanion(_ sql: String, _ arguments: [StoredValue], _ body: (String, [UInt8]) throws -> Void) throws {
+        try withConnection { connection in
+            let exists = try connection.rows("SELECT count(*) FROM sqlite_master WHERE name = 'osd_companion'")
+            guard case .integer(1) = exists.first?.first else { return }
+            try connection.forEachRow(sql, arguments) { row in
+                guard case .text(let key) = row[0] else { return }
+                switch row[1] {
+                case .blob(let bytes): try body(key, bytes)
+                case .text(let text): try body(key, Array(text.utf8))
+                default: try body(key, [])
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import OpenSwiftData
+
+/// Applies the server's rows to the store in one save: new models made, changed properties set,
+/// deleted models deleted (their delete rules applied as on any device), and the records of the
+/// engine's state written in the same transaction.
+///
+/// The save goes through a context of its own, with the engine's author: other contexts merge it,
+/// observers see it, the history records it, and the outbox leaves it out. A property changed here
+/// and not yet acknowledged by the server keeps its local value; the server decides between the two
+/// when it receives the local change.
+struct RemoteApplier {
+    let store: ReplicationStore
+    let entities: [String: ReplicatedEntity]
+    let context: ModelContext
+
+    /// Applies `rows`, skipping the properties and rows `pending` names, and saves with `state`.
+    func apply(_ rows: [SyncRow], pending: (changed: [String: Set<String>], deleted: Set<String>), state: SyncState) throws {
+        var latest: [String: SyncRow] = [:]
+        var order: [String] = []
+        for row in rows where entities[row.entity] != nil {
+            if latest.updateValue(row, forKey: row.id) == nil { order.append(row.id) }
+        }
+        var models: [String: (model: any PersistentModel, entity: ReplicatedEntity, isNew: Bool, rowKey: String?)] = [:]
+        var deletions: [any PersistentModel] = []
+        for id in order {
+            guard let row = latest[id], let entity = entities[row.entity] else { continue }
+            let local = try SyncState.row(of: id, in: store)
+            let rowKey = local.map { SyncState.rowKey(entity: $0.entity, key: $0.key) }
+            if let rowKey, pending.deleted.contains(rowKey) { continue }
+            let existing = try local.flatMap { try context.existingReplicatedModel(entity: $0.entity, key: $0.key) }
+            if row.deleted {
+                if let existing { deletions.append(existing) }
+            } else if let existing {
+                models[id] = (existing, entities[existing.persistentModelID.entityName] ?? entity, false, rowKey)
+            } else if local == nil {
+                models[id] = (try context.insertReplicatedModel(of: entity), entity, true, nil)
+            }
+        }
+        for id in order {
+            guard let row = latest[id], !row.deleted, let (model, entity, isNew, rowKey) = models[id] else { continue }
+            let kept = rowKey.flatMap { pending.changed[$0] } ?? []
+            for index in entity.properties {
+                let name = entity.name(of: index)
+                guard !kept.contains(name) else { continue }
+                let value: SnapshotValue
+                if let synced = row.values[name] {
+                    value = try snapshotValue(synced, models: models)
+                } else if isNew {
+                    guard let initial = try context.defaultReplicatedValue(property: index, in: entity) else {
+                        throw SyncError(.rejected, "The server sent a new \(entity.name) without a value for \(name), which has no default")
+                    }
+                    value = initial
+                } else {
+                    continue
+                }
+                try context.setReplicatedValue(value, of: model, property: index, in: entity)
+            }
+        }
+        for model in deletions where !model.isDeleted { context.delete(model) }
+        var state = state
+        for row in rows {
+            for clock in row.clocks.values where clock > state.clock { state.clock = clock }
+        }
+        let created = models.filter(\.value.isNew)
+        try context.save(writingCompanionRecords: { [state] in
+            var records = state.records
+            for (id, entry) in created {
+                guard let key = entry.model.persistentModelID.storeKey else { continue }
+                records += SyncState.binding(entity: entry.model.persistentModelID.entityName, key: key, to: id)
+            }
+            return records
+        })
+    }
+
+    /// A pulled value with synchronized identifiers replaced by the store's.
+    private func snapshotValue(_ value: SyncValue, models: [String: (model: any PersistentModel, entity: ReplicatedEntity, isNew: Bool, rowKey: String?)]) throws -> SnapshotValue {
+        func identifier(_ id: String) throws -> PersistentIdentifier? {
+            if let model = models[id]?.model { return model.persistentModelID }
+            guard let row = try SyncState.row(of: id, in: store) else { return nil }
+            return context.replicatedIdentifier(entity: row.entity, key: row.key)
+        }
+        switch value {
+        case .value(let value): return value
+        case .reference(let id): return try identifier(id).map(SnapshotValue.identifier) ?? .null
+        case .references(let ids): return .identifiers(try ids.compactMap(identifier))
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import OpenSwiftData
+
+/// Runs synchronizations one at a time: the handshake, pushes until nothing is pending, pulls
+/// until up to date, and the status after each step.
+actor SyncWorker {
+    let container: ModelContainer
+    let configuration: SyncConfiguration
+    let status: SyncStatus
+    private let transport: SyncTransport
+    private let onStatusChange: @Sendable () -> Void
+    private let entities: [String: ReplicatedEntity]
+    private let schema: SyncSchema
+    /// Whether the server accepted the client's schema (asked once per engine, again after a failure).
+    private var greeted = false
+    private(set) var conflicts: [SyncConflict] = []
+    /// One synchronization at a time: the actor's methods suspend at each request.
+    private var running = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(container: ModelContainer, configuration: SyncConfiguration, status: SyncStatus, onStatusChange: @escaping @Sendable () -> Void) {
+        self.container = container
+        self.configuration = configuration
+        self.status = status
+        self.onStatusChange = onStatusChange
+        self.transport = SyncTransport(configuration: configuration)
+        let synchronized = container.replicatedEntities.filter { !configuration.excludedModels.contains($0.name) }
+        self.entities = Dictionary(synchronized.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.schema = SyncSchema(StoredSchema(container.schema), excluding: configuration.excludedModels)
+    }
+
+    /// Pushes everything pending, then pulls until up to date.
+    func synchronize() async throws {
+        await acquire()
+        defer { release() }
+        update { $0.isSyncing = true }
+        do {
+            let store = try storeFailure { try container.replicationStore(for: "SyncEngine") }
+            let outbox = Outbox(store: store, author: configuration.author, entities: entities)
+            try await greet(store)
+            try await pushAll(store, outbox: outbox)
+            try await pullAll(store, outbox: outbox)
+            let state = try storeFailure { try SyncState.load(from: store).state }
+            let pending = try storeFailure { try outbox.pendingChangeCount(after: state.pushedThrough) }
+            update {
+                $0.pendingChangeCount = pending
+                $0.isUpToDate = pending == 0
+                $0.lastSyncDate = Date()
+                $0.lastError = nil
+                $0.isSyncing = false
+            }
+        } catch {
+            let failure = error as? SyncError ?? SyncError(.storeFailure, "\(error)")
+            if failure.kind != .storeFailure { greeted = false }
+            let pending = try? pendingChangeCount()
+            update {
+                $0.lastError = failure
+                $0.isUpToDate = false
+                $0.isSyncing = false
+                if let pending { $0.pendingChangeCount = pending }
+            }
+            throw failure
+        }
+    }
+
+    /// Updates the status's count of local changes not acknowledged yet.
+    func refreshPendingChangeCount() throws {
+        let pending = try storeFailure { try pendingChangeCount() }
+        update {
+            $0.pendingChangeCount = pending
+            if pending > 0 { $0.isUpToDate = false }
+        }
+    }
+
+    /// The local changes not acknowledged yet.
+    func pendingChangeCount() throws -> Int {
+        let store = try container.replicationStore(for: "SyncEngine")
+        let state = try SyncState.load(from: store).state
+        return try Outbox(store: store, author: configuration.author, entities: entities).pendingChangeCount(after: state.pushedThrough)
+    }
+
+    // MARK: Steps
+
+    private func greet(_ store: ReplicationStore) async throws {
+        guard !greeted else { return }
+        let (state, isNew) = try storeFailure { try SyncState.load(from: store) }
+        if isNew { try storeFailure { try store.records.writeCompanionRecords(state.records) } }
+        _ = try await transport.hello(HelloRequest(client: state.client, schema: schema))
+        greeted = true
+    }
+
+    private func pushAll(_ store: ReplicationStore, outbox: Outbox) async throws {
+        while true {
+            var state = try storeFailure { try SyncState.load(from: store).state }
+            let context = ModelContext(container)
+            guard let batch = try storeFailure({ try outbox.nextBatch(after: state, limit: configuration.pushBatchSize, context: context) }) else { return }
+            // Identifiers are bound before they are sent: a retry after any failure sends the same.
+            try storeFailure { try store.records.writeCompanionRecords(batch.bindings) }
+            var corrections: [SyncRow] = []
+            if !batch.changes.isEmpty {
+                let response = try await transport.push(PushRequest(client: state.client, sequence: batch.sequence, changes: batch.changes))
+                corrections = response.corrections
+                conflicts.append(contentsOf: response.conflicts)
+                if conflicts.count > 1000 { conflicts.removeFirst(conflicts.count - 1000) }
+            }
+            state.pushedThrough = batch.sequence
+            if batch.clock > state.clock { state.clock = batch.clock }
+            if corrections.isEmpty {
+                try storeFailure { try store.records.writeCompanionRecords(state.records) }
+            } else {
+                try apply(corrections, state: state, store: store, outbox: outbox)
+            }
+            let pending = try storeFailure { try outbox.pendingChangeCount(after: state.pushedThrough) }
+            update { $0.pendingChangeCount = pending }
+        }
+    }
+
+    private func pullAll(_ store: ReplicationStore, outbox: Outbox) async throws {
+        var state = try storeFailure { try SyncState.load(from: store).state }
+        var rows: [SyncRow] = []
+        var cursor = state.cursor
+        while true {
+            let page = try await transport.changes(client: state.client, after: cursor, limit: configuration.pullPageSize)
+            rows += page.rows
+            cursor = max(cursor, page.cursor)
+            if page.upToDate || page.rows.isEmpty { break }
+        }
+        guard cursor != state.cursor || !rows.isEmpty else { return }
+        state.cursor = cursor
+        try apply(rows, state: state, store: store, outbox: outbox)
+    }
+
+    /// Applies rows from the server in one transaction with `state`.
+    private func apply(_ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox) throws {
+        try storeFailure {
+            let context = ModelContext(container)
+            context.author = configuration.author
+            let pending = try outbox.pendingRows(after: state.pushedThrough)
+            try RemoteApplier(store: store, entities: entities, context: context).apply(rows, pending: pending, state: state)
+        }
+    }
+
+    // MARK: Continuous
+
+    /// Synchronizes after each local save and each change the server announces, until cancelled.
+    func runContinuously(configuration: SyncConfiguration) async {
+        let listener = Task { await self.listenToServer() }
+        defer { listener.cancel() }
+        var seen: Int64 = -1
+        var delay = 0.25
+        while !Task.isCancelled {
+            // A store that cannot be read runs a synchronization, which reports the failure in the status.
+            let latest = (try? container.replicationStore(for: "SyncEngine").history.latestHistoryTransaction()) ?? Int64.min
+            if latest != seen {
+                do {
+                    try await synchronize()
+                    seen = latest
+                    delay = 0.25
+                } catch {
+                    try? await Task.sleep(for: .seconds(delay))
+                    delay = min(delay * 2, configuration.maximumRetryDelay)
+                    continue
+                }
+            }
+            try? await Task.sleep(for: .seconds(configuration.localChangeInterval))
+        }
+    }
+
+    /// Waits on the server for changes after the store's cursor, and synchronizes when one comes.
+    private func listenToServer() async {
+        var delay = 0.25
+        while !Task.isCancelled {
+            do {
+                let store = try container.replicationStore(for: "SyncEngine")
+                let state = try SyncState.load(from: store).state
+                let page = try await transport.changes(client: state.client, after: state.cursor, limit: 1, wait: 20)
+                if !page.rows.isEmpty { try await synchronize() }
+                delay = 0.25
+            } catch {
+                if Task.isCancelled { return }
+                try? await Task.sleep(for: .seconds(delay))
+                delay = min(delay * 2, configuration.maximumRetryDelay)
+            }
+        }
+    }
+
+    // MARK: Support
+
+    private func acquire() async {
+        guard running else {
+            running = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func release() {
+        if waiting.isEmpty { running = false } else { waiting.removeFirst().resume() }
+    }
+
+    private func update(_ body: (inout SyncStatus.Values) -> Void) {
+        if status.update(body) { onStatusChange() }
+    }
+
+    /// Runs store work, reporting its failure as a ``SyncError``.
+    private func storeFailure<R>(_ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.storeFailure, "\(error)")
+        }
+    }
+}

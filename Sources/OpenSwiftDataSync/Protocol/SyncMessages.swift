@@ -1,0 +1,164 @@
+import Foundation
+
+/// What a client sends first: who it is and the models it synchronizes.
+package struct HelloRequest: Codable, Sendable {
+    package var client: String
+    package var schema: SyncSchema
+
+    /// Creates the value from its parts.
+    package init(client: String, schema: SyncSchema) {
+        self.client = client
+        self.schema = schema
+    }
+}
+
+/// The server's answer to a client it can serve.
+package struct HelloResponse: Codable, Sendable {
+    /// The user the client's token names.
+    package var user: String
+    /// The server's schema version.
+    package var schemaVersion: String
+
+    /// Creates the value from its parts.
+    package init(user: String, schemaVersion: String) {
+        self.user = user
+        self.schemaVersion = schemaVersion
+    }
+}
+
+/// One model's changes, as a client pushes them: the properties it changed with their clocks, or
+/// its deletion.
+package struct SyncChange: Codable, Hashable, Sendable {
+    package var entity: String
+    /// The model's synchronized identifier.
+    package var id: String
+    /// Whether the model was deleted (its values are then empty).
+    package var deleted: Bool
+    /// The changed properties' values, by name: every property for a new model.
+    package var values: [String: SyncValue]
+    /// When each property changed; for a deletion, the clock of the deletion under `""`.
+    package var clocks: [String: SyncClock]
+
+    /// Creates the value from its parts.
+    package init(entity: String, id: String, deleted: Bool, values: [String: SyncValue], clocks: [String: SyncClock]) {
+        self.entity = entity
+        self.id = id
+        self.deleted = deleted
+        self.values = values
+        self.clocks = clocks
+    }
+}
+
+/// A batch of a client's changes, numbered so that the server applies each batch once.
+package struct PushRequest: Codable, Sendable {
+    package var client: String
+    /// Increases with each batch the client sends; a batch at or below the last one the server
+    /// applied for the client is acknowledged without being applied again.
+    package var sequence: Int64
+    package var changes: [SyncChange]
+
+    /// Creates the value from its parts.
+    package init(client: String, sequence: Int64, changes: [SyncChange]) {
+        self.client = client
+        self.sequence = sequence
+        self.changes = changes
+    }
+}
+
+/// The server's acknowledgment of a batch.
+package struct PushResponse: Codable, Sendable {
+    /// The batch's sequence number.
+    package var sequence: Int64
+    /// The server's state of the batch's models where it differs from what the client sent: a
+    /// property whose later change came from elsewhere, a model deleted elsewhere.
+    package var corrections: [SyncRow]
+    /// Properties whose pushed value lost to another's, for the client's list of resolved conflicts.
+    package var conflicts: [SyncConflict]
+
+    /// Creates the value from its parts.
+    package init(sequence: Int64, corrections: [SyncRow], conflicts: [SyncConflict]) {
+        self.sequence = sequence
+        self.corrections = corrections
+        self.conflicts = conflicts
+    }
+}
+
+/// A pushed value that lost to another: which, and the clocks that decided it.
+public struct SyncConflict: Codable, Hashable, Sendable {
+    /// The model's name.
+    public var entity: String
+    /// The model's synchronized identifier.
+    public var id: String
+    /// The property, or `""` when the model was deleted elsewhere.
+    public var property: String
+    /// The clock of the value that lost (this client's).
+    public var losing: SyncClock
+    /// The clock of the value that won.
+    public var winning: SyncClock
+
+    /// Creates the value from its parts.
+    public init(entity: String, id: String, property: String, losing: SyncClock, winning: SyncClock) {
+        self.entity = entity
+        self.id = id
+        self.property = property
+        self.losing = losing
+        self.winning = winning
+    }
+}
+
+/// A model as the server holds it.
+package struct SyncRow: Codable, Hashable, Sendable {
+    package var entity: String
+    package var id: String
+    package var deleted: Bool
+    package var values: [String: SyncValue]
+    package var clocks: [String: SyncClock]
+    /// The server's change number of the row's last change.
+    package var version: Int64
+
+    /// Creates the value from its parts.
+    package init(entity: String, id: String, deleted: Bool, values: [String: SyncValue], clocks: [String: SyncClock], version: Int64) {
+        self.entity = entity
+        self.id = id
+        self.deleted = deleted
+        self.values = values
+        self.clocks = clocks
+        self.version = version
+    }
+}
+
+/// A page of the rows that changed after a cursor.
+package struct PullResponse: Codable, Sendable {
+    package var rows: [SyncRow]
+    /// The cursor after these rows.
+    package var cursor: Int64
+    /// Whether no row changed after `cursor` when the page was read.
+    package var upToDate: Bool
+
+    /// Creates the value from its parts.
+    package init(rows: [SyncRow], cursor: Int64, upToDate: Bool) {
+        self.rows = rows
+        self.cursor = cursor
+        self.upToDate = upToDate
+    }
+}
+
+/// What the server says of a request it refused.
+package struct SyncProblem: Codable, Sendable, Error {
+    /// A code: `unauthorized`, `badRequest`, `schema`, `resetRequired`, `unavailable`.
+    package var code: String
+    package var message: String
+
+    /// Creates the value from its parts.
+    package init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// The HTTP paths of the protocol.
+package enum SyncPath {
+    package static let hello = "/v1/hello"
+    package static let push = "/v1/push"
+    package static let changes = "/v1/changes"
+}

@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The engine's requests to the server: JSON over HTTP, the token as a bearer token, every failure
+/// a ``SyncError``.
+struct SyncTransport: Sendable {
+    let configuration: SyncConfiguration
+    let session: URLSession
+
+    init(configuration: SyncConfiguration) {
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
+        sessionConfiguration.timeoutIntervalForResource = configuration.requestTimeout * 2
+        session = URLSession(configuration: sessionConfiguration)
+    }
+
+    func hello(_ request: HelloRequest) async throws(SyncError) -> HelloResponse {
+        try await send("POST", SyncPath.hello, body: request)
+    }
+
+    func push(_ request: PushRequest) async throws(SyncError) -> PushResponse {
+        try await send("POST", SyncPath.push, body: request)
+    }
+
+    /// The rows changed after `cursor`; with `wait`, the server holds the request up to that many
+    /// seconds until something changes.
+    func changes(client: String, after cursor: Int64, limit: Int, wait: Int = 0) async throws(SyncError) -> PullResponse {
+        let query = "?client=\(client)&after=\(cursor)&limit=\(limit)" + (wait > 0 ? "&wait=\(wait)" : "")
+        return try await send("GET", SyncPath.changes + query, body: Optional<HelloRequest>.none, timeout: TimeInterval(wait) + configuration.requestTimeout)
+    }
+
+    private func send<Body: Encodable, Response: Decodable>(
+        _ method: String, _ path: String, body: Body?, timeout: TimeInterval? = nil
+    ) async throws(SyncError) -> Response {
+        guard let url = URL(string: configuration.serverURL.absoluteString.trimmingSuffix("/") + path) else {
+            throw SyncError(.unreachable, "The server URL \(configuration.serverURL) cannot take the path \(path)")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.timeoutInterval = timeout ?? configuration.requestTimeout
+        request.setValue("Bearer \(configuration.token)", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            do {
+                request.httpBody = try JSONEncoder().encode(body)
+            } catch {
+                throw SyncError(.storeFailure, "A request to \(path) could not be encoded: \(error)")
+            }
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw SyncError(.unreachable, "\(url.host ?? "The server") cannot be reached: \(error.localizedDescription)")
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else {
+            let problem = try? JSONDecoder().decode(SyncProblem.self, from: data)
+            let message = problem?.message ?? "HTTP \(status) from \(path)"
+            switch (status, problem?.code) {
+            case (401, _): throw SyncError(.unauthorized, message)
+            case (_, "schema"): throw SyncError(.schemaMismatch, message)
+            case (400..<500, _): throw SyncError(.rejected, message)
+            case (500..., _): throw SyncError(.serverFailure, message)
+            default: throw SyncError(.unreachable, message)
+            }
+        }
+        do {
+            return try JSONDecoder().decode(Response.self, from: data)
+        } catch {
+            throw SyncError(.unreachable, "The server's answer to \(path) cannot be read: \(error)")
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+import OpenSwiftDataSync
+import PostgresNIO
+
+/// The server's state in PostgreSQL: every user's synchronized rows with their per-property
+/// clocks, and each client's last applied batch.
+///
+/// Tables live in a PostgreSQL schema of their own, `<name>_sync`:
+/// - `rows (id, entity, owner, deleted, values, clocks, version)`: each row's latest state, its
+///   values and clocks as JSON text (exact: numbers are never reparsed), `version` from the
+///   sequence `versions`: the change number pulls page by.
+/// - `clients (id, owner, sequence)`: the last batch applied for each client.
+///
+/// Writes take a transaction-scoped advisory lock of the namespace, so change numbers become
+/// visible in the order they were given, and a pull that has read up to one number never misses a
+/// smaller one committed later.
+struct SyncDatabase: Sendable {
+    let client: PostgresClient
+    let namespace: String
+    let logger: Logger
+
+    private var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    /// The advisory lock of the namespace's writes.
+    private var lockKey: Int64 {
+        // FNV-1a of the name: stable across processes, unlike `hashValue`.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in namespace.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int64(bitPattern: hash)
+    }
+
+    /// Creates the tables when they are missing.
+    func prepare() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(sql("SELECT pg_advisory_xact_lock(\(lockKey))"), logger: logger)
+            for statement in [
+                "CREATE SCHEMA IF NOT EXISTS \(quoted)",
+                "CREATE SEQUENCE IF NOT EXISTS \(quoted).versions",
+                """
+                CREATE TABLE IF NOT EXISTS \(quoted).rows (id text PRIMARY KEY, entity text NOT NULL, owner text NOT NULL, \
+                deleted boolean NOT NULL, "values" text NOT NULL, clocks text NOT NULL, version bigint NOT NULL)
+                """,
+                "CREATE INDEX IF NOT EXISTS rows_owner_version ON \(quoted).rows (owner, version)",
+                "CREATE TABLE IF NOT EXISTS \(quoted).clients (id text PRIMARY KEY, owner text NOT NULL, sequence bigint NOT NULL)",
+            ] {
+                try await connection.query(sql(statement), logger: logger)
+            }
+        }
+    }
+
+    /// Registers a client for a user; a client of another user is refused.
+    func register(client id: String, user: String) async throws {
+        var binds = PostgresBindings()
+        binds.append(id)
+        binds.append(user)
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: "INSERT INTO \(quoted).clients (id, owner, sequence) VALUES ($1, $2, 0) ON CONFLICT (id) DO NOTHING RETURNING id", binds: binds),
+                logger: logger)
+            var inserted = false
+            for try await _ in rows { inserted = true }
+            if !inserted { try await checkOwner(of: id, user: user, on: connection) }
+        }
+    }
+
+    /// Applies a batch of changes in one transaction: per property, the later clock wins; a
+    /// deletion wins over any change. Returns what the client must correct.
+    func push(_ request: PushRequest, user: String) async throws -> PushResponse {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(sql("SELECT pg_advisory_xact_lock(\(lockKey))"), logger: logger)
+            let applied = try await checkOwner(of: request.client, user: user, on: connection)
+            let ids = Array(Set(request.changes.map(\.id)))
+            var stored = try await rows(ids, on: connection)
+            if applied >= request.sequence {
+                // A batch applied before (its acknowledgment was lost): the state of its rows.
+                return PushResponse(sequence: request.sequence, corrections: ids.compactMap { stored[$0]?.row }, conflicts: [])
+            }
+            try await checkReferences(of: request.changes, user: user, stored: stored, on: connection)
+            var merge = SyncMerge(user: user)
+            for change in request.changes {
+                try merge.apply(change, to: &stored)
+            }
+            for id in merge.written {
+                guard let row = stored[id] else { continue }
+                try await write(row, owner: user, on: connection)
+            }
+            var binds = PostgresBindings()
+            binds.append(request.sequence)
+            binds.append(request.client)
+            try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2", binds: binds), logger: logger)
+            return PushResponse(
+                sequence: request.sequence, corrections: merge.corrected.sorted().compactMap { stored[$0]?.row }, conflicts: merge.conflicts)
+        }
+    }
+
+    /// The user's rows changed after `cursor`, in change order.
+    func changes(of user: String, after cursor: Int64, limit: Int) async throws -> PullResponse {
+        var binds = PostgresBindings()
+        binds.append(user)
+        binds.append(cursor)
+        binds.append(Int64(limit))
+        let rows = try await client.query(
+            PostgresQuery(unsafeSQL: """
+                SELECT id, entity, owner, deleted, "values", clocks, version FROM \(quoted).rows \
+                WHERE owner = $1 AND version > $2 ORDER BY version LIMIT $3
+                """, binds: binds),
+            logger: logger)
+        var result: [SyncRow] = []
+        for try await columns in rows.decode((String, String, String, Bool, String, String, Int64).self) {
+            result.append(try Self.row(columns))
+        }
+        return PullResponse(rows: result, cursor: result.last?.version ?? cursor, upToDate: result.count < limit)
+    }
+
+    // MARK: Rows
+
+    /// The stored rows of the given identifiers, by identifier, locked for the transaction.
+    private func rows(_ ids: [String], on connection: PostgresConnection) async throws -> [String: StoredSyncRow] {
+        guard !ids.isEmpty else { return [:] }
+        var binds = PostgresBindings()
+        binds.append(ids)
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: """
+                SELECT id, entity, owner, deleted, "values", clocks, version FROM \(quoted).rows WHERE id = ANY($1) FOR UPDATE
+                """, binds: binds),
+            logger: logger)
+        var result: [String: StoredSyncRow] = [:]
+        for try await columns in rows.decode((String, String, String, Bool, String, String, Int64).self) {
+            result[columns.0] = StoredSyncRow(row: try Self.row(columns), owner: columns.2)
+        }
+        return result
+    }
+
+    private func write(_ stored: StoredSyncRow, owner: String, on connection: PostgresConnection) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var binds = PostgresBindings()
+        binds.append(stored.row.id)
+        binds.append(stored.row.entity)
+        binds.append(stored.owner)
+        binds.append(stored.row.deleted)
+        binds.append(String(decoding: try encoder.encode(stored.row.values), as: UTF8.self))
+        binds.append(String(decoding: try encoder.encode(stored.row.clocks), as: UTF8.self))
+        try await connection.query(
+            PostgresQuery(unsafeSQL: """
+                INSERT INTO \(quoted).rows (id, entity, owner, deleted, "values", clocks, version) \
+                VALUES ($1, $2, $3, $4, $5, $6, nextval('\(quoted).versions')) \
+                ON CONFLICT (id) DO UPDATE SET deleted = EXCLUDED.deleted, "values" = EXCLUDED."values", \
+                clocks = EXCLUDED.clocks, version = EXCLUDED.version
+                """, binds: binds),
+            logger: logger)
+    }
+
+    /// Refuses a batch that relates a model to one the user cannot reach: neither in the batch nor
+    /// one of the user's rows.
+    private func checkReferences(of changes: [SyncChange], user: String, stored: [String: StoredSyncRow], on connection: PostgresConnection) async throws {
+        let inBatch = Set(changes.map(\.id))
+        var wanted: [String: String] = [:]
+        for change in changes {
+            for (name, value) in change.values {
+                let targets: [String] = switch value {
+                case .reference(let id): [id]
+                case .references(let ids): ids
+                case .value: []
+                }
+                for target in targets where !inBatch.contains(target) { wanted[target] = "\(change.entity).\(name)" }
+            }
+        }
+        guard !wanted.isEmpty else { return }
+        let found = try await rows(Array(wanted.keys), on: connection)
+        for (target, place) in wanted.sorted(by: { $0.key < $1.key }) {
+            guard let row = found[target] else {
+                throw SyncProblem(code: "badRequest", message: "\(place) relates to the model \(target), which the server does not hold")
+            }
+            guard row.owner == user else {
+                throw SyncProblem(code: "badRequest", message: "\(place) relates to the model \(target), which belongs to another user")
+            }
+        }
+    }
+
+    /// The last batch applied for a client; refuses a client registered by another user.
+    @discardableResult
+    private func checkOwner(of client: String, user: String, on connection: PostgresConnection) async throws -> Int64 {
+        var binds = PostgresBindings()
+        binds.append(client)
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT owner, sequence FROM \(quoted).clients WHERE id = $1", binds: binds), logger: logger)
+        for try await (owner, sequence) in rows.decode((String, Int64).self) {
+            guard owner == user else {
+                throw SyncProblem(code: "badRequest", message: "The client \(client) belongs to another user")
+            }
+            return sequence
+        }
+        throw SyncProblem(code: "badRequest", message: "The client \(client) has not said hello (POST \(SyncPath.hello)) before pushing")
+    }
+
+    private static func row(_ columns: (String, String, String, Bool, String, String, Int64)) throws -> SyncRow {
+        let decoder = JSONDecoder()
+        return SyncRow(
+            entity: columns.1, id: columns.0, deleted: columns.3,
+            values: try decoder.decode([String: SyncValue].self, from: Data(columns.4.utf8)),
+            clocks: try decoder.decode([String: SyncClock].self, from: Data(columns.5.utf8)),
+            version: columns.6)
+    }
+
+    private func sql(_ text: String) -> PostgresQuery { PostgresQuery(unsafeSQL: text) }
+}
+
+/// A row as the server holds it, with its owner.
+struct StoredSyncRow: Sendable {
+    var row: SyncRow
+    var owner: String
+}

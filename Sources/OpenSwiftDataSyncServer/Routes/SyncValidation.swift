@@ -1,0 +1,48 @@
+import OpenSwiftDataSync
+
+/// Checks a pushed batch against the server's models before anything is written: every model and
+/// property known, every value of its property's kind, clocks for every value, at most `limit`
+/// changes. The first problem is thrown, naming the model and property.
+struct SyncValidation {
+    let schema: SyncSchema
+    let limit: Int
+
+    func check(_ request: PushRequest) throws {
+        guard request.changes.count <= limit else {
+            throw SyncProblem(code: "badRequest", message: "The batch has \(request.changes.count) changes; the server takes at most \(limit) per push")
+        }
+        guard !request.client.isEmpty, request.client.count <= 200, request.sequence > 0 else {
+            throw SyncProblem(code: "badRequest", message: "A push names its client and a positive sequence number")
+        }
+        var seen: Set<String> = []
+        for change in request.changes {
+            guard let entity = schema.entity(named: change.entity) else {
+                throw SyncProblem(code: "badRequest", message: "The model \(change.entity) is unknown to the server")
+            }
+            guard !change.id.isEmpty, change.id.count <= 200 else {
+                throw SyncProblem(code: "badRequest", message: "A \(change.entity) has an empty or overlong identifier")
+            }
+            guard seen.insert(change.id).inserted else {
+                throw SyncProblem(code: "badRequest", message: "The \(change.entity) \(change.id) appears twice in the batch")
+            }
+            if change.deleted {
+                guard change.values.isEmpty, change.clocks[""] != nil else {
+                    throw SyncProblem(code: "badRequest", message: "The deletion of \(change.entity) \(change.id) carries values or lacks its clock")
+                }
+                continue
+            }
+            let properties = Dictionary(entity.properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            for (name, value) in change.values {
+                guard let property = properties[name] else {
+                    throw SyncProblem(code: "badRequest", message: "\(change.entity).\(name) is not a property the server knows")
+                }
+                if let problem = property.problem(with: value) {
+                    throw SyncProblem(code: "badRequest", message: "\(change.entity).\(name) \(problem)")
+                }
+                guard change.clocks[name] != nil else {
+                    throw SyncProblem(code: "badRequest", message: "\(change.entity).\(name) has a value without a clock")
+                }
+            }
+        }
+    }
+}

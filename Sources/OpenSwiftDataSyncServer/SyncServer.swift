@@ -1,0 +1,208 @@
+import Foundation
+import Hummingbird
+import Logging
+import OpenSwiftData
+import OpenSwiftDataSync
+import PostgresNIO
+
+/// An OpenSwiftData sync server: the routes ``SyncEngine`` talks to, over a PostgreSQL database
+/// that holds every user's synchronized rows.
+///
+/// Run it on its own with ``run(host:port:onListening:)``, or add its routes to your Hummingbird
+/// application with your own authentication, and run ``postgresClient`` among its services:
+///
+/// ```swift
+/// let sync = try SyncServer(postgresURL: url, schema: Schema([Trip.self, Stop.self]),
+///                           authenticator: MyJWTAuthenticator())
+/// let router = Router()
+/// sync.addRoutes(to: router)
+/// let app = Application(router: router, services: [sync.postgresClient])
+/// try await app.runService()
+/// ```
+///
+/// Each user reaches only the rows their clients created. Each push is applied in one PostgreSQL
+/// transaction, once: a batch sent again after a lost acknowledgment is recognized by its client
+/// and sequence number.
+public struct SyncServer: Sendable {
+    /// The PostgreSQL connection pool; run it (`await postgresClient.run()`, or as one of a
+    /// Hummingbird application's services) while the server serves.
+    public let postgresClient: PostgresClient
+    /// The most changes one push may carry.
+    public var maximumBatchSize = 10_000
+    /// The largest request body, in bytes.
+    public var maximumRequestSize = 64 << 20
+    /// The longest a pull may wait for changes, in seconds.
+    public var maximumWait = 60
+
+    private let database: SyncDatabase
+    private let schema: SyncSchema
+    private let authenticator: any SyncAuthenticator
+    private let announcer = ChangeAnnouncer()
+    private let logger: Logger
+
+    /// A server for the models of `schema`, keeping its rows in the PostgreSQL database at
+    /// `postgresURL`, in the PostgreSQL schema `<name>_sync`.
+    ///
+    /// - Throws: ``SyncServerError`` for a URL that is not a `postgres://` URL.
+    public init(
+        postgresURL: String, name: String = "default", schema: Schema, authenticator: some SyncAuthenticator,
+        logger: Logger = Logger(label: "OpenSwiftDataSyncServer")
+    ) throws {
+        try self.init(postgresURL: postgresURL, name: name, syncSchema: SyncSchema(StoredSchema(schema)), authenticator: authenticator, logger: logger)
+    }
+
+    /// A server for models described without their classes (what `osd schema` prints).
+    package init(
+        postgresURL: String, name: String, syncSchema: SyncSchema, authenticator: some SyncAuthenticator, logger: Logger
+    ) throws {
+        self.postgresClient = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
+        self.database = SyncDatabase(client: postgresClient, namespace: "\(name)_sync", logger: logger)
+        self.schema = syncSchema
+        self.authenticator = authenticator
+        self.logger = logger
+    }
+
+    /// Creates the server's tables in PostgreSQL when they are missing. The routes call it before
+    /// their first request; call it yourself to fail early.
+    public func prepare() async throws {
+        try await database.prepare()
+    }
+
+    /// Serves on `host` and `port` until the task is cancelled, calling `onListening` with the port
+    /// once the server accepts connections.
+    public func run(host: String = "127.0.0.1", port: Int, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let router = Router()
+        addRoutes(to: router)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "OpenSwiftDataSync"),
+            services: [postgresClient],
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
+            logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            try await prepareWhenReachable()
+            try await group.next()
+        }
+    }
+
+    /// Waits for the connection pool to reach PostgreSQL, then makes the tables.
+    private func prepareWhenReachable() async throws {
+        var attempt = 0
+        while true {
+            do {
+                return try await prepare()
+            } catch {
+                attempt += 1
+                if attempt >= 50 { throw SyncServerError("PostgreSQL cannot be reached to make the sync server's tables: \(String(reflecting: error))") }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// Adds the protocol's routes (`POST /v1/hello`, `POST /v1/push`, `GET /v1/changes`) to a router.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.post(RouterPath(SyncPath.hello)) { request, _ in
+            await respond {
+                let user = try await authenticate(request)
+                let hello = try await decode(HelloRequest.self, from: request)
+                let problems = schema.problems(serving: hello.schema)
+                guard problems.isEmpty else {
+                    throw SyncProblem(code: "schema", message: "The server's schema (version \(schema.version)) cannot serve the client's (version \(hello.schema.version)): \(problems.joined(separator: "; "))")
+                }
+                try await database.register(client: hello.client, user: user)
+                return HelloResponse(user: user, schemaVersion: schema.version)
+            }
+        }
+        router.post(RouterPath(SyncPath.push)) { request, _ in
+            await respond {
+                let user = try await authenticate(request)
+                let push = try await decode(PushRequest.self, from: request)
+                try SyncValidation(schema: schema, limit: maximumBatchSize).check(push)
+                let response = try await database.push(push, user: user)
+                await announcer.announce()
+                return response
+            }
+        }
+        router.get(RouterPath(SyncPath.changes)) { request, _ in
+            await respond {
+                let user = try await authenticate(request)
+                let parameters = request.uri.queryParameters
+                let after = Int64(parameters["after"].map(String.init) ?? "0") ?? -1
+                let limit = Int(parameters["limit"].map(String.init) ?? "1000") ?? 0
+                let wait = min(Int(parameters["wait"].map(String.init) ?? "0") ?? 0, maximumWait)
+                guard after >= 0, (1...50_000).contains(limit) else {
+                    throw SyncProblem(code: "badRequest", message: "A pull names a cursor (after ≥ 0) and a page size (limit from 1 to 50000)")
+                }
+                let since = await announcer.generation
+                var page = try await database.changes(of: user, after: after, limit: limit)
+                if page.rows.isEmpty && wait > 0 {
+                    await announcer.wait(seconds: Double(wait), since: since)
+                    page = try await database.changes(of: user, after: after, limit: limit)
+                }
+                return page
+            }
+        }
+    }
+
+    // MARK: Support
+
+    private func authenticate(_ request: Request) async throws -> String {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            throw SyncProblem(code: "unauthorized", message: "The request carries no bearer token")
+        }
+        guard let user = try await authenticator.user(forToken: String(header.dropFirst("Bearer ".count))), !user.isEmpty else {
+            throw SyncProblem(code: "unauthorized", message: "The token is not valid: it names no user (wrong, expired or revoked)")
+        }
+        return user
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: maximumRequestSize)
+        } catch {
+            throw SyncProblem(code: "badRequest", message: "The request body is larger than the server takes (\(maximumRequestSize) bytes)")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
+        } catch let error as DecodingError {
+            throw SyncProblem(code: "badRequest", message: "The request body is not a valid \(T.self): \(Self.describe(error))")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "\(path(context)) is not a \(type): \(context.debugDescription)"
+        case .valueNotFound(let type, let context): return "\(path(context)) lacks a \(type)"
+        case .keyNotFound(let key, let context): return "\(path(context)) lacks \(key.stringValue)"
+        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+
+    /// Runs a route's work and answers with its JSON, or with the problem that stopped it.
+    private func respond<T: Encodable>(_ body: () async throws -> T) async -> Response {
+        do {
+            return Self.json(try await body(), status: .ok)
+        } catch let problem as SyncProblem {
+            let status: HTTPResponse.Status = switch problem.code {
+            case "unauthorized": .unauthorized
+            case "schema": .conflict
+            case "badRequest": .badRequest
+            default: .internalServerError
+            }
+            return Self.json(problem, status: status)
+        } catch {
+            logger.error("A sync request failed: \(String(reflecting: error))")
+            return Self.json(SyncProblem(code: "unavailable", message: "The server could not complete the request: \(error)"), status: .serviceUnavailable)
+        }
+    }
+
+    private static func json(_ value: some Encodable, status: HTTPResponse.Status) -> Response {
+        let data = (try? JSONEncoder().encode(value)) ?? Data("{\"code\":\"unavailable\",\"message\":\"The answer could not be encoded\"}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

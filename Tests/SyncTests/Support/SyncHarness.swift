@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+import OpenSwiftData
+import OpenSwiftDataSync
+import OpenSwiftDataSyncServer
+import Testing
+
+/// The PostgreSQL server the sync tests use, when `OSD_POSTGRES_URL` names one.
+enum SyncPostgres {
+    static let url: String? = ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"]
+    static var isAvailable: Bool { url != nil }
+    static let skipMessage: Comment = "OSD_POSTGRES_URL is not set: run `Scripts/with-postgres.sh swift test`"
+
+    /// A namespace no other test uses.
+    static func freshName(_ prefix: String) -> String {
+        prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(10).lowercased()
+    }
+}
+
+/// A sync server running in the test process on a free port, over a namespace of its own.
+final class RunningSyncServer: Sendable {
+    let url: URL
+    let name: String
+    private let task: Task<Void, any Error>
+
+    /// The tokens every harness server accepts.
+    static let tokens = ["token-a": "alice", "token-b": "bob"]
+
+    private init(url: URL, name: String, task: Task<Void, any Error>) {
+        self.url = url
+        self.name = name
+        self.task = task
+    }
+
+    static func start(_ prefix: String = "sync") async throws -> RunningSyncServer {
+        let postgres = try #require(SyncPostgres.url)
+        let name = SyncPostgres.freshName(prefix)
+        var logger = Logger(label: "sync-test")
+        logger.logLevel = .critical
+        let server = try SyncServer(
+            postgresURL: postgres, name: name, schema: Schema(syncModels), authenticator: TokenFileAuthenticator(users: tokens), logger: logger)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task {
+            try await server.run(port: 0) { port in continuation.yield(port) }
+        }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        // The tables are made once PostgreSQL is reached: a hello before then would find none.
+        try await server.prepare()
+        return RunningSyncServer(url: try #require(URL(string: "http://127.0.0.1:\(port)")), name: name, task: task)
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}
+
+/// A device: a store file in a temporary directory, its container, and an engine.
+final class SyncDevice {
+    let directory: URL
+    let storeURL: URL
+    private(set) var container: ModelContainer
+    private(set) var engine: SyncEngine
+    private let serverURL: URL
+    private let token: String
+
+    init(server: RunningSyncServer, token: String = "token-a", directory: URL? = nil) throws {
+        self.directory = directory ?? FileManager.default.temporaryDirectory.appending(path: "osd-sync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        storeURL = self.directory.appending(path: "device.store")
+        serverURL = server.url
+        self.token = token
+        container = try ModelContainer(for: Schema(syncModels), configurations: ModelConfiguration(url: storeURL))
+        engine = SyncEngine(container: container, configuration: SyncConfiguration(serverURL: server.url, token: token))
+    }
+
+    /// Closes the store and opens it again, with a new engine: what an app's restart does.
+    func restart() throws {
+        container = try ModelContainer(for: Schema(syncModels), configurations: ModelConfiguration(url: storeURL))
+        engine = SyncEngine(container: container, configuration: SyncConfiguration(serverURL: serverURL, token: token))
+    }
+
+    /// A fresh context of the device's container.
+    func context() -> ModelContext { ModelContext(container) }
+
+    func trips() throws -> [Trip] {
+        try context().fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.code)]))
+    }
+
+    func trip(_ code: String, in context: ModelContext) throws -> Trip? {
+        try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.code == code })).first
+    }
+
+    func count<T: PersistentModel>(_ type: T.Type) throws -> Int {
+        try context().fetchCount(FetchDescriptor<T>())
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

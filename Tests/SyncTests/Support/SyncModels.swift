@@ -1,0 +1,55 @@
+import Foundation
+import OpenSwiftData
+
+/// A value of the app's own, stored as JSON.
+struct Budget: Codable, Hashable {
+    var currency: String
+    var limits: [Int]
+}
+
+@Model
+final class Trip {
+    @Attribute(.unique) var code: String
+    var name: String
+    var price: Double
+    var start: Date
+    var notes: String?
+    var cost: Decimal = 0
+    var token: UUID = UUID()
+    var photo: Data?
+    var budget: Budget?
+    @Relationship(deleteRule: .cascade, inverse: \Stop.trip) var stops: [Stop] = []
+    @Relationship(inverse: \Tag.trips) var tags: [Tag] = []
+
+    init(code: String, name: String, price: Double = 0, start: Date = Date(timeIntervalSinceReferenceDate: 0)) {
+        self.code = code
+        self.name = name
+        self.price = price
+        self.start = start
+    }
+}
+
+@Model
+final class Stop {
+    var place: String
+    var order: Int
+    var trip: Trip?
+
+    init(place: String, order: Int) {
+        self.place = place
+        self.order = order
+    }
+}
+
+@Model
+final class Tag {
+    var label: String
+    var trips: [Trip] = []
+
+    init(label: String) {
+        self.label = label
+    }
+}
+
+/// The models every sync test uses.
+let syncModels: [any PersistentModel.Type] = [Trip.self, Stop.self, Tag.self]

@@ -1,0 +1,295 @@
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataSync
+import Testing
+
+/// Two and three devices synchronizing through a server in this process, each on a store file of
+/// its own: what arrives, how conflicts end, what status says.
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+struct SyncEngineTests {
+    @Test func insertsArriveWithEveryValueExact() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        let context = a.context()
+        let trip = Trip(code: "T1", name: "Lisbon", price: -0.0, start: Date(timeIntervalSinceReferenceDate: 123_456.789_012_345_6))
+        trip.notes = "ünïcødé ✈︎"
+        trip.cost = Decimal(string: "12345.678901234567890123")!
+        trip.photo = Data([0, 1, 2, 255])
+        trip.budget = Budget(currency: "EUR", limits: [1, 2, 3])
+        let precise = Trip(code: "T2", name: "Pi", price: .pi)
+        context.insert(trip)
+        context.insert(precise)
+        try context.save()
+
+        try await a.engine.sync()
+        try await b.engine.sync()
+
+        let received = try b.trips()
+        #expect(received.map(\.code) == ["T1", "T2"])
+        let first = try #require(received.first)
+        #expect(first.name == "Lisbon")
+        #expect(first.price.bitPattern == (-0.0).bitPattern)
+        #expect(first.start == trip.start)
+        #expect(first.notes == "ünïcødé ✈︎")
+        #expect(first.cost == trip.cost)
+        #expect(first.token == trip.token)
+        #expect(first.photo == Data([0, 1, 2, 255]))
+        #expect(first.budget == Budget(currency: "EUR", limits: [1, 2, 3]))
+        #expect(received.last?.price.bitPattern == Double.pi.bitPattern)
+    }
+
+    @Test func offlineEditsOfDifferentPropertiesBothSurvive() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        let context = a.context()
+        context.insert(Trip(code: "T1", name: "Lisbon", price: 100))
+        try context.save()
+        try await a.engine.sync()
+        try await b.engine.sync()
+
+        let contextA = a.context()
+        try #require(try a.trip("T1", in: contextA)).name = "Porto"
+        try contextA.save()
+        let contextB = b.context()
+        try #require(try b.trip("T1", in: contextB)).price = 250
+        try contextB.save()
+
+        try await a.engine.sync()
+        try await b.engine.sync()
+        try await a.engine.sync()
+
+        for device in [a, b] {
+            let trip = try #require(try device.trips().first)
+            #expect(trip.name == "Porto")
+            #expect(trip.price == 250)
+        }
+    }
+
+    @Test func theLaterEditOfOnePropertyWinsWhicheverSyncsFirst() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        let context = a.context()
+        context.insert(Trip(code: "T1", name: "Lisbon"))
+        try context.save()
+        try await a.engine.sync()
+        try await b.engine.sync()
+
+        let contextA = a.context()
+        try #require(try a.trip("T1", in: contextA)).name = "Earlier"
+        try contextA.save()
+        // Clocks are read in milliseconds: the second edit is made in a later one.
+        try await Task.sleep(for: .milliseconds(20))
+        let contextB = b.context()
+        try #require(try b.trip("T1", in: contextB)).name = "Later"
+        try contextB.save()
+
+        try await b.engine.sync()
+        try await a.engine.sync()
+        try await b.engine.sync()
+
+        #expect(try a.trips().first?.name == "Later")
+        #expect(try b.trips().first?.name == "Later")
+        let conflicts = await a.engine.resolvedConflicts
+        #expect(conflicts.map(\.property) == ["name"])
+        #expect(conflicts.first.map { $0.winning > $0.losing } == true)
+    }
+
+    @Test func aDeletionWinsOverAConcurrentEditAndCascades() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        let context = a.context()
+        let trip = Trip(code: "T1", name: "Lisbon")
+        context.insert(trip)
+        for order in 0..<3 {
+            let stop = Stop(place: "Stop \(order)", order: order)
+            context.insert(stop)
+            stop.trip = trip
+        }
+        try context.save()
+        try await a.engine.sync()
+        try await b.engine.sync()
+        #expect(try b.count(Stop.self) == 3)
+        #expect(try b.trips().first?.stops.count == 3)
+
+        // B edits after A deletes: the deletion still wins.
+        let contextA = a.context()
+        contextA.delete(try #require(try a.trip("T1", in: contextA)))
+        try contextA.save()
+        #expect(try a.count(Stop.self) == 0)
+        let contextB = b.context()
+        try #require(try b.trip("T1", in: contextB)).name = "Edited after"
+        try contextB.save()
+
+        try await b.engine.sync()
+        try await a.engine.sync()
+        try await b.engine.sync()
+
+        for device in [a, b] {
+            #expect(try device.count(Trip.self) == 0)
+            #expect(try device.count(Stop.self) == 0)
+        }
+    }
+
+    @Test func relationshipsOfEveryKindArriveNavigable() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        let context = a.context()
+        let lisbon = Trip(code: "T1", name: "Lisbon")
+        let porto = Trip(code: "T2", name: "Porto")
+        let food = Tag(label: "food")
+        let sea = Tag(label: "sea")
+        for model in [lisbon, porto] { context.insert(model) }
+        for tag in [food, sea] { context.insert(tag) }
+        lisbon.tags = [food, sea]
+        porto.tags = [sea]
+        let stop = Stop(place: "Belém", order: 1)
+        context.insert(stop)
+        stop.trip = lisbon
+        try context.save()
+
+        try await a.engine.sync()
+        try await b.engine.sync()
+
+        let trips = try b.trips()
+        #expect(trips.map(\.code) == ["T1", "T2"])
+        #expect(Set(trips[0].tags.map(\.label)) == ["food", "sea"])
+        #expect(trips[1].tags.map(\.label) == ["sea"])
+        #expect(trips[0].stops.map(\.place) == ["Belém"])
+        let tags = try b.context().fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.label)]))
+        #expect(tags.map { $0.trips.count } == [1, 2])
+
+        // Moving a stop to another trip on B arrives on A.
+        let contextB = b.context()
+        let movedStop = try #require(try contextB.fetch(FetchDescriptor<Stop>()).first)
+        movedStop.trip = try b.trip("T2", in: contextB)
+        try contextB.save()
+        try await b.engine.sync()
+        try await a.engine.sync()
+        #expect(try a.trip("T2", in: a.context())?.stops.map(\.place) == ["Belém"])
+        #expect(try a.trip("T1", in: a.context())?.stops.isEmpty == true)
+    }
+
+    @Test func statusCountsPendingChangesAndReportsBeingUpToDate() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        #expect(a.engine.status.lastSyncDate == nil)
+        #expect(a.engine.status.isUpToDate == false)
+        let context = a.context()
+        for index in 0..<3 { context.insert(Trip(code: "T\(index)", name: "Trip \(index)")) }
+        try context.save()
+        #expect(try await pendingCount(a.engine) == 3)
+
+        try await a.engine.sync()
+        #expect(a.engine.status.pendingChangeCount == 0)
+        #expect(a.engine.status.isUpToDate)
+        #expect(a.engine.status.lastSyncDate != nil)
+        #expect(a.engine.status.lastError == nil)
+
+        try #require(try a.trip("T0", in: context)).name = "Changed"
+        try context.save()
+        #expect(try await pendingCount(a.engine) == 1)
+    }
+
+    @Test func aWrongTokenIsRefusedAndNothingMoves() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let context = a.context()
+        context.insert(Trip(code: "T1", name: "Lisbon"))
+        try context.save()
+        try await a.engine.sync()
+
+        let intruder = try SyncDevice(server: server, token: "wrong")
+        let intruderContext = intruder.context()
+        intruderContext.insert(Trip(code: "X", name: "Intruder"))
+        try intruderContext.save()
+        await #expect(throws: SyncError.self) { try await intruder.engine.sync() }
+        let error = try #require(intruder.engine.status.lastError as? SyncError)
+        #expect(error.kind == .unauthorized)
+        #expect(intruder.engine.status.pendingChangeCount == 1)
+        #expect(try intruder.trips().map(\.code) == ["X"])
+
+        // Nothing of the intruder reached the server.
+        try await a.engine.sync()
+        #expect(try a.trips().map(\.code) == ["T1"])
+    }
+
+    @Test func usersSeeOnlyTheirOwnRows() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let alice = try SyncDevice(server: server, token: "token-a")
+        let bob = try SyncDevice(server: server, token: "token-b")
+        let aliceContext = alice.context()
+        aliceContext.insert(Trip(code: "A", name: "Alice's"))
+        try aliceContext.save()
+        let bobContext = bob.context()
+        bobContext.insert(Trip(code: "B", name: "Bob's"))
+        try bobContext.save()
+        try await alice.engine.sync()
+        try await bob.engine.sync()
+        try await alice.engine.sync()
+        #expect(try alice.trips().map(\.code) == ["A"])
+        #expect(try bob.trips().map(\.code) == ["B"])
+    }
+
+    @Test func threeDevicesAndRestartsConvergeWithoutDuplicates() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let devices = try (0..<3).map { _ in try SyncDevice(server: server) }
+        for (index, device) in devices.enumerated() {
+            let context = device.context()
+            context.insert(Trip(code: "T\(index)", name: "From \(index)"))
+            try context.save()
+        }
+        for device in devices { try await device.engine.sync() }
+        for device in devices { try await device.engine.sync() }
+        try devices[1].restart()
+        let context = devices[1].context()
+        try #require(try devices[1].trip("T0", in: context)).price = 42
+        try context.save()
+        for device in devices { try await device.engine.sync() }
+        for device in devices { try await device.engine.sync() }
+        for device in devices {
+            let trips = try device.trips()
+            #expect(trips.map(\.code) == ["T0", "T1", "T2"])
+            #expect(trips.first?.price == 42)
+            #expect(device.engine.status.isUpToDate)
+        }
+    }
+
+    @Test func continuousSyncDeliversASaveToTheOtherDevice() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        a.engine.start()
+        b.engine.start()
+        let context = a.context()
+        context.insert(Trip(code: "LIVE", name: "Live"))
+        try context.save()
+        var arrived = false
+        for _ in 0..<200 where !arrived {
+            try await Task.sleep(for: .milliseconds(50))
+            arrived = try b.trips().map(\.code) == ["LIVE"]
+        }
+        await a.engine.stop()
+        await b.engine.stop()
+        #expect(arrived)
+    }
+
+    private func pendingCount(_ engine: SyncEngine) async throws -> Int {
+        try await engine.refreshStatus()
+        return engine.status.pendingChangeCount
+    }
+}
