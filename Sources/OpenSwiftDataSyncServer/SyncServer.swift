@@ -56,7 +56,7 @@ public struct SyncServer: Sendable {
         postgresURL: String, name: String, syncSchema: SyncSchema, authenticator: some SyncAuthenticator, logger: Logger
     ) throws {
         self.postgresClient = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
-        self.database = SyncDatabase(client: postgresClient, namespace: "\(name)_sync", logger: logger)
+        self.database = SyncDatabase(client: postgresClient, namespace: "\(name)_sync", schema: syncSchema, logger: logger)
         self.schema = syncSchema
         self.authenticator = authenticator
         self.logger = logger
@@ -187,7 +187,11 @@ public struct SyncServer: Sendable {
     private func respond<T: Encodable>(_ body: () async throws -> T) async -> Response {
         do {
             return Self.json(try await body(), status: .ok)
-        } catch let problem as SyncProblem {
+        } catch {
+            guard let problem = Self.problem(in: error) else {
+                logger.error("A sync request failed: \(String(reflecting: error))")
+                return Self.json(SyncProblem(code: "unavailable", message: "The server could not complete the request: \(error)"), status: .serviceUnavailable)
+            }
             let status: HTTPResponse.Status = switch problem.code {
             case "unauthorized": .unauthorized
             case "schema": .conflict
@@ -195,10 +199,14 @@ public struct SyncServer: Sendable {
             default: .internalServerError
             }
             return Self.json(problem, status: status)
-        } catch {
-            logger.error("A sync request failed: \(String(reflecting: error))")
-            return Self.json(SyncProblem(code: "unavailable", message: "The server could not complete the request: \(error)"), status: .serviceUnavailable)
         }
+    }
+
+    /// The problem a request's work threw, also from inside a PostgreSQL transaction.
+    private static func problem(in error: any Error) -> SyncProblem? {
+        if let problem = error as? SyncProblem { return problem }
+        if let transaction = error as? PostgresTransactionError, let inner = transaction.closureError { return problem(in: inner) }
+        return nil
     }
 
     private static func json(_ value: some Encodable, status: HTTPResponse.Status) -> Response {

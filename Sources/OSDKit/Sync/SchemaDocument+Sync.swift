@@ -16,7 +16,9 @@ extension SchemaDocument {
         }
         let entities = try models.map { model in
             var properties: [SyncSchema.Property] = []
+            var unique: [[String]] = []
             for ancestor in lineage(model) {
+                unique += ancestor.attributes.filter { $0.unique == true }.map { [$0.name] } + (ancestor.unique ?? [])
                 for attribute in ancestor.attributes {
                     properties.append(SyncSchema.Property(
                         name: attribute.name, kind: try Self.storage(of: attribute, in: ancestor).rawValue, destination: nil,
@@ -28,7 +30,7 @@ extension SchemaDocument {
                         isOptional: true))
                 }
             }
-            return SyncSchema.Entity(name: model.name, properties: properties, superentity: model.superclass)
+            return SyncSchema.Entity(name: model.name, properties: properties, superentity: model.superclass, unique: unique.isEmpty ? nil : unique)
         }
         return SyncSchema(entities: entities, version: version)
     }

@@ -100,6 +100,7 @@ actor SyncWorker {
             if !batch.changes.isEmpty {
                 let response = try await transport.push(PushRequest(client: state.client, sequence: batch.sequence, changes: batch.changes))
                 corrections = response.corrections
+                if ProcessInfo.processInfo.environment["OSD_SYNC_DEBUG"] != nil { print("PUSH", batch.changes, "->", response) }
                 conflicts.append(contentsOf: response.conflicts)
                 if conflicts.count > 1000 { conflicts.removeFirst(conflicts.count - 1000) }
             }

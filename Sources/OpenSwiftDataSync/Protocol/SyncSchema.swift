@@ -32,11 +32,15 @@ package struct SyncSchema: Codable, Hashable, Sendable {
         package var properties: [Property]
         /// The model's superclass model, if it has one.
         package var superentity: String?
+        /// The model's uniqueness constraints (`.unique`, `#Unique`): the properties whose values
+        /// no two rows share. Models created on two devices with the same values end as one.
+        package var unique: [[String]]?
 
-        package init(name: String, properties: [Property], superentity: String?) {
+        package init(name: String, properties: [Property], superentity: String?, unique: [[String]]? = nil) {
             self.name = name
             self.properties = properties
             self.superentity = superentity
+            self.unique = unique
         }
     }
 
@@ -65,7 +69,9 @@ package struct SyncSchema: Codable, Hashable, Sendable {
                     name: relationship.name, kind: relationship.isToMany ? "toMany" : "toOne", destination: relationship.destination,
                     isOptional: relationship.isOptional))
             }
-            return Entity(name: entity.name, properties: properties, superentity: entity.superentity)
+            return Entity(
+                name: entity.name, properties: properties, superentity: entity.superentity,
+                unique: entity.uniquenessConstraints.isEmpty ? nil : entity.uniquenessConstraints)
         }
     }
 

@@ -11,6 +11,9 @@ import PostgresNIO
 ///   values and clocks as JSON text (exact: numbers are never reparsed), `version` from the
 ///   sequence `versions`: the change number pulls page by.
 /// - `clients (id, owner, sequence)`: the last batch applied for each client.
+/// - `unique_keys (owner, entity, key, id)`: the values of each live row's uniqueness constraints.
+/// - `aliases (id, target)`: models created on two devices with the same unique values, which
+///   became one: the identifier that lost, and the one it became.
 ///
 /// Writes take a transaction-scoped advisory lock of the namespace, so change numbers become
 /// visible in the order they were given, and a pull that has read up to one number never misses a
@@ -18,11 +21,12 @@ import PostgresNIO
 struct SyncDatabase: Sendable {
     let client: PostgresClient
     let namespace: String
+    let schema: SyncSchema
     let logger: Logger
 
-    private var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     /// The advisory lock of the namespace's writes.
-    private var lockKey: Int64 {
+    var lockKey: Int64 {
         // FNV-1a of the name: stable across processes, unlike `hashValue`.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in namespace.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -42,6 +46,9 @@ struct SyncDatabase: Sendable {
                 """,
                 "CREATE INDEX IF NOT EXISTS rows_owner_version ON \(quoted).rows (owner, version)",
                 "CREATE TABLE IF NOT EXISTS \(quoted).clients (id text PRIMARY KEY, owner text NOT NULL, sequence bigint NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS \(quoted).unique_keys (owner text NOT NULL, entity text NOT NULL, key text NOT NULL, id text NOT NULL, PRIMARY KEY (owner, entity, key))",
+                "CREATE INDEX IF NOT EXISTS unique_keys_id ON \(quoted).unique_keys (id)",
+                "CREATE TABLE IF NOT EXISTS \(quoted).aliases (id text PRIMARY KEY, target text NOT NULL)",
             ] {
                 try await connection.query(sql(statement), logger: logger)
             }
@@ -60,36 +67,6 @@ struct SyncDatabase: Sendable {
             var inserted = false
             for try await _ in rows { inserted = true }
             if !inserted { try await checkOwner(of: id, user: user, on: connection) }
-        }
-    }
-
-    /// Applies a batch of changes in one transaction: per property, the later clock wins; a
-    /// deletion wins over any change. Returns what the client must correct.
-    func push(_ request: PushRequest, user: String) async throws -> PushResponse {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(sql("SELECT pg_advisory_xact_lock(\(lockKey))"), logger: logger)
-            let applied = try await checkOwner(of: request.client, user: user, on: connection)
-            let ids = Array(Set(request.changes.map(\.id)))
-            var stored = try await rows(ids, on: connection)
-            if applied >= request.sequence {
-                // A batch applied before (its acknowledgment was lost): the state of its rows.
-                return PushResponse(sequence: request.sequence, corrections: ids.compactMap { stored[$0]?.row }, conflicts: [])
-            }
-            try await checkReferences(of: request.changes, user: user, stored: stored, on: connection)
-            var merge = SyncMerge(user: user)
-            for change in request.changes {
-                try merge.apply(change, to: &stored)
-            }
-            for id in merge.written {
-                guard let row = stored[id] else { continue }
-                try await write(row, owner: user, on: connection)
-            }
-            var binds = PostgresBindings()
-            binds.append(request.sequence)
-            binds.append(request.client)
-            try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2", binds: binds), logger: logger)
-            return PushResponse(
-                sequence: request.sequence, corrections: merge.corrected.sorted().compactMap { stored[$0]?.row }, conflicts: merge.conflicts)
         }
     }
 
@@ -115,7 +92,7 @@ struct SyncDatabase: Sendable {
     // MARK: Rows
 
     /// The stored rows of the given identifiers, by identifier, locked for the transaction.
-    private func rows(_ ids: [String], on connection: PostgresConnection) async throws -> [String: StoredSyncRow] {
+    func rows(_ ids: [String], on connection: PostgresConnection) async throws -> [String: StoredSyncRow] {
         guard !ids.isEmpty else { return [:] }
         var binds = PostgresBindings()
         binds.append(ids)
@@ -131,7 +108,7 @@ struct SyncDatabase: Sendable {
         return result
     }
 
-    private func write(_ stored: StoredSyncRow, owner: String, on connection: PostgresConnection) async throws {
+    func write(_ stored: StoredSyncRow, owner: String, on connection: PostgresConnection) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var binds = PostgresBindings()
@@ -153,7 +130,7 @@ struct SyncDatabase: Sendable {
 
     /// Refuses a batch that relates a model to one the user cannot reach: neither in the batch nor
     /// one of the user's rows.
-    private func checkReferences(of changes: [SyncChange], user: String, stored: [String: StoredSyncRow], on connection: PostgresConnection) async throws {
+    func checkReferences(of changes: [SyncChange], user: String, stored: [String: StoredSyncRow], on connection: PostgresConnection) async throws {
         let inBatch = Set(changes.map(\.id))
         var wanted: [String: String] = [:]
         for change in changes {
@@ -180,7 +157,7 @@ struct SyncDatabase: Sendable {
 
     /// The last batch applied for a client; refuses a client registered by another user.
     @discardableResult
-    private func checkOwner(of client: String, user: String, on connection: PostgresConnection) async throws -> Int64 {
+    func checkOwner(of client: String, user: String, on connection: PostgresConnection) async throws -> Int64 {
         var binds = PostgresBindings()
         binds.append(client)
         let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT owner, sequence FROM \(quoted).clients WHERE id = $1", binds: binds), logger: logger)
@@ -202,7 +179,7 @@ struct SyncDatabase: Sendable {
             version: columns.6)
     }
 
-    private func sql(_ text: String) -> PostgresQuery { PostgresQuery(unsafeSQL: text) }
+    func sql(_ text: String) -> PostgresQuery { PostgresQuery(unsafeSQL: text) }
 }
 
 /// A row as the server holds it, with its owner.

@@ -15,6 +15,27 @@ struct SyncMerge {
         self.user = user
     }
 
+    /// Sends the row back to the client whatever the merge does to it.
+    mutating func correct(_ id: String) {
+        corrected.insert(id)
+    }
+
+    /// Takes back a property's change: its stored value (or none, for a new row) stays, and the
+    /// client hears of it.
+    mutating func takeBack(_ name: String, of id: String, in rows: inout [String: StoredSyncRow], restoring previous: StoredSyncRow?) {
+        guard var row = rows[id] else { return }
+        let losing = row.row.clocks[name] ?? .zero
+        row.row.values[name] = previous?.row.values[name]
+        row.row.clocks[name] = previous?.row.clocks[name]
+        if previous == nil {
+            // A new row cannot keep values another row has: it is not written at all.
+            row.row.deleted = true
+        }
+        rows[id] = row
+        corrected.insert(id)
+        conflicts.append(SyncConflict(entity: row.row.entity, id: id, property: name, losing: losing, winning: previous?.row.clocks[name] ?? .zero))
+    }
+
     mutating func apply(_ change: SyncChange, to rows: inout [String: StoredSyncRow]) throws {
         guard var stored = rows[change.id] else {
             rows[change.id] = StoredSyncRow(

@@ -1,0 +1,188 @@
+import Foundation
+import OpenSwiftDataSync
+import PostgresNIO
+
+extension SyncDatabase {
+    /// Applies a batch of changes in one transaction: deletions first, then the rest; per property,
+    /// the later clock wins; a deletion wins over any change; a new model whose unique values
+    /// another of the user's models has becomes that model. Returns what the client must correct.
+    func push(_ request: PushRequest, user: String) async throws -> PushResponse {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(sql("SELECT pg_advisory_xact_lock(\(lockKey))"), logger: logger)
+            let applied = try await checkOwner(of: request.client, user: user, on: connection)
+            var aliases = try await aliasTargets(of: request.changes, on: connection)
+            var changes = request.changes.map { $0.resolving(aliases) }
+            var stored = try await rows(Array(Set(changes.map(\.id))), on: connection)
+            if applied >= request.sequence {
+                // A batch applied before (its acknowledgment was lost): the state of its rows.
+                return PushResponse(sequence: request.sequence, corrections: changes.compactMap { stored[$0.id]?.row }, conflicts: [])
+            }
+            try await checkReferences(of: changes, user: user, stored: stored, on: connection)
+            var merge = SyncMerge(user: user)
+            changes.sort { $0.deleted && !$1.deleted }
+            for var change in changes {
+                if !change.deleted, stored[change.id] == nil, let existing = try await holder(of: change, user: user, stored: &stored, on: connection) {
+                    // Made on two devices with the same unique values: one model, fields merged.
+                    aliases[change.id] = existing
+                    try await recordAlias(change.id, to: existing, on: connection)
+                    change.id = existing
+                    merge.correct(existing)
+                }
+                try merge.apply(change, to: &stored)
+            }
+            try await refuseUniqueCollisions(in: &merge, stored: &stored, user: user, on: connection)
+            for id in merge.written.sorted() {
+                guard var row = stored[id] else { continue }
+                row.row.values = row.row.values.mapValues { $0.resolving(aliases) }
+                try await write(row, owner: user, on: connection)
+                try await replaceKeys(of: row, on: connection)
+            }
+            var binds = PostgresBindings()
+            binds.append(request.sequence)
+            binds.append(request.client)
+            try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2", binds: binds), logger: logger)
+            return PushResponse(
+                sequence: request.sequence, corrections: merge.corrected.sorted().compactMap { stored[$0]?.row }, conflicts: merge.conflicts)
+        }
+    }
+
+    // MARK: Uniqueness
+
+    /// The keys of a row's uniqueness constraints: each constraint's values, as text.
+    func uniqueKeys(entity: String, values: [String: SyncValue]) -> [String] {
+        guard let constraints = schema.entity(named: entity)?.unique else { return [] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return constraints.compactMap { names in
+            var parts: [String] = []
+            for name in names {
+                guard let value = values[name], let text = try? encoder.encode(value) else { return nil }
+                parts.append(name + "=" + String(decoding: text, as: UTF8.self))
+            }
+            return parts.joined(separator: "\u{1F}")
+        }
+    }
+
+    /// The live model of the user that has one of a new model's unique values, if any, loaded
+    /// into `stored`. A model this batch deleted holds none.
+    private func holder(of change: SyncChange, user: String, stored: inout [String: StoredSyncRow], on connection: PostgresConnection) async throws -> String? {
+        let keys = uniqueKeys(entity: change.entity, values: change.values)
+        for id in Set(try await holders(of: keys, entity: change.entity, user: user, on: connection).values).sorted() {
+            if stored[id] == nil { stored.merge(try await rows([id], on: connection)) { old, _ in old } }
+            if let row = stored[id], !row.row.deleted { return id }
+        }
+        return nil
+    }
+
+    private func holders(of keys: [String], entity: String, user: String, on connection: PostgresConnection) async throws -> [String: String] {
+        guard !keys.isEmpty else { return [:] }
+        var binds = PostgresBindings()
+        binds.append(user)
+        binds.append(entity)
+        binds.append(keys)
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT key, id FROM \(quoted).unique_keys WHERE owner = $1 AND entity = $2 AND key = ANY($3)", binds: binds),
+            logger: logger)
+        var result: [String: String] = [:]
+        for try await (key, id) in rows.decode((String, String).self) { result[key] = id }
+        return result
+    }
+
+    /// Takes back a change that would give a model unique values another model has: the property
+    /// keeps its stored value, and the client hears of it as a conflict and a correction.
+    private func refuseUniqueCollisions(in merge: inout SyncMerge, stored: inout [String: StoredSyncRow], user: String, on connection: PostgresConnection) async throws {
+        for id in merge.written.sorted() {
+            guard let row = stored[id], !row.row.deleted, let constraints = schema.entity(named: row.row.entity)?.unique else { continue }
+            let keys = uniqueKeys(entity: row.row.entity, values: row.row.values)
+            var taken: [String: String] = [:]
+            for (key, holder) in try await holders(of: keys, entity: row.row.entity, user: user, on: connection) where holder != id {
+                // A holder this batch deleted holds the values no more.
+                if stored[holder] == nil { stored.merge(try await rows([holder], on: connection)) { old, _ in old } }
+                if let other = stored[holder], !other.row.deleted { taken[key] = holder }
+            }
+            // Two rows of this batch with the same values: the second gives way.
+            let others = merge.written.filter { $0 != id && $0 < id }.compactMap { stored[$0] }
+                .filter { !$0.row.deleted && $0.row.entity == row.row.entity }
+                .flatMap { uniqueKeys(entity: $0.row.entity, values: $0.row.values) }
+            let colliding = Set(taken.keys).union(Set(keys).intersection(others))
+            guard !colliding.isEmpty else { continue }
+            let previous = try await rows([id], on: connection)[id]
+            for (index, key) in keys.enumerated() where colliding.contains(key) {
+                for name in constraints[index] {
+                    merge.takeBack(name, of: id, in: &stored, restoring: previous)
+                }
+            }
+        }
+    }
+
+    private func replaceKeys(of stored: StoredSyncRow, on connection: PostgresConnection) async throws {
+        var binds = PostgresBindings()
+        binds.append(stored.row.id)
+        try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(quoted).unique_keys WHERE id = $1", binds: binds), logger: logger)
+        guard !stored.row.deleted else { return }
+        for key in uniqueKeys(entity: stored.row.entity, values: stored.row.values) {
+            var binds = PostgresBindings()
+            binds.append(stored.owner)
+            binds.append(stored.row.entity)
+            binds.append(key)
+            binds.append(stored.row.id)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "INSERT INTO \(quoted).unique_keys (owner, entity, key, id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", binds: binds),
+                logger: logger)
+        }
+    }
+
+    // MARK: Aliases
+
+    /// The models the batch's identifiers (its changes' and their references') became, where one
+    /// became another.
+    private func aliasTargets(of changes: [SyncChange], on connection: PostgresConnection) async throws -> [String: String] {
+        var ids = Set(changes.map(\.id))
+        for change in changes {
+            for value in change.values.values {
+                switch value {
+                case .reference(let id): ids.insert(id)
+                case .references(let list): ids.formUnion(list)
+                case .value: break
+                }
+            }
+        }
+        var binds = PostgresBindings()
+        binds.append(Array(ids))
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT id, target FROM \(quoted).aliases WHERE id = ANY($1)", binds: binds), logger: logger)
+        var result: [String: String] = [:]
+        for try await (id, target) in rows.decode((String, String).self) { result[id] = target }
+        return result
+    }
+
+    private func recordAlias(_ id: String, to target: String, on connection: PostgresConnection) async throws {
+        var binds = PostgresBindings()
+        binds.append(id)
+        binds.append(target)
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "INSERT INTO \(quoted).aliases (id, target) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING", binds: binds), logger: logger)
+    }
+}
+
+extension SyncChange {
+    /// The change with identifiers that became others replaced.
+    func resolving(_ aliases: [String: String]) -> SyncChange {
+        guard !aliases.isEmpty else { return self }
+        var copy = self
+        copy.id = aliases[id] ?? id
+        copy.values = values.mapValues { $0.resolving(aliases) }
+        return copy
+    }
+}
+
+extension SyncValue {
+    /// The value with identifiers that became others replaced.
+    func resolving(_ aliases: [String: String]) -> SyncValue {
+        guard !aliases.isEmpty else { return self }
+        switch self {
+        case .reference(let id): return .reference(aliases[id] ?? id)
+        case .references(let ids): return .references(ids.map { aliases[$0] ?? $0 })
+        case .value: return self
+        }
+    }
+}

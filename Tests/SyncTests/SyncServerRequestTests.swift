@@ -1,0 +1,141 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import OpenSwiftData
+import OpenSwiftDataSync
+import Testing
+
+/// Requests a client would never send, sent by hand: each refused with its status and a message
+/// naming what is wrong, and nothing written.
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+struct SyncServerRequestTests {
+    /// Sends `body` (JSON text) to `path`, returning the status and the answer's `message`.
+    private func send(_ server: RunningSyncServer, _ method: String, _ path: String, token: String? = "token-a", body: String? = nil) async throws -> (Int, String) {
+        var request = URLRequest(url: try #require(URL(string: server.url.absoluteString + path)))
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return (status, object?["message"] as? String ?? String(decoding: data, as: UTF8.self))
+    }
+
+    private func hello(_ server: RunningSyncServer, client: String, token: String = "token-a") async throws {
+        let schema = String(decoding: try JSONEncoder().encode(SyncSchema(StoredSchema(Schema(syncModels)))), as: UTF8.self)
+        let (status, message) = try await send(server, "POST", "/v1/hello", token: token, body: "{\"client\": \"\(client)\", \"schema\": \(schema)}")
+        #expect(status == 200, "\(message)")
+    }
+
+    private func push(_ server: RunningSyncServer, client: String, sequence: Int = 1, changes: String, token: String = "token-a") async throws -> (Int, String) {
+        try await send(server, "POST", "/v1/push", token: token, body: "{\"client\": \"\(client)\", \"sequence\": \(sequence), \"changes\": [\(changes)]}")
+    }
+
+    private func trip(_ id: String, name: String = "{\"text\": \"Lisbon\"}") -> String {
+        "{\"entity\": \"Trip\", \"id\": \"\(id)\", \"deleted\": false, \"values\": {\"name\": \(name)}, \"clocks\": {\"name\": {\"t\": 1, \"c\": 0, \"n\": \"c1\"}}}"
+    }
+
+    private func rowCount(_ server: RunningSyncServer, token: String = "token-a") async throws -> Int {
+        let (status, _) = try await send(server, "GET", "/v1/changes?after=0&limit=100", token: token)
+        #expect(status == 200)
+        var request = URLRequest(url: try #require(URL(string: server.url.absoluteString + "/v1/changes?after=0&limit=100")))
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return (object["rows"] as? [Any])?.count ?? -1
+    }
+
+    @Test func requestsWithoutAValidTokenGet401() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let (missing, _) = try await send(server, "GET", "/v1/changes?after=0&limit=10", token: nil)
+        #expect(missing == 401)
+        let (wrong, message) = try await send(server, "POST", "/v1/push", token: "nope", body: "{}")
+        #expect(wrong == 401)
+        #expect(message.contains("token"))
+    }
+
+    @Test func malformedAndHostilePushesGet400NamingTheProblemAndWriteNothing() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        try await hello(server, client: "c1")
+
+        let cases: [(changes: String, expected: String)] = [
+            (trip("t1", name: "{\"integer\": 5}"), "Trip.name"),
+            ("{\"entity\": \"Nope\", \"id\": \"x\", \"deleted\": false, \"values\": {}, \"clocks\": {}}", "Nope"),
+            ("{\"entity\": \"Trip\", \"id\": \"t1\", \"deleted\": false, \"values\": {\"altitude\": {\"real\": 1}}, \"clocks\": {\"altitude\": {\"t\": 1, \"c\": 0, \"n\": \"c1\"}}}", "Trip.altitude"),
+            ("{\"entity\": \"Trip\", \"id\": \"t1\", \"deleted\": false, \"values\": {\"name\": {\"text\": \"a\"}}, \"clocks\": {}}", "clock"),
+            (trip("t1") + ", " + trip("t1"), "twice"),
+            ("{\"entity\": \"Stop\", \"id\": \"s1\", \"deleted\": false, \"values\": {\"trip\": {\"ref\": \"missing\"}}, \"clocks\": {\"trip\": {\"t\": 1, \"c\": 0, \"n\": \"c1\"}}}", "does not hold"),
+            ("{\"entity\": 7}", "PushRequest"),
+        ]
+        for (changes, expected) in cases {
+            let (status, message) = try await push(server, client: "c1", changes: changes)
+            #expect(status == 400, "\(changes)")
+            #expect(message.contains(expected), "\(message)")
+        }
+        let (notJSON, _) = try await send(server, "POST", "/v1/push", body: "not json")
+        #expect(notJSON == 400)
+        #expect(try await rowCount(server) == 0)
+    }
+
+    @Test func anotherUsersRowsCannotBeWrittenOrReferred() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        try await hello(server, client: "alice-1")
+        let (created, _) = try await push(server, client: "alice-1", changes: trip("alices-trip"))
+        #expect(created == 200)
+
+        try await hello(server, client: "bob-1", token: "token-b")
+        let (overwrite, message) = try await push(server, client: "bob-1", changes: trip("alices-trip", name: "{\"text\": \"Bob was here\"}"), token: "token-b")
+        #expect(overwrite == 400)
+        #expect(message.contains("another user"))
+        let stop = "{\"entity\": \"Stop\", \"id\": \"s1\", \"deleted\": false, \"values\": {\"trip\": {\"ref\": \"alices-trip\"}}, \"clocks\": {\"trip\": {\"t\": 1, \"c\": 0, \"n\": \"c1\"}}}"
+        let (refer, _) = try await push(server, client: "bob-1", changes: stop, token: "token-b")
+        #expect(refer == 400)
+        // Bob cannot push as Alice's client either.
+        let (impersonate, _) = try await push(server, client: "alice-1", sequence: 2, changes: trip("b2"), token: "token-b")
+        #expect(impersonate == 400)
+        #expect(try await rowCount(server, token: "token-b") == 0)
+    }
+
+    @Test func anOversizedBatchIsRefused() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        try await hello(server, client: "c1")
+        let changes = (0..<10_001).map { trip("t\($0)") }.joined(separator: ", ")
+        let (status, message) = try await push(server, client: "c1", changes: changes)
+        #expect(status == 400)
+        #expect(message.contains("at most"))
+    }
+
+    @Test func aBatchSentTwiceIsAppliedOnce() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        try await hello(server, client: "c1")
+        let (first, _) = try await push(server, client: "c1", sequence: 5, changes: trip("t1"))
+        #expect(first == 200)
+        // The same sequence with other content (a retry after a lost answer) changes nothing.
+        let (again, _) = try await push(server, client: "c1", sequence: 5, changes: trip("t2"))
+        #expect(again == 200)
+        #expect(try await rowCount(server) == 1)
+    }
+
+    @Test func aClientWhoseModelsTheServerLacksGetsASchemaError() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        var schema = SyncSchema(StoredSchema(Schema(syncModels)))
+        schema.version = "2.0.0"
+        schema.entities[0].properties.append(SyncSchema.Property(name: "rating", kind: "integer", destination: nil, isOptional: true))
+        let text = String(decoding: try JSONEncoder().encode(schema), as: UTF8.self)
+        let (status, message) = try await send(server, "POST", "/v1/hello", body: "{\"client\": \"c9\", \"schema\": \(text)}")
+        #expect(status == 409)
+        #expect(message.contains("2.0.0"))
+        #expect(message.contains("1.0.0"))
+        #expect(message.contains("rating"))
+    }
+}
