@@ -100,9 +100,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The sync convergence checker (Jepsen-style): a library and the processes it runs.
+        .target(
+            name: "SyncChecking",
+            dependencies: [
+                "OpenSwiftData", "OpenSwiftDataSync", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/SyncChecking",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "SyncCheck",
+            dependencies: ["SyncChecking", "OpenSwiftData", "OpenSwiftDataSync", "OpenSwiftDataSyncServer", .product(name: "Logging", package: "swift-log")],
+            path: "Tools/SyncCheck",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SyncTests",
-            dependencies: ["OpenSwiftDataSync", "OpenSwiftDataSyncServer", "OpenSwiftData", "osd"],
+            dependencies: ["OpenSwiftDataSync", "OpenSwiftDataSyncServer", "OpenSwiftData", "osd", "SyncCheck"],
             swiftSettings: swiftSettings
         ),
         // Preferences, secrets, files and caches: a product of its own, so that an app that uses only

@@ -44,44 +44,52 @@ public struct SyncServer: Sendable {
     /// `postgresURL`, in the PostgreSQL schema `<name>_sync`.
     ///
     /// - Throws: ``SyncServerError`` for a URL that is not a `postgres://` URL.
+    ///
+    /// With `recordsChangeLog`, every pushed value, winning or not, is kept with its clock in the
+    /// table `change_log`, for audits.
     public init(
         postgresURL: String, name: String = "default", schema: Schema, authenticator: some SyncAuthenticator,
-        logger: Logger = Logger(label: "OpenSwiftDataSyncServer")
+        recordsChangeLog: Bool = false, logger: Logger = Logger(label: "OpenSwiftDataSyncServer")
     ) throws {
-        try self.init(postgresURL: postgresURL, name: name, syncSchema: SyncSchema(StoredSchema(schema)), authenticator: authenticator, logger: logger)
+        try self.init(
+            postgresURL: postgresURL, name: name, syncSchema: SyncSchema(StoredSchema(schema)), authenticator: authenticator,
+            recordsChangeLog: recordsChangeLog, logger: logger)
     }
 
     /// A server for models described without their classes (what `osd schema` prints).
     package init(
-        postgresURL: String, name: String, syncSchema: SyncSchema, authenticator: some SyncAuthenticator, logger: Logger
+        postgresURL: String, name: String, syncSchema: SyncSchema, authenticator: some SyncAuthenticator, recordsChangeLog: Bool = false,
+        logger: Logger
     ) throws {
         self.postgresClient = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
-        self.database = SyncDatabase(client: postgresClient, namespace: "\(name)_sync", schema: syncSchema, logger: logger)
+        self.database = SyncDatabase(client: postgresClient, namespace: "\(name)_sync", schema: syncSchema, recordsChangeLog: recordsChangeLog, logger: logger)
         self.schema = syncSchema
         self.authenticator = authenticator
         self.logger = logger
     }
 
-    /// Creates the server's tables in PostgreSQL when they are missing. The routes call it before
-    /// their first request; call it yourself to fail early.
+    /// Creates the server's tables in PostgreSQL when they are missing, while ``postgresClient``
+    /// runs. ``run(host:port:onListening:)`` calls it; an application that adds the routes to its
+    /// own router calls it once its services run, before it serves sync requests.
     public func prepare() async throws {
         try await database.prepare()
     }
 
     /// Serves on `host` and `port` until the task is cancelled, calling `onListening` with the port
-    /// once the server accepts connections.
+    /// once the server accepts connections (after its tables are ready).
     public func run(host: String = "127.0.0.1", port: Int, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let router = Router()
         addRoutes(to: router)
         let app = Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "OpenSwiftDataSync"),
-            services: [postgresClient],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
             logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
+            group.addTask { await postgresClient.run() }
             try await prepareWhenReachable()
+            group.addTask { try await app.runService() }
             try await group.next()
+            group.cancelAll()
         }
     }
 

@@ -293,3 +293,42 @@ struct SyncEngineTests {
         return engine.status.pendingChangeCount
     }
 }
+
+/// Pulled changes go through the normal path: contexts merge them, observers update, the history
+/// records them under the engine's author, and nothing pulled is sent back.
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+struct SyncApplyPathTests {
+    @Test func pulledChangesReachOpenContextsObserversAndHistoryWithoutEcho() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        let contextA = a.context()
+        contextA.insert(Trip(code: "T1", name: "Lisbon"))
+        try contextA.save()
+        try await a.engine.sync()
+        try await b.engine.sync()
+
+        let open = b.context()
+        let held = try #require(try b.trip("T1", in: open))
+        #expect(held.name == "Lisbon")
+        let observer = try ResultsObserver<Trip, Never>(sortBy: [SortDescriptor(\.code)], modelContext: b.context())
+        #expect(observer.results.map(\.code) == ["T1"])
+
+        try #require(try a.trip("T1", in: contextA)).name = "Porto"
+        contextA.insert(Trip(code: "T2", name: "Faro"))
+        try contextA.save()
+        try await a.engine.sync()
+        try await b.engine.sync()
+
+        _ = try open.fetchCount(FetchDescriptor<Trip>())
+        #expect(held.name == "Porto")
+        #expect(observer.results.map(\.code) == ["T1", "T2"])
+        let history = try b.context().fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.last?.author == "OpenSwiftDataSync")
+        try await b.engine.refreshStatus()
+        #expect(b.engine.status.pendingChangeCount == 0)
+        try await b.engine.sync()
+        #expect(b.engine.status.pendingChangeCount == 0)
+    }
+}

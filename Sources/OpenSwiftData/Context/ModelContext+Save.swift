@@ -173,7 +173,7 @@ extension ModelContext {
         }
         guard tracker.pendingBatchDeletes.contains(where: { bearsRules($0.entity) })
                 || tracker.deleted.contains(where: { model in entity(of: model).map(bearsRules) ?? false }) else { return false }
-        return saving.deleteRulesMayRunInStore && container.stores.count == 1 && container.stores[0].capabilities.appliesDeleteRules
+        return saving.deleteRulesMayRunInStore && saving.appliesDeleteRules && container.stores.count == 1 && container.stores[0].capabilities.appliesDeleteRules
             && tracker.inserted.isEmpty && tracker.changed.isEmpty && tracker.pendingBatchDeletes.allSatisfy(\.plan.isExact)
     }
 

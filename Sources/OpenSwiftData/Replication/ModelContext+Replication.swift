@@ -25,6 +25,13 @@ extension ModelContext {
             return related.first.map(SnapshotValue.identifier) ?? .null
         }
         let writer = SnapshotWriter(entity: entity.entity, identifierOfKey: { _ in nil })
+        // A model made from an identifier loads its row first; an external-storage value, which a
+        // fetch leaves in the store, loads on its own (both only when unchanged in memory).
+        let state = model._osdState
+        if state.primaryKey != 0, state.isFault || entity.entity.fields[index].isExternal,
+           model._osdChangedProperties & (1 << UInt64(index)) == 0 {
+            try load(model, property: index)
+        }
         try PropertyEncoding.encode(model, property: index, of: entity.entity, to: writer, at: Int32(index), deferring: _DeferredLinks())
         return writer.values[index] ?? .null
     }
@@ -69,6 +76,15 @@ extension ModelContext {
 }
 
 extension ModelContext {
+    /// Whether the context's deletions apply the models' delete rules (`.cascade`, `.deny`), as
+    /// SwiftData's always do. A replicator that applies deletions made elsewhere turns them off:
+    /// those deletions already hold every model the rules reached where they were made, and a
+    /// model related here alone is only unlinked, as `.nullify` does.
+    package var appliesDeleteRules: Bool {
+        get { saving.appliesDeleteRules }
+        set { saving.appliesDeleteRules = newValue }
+    }
+
     /// The model of a row of the store, or `nil` when the store holds no such row.
     ///
     /// - Throws: The error that stopped reading the row.

@@ -75,10 +75,14 @@ struct RemoteApplier {
 
     /// A pulled value with synchronized identifiers replaced by the store's.
     private func snapshotValue(_ value: SyncValue, models: [String: (model: any PersistentModel, entity: ReplicatedEntity, isNew: Bool, rowKey: String?)]) throws -> SnapshotValue {
+        // A model the store does not hold (deleted here, or never received) is no model: the
+        // relationship holds nothing, as a delete rule's nullify leaves it.
         func identifier(_ id: String) throws -> PersistentIdentifier? {
             if let model = models[id]?.model { return model.persistentModelID }
-            guard let row = try SyncState.row(of: id, in: store) else { return nil }
-            return context.replicatedIdentifier(entity: row.entity, key: row.key)
+            guard let row = try SyncState.row(of: id, in: store),
+                  let model = try context.existingReplicatedModel(entity: row.entity, key: row.key), !model.isDeleted
+            else { return nil }
+            return model.persistentModelID
         }
         switch value {
         case .value(let value): return value

@@ -54,6 +54,16 @@ struct SyncState: Sendable {
         ]
     }
 
+    /// The digest of the models the store last synchronized (``SyncSchema/digest``), if any.
+    static func schemaDigest(in store: ReplicationStore) throws -> String? {
+        try store.records.companionRecord(domain: stateDomain, key: "schema").map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The record of the models the store synchronizes.
+    static func schemaRecord(_ digest: String) -> CompanionRecord {
+        CompanionRecord(domain: stateDomain, key: "schema", text: digest)
+    }
+
     /// The key of a row in `sync.ids`.
     static func rowKey(entity: String, key: Int64) -> String { "\(entity)#\(key)" }
 

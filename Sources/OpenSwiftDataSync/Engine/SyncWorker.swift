@@ -83,9 +83,16 @@ actor SyncWorker {
 
     private func greet(_ store: ReplicationStore) async throws {
         guard !greeted else { return }
-        let (state, isNew) = try storeFailure { try SyncState.load(from: store) }
-        if isNew { try storeFailure { try store.records.writeCompanionRecords(state.records) } }
+        var (state, isNew) = try storeFailure { try SyncState.load(from: store) }
         _ = try await transport.hello(HelloRequest(client: state.client, schema: schema))
+        // Models changed since the last synchronization (an app update): what the old models
+        // skipped (new models, new properties) is downloaded again, from the start.
+        let digest = schema.digest
+        let recorded = try storeFailure { try SyncState.schemaDigest(in: store) }
+        if !isNew, recorded != digest { state.cursor = 0 }
+        if isNew || recorded != digest {
+            try storeFailure { try store.records.writeCompanionRecords(state.records + [SyncState.schemaRecord(digest)]) }
+        }
         greeted = true
     }
 
@@ -136,6 +143,9 @@ actor SyncWorker {
         try storeFailure {
             let context = ModelContext(container)
             context.author = configuration.author
+            // The server's deletions hold every model a delete rule reached where they were made;
+            // a model related to one here alone, by a change the server has not seen, stays.
+            context.appliesDeleteRules = false
             let pending = try outbox.pendingRows(after: state.pushedThrough)
             try RemoteApplier(store: store, entities: entities, context: context).apply(rows, pending: pending, state: state)
         }

@@ -75,6 +75,13 @@ package struct SyncSchema: Codable, Hashable, Sendable {
         }
     }
 
+    /// A text that changes whenever the models or their properties do: the models' shape, sorted.
+    package var digest: String {
+        entities.sorted { $0.name < $1.name }.map { entity in
+            entity.name + "(" + entity.properties.sorted { $0.name < $1.name }.map { "\($0.name):\($0.kind)" }.joined(separator: ",") + ")"
+        }.joined(separator: ";")
+    }
+
     /// A model by name.
     package func entity(named name: String) -> Entity? { entities.first { $0.name == name } }
 

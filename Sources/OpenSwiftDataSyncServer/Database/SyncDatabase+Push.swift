@@ -17,7 +17,8 @@ extension SyncDatabase {
                 // A batch applied before (its acknowledgment was lost): the state of its rows.
                 return PushResponse(sequence: request.sequence, corrections: changes.compactMap { stored[$0.id]?.row }, conflicts: [])
             }
-            try await checkReferences(of: changes, user: user, stored: stored, on: connection)
+            var deleted = try await checkReferences(of: changes, user: user, stored: stored, on: connection)
+            if recordsChangeLog { try await log(changes, client: request.client, on: connection) }
             var merge = SyncMerge(user: user)
             changes.sort { $0.deleted && !$1.deleted }
             for var change in changes {
@@ -31,9 +32,11 @@ extension SyncDatabase {
                 try merge.apply(change, to: &stored)
             }
             try await refuseUniqueCollisions(in: &merge, stored: &stored, user: user, on: connection)
+            deleted.formUnion(stored.values.filter(\.row.deleted).map(\.row.id))
             for id in merge.written.sorted() {
                 guard var row = stored[id] else { continue }
-                row.row.values = row.row.values.mapValues { $0.resolving(aliases) }
+                // A relationship to a deleted model holds nothing, on every device.
+                row.row.values = row.row.values.mapValues { $0.resolving(aliases).droppingReferences(to: deleted) }
                 try await write(row, owner: user, on: connection)
                 try await replaceKeys(of: row, on: connection)
             }
@@ -43,6 +46,29 @@ extension SyncDatabase {
             try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2", binds: binds), logger: logger)
             return PushResponse(
                 sequence: request.sequence, corrections: merge.corrected.sorted().compactMap { stored[$0]?.row }, conflicts: merge.conflicts)
+        }
+    }
+
+    /// Keeps every value of a batch, with its clock, in `change_log`.
+    private func log(_ changes: [SyncChange], client: String, on connection: PostgresConnection) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for change in changes {
+            let entries: [(String, SyncClock, String)] = change.deleted
+                ? [("", change.clocks[""] ?? .zero, "deleted")]
+                : try change.values.map { name, value in (name, change.clocks[name] ?? .zero, String(decoding: try encoder.encode(value), as: UTF8.self)) }
+            for (property, clock, value) in entries {
+                var binds = PostgresBindings()
+                binds.append(client)
+                binds.append(change.id)
+                binds.append(change.entity)
+                binds.append(property)
+                binds.append(String(decoding: try encoder.encode(clock), as: UTF8.self))
+                binds.append(value)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "INSERT INTO \(quoted).change_log (client, id, entity, property, clock, value) VALUES ($1, $2, $3, $4, $5, $6)", binds: binds),
+                    logger: logger)
+            }
         }
     }
 
@@ -176,6 +202,16 @@ extension SyncChange {
 }
 
 extension SyncValue {
+    /// The value without references to the given models.
+    func droppingReferences(to deleted: Set<String>) -> SyncValue {
+        guard !deleted.isEmpty else { return self }
+        switch self {
+        case .reference(let id) where deleted.contains(id): return .value(.null)
+        case .references(let ids): return .references(ids.filter { !deleted.contains($0) })
+        default: return self
+        }
+    }
+
     /// The value with identifiers that became others replaced.
     func resolving(_ aliases: [String: String]) -> SyncValue {
         guard !aliases.isEmpty else { return self }

@@ -12,6 +12,8 @@ import PostgresNIO
 ///   sequence `versions`: the change number pulls page by.
 /// - `clients (id, owner, sequence)`: the last batch applied for each client.
 /// - `unique_keys (owner, entity, key, id)`: the values of each live row's uniqueness constraints.
+/// - `change_log (seq, client, id, entity, property, clock, value)`: every pushed value, winning or
+///   not, with its clock, when the server records them (``SyncServer/recordsChangeLog``).
 /// - `aliases (id, target)`: models created on two devices with the same unique values, which
 ///   became one: the identifier that lost, and the one it became.
 ///
@@ -22,6 +24,9 @@ struct SyncDatabase: Sendable {
     let client: PostgresClient
     let namespace: String
     let schema: SyncSchema
+    /// Whether each push's values are kept in `change_log`, with their clocks (for audits and the
+    /// convergence checker).
+    let recordsChangeLog: Bool
     let logger: Logger
 
     var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
@@ -49,6 +54,10 @@ struct SyncDatabase: Sendable {
                 "CREATE TABLE IF NOT EXISTS \(quoted).unique_keys (owner text NOT NULL, entity text NOT NULL, key text NOT NULL, id text NOT NULL, PRIMARY KEY (owner, entity, key))",
                 "CREATE INDEX IF NOT EXISTS unique_keys_id ON \(quoted).unique_keys (id)",
                 "CREATE TABLE IF NOT EXISTS \(quoted).aliases (id text PRIMARY KEY, target text NOT NULL)",
+                """
+                CREATE TABLE IF NOT EXISTS \(quoted).change_log (seq bigserial PRIMARY KEY, client text NOT NULL, id text NOT NULL, \
+                entity text NOT NULL, property text NOT NULL, clock text NOT NULL, value text NOT NULL)
+                """,
             ] {
                 try await connection.query(sql(statement), logger: logger)
             }
@@ -129,8 +138,8 @@ struct SyncDatabase: Sendable {
     }
 
     /// Refuses a batch that relates a model to one the user cannot reach: neither in the batch nor
-    /// one of the user's rows.
-    func checkReferences(of changes: [SyncChange], user: String, stored: [String: StoredSyncRow], on connection: PostgresConnection) async throws {
+    /// one of the user's rows. Returns the related models that are deleted.
+    func checkReferences(of changes: [SyncChange], user: String, stored: [String: StoredSyncRow], on connection: PostgresConnection) async throws -> Set<String> {
         let inBatch = Set(changes.map(\.id))
         var wanted: [String: String] = [:]
         for change in changes {
@@ -143,8 +152,9 @@ struct SyncDatabase: Sendable {
                 for target in targets where !inBatch.contains(target) { wanted[target] = "\(change.entity).\(name)" }
             }
         }
-        guard !wanted.isEmpty else { return }
+        guard !wanted.isEmpty else { return [] }
         let found = try await rows(Array(wanted.keys), on: connection)
+        var deleted: Set<String> = []
         for (target, place) in wanted.sorted(by: { $0.key < $1.key }) {
             guard let row = found[target] else {
                 throw SyncProblem(code: "badRequest", message: "\(place) relates to the model \(target), which the server does not hold")
@@ -152,7 +162,9 @@ struct SyncDatabase: Sendable {
             guard row.owner == user else {
                 throw SyncProblem(code: "badRequest", message: "\(place) relates to the model \(target), which belongs to another user")
             }
+            if row.row.deleted { deleted.insert(target) }
         }
+        return deleted
     }
 
     /// The last batch applied for a client; refuses a client registered by another user.

@@ -12,6 +12,11 @@ struct SaveSettings {
     /// Whether deletions by predicate of models with delete rules may run in the store (tests turn
     /// it off to compare with loading the models).
     var deleteRulesMayRunInStore = true
+    /// Whether deletions apply the models' delete rules (`.cascade`, `.deny`); without, a deleted
+    /// model's relationships are only emptied, as `.nullify` does. A replicator applying deletions
+    /// made elsewhere turns them off: the deletions it applies already hold every model the
+    /// rules reached where they were made.
+    var appliesDeleteRules = true
     /// Records of an add-on the next save writes in its transaction (``ModelContext/save(writingCompanionRecords:)``).
     var companionRecords: (() throws -> [CompanionRecord])?
 }

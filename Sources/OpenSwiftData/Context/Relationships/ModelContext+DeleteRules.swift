@@ -6,6 +6,10 @@ extension ModelContext {
     /// models as they are; the store still never keeps a reference to a deleted row.
     func applyDeleteRules() throws {
         guard !tracker.deleted.isEmpty else { return }
+        guard saving.appliesDeleteRules else {
+            for model in tracker.deleted { nullifyInverses(of: model, keeping: Set(tracker.deleted.map { ObjectIdentifier($0) })) }
+            return
+        }
         // The cascade closure, found without changing anything.
         var doomed = Set(tracker.deleted.map { ObjectIdentifier($0) })
         var order = tracker.deleted
@@ -49,6 +53,7 @@ extension ModelContext {
     /// ``processPendingChanges()``; `.deny` and `.nullify` still apply at save, where a `.deny`
     /// throws before anything changes.
     func propagatePendingDeletions() {
+        guard saving.appliesDeleteRules else { return }
         while tracker.propagatedDeletions < tracker.deleted.count {
             let model = tracker.deleted[tracker.propagatedDeletions]
             tracker.propagatedDeletions += 1

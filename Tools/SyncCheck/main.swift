@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+import OpenSwiftData
+import OpenSwiftDataSync
+import OpenSwiftDataSyncServer
+import SyncChecking
+
+// The sync convergence checker and the processes it runs:
+//
+//   SyncCheck run --postgres URL [--runs R] [--clients K] [--operations N] [--seed S] [--no-kills]
+//   SyncCheck serve --postgres URL --name NAME --port P
+//   SyncCheck client --server URL --store PATH --log PATH --seed S --operations N
+//   SyncCheck drain --server URL --store PATH
+//   SyncCheck dump --store PATH
+
+func option(_ name: String) -> String? {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: "--" + name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+func required(_ name: String) -> String {
+    guard let value = option(name) else {
+        FileHandle.standardError.write(Data("SyncCheck: --\(name) is required\n".utf8))
+        exit(2)
+    }
+    return value
+}
+
+func url(_ text: String) -> URL {
+    guard let url = URL(string: text) else {
+        FileHandle.standardError.write(Data("SyncCheck: \(text) is not a URL\n".utf8))
+        exit(2)
+    }
+    return url
+}
+
+do {
+    switch CommandLine.arguments.dropFirst().first {
+    case "serve":
+        var logger = Logger(label: "sync-check-server")
+        logger.logLevel = .critical
+        let server = try SyncServer(
+            postgresURL: required("postgres"), name: required("name"), schema: Schema(checkModels),
+            authenticator: TokenFileAuthenticator(users: [CheckRun.token: "checker"]), recordsChangeLog: true, logger: logger)
+        try await server.run(port: Int(required("port")) ?? 0) { port in
+            FileHandle.standardOutput.write(Data("listening on \(port)\n".utf8))
+        }
+    case "client":
+        try await CheckClient(
+            serverURL: url(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: required("log")),
+            seed: UInt64(required("seed")) ?? 1, operations: Int(required("operations")) ?? 10
+        ).run()
+    case "drain":
+        try await CheckClient(serverURL: url(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: "/dev/null"), seed: 0, operations: 0).drain()
+    case "dump":
+        let state = try CheckClient(serverURL: url("http://127.0.0.1"), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: "/dev/null"), seed: 0, operations: 0).dump()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        FileHandle.standardOutput.write(try encoder.encode(state))
+    case "run":
+        let runs = Int(option("runs") ?? "10") ?? 10
+        let clients = Int(option("clients") ?? "5") ?? 5
+        let operations = Int(option("operations") ?? "60") ?? 60
+        let seed = UInt64(option("seed") ?? "\(UInt64.random(in: 1...UInt64.max))") ?? 1
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var violations = 0
+        var rows = 0
+        var writes = 0
+        var kills = 0
+        var restarts = 0
+        print("seed \(seed): \(runs) runs × \(clients) clients × \(operations) operations")
+        for run in 0..<runs {
+            let outcome = try await CheckRun(
+                postgresURL: required("postgres"), executable: executable, clients: clients, operations: operations,
+                seed: seed &+ UInt64(run), kills: !CommandLine.arguments.contains("--no-kills")
+            ).run()
+            violations += outcome.violations.count
+            rows += outcome.rows
+            writes += outcome.writes
+            kills += outcome.clientKills
+            restarts += outcome.serverRestarts
+            for violation in outcome.violations { print("run \(run): \(violation)") }
+        }
+        print("runs: \(runs) × clients: \(clients), writes: \(writes), models at the end: \(rows), clients killed: \(kills), server restarts: \(restarts)")
+        print("violations: \(violations)")
+        exit(violations == 0 ? 0 : 1)
+    default:
+        FileHandle.standardError.write(Data("usage: SyncCheck run|serve|client|drain|dump …\n".utf8))
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("SyncCheck: \(error)\n".utf8))
+    exit(1)
+}

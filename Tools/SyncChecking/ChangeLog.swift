@@ -1,0 +1,137 @@
+import Foundation
+import Logging
+import OpenSwiftData
+import OpenSwiftDataSync
+import PostgresNIO
+
+/// The server's change log of a check run: every pushed value with its clock.
+struct ChangeLog {
+    struct Entry {
+        var id: String
+        var property: String
+        var clock: SyncClock
+        /// The value as the check compares it, or `nil` for a deletion.
+        var value: SyncValue?
+    }
+
+    var entries: [Entry] = []
+    /// The model key of each synchronized identifier.
+    var keyOf: [String: String] = [:]
+    var idOf: [String: String] = [:]
+    var deleted: Set<String> = []
+
+    static func read(postgresURL: String, namespace: String) async throws -> ChangeLog {
+        var logger = Logger(label: "sync-check")
+        logger.logLevel = .critical
+        let client = PostgresClient(configuration: try .check(url: postgresURL), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: ChangeLog?.self) { group in
+            group.addTask {
+                await client.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            let rows = try await client.query(
+                PostgresQuery(unsafeSQL: "SELECT id, property, clock, value FROM \"\(namespace)\".change_log ORDER BY seq"), logger: logger)
+            var log = ChangeLog()
+            let decoder = JSONDecoder()
+            for try await (id, property, clock, value) in rows.decode((String, String, String, String).self) {
+                let entry = Entry(
+                    id: id, property: property, clock: try decoder.decode(SyncClock.self, from: Data(clock.utf8)),
+                    value: property.isEmpty ? nil : try decoder.decode(SyncValue.self, from: Data(value.utf8)))
+                log.entries.append(entry)
+                if property.isEmpty { log.deleted.insert(id) }
+                if property == "key", case .value(.text(let key)) = entry.value {
+                    log.keyOf[id] = key
+                    log.idOf[key] = id
+                }
+            }
+            return log
+        }
+    }
+
+    /// The value as the check's dumps write it.
+    func text(_ value: SyncValue) -> String {
+        switch value {
+        case .value(.text(let text)): text
+        case .value(.integer(let number)): "\(number)"
+        case .value(.real(let number)): "\(number)"
+        case .value(.null): "nil"
+        case .reference(let id): deleted.contains(id) ? "nil" : keyOf[id] ?? "unknown \(id)"
+        default: "\(value)"
+        }
+    }
+
+    /// Where the final state breaks the per-property rule or the deletion rule.
+    func violations(in final: CheckState) -> [String] {
+        var problems: [String] = []
+        var latest: [String: [String: Entry]] = [:]
+        for entry in entries where !entry.property.isEmpty && entry.property != "key" {
+            if let current = latest[entry.id]?[entry.property], current.clock >= entry.clock { continue }
+            latest[entry.id, default: [:]][entry.property] = entry
+        }
+        for (id, key) in keyOf.sorted(by: { $0.key < $1.key }) {
+            let row = final.rows[key]
+            if deleted.contains(id) {
+                if row != nil { problems.append("\(key) was deleted (clock-stamped deletion in the log) but is still there") }
+                continue
+            }
+            guard let row else {
+                problems.append("\(key) was never deleted but is gone")
+                continue
+            }
+            for (property, entry) in latest[id] ?? [:] {
+                guard let value = entry.value else { continue }
+                let expected = text(value)
+                if row[property] != expected {
+                    problems.append("\(key).\(property) is \(row[property] ?? "absent"), but the latest write (\(entry.clock)) is \(expected)")
+                }
+            }
+        }
+        for key in final.rows.keys where idOf[key] == nil {
+            problems.append("\(key) is in the stores but no client pushed it")
+        }
+        return problems
+    }
+
+    /// The writes of one client that are lost: its last committed value of a property of a model
+    /// that still exists, which never reached the server.
+    func lostWrites(_ writes: [CheckWrite], client: Int, in final: CheckState) -> [String] {
+        var last: [String: CheckWrite] = [:]
+        for write in writes { last[write.key + "\u{1F}" + write.property] = write }
+        var problems: [String] = []
+        for write in last.values.sorted(by: { ($0.key, $0.property) < ($1.key, $1.property) }) {
+            if write.property.isEmpty {
+                if let id = idOf[write.key], !deleted.contains(id) {
+                    problems.append("client \(client)'s deletion of \(write.key) never reached the server")
+                }
+                continue
+            }
+            guard final.rows[write.key] != nil else { continue }
+            guard let id = idOf[write.key] else {
+                problems.append("client \(client)'s \(write.key) never reached the server")
+                continue
+            }
+            // A relationship to a model deleted since holds nothing, however it reached the server.
+            var written = write.value
+            if write.property == "group", let target = idOf[written], deleted.contains(target) { written = "nil" }
+            let reached = entries.contains { $0.id == id && $0.property == write.property && $0.value.map(text) == written }
+            if !reached {
+                problems.append("client \(client)'s \(write.key).\(write.property) = \(write.value) never reached the server")
+            }
+        }
+        return problems
+    }
+}
+
+extension PostgresClient.Configuration {
+    /// A configuration from a `postgres://user:password@host:port/database` URL, without TLS.
+    static func check(url text: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: text), let host = components.host else {
+            throw SyncError(.unreachable, "\(text) is not a postgres:// URL")
+        }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        return PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres", password: components.password,
+            database: database.isEmpty ? nil : database, tls: .disable)
+    }
+}

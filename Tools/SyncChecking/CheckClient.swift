@@ -1,0 +1,164 @@
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataSync
+
+/// One client of a check run: random inserts, changes, deletions and relationship changes on its
+/// store, synchronizing now and then, each committed write appended to its log.
+public struct CheckClient {
+    public var serverURL: URL
+    public var storeURL: URL
+    public var logURL: URL
+    public var seed: UInt64
+    public var operations: Int
+
+    public init(serverURL: URL, storeURL: URL, logURL: URL, seed: UInt64, operations: Int) {
+        self.serverURL = serverURL
+        self.storeURL = storeURL
+        self.logURL = logURL
+        self.seed = seed
+        self.operations = operations
+    }
+
+    private func engine(_ container: ModelContainer) -> SyncEngine {
+        SyncEngine(container: container, configuration: SyncConfiguration(serverURL: serverURL, token: CheckRun.token, requestTimeout: 10))
+    }
+
+    /// Runs the operations; a failed synchronization (the server restarting) is retried later.
+    public func run() async throws {
+        let container = try ModelContainer(for: Schema(checkModels), configurations: ModelConfiguration(url: storeURL))
+        let engine = engine(container)
+        var random = SplitMix(seed: seed)
+        let log = try WriteLog(url: logURL)
+        for _ in 0..<operations {
+            let context = ModelContext(container)
+            let items = try context.fetch(FetchDescriptor<CheckItem>(sortBy: [SortDescriptor(\.key)]))
+            let groups = try context.fetch(FetchDescriptor<CheckGroup>(sortBy: [SortDescriptor(\.key)]))
+            var writes: [CheckWrite] = []
+            switch random.next(100) {
+            case 0..<25:
+                let item = CheckItem(key: UUID().uuidString, label: "l\(random.next(1000))", count: Int(random.next(1000)), score: Double(random.next(1000)) / 8)
+                context.insert(item)
+                writes = [("label", item.label), ("count", "\(item.count)"), ("score", "\(item.score)")].map { CheckWrite(key: item.key, property: $0.0, value: $0.1) }
+            case 25..<32:
+                let group = CheckGroup(key: UUID().uuidString, name: "g\(random.next(1000))")
+                context.insert(group)
+                writes = [CheckWrite(key: group.key, property: "name", value: group.name)]
+            case 32..<70 where !items.isEmpty:
+                let item = items[Int(random.next(UInt64(items.count)))]
+                switch random.next(3) {
+                case 0:
+                    item.label = "l\(random.next(1000))"
+                    writes = [CheckWrite(key: item.key, property: "label", value: item.label)]
+                case 1:
+                    item.count = Int(random.next(1000))
+                    writes = [CheckWrite(key: item.key, property: "count", value: "\(item.count)")]
+                default:
+                    item.score = Double(random.next(1000)) / 8
+                    writes = [CheckWrite(key: item.key, property: "score", value: "\(item.score)")]
+                }
+            case 70..<80 where !items.isEmpty:
+                let item = items[Int(random.next(UInt64(items.count)))]
+                let group = groups.isEmpty || random.next(4) == 0 ? nil : groups[Int(random.next(UInt64(groups.count)))]
+                item.group = group
+                writes = [CheckWrite(key: item.key, property: "group", value: group?.key ?? "nil")]
+            case 80..<86 where !items.isEmpty:
+                let item = items[Int(random.next(UInt64(items.count)))]
+                writes = [CheckWrite(key: item.key, property: "", value: "deleted")]
+                context.delete(item)
+            case 86..<88 where !groups.isEmpty:
+                let group = groups[Int(random.next(UInt64(groups.count)))]
+                writes = [CheckWrite(key: group.key, property: "", value: "deleted")]
+                context.delete(group)
+            default:
+                _ = try? await engine.sync()
+                continue
+            }
+            try context.save()
+            try log.append(writes)
+        }
+        _ = try? await engine.sync()
+    }
+
+    /// Synchronizes until a synchronization succeeds (the server may be restarting).
+    public func drain() async throws {
+        let container = try ModelContainer(for: Schema(checkModels), configurations: ModelConfiguration(url: storeURL))
+        let engine = engine(container)
+        var lastError: (any Error)?
+        for _ in 0..<100 {
+            do {
+                try await engine.sync()
+                return
+            } catch {
+                lastError = error
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        throw lastError ?? SyncError(.unreachable, "The server could not be reached")
+    }
+
+    /// The store's models, as the checker compares them.
+    public func dump() throws -> CheckState {
+        let container = try ModelContainer(for: Schema(checkModels), configurations: ModelConfiguration(url: storeURL))
+        let context = ModelContext(container)
+        var state = CheckState()
+        for group in try context.fetch(FetchDescriptor<CheckGroup>()) {
+            state.rows[group.key] = ["name": group.name]
+        }
+        for item in try context.fetch(FetchDescriptor<CheckItem>()) {
+            state.rows[item.key] = ["label": item.label, "count": "\(item.count)", "score": "\(item.score)", "group": item.group?.key ?? "nil"]
+        }
+        return state
+    }
+}
+
+/// One committed write of a client: a model (by key), a property (`""` for a deletion), a value.
+public struct CheckWrite: Codable, Hashable, Sendable {
+    public var key: String
+    public var property: String
+    public var value: String
+}
+
+/// The models of a store, by key: each property's value as text.
+public struct CheckState: Codable, Equatable, Sendable {
+    public var rows: [String: [String: String]] = [:]
+}
+
+/// A client's log of committed writes, one JSON line per save, appended after the save commits.
+struct WriteLog {
+    let handle: FileHandle
+
+    init(url: URL) throws {
+        if !FileManager.default.fileExists(atPath: url.path) { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
+        handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+    }
+
+    func append(_ writes: [CheckWrite]) throws {
+        var data = try JSONEncoder().encode(writes)
+        data.append(0x0A)
+        try handle.write(contentsOf: data)
+    }
+
+    static func read(_ url: URL) throws -> [CheckWrite] {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return [] }
+        // A line cut short by a kill is not a committed write's record.
+        return data.split(separator: 0x0A).compactMap { try? JSONDecoder().decode([CheckWrite].self, from: Data($0)) }.flatMap { $0 }
+    }
+}
+
+/// A small seeded generator, the same on every platform.
+struct SplitMix {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func next(_ bound: UInt64) -> UInt64 { next() % max(bound, 1) }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import Logging
+import OpenSwiftData
+import OpenSwiftDataSync
+import PostgresNIO
+
+/// A Jepsen-style check of sync: clients making random changes on shared data are killed and
+/// restarted at random moments, the server is killed and restarted mid-run; at the end every client
+/// synchronizes, and the check asserts that
+/// 1. every client's store holds the same models with the same values (and so does a new client
+///    that downloads everything);
+/// 2. each value is the one the per-property rule picks from the server's change log (the latest
+///    clock), a deleted model stays deleted, and every model there was inserted by a client;
+/// 3. no acknowledged write is lost: each client's last committed value of each property it wrote,
+///    on a model that still exists, reached the server's change log.
+public struct CheckRun {
+    /// The token every check client uses: they share one user's data.
+    public static let token = "check-token"
+
+    public var postgresURL: String
+    /// The `SyncCheck` executable, which runs the server and the clients as processes.
+    public var executable: URL
+    public var clients: Int
+    public var operations: Int
+    public var seed: UInt64
+    /// Whether clients and the server are killed with SIGKILL and restarted during the run.
+    public var kills: Bool
+
+    public init(postgresURL: String, executable: URL, clients: Int, operations: Int, seed: UInt64, kills: Bool) {
+        self.postgresURL = postgresURL
+        self.executable = executable
+        self.clients = clients
+        self.operations = operations
+        self.seed = seed
+        self.kills = kills
+    }
+
+    /// What one run found.
+    public struct Outcome: Sendable {
+        public var violations: [String]
+        public var rows: Int
+        public var writes: Int
+        public var clientKills: Int
+        public var serverRestarts: Int
+    }
+
+    public func run() async throws -> Outcome {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "osd-sync-check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let name = "check_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(10).lowercased()
+        var random = SplitMix(seed: seed)
+
+        var server = try startServer(name: name, port: 0)
+        let serverURL = server.url
+        var clientKills = 0
+        var serverRestarts = 0
+        let stores = (0..<clients).map { directory.appending(path: "client-\($0).store") }
+        let logs = (0..<clients).map { directory.appending(path: "client-\($0).log") }
+        var running: [Int: Process] = [:]
+        var remaining = Array(repeating: 2, count: clients)   // starts each client may still make
+        for index in 0..<clients {
+            running[index] = try startClient(index, serverURL: serverURL, store: stores[index], log: logs[index], seed: random.next())
+            remaining[index] -= 1
+        }
+        var serverRestarted = !kills
+        while !running.isEmpty {
+            try await Task.sleep(for: .milliseconds(Int(50 + random.next(150))))
+            for (index, process) in running where !process.isRunning {
+                running[index] = nil
+            }
+            guard kills else { continue }
+            if let (index, process) = running.randomElement(using: &random), random.next(4) == 0, remaining[index] > 0 {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                clientKills += 1
+                running[index] = try startClient(index, serverURL: serverURL, store: stores[index], log: logs[index], seed: random.next())
+                remaining[index] -= 1
+            }
+            if !serverRestarted && random.next(6) == 0 {
+                kill(server.process.processIdentifier, SIGKILL)
+                server.process.waitUntilExit()
+                server = try startServer(name: name, port: server.port)
+                serverRestarted = true
+                serverRestarts += 1
+            }
+        }
+        // Everyone synchronizes, twice round, so that each has what the others sent.
+        for _ in 0..<2 {
+            for index in 0..<clients { try runTool(["drain", "--server", serverURL.absoluteString, "--store", stores[index].path]) }
+        }
+        let fresh = directory.appending(path: "fresh.store")
+        try runTool(["drain", "--server", serverURL.absoluteString, "--store", fresh.path])
+        var states: [CheckState] = []
+        for store in stores + [fresh] {
+            let output = try runTool(["dump", "--store", store.path])
+            states.append(try JSONDecoder().decode(CheckState.self, from: Data(output.utf8)))
+        }
+        server.process.terminate()
+        server.process.waitUntilExit()
+
+        var violations: [String] = []
+        for (index, state) in states.enumerated().dropFirst() where state != states[0] {
+            let label = index == clients ? "a new client" : "client \(index)"
+            violations.append("\(label) differs from client 0: \(Self.difference(states[0], state))")
+        }
+        let log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
+        let final = states[0]
+        violations += log.violations(in: final)
+        var writes = 0
+        for (index, url) in logs.enumerated() {
+            let written = try WriteLog.read(url)
+            writes += written.count
+            violations += log.lostWrites(written, client: index, in: final)
+        }
+        return Outcome(violations: violations, rows: final.rows.count, writes: writes, clientKills: clientKills, serverRestarts: serverRestarts)
+    }
+
+    // MARK: Processes
+
+    private struct ServerProcess {
+        var process: Process
+        var port: Int
+        var url: URL
+    }
+
+    private func startServer(name: String, port: Int) throws -> ServerProcess {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve", "--postgres", postgresURL, "--name", name, "--port", "\(port)"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // The first line says the port once the server accepts connections.
+        var line = Data()
+        while true {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data([0x0A]) { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("listening on "), let listening = Int(text.dropFirst("listening on ".count)),
+              let url = URL(string: "http://127.0.0.1:\(listening)")
+        else {
+            process.terminate()
+            throw SyncError(.unreachable, "The check server did not start: \(text)")
+        }
+        return ServerProcess(process: process, port: listening, url: url)
+    }
+
+    private func startClient(_ index: Int, serverURL: URL, store: URL, log: URL, seed: UInt64) throws -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = [
+            "client", "--server", serverURL.absoluteString, "--store", store.path, "--log", log.path, "--seed", "\(seed)",
+            "--operations", "\(operations)",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @discardableResult
+    private func runTool(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw SyncError(.storeFailure, "SyncCheck \(arguments.first ?? "") failed with status \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func difference(_ a: CheckState, _ b: CheckState) -> String {
+        let keys = Set(a.rows.keys).union(b.rows.keys).sorted()
+        for key in keys where a.rows[key] != b.rows[key] {
+            return "\(key): \(a.rows[key].map { "\($0)" } ?? "absent") vs \(b.rows[key].map { "\($0)" } ?? "absent")"
+        }
+        return "nothing"
+    }
+}
+
+extension Dictionary {
+    fileprivate func randomElement(using random: inout SplitMix) -> Element? {
+        guard !isEmpty else { return nil }
+        let sorted = self.sorted { "\($0.key)" < "\($1.key)" }
+        return sorted[Int(random.next(UInt64(sorted.count)))]
+    }
+}
