@@ -1,6 +1,7 @@
 import Foundation
 import OpenSwiftData
 import OpenSwiftDataSync
+import OpenSwiftDataSyncServer
 import Testing
 
 /// Two and three devices synchronizing through a server in this process, each on a store file of
@@ -330,5 +331,61 @@ struct SyncApplyPathTests {
         #expect(b.engine.status.pendingChangeCount == 0)
         try await b.engine.sync()
         #expect(b.engine.status.pendingChangeCount == 0)
+    }
+}
+
+/// Keeps the higher price, and joins two devices' notes.
+struct TripResolver: SyncConflictResolver {
+    func resolve(_ conflict: SyncPropertyConflict) -> SyncResolution {
+        guard conflict.model == "Trip" else { return .latest }
+        switch conflict.property {
+        case "price":
+            guard let mine = conflict.incoming.double, let theirs = conflict.current.double else { return .latest }
+            return mine >= theirs ? .incoming : .current
+        case "notes":
+            return .merged(.string([conflict.current.string, conflict.incoming.string].compactMap { $0 }.joined(separator: " | ")))
+        default:
+            return .latest
+        }
+    }
+}
+
+/// A resolver of the app's on the server decides what two devices changed.
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+struct SyncResolverTests {
+    @Test func theServersResolverDecidesAndTheLosingDeviceIsTold() async throws {
+        let server = try await RunningSyncServer.start(resolver: TripResolver())
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        let context = a.context()
+        context.insert(Trip(code: "T1", name: "Lisbon", price: 100))
+        try context.save()
+        try await a.engine.sync()
+        try await b.engine.sync()
+
+        let contextA = a.context()
+        let tripA = try #require(try a.trip("T1", in: contextA))
+        tripA.price = 300
+        tripA.notes = "window seat"
+        try contextA.save()
+        try await Task.sleep(for: .milliseconds(20))
+        let contextB = b.context()
+        let tripB = try #require(try b.trip("T1", in: contextB))
+        tripB.price = 200
+        tripB.notes = "vegetarian"
+        try contextB.save()
+
+        try await a.engine.sync()
+        try await b.engine.sync()
+        try await a.engine.sync()
+
+        for device in [a, b] {
+            let trip = try #require(try device.trips().first)
+            // The later price (B's) lost to the higher one; the notes were joined.
+            #expect(trip.price == 300)
+            #expect(trip.notes == "window seat | vegetarian")
+        }
+        #expect(await b.engine.resolvedConflicts.map(\.property).sorted() == ["notes", "price"])
     }
 }

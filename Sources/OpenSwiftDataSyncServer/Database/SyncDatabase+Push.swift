@@ -19,7 +19,7 @@ extension SyncDatabase {
             }
             var deleted = try await checkReferences(of: changes, user: user, stored: stored, on: connection)
             if recordsChangeLog { try await log(changes, client: request.client, on: connection) }
-            var merge = SyncMerge(user: user)
+            var merge = SyncMerge(user: user, resolver: resolver, schema: schema)
             changes.sort { $0.deleted && !$1.deleted }
             for var change in changes {
                 if !change.deleted, stored[change.id] == nil, let existing = try await holder(of: change, user: user, stored: &stored, on: connection) {

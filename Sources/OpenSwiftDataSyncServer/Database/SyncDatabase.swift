@@ -27,6 +27,8 @@ struct SyncDatabase: Sendable {
     /// Whether each push's values are kept in `change_log`, with their clocks (for audits and the
     /// convergence checker).
     let recordsChangeLog: Bool
+    /// Decides properties two devices changed, instead of the later clock.
+    let resolver: (any SyncConflictResolver)?
     let logger: Logger
 
     var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }

@@ -4,6 +4,10 @@ import OpenSwiftDataSync
 /// wins over any change, earlier or later; a change to a deleted row is dropped.
 struct SyncMerge {
     let user: String
+    /// Decides properties both sides changed, when the server has one.
+    var resolver: (any SyncConflictResolver)?
+    /// The schema, to check what a resolver returns.
+    var schema: SyncSchema?
     /// The rows the merge changed, to write.
     private(set) var written: Set<String> = []
     /// The rows whose stored state differs from what the client sent, to send back.
@@ -11,8 +15,10 @@ struct SyncMerge {
     /// The pushed values that lost.
     private(set) var conflicts: [SyncConflict] = []
 
-    init(user: String) {
+    init(user: String, resolver: (any SyncConflictResolver)? = nil, schema: SyncSchema? = nil) {
         self.user = user
+        self.resolver = resolver
+        self.schema = schema
     }
 
     /// Sends the row back to the client whatever the merge does to it.
@@ -71,6 +77,19 @@ struct SyncMerge {
         for (name, value) in change.values {
             let incoming = change.clocks[name] ?? .zero
             let current = stored.row.clocks[name] ?? .zero
+            if let resolver, let existing = stored.row.values[name], existing != value, incoming.client != current.client,
+               let decision = try resolve(resolver, change: change, name: name, value: value, existing: existing, incoming: incoming, current: current) {
+                if let kept = decision.value {
+                    stored.row.values[name] = kept
+                    stored.row.clocks[name] = decision.clock
+                    changed = true
+                }
+                if decision.value != value {
+                    corrected.insert(change.id)
+                    conflicts.append(SyncConflict(entity: change.entity, id: change.id, property: name, losing: incoming, winning: decision.clock))
+                }
+                continue
+            }
             if incoming > current || stored.row.values[name] == nil {
                 stored.row.values[name] = value
                 stored.row.clocks[name] = incoming
@@ -83,6 +102,29 @@ struct SyncMerge {
         if changed {
             rows[change.id] = stored
             written.insert(change.id)
+        }
+    }
+
+    /// Asks the resolver; returns the value to store (or `nil` to keep the stored one) and its
+    /// clock, or `nil` for the later-clock rule.
+    private func resolve(
+        _ resolver: any SyncConflictResolver, change: SyncChange, name: String, value: SyncValue, existing: SyncValue,
+        incoming: SyncClock, current: SyncClock
+    ) throws -> (value: SyncValue?, clock: SyncClock)? {
+        let conflict = SyncPropertyConflict(
+            model: change.entity, id: change.id, property: name, user: user, incoming: SyncPropertyValue(value), incomingClock: incoming,
+            current: SyncPropertyValue(existing), currentClock: current)
+        switch resolver.resolve(conflict) {
+        case .latest: return nil
+        case .incoming: return (value, max(incoming, current))
+        case .current: return (nil, current)
+        case .merged(let merged):
+            if let property = schema?.entity(named: change.entity)?.properties.first(where: { $0.name == name }),
+               let problem = property.problem(with: merged.value) {
+                throw SyncProblem(code: "resolver", message: "The conflict resolver's value for \(change.entity).\(name) \(problem)")
+            }
+            let later = max(incoming, current)
+            return (merged.value, SyncClock(time: later.time, counter: later.counter + 1, client: later.client))
         }
     }
 }

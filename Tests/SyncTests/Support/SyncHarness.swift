@@ -32,13 +32,14 @@ final class RunningSyncServer: Sendable {
         self.task = task
     }
 
-    static func start(_ prefix: String = "sync") async throws -> RunningSyncServer {
+    static func start(_ prefix: String = "sync", resolver: (any SyncConflictResolver)? = nil) async throws -> RunningSyncServer {
         let postgres = try #require(SyncPostgres.url)
         let name = SyncPostgres.freshName(prefix)
         var logger = Logger(label: "sync-test")
         logger.logLevel = .critical
         let server = try SyncServer(
-            postgresURL: postgres, name: name, schema: Schema(syncModels), authenticator: TokenFileAuthenticator(users: tokens), logger: logger)
+            postgresURL: postgres, name: name, schema: Schema(syncModels), authenticator: TokenFileAuthenticator(users: tokens),
+            resolver: resolver, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
             try await server.run(port: 0) { port in continuation.yield(port) }

@@ -1,0 +1,90 @@
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataSync
+
+/// Decides, on the server, a property that two devices changed: the value the server keeps and
+/// every device receives.
+///
+/// The server asks the resolver whenever a pushed value meets a stored value of the same property
+/// written by another client, and the two differ. Without a resolver, the later clock wins.
+///
+/// ```swift
+/// struct KeepHigherPrice: SyncConflictResolver {
+///     func resolve(_ conflict: SyncPropertyConflict) -> SyncResolution {
+///         guard conflict.model == "Trip", conflict.property == "price",
+///               let mine = conflict.incoming.double, let theirs = conflict.current.double
+///         else { return .latest }
+///         return mine >= theirs ? .incoming : .current
+///     }
+/// }
+/// ```
+///
+/// The decision is authoritative: a pushing device whose value lost receives the kept value in
+/// the push's answer and lists the conflict in ``SyncEngine/resolvedConflicts``.
+public protocol SyncConflictResolver: Sendable {
+    /// The value to keep.
+    func resolve(_ conflict: SyncPropertyConflict) -> SyncResolution
+}
+
+/// One property that a push and the server's state both changed.
+public struct SyncPropertyConflict: Sendable {
+    /// The model's name.
+    public let model: String
+    /// The model's synchronized identifier.
+    public let id: String
+    /// The property's name.
+    public let property: String
+    /// The user whose device pushed.
+    public let user: String
+    /// The pushed value and when it was written.
+    public let incoming: SyncPropertyValue
+    public let incomingClock: SyncClock
+    /// The stored value and when it was written.
+    public let current: SyncPropertyValue
+    public let currentClock: SyncClock
+}
+
+/// What a resolver keeps.
+public enum SyncResolution: Sendable, Equatable {
+    /// The value with the later clock (the rule without a resolver).
+    case latest
+    /// The pushed value.
+    case incoming
+    /// The stored value.
+    case current
+    /// Another value: for example a merge of the two. Its clock is later than both.
+    case merged(SyncPropertyValue)
+}
+
+/// A property's value as the server holds it, readable as Swift values.
+public struct SyncPropertyValue: Sendable, Hashable {
+    package let value: SyncValue
+
+    package init(_ value: SyncValue) {
+        self.value = value
+    }
+
+    /// Whether the property holds no value.
+    public var isNull: Bool { value.isNull }
+    /// An integer or Boolean attribute's value.
+    public var integer: Int64? { if case .value(.integer(let number)) = value { number } else { nil } }
+    /// A floating-point attribute's value.
+    public var double: Double? { if case .value(.real(let number)) = value { number } else { nil } }
+    /// A text attribute's value.
+    public var string: String? { if case .value(.text(let text)) = value { text } else { nil } }
+    /// A date attribute's value.
+    public var date: Date? { if case .value(.date(let date)) = value { date } else { nil } }
+    /// A to-one relationship's model, by synchronized identifier.
+    public var reference: String? { if case .reference(let id) = value { id } else { nil } }
+
+    /// A value of an attribute stored as an integer.
+    public static func integer(_ number: Int64) -> SyncPropertyValue { SyncPropertyValue(.value(.integer(number))) }
+    /// A value of an attribute stored as a floating-point number.
+    public static func double(_ number: Double) -> SyncPropertyValue { SyncPropertyValue(.value(.real(number))) }
+    /// A value of a text attribute.
+    public static func string(_ text: String) -> SyncPropertyValue { SyncPropertyValue(.value(.text(text))) }
+    /// A value of a date attribute.
+    public static func date(_ date: Date) -> SyncPropertyValue { SyncPropertyValue(.value(.date(date))) }
+    /// No value, for an optional property.
+    public static let null = SyncPropertyValue(.value(.null))
+}

@@ -1,0 +1,93 @@
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataSync
+import Testing
+
+/// The server and the clients as processes: `osd sync-server` started as the docs show it, and the
+/// convergence checker's short run, whose clients and server are killed with SIGKILL mid-run.
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+struct SyncProcessTests {
+    private static func executable(_ name: String) -> URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    @Test func osdSyncServerServesTwoDevices() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "osd-sync-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        // The schema file is what `osd schema` prints of a store of the app's models.
+        let seed = try ModelContainer(for: Schema(syncModels), configurations: ModelConfiguration(url: directory.appending(path: "seed.store")))
+        try ModelContext(seed).save()
+        let schema = Process()
+        schema.executableURL = Self.executable("osd")
+        schema.arguments = ["schema", directory.appending(path: "seed.store").path, "--json"]
+        let schemaOutput = Pipe()
+        schema.standardOutput = schemaOutput
+        try schema.run()
+        let schemaText = schemaOutput.fileHandleForReading.readDataToEndOfFile()
+        schema.waitUntilExit()
+        #expect(schema.terminationStatus == 0)
+        try schemaText.write(to: directory.appending(path: "schema.json"))
+        try Data("# token user\ndevice-token alice\n".utf8).write(to: directory.appending(path: "tokens"))
+
+        let server = Process()
+        server.executableURL = Self.executable("osd")
+        server.arguments = [
+            "sync-server", "--postgres", try #require(SyncPostgres.url), "--name", SyncPostgres.freshName("osd"),
+            "--schema", directory.appending(path: "schema.json").path, "--port", "0", "--tokens", directory.appending(path: "tokens").path,
+        ]
+        let output = Pipe()
+        server.standardOutput = output
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        var line = Data()
+        while true {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data([0x0A]) { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        #expect(text.hasPrefix("listening on "))
+        let port = try #require(Int(text.dropFirst("listening on ".count)))
+        let serverURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
+
+        func device(_ name: String) throws -> (ModelContainer, SyncEngine) {
+            let container = try ModelContainer(for: Schema(syncModels), configurations: ModelConfiguration(url: directory.appending(path: "\(name).store")))
+            return (container, SyncEngine(container: container, configuration: SyncConfiguration(serverURL: serverURL, token: "device-token")))
+        }
+        let (phone, phoneEngine) = try device("phone")
+        let (laptop, laptopEngine) = try device("laptop")
+        let context = ModelContext(phone)
+        let trip = Trip(code: "T1", name: "Lisbon", price: 99.5)
+        context.insert(trip)
+        let stop = Stop(place: "Belém", order: 1)
+        context.insert(stop)
+        stop.trip = trip
+        try context.save()
+        try await phoneEngine.sync()
+        try await laptopEngine.sync()
+        let received = try ModelContext(laptop).fetch(FetchDescriptor<Trip>())
+        #expect(received.map(\.name) == ["Lisbon"])
+        #expect(received.first?.stops.map(\.place) == ["Belém"])
+
+        let stranger = SyncEngine(container: laptop, configuration: SyncConfiguration(serverURL: serverURL, token: "not-in-the-file"))
+        await #expect(throws: SyncError.self) { try await stranger.sync() }
+    }
+
+    @Test func theConvergenceCheckerFindsNoViolationWithKilledClientsAndServer() throws {
+        let process = Process()
+        process.executableURL = Self.executable("SyncCheck")
+        process.arguments = ["run", "--postgres", try #require(SyncPostgres.url), "--runs", "1", "--clients", "3", "--operations", "150", "--seed", "20261129"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.contains("violations: 0"), "\(text)")
+        #expect(process.terminationStatus == 0)
+    }
+}
