@@ -118,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncTests",
-            dependencies: ["OpenSwiftDataSync", "OpenSwiftDataSyncServer", "OpenSwiftData", "osd", "SyncCheck"],
+            dependencies: ["OpenSwiftDataSync", "OpenSwiftDataSyncServer", "OpenSwiftData", "osd", "SyncCheck", "SyncNotes"],
             swiftSettings: swiftSettings
         ),
         // Preferences, secrets, files and caches: a product of its own, so that an app that uses only
@@ -159,6 +159,13 @@ let package = Package(
             name: "Demo",
             dependencies: ["OpenSwiftData"],
             path: "Examples/Demo",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "SyncNotes",
+            dependencies: ["OpenSwiftData", "OpenSwiftDataSync"],
+            path: "Examples/SyncNotes",
+            exclude: ["schema.json", "tokens"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

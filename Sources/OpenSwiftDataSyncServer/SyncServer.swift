@@ -143,11 +143,15 @@ public struct SyncServer: Sendable {
                 guard after >= 0, (1...50_000).contains(limit) else {
                     throw SyncProblem(code: "badRequest", message: "A pull names a cursor (after ≥ 0) and a page size (limit from 1 to 50000)")
                 }
-                let since = await announcer.generation
-                var page = try await database.changes(of: user, after: after, limit: limit)
-                if page.rows.isEmpty && wait > 0 {
-                    await announcer.wait(seconds: Double(wait), since: since)
-                    page = try await database.changes(of: user, after: after, limit: limit)
+                let client = parameters["client"].map(String.init) ?? ""
+                var since = await announcer.generation
+                var page = try await database.changes(of: user, client: client, after: after, limit: limit)
+                let deadline = ContinuousClock.now + .seconds(wait)
+                // Waits for a change of another client's (this client's own are skipped).
+                while page.rows.isEmpty && page.upToDate && ContinuousClock.now < deadline && !Task.isCancelled {
+                    await announcer.wait(seconds: Double((deadline - ContinuousClock.now).components.seconds) + 0.001, since: since)
+                    since = await announcer.generation
+                    page = try await database.changes(of: user, client: client, after: page.cursor, limit: limit)
                 }
                 return page
             }

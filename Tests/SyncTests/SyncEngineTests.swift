@@ -389,3 +389,28 @@ struct SyncResolverTests {
         #expect(await b.engine.resolvedConflicts.map(\.property).sorted() == ["notes", "price"])
     }
 }
+
+/// Deleting history never deletes changes the server has not acknowledged.
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+struct SyncHistoryRetentionTests {
+    @Test func deletingHistoryKeepsUnsentChanges() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        let context = a.context()
+        context.insert(Trip(code: "T1", name: "Sent"))
+        try context.save()
+        try await a.engine.sync()
+        context.insert(Trip(code: "T2", name: "Not sent yet"))
+        try context.save()
+
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        // The acknowledged transaction is gone; the unsent one stays, and reaches B.
+        let kept = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).filter { $0.author != "OpenSwiftDataSync" }
+        #expect(kept.count == 1)
+        try await a.engine.sync()
+        try await b.engine.sync()
+        #expect(try b.trips().map(\.code) == ["T1", "T2"])
+    }
+}

@@ -78,6 +78,32 @@ struct SyncProcessTests {
         await #expect(throws: SyncError.self) { try await stranger.sync() }
     }
 
+    @Test func theSyncNotesExampleShipsTheSchemaOfItsModels() throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "osd-sync-notes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appending(path: "notes.store").path
+        func run(_ name: String, _ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = Self.executable(name)
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
+        // No server listens on port 1: the note is kept, and the example says it waits.
+        let added = try run("SyncNotes", ["--server", "http://127.0.0.1:1", "--store", store, "add", "Buy", "milk"])
+        #expect(added.contains("1 change(s) wait to be sent"))
+        #expect(added.contains("[ ] Buy milk"))
+        let schema = try run("osd", ["schema", store, "--json"])
+        let shipped = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appending(path: "Examples/SyncNotes/schema.json"), encoding: .utf8)
+        #expect(schema == shipped)
+    }
+
     @Test func theConvergenceCheckerFindsNoViolationWithKilledClientsAndServer() throws {
         let process = Process()
         process.executableURL = Self.executable("SyncCheck")

@@ -49,6 +49,13 @@ struct ChangeLog {
         }
     }
 
+    /// A model's entries, for a violation's message.
+    func describe(key: String) -> String {
+        guard let id = idOf[key] else { return "none (never pushed)" }
+        return entries.filter { $0.id == id }.map { "\($0.property.isEmpty ? "deleted" : $0.property)@\($0.clock)=\($0.value.map(text) ?? "")" }
+            .joined(separator: ", ")
+    }
+
     /// The value as the check's dumps write it.
     func text(_ value: SyncValue) -> String {
         switch value {

@@ -100,11 +100,12 @@ public struct CheckRun {
         server.process.waitUntilExit()
 
         var violations: [String] = []
+        let log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
         for (index, state) in states.enumerated().dropFirst() where state != states[0] {
             let label = index == clients ? "a new client" : "client \(index)"
-            violations.append("\(label) differs from client 0: \(Self.difference(states[0], state))")
+            let (key, text) = Self.difference(states[0], state)
+            violations.append("\(label) differs from client 0: \(text); the server's log of it: \(log.describe(key: key))")
         }
-        let log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
         let final = states[0]
         violations += log.violations(in: final)
         var writes = 0
@@ -176,12 +177,12 @@ public struct CheckRun {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private static func difference(_ a: CheckState, _ b: CheckState) -> String {
+    private static func difference(_ a: CheckState, _ b: CheckState) -> (key: String, text: String) {
         let keys = Set(a.rows.keys).union(b.rows.keys).sorted()
         for key in keys where a.rows[key] != b.rows[key] {
-            return "\(key): \(a.rows[key].map { "\($0)" } ?? "absent") vs \(b.rows[key].map { "\($0)" } ?? "absent")"
+            return (key, "\(key): \(a.rows[key].map { "\($0)" } ?? "absent") vs \(b.rows[key].map { "\($0)" } ?? "absent")")
         }
-        return "nothing"
+        return ("", "nothing")
     }
 }
 

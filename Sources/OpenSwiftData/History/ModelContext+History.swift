@@ -22,13 +22,19 @@ extension ModelContext {
 
     /// Deletes the transactions that match a descriptor from the history of the container's
     /// stores. Tokens older than the deleted transactions expire.
+    ///
+    /// A store synchronized by a `SyncEngine` keeps the transactions the server has not
+    /// acknowledged yet, whatever the descriptor: they are the changes still to send.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         var provided = false
         for slot in container.stores { provided = try slot.capabilities.providedHistory?.deleteProvidedHistory(descriptor) == true || provided }
         if provided { return }
         let matching = try matchingHistory(descriptor)
         for slot in container.stores {
-            let ids = matching.filter { $0.store === slot.store }.map(\.id)
+            var ids = matching.filter { $0.store === slot.store }.map(\.id)
+            if let records = slot.store as? any CompanionRecordStore, let floor = try HistoryRetention.keptAfter(in: records) {
+                ids = ids.filter { $0 <= floor }
+            }
             try slot.capabilities.history?.deleteHistory(transactions: ids)
         }
     }

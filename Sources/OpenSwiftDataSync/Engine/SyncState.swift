@@ -20,6 +20,9 @@ struct SyncState: Sendable {
     var cursor: Int64
     /// The latest clock reading the engine issued or saw.
     var clock: SyncClock
+    /// Whether the store downloads everything again (its models changed), this client's own rows
+    /// included, until a pull reaches the end.
+    var redownloading = false
 
     /// The state in the store, with a new client identifier when it has none.
     static func load(from store: ReplicationStore) throws -> (state: SyncState, isNew: Bool) {
@@ -40,7 +43,7 @@ struct SyncState: Sendable {
         }
         return (SyncState(
             client: client, pushedThrough: Int64(try text("pushed") ?? "") ?? 0, cursor: Int64(try text("cursor") ?? "") ?? 0,
-            clock: clock), false)
+            clock: clock, redownloading: try text("redownload") == "1"), false)
     }
 
     /// The records that hold this state.
@@ -51,6 +54,9 @@ struct SyncState: Sendable {
             CompanionRecord(domain: Self.stateDomain, key: "pushed", text: String(pushedThrough)),
             CompanionRecord(domain: Self.stateDomain, key: "cursor", text: String(cursor)),
             CompanionRecord(domain: Self.stateDomain, key: "clock", text: clockText),
+            CompanionRecord(domain: Self.stateDomain, key: "redownload", text: redownloading ? "1" : nil),
+            // Deleting history keeps what the server has not acknowledged.
+            HistoryRetention.keep(after: pushedThrough),
         ]
     }
 

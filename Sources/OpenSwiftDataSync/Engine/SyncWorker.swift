@@ -89,7 +89,10 @@ actor SyncWorker {
         // skipped (new models, new properties) is downloaded again, from the start.
         let digest = schema.digest
         let recorded = try storeFailure { try SyncState.schemaDigest(in: store) }
-        if !isNew, recorded != digest { state.cursor = 0 }
+        if !isNew, recorded != digest {
+            state.cursor = 0
+            state.redownloading = true
+        }
         if isNew || recorded != digest {
             try storeFailure { try store.records.writeCompanionRecords(state.records + [SyncState.schemaRecord(digest)]) }
         }
@@ -105,7 +108,7 @@ actor SyncWorker {
             try storeFailure { try store.records.writeCompanionRecords(batch.bindings) }
             var corrections: [SyncRow] = []
             if !batch.changes.isEmpty {
-                let response = try await transport.push(PushRequest(client: state.client, sequence: batch.sequence, changes: batch.changes))
+                let response = try await transport.push(PushRequest(client: state.client, sequence: batch.sequence, changes: batch.changes, cursor: state.cursor))
                 corrections = response.corrections
                 if ProcessInfo.processInfo.environment["OSD_SYNC_DEBUG"] != nil { print("PUSH", batch.changes, "->", response) }
                 conflicts.append(contentsOf: response.conflicts)
@@ -127,14 +130,17 @@ actor SyncWorker {
         var state = try storeFailure { try SyncState.load(from: store).state }
         var rows: [SyncRow] = []
         var cursor = state.cursor
+        // A download from the start after the models changed takes this client's own rows too.
+        let skipping = state.redownloading ? "" : state.client
         while true {
-            let page = try await transport.changes(client: state.client, after: cursor, limit: configuration.pullPageSize)
+            let page = try await transport.changes(client: skipping, after: cursor, limit: configuration.pullPageSize)
             rows += page.rows
             cursor = max(cursor, page.cursor)
             if page.upToDate || page.rows.isEmpty { break }
         }
-        guard cursor != state.cursor || !rows.isEmpty else { return }
+        guard cursor != state.cursor || !rows.isEmpty || state.redownloading else { return }
         state.cursor = cursor
+        state.redownloading = false
         try apply(rows, state: state, store: store, outbox: outbox)
     }
 

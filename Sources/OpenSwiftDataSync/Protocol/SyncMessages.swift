@@ -56,12 +56,17 @@ package struct PushRequest: Codable, Sendable {
     /// applied for the client is acknowledged without being applied again.
     package var sequence: Int64
     package var changes: [SyncChange]
+    /// The server change number the client's store holds everything up to: a row this batch
+    /// changes whose previous change the client has already pulled is, after the push and its
+    /// corrections, as the client holds it, and its next pull skips it.
+    package var cursor: Int64?
 
     /// Creates the value from its parts.
-    package init(client: String, sequence: Int64, changes: [SyncChange]) {
+    package init(client: String, sequence: Int64, changes: [SyncChange], cursor: Int64? = nil) {
         self.client = client
         self.sequence = sequence
         self.changes = changes
+        self.cursor = cursor
     }
 }
 

@@ -13,6 +13,8 @@ extension SyncDatabase {
             var aliases = try await aliasTargets(of: request.changes, on: connection)
             var changes = request.changes.map { $0.resolving(aliases) }
             var stored = try await rows(Array(Set(changes.map(\.id))), on: connection)
+            // The rows whose last change the client has pulled: after this push they are as it holds them.
+            let seenByClient = Set(stored.values.filter { $0.row.version <= (request.cursor ?? -1) }.map(\.row.id))
             if applied >= request.sequence {
                 // A batch applied before (its acknowledgment was lost): the state of its rows.
                 return PushResponse(sequence: request.sequence, corrections: changes.compactMap { stored[$0.id]?.row }, conflicts: [])
@@ -37,7 +39,8 @@ extension SyncDatabase {
                 guard var row = stored[id] else { continue }
                 // A relationship to a deleted model holds nothing, on every device.
                 row.row.values = row.row.values.mapValues { $0.resolving(aliases).droppingReferences(to: deleted) }
-                try await write(row, owner: user, on: connection)
+                let isNew = row.row.version == 0
+                try await write(row, owner: user, client: isNew || seenByClient.contains(id) ? request.client : "", on: connection)
                 try await replaceKeys(of: row, on: connection)
             }
             var binds = PostgresBindings()

@@ -7,9 +7,11 @@ import PostgresNIO
 /// clocks, and each client's last applied batch.
 ///
 /// Tables live in a PostgreSQL schema of their own, `<name>_sync`:
-/// - `rows (id, entity, owner, deleted, values, clocks, version)`: each row's latest state, its
-///   values and clocks as JSON text (exact: numbers are never reparsed), `version` from the
-///   sequence `versions`: the change number pulls page by.
+/// - `rows (id, entity, owner, deleted, values, clocks, version, last_client)`: each row's latest
+///   state, its values and clocks as JSON text (exact: numbers are never reparsed), `version` from
+///   the sequence `versions`: the change number pulls page by; `last_client` made that change, and
+///   has the row as it is (a push's answer carries what the server changed of it), so its pulls
+///   skip it.
 /// - `clients (id, owner, sequence)`: the last batch applied for each client.
 /// - `unique_keys (owner, entity, key, id)`: the values of each live row's uniqueness constraints.
 /// - `change_log (seq, client, id, entity, property, clock, value)`: every pushed value, winning or
@@ -52,6 +54,7 @@ struct SyncDatabase: Sendable {
                 deleted boolean NOT NULL, "values" text NOT NULL, clocks text NOT NULL, version bigint NOT NULL)
                 """,
                 "CREATE INDEX IF NOT EXISTS rows_owner_version ON \(quoted).rows (owner, version)",
+                "ALTER TABLE \(quoted).rows ADD COLUMN IF NOT EXISTS last_client text NOT NULL DEFAULT ''",
                 "CREATE TABLE IF NOT EXISTS \(quoted).clients (id text PRIMARY KEY, owner text NOT NULL, sequence bigint NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS \(quoted).unique_keys (owner text NOT NULL, entity text NOT NULL, key text NOT NULL, id text NOT NULL, PRIMARY KEY (owner, entity, key))",
                 "CREATE INDEX IF NOT EXISTS unique_keys_id ON \(quoted).unique_keys (id)",
@@ -81,23 +84,29 @@ struct SyncDatabase: Sendable {
         }
     }
 
-    /// The user's rows changed after `cursor`, in change order.
-    func changes(of user: String, after cursor: Int64, limit: Int) async throws -> PullResponse {
+    /// The user's rows changed after `cursor`, in change order, less those whose last change came
+    /// from `client` itself.
+    func changes(of user: String, client: String, after cursor: Int64, limit: Int) async throws -> PullResponse {
         var binds = PostgresBindings()
         binds.append(user)
         binds.append(cursor)
         binds.append(Int64(limit))
-        let rows = try await client.query(
+        let rows = try await self.client.query(
             PostgresQuery(unsafeSQL: """
-                SELECT id, entity, owner, deleted, "values", clocks, version FROM \(quoted).rows \
+                SELECT id, entity, owner, deleted, "values", clocks, version, last_client FROM \(quoted).rows \
                 WHERE owner = $1 AND version > $2 ORDER BY version LIMIT $3
                 """, binds: binds),
             logger: logger)
         var result: [SyncRow] = []
-        for try await columns in rows.decode((String, String, String, Bool, String, String, Int64).self) {
-            result.append(try Self.row(columns))
+        var scanned = 0
+        var last = cursor
+        for try await columns in rows.decode((String, String, String, Bool, String, String, Int64, String).self) {
+            scanned += 1
+            last = columns.6
+            guard client.isEmpty || columns.7 != client else { continue }
+            result.append(try Self.row((columns.0, columns.1, columns.2, columns.3, columns.4, columns.5, columns.6)))
         }
-        return PullResponse(rows: result, cursor: result.last?.version ?? cursor, upToDate: result.count < limit)
+        return PullResponse(rows: result, cursor: last, upToDate: scanned < limit)
     }
 
     // MARK: Rows
@@ -119,7 +128,7 @@ struct SyncDatabase: Sendable {
         return result
     }
 
-    func write(_ stored: StoredSyncRow, owner: String, on connection: PostgresConnection) async throws {
+    func write(_ stored: StoredSyncRow, owner: String, client: String, on connection: PostgresConnection) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var binds = PostgresBindings()
@@ -129,12 +138,13 @@ struct SyncDatabase: Sendable {
         binds.append(stored.row.deleted)
         binds.append(String(decoding: try encoder.encode(stored.row.values), as: UTF8.self))
         binds.append(String(decoding: try encoder.encode(stored.row.clocks), as: UTF8.self))
+        binds.append(client)
         try await connection.query(
             PostgresQuery(unsafeSQL: """
-                INSERT INTO \(quoted).rows (id, entity, owner, deleted, "values", clocks, version) \
-                VALUES ($1, $2, $3, $4, $5, $6, nextval('\(quoted).versions')) \
+                INSERT INTO \(quoted).rows (id, entity, owner, deleted, "values", clocks, version, last_client) \
+                VALUES ($1, $2, $3, $4, $5, $6, nextval('\(quoted).versions'), $7) \
                 ON CONFLICT (id) DO UPDATE SET deleted = EXCLUDED.deleted, "values" = EXCLUDED."values", \
-                clocks = EXCLUDED.clocks, version = EXCLUDED.version
+                clocks = EXCLUDED.clocks, version = EXCLUDED.version, last_client = EXCLUDED.last_client
                 """, binds: binds),
             logger: logger)
     }
