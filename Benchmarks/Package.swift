@@ -29,6 +29,17 @@ let package = Package(
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
             ]
         ),
+        // Sync on loopback: pushes, initial sync against postgres-nio + raw SQLite, propagation.
+        .executableTarget(
+            name: "SyncBenchmarks",
+            dependencies: [
+                "CSQLiteBench",
+                .product(name: "OpenSwiftData", package: "OpenSwiftData"),
+                .product(name: "OpenSwiftDataSync", package: "OpenSwiftData"),
+                .product(name: "OpenSwiftDataSyncServer", package: "OpenSwiftData"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         // The toolbox's caches against a plain dictionary and plain files.
         .executableTarget(
             name: "ToolboxBenchmarks",

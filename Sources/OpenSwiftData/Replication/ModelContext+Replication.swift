@@ -96,6 +96,34 @@ extension ModelContext {
         return model
     }
 
+    /// The models of rows of one entity's table, by key; a key the store does not hold is absent.
+    /// One look for other contexts' saves, then one read of the rows.
+    ///
+    /// - Throws: The error that stopped reading the rows.
+    package func existingReplicatedModels(entity name: String, keys: [Int64]) throws -> [Int64: any PersistentModel] {
+        guard let entity = container.schema.entitiesByName[name], !keys.isEmpty else { return [:] }
+        mergeChangesFromOtherContexts()
+        try throwDeferredReadFailure()
+        var result: [Int64: any PersistentModel] = [:]
+        let registered = registeredModels(of: entity)
+        var missing: [Int64] = []
+        for key in keys {
+            if let model = registered.model(forKey: key) {
+                if !model._osdState.isDeleted { result[key] = model }
+            } else {
+                missing.append(key)
+            }
+        }
+        guard !missing.isEmpty else { return result }
+        let store = container.store(for: entity)
+        let shape = try store.rowShape(of: entity)
+        try store.forEachRow(of: entity, primaryKeys: missing) { row in
+            let model = try materialize(row, shape: shape, attributes: nil, registered: registered)
+            result[model._osdState.primaryKey] = model
+        }
+        return result
+    }
+
     /// The identifier of a row of the store.
     package func replicatedIdentifier(entity: String, key: Int64) -> PersistentIdentifier? {
         guard let schemaEntity = container.schema.entitiesByName[entity] else { return nil }

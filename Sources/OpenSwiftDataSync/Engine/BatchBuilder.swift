@@ -15,12 +15,26 @@ struct BatchBuilder {
     /// Identifiers given in this batch, by row key.
     private var given: [String: String] = [:]
     private var added: Set<String> = []
+    /// Identifiers and models read ahead for the batch's rows, by row key.
+    private var knownIDs: [String: String] = [:]
+    private var models: [String: any PersistentModel] = [:]
 
     init(store: ReplicationStore, entities: [String: ReplicatedEntity], context: ModelContext, clock: SyncClock) {
         self.store = store
         self.entities = entities
         self.context = context
         self.clock = clock
+    }
+
+    /// Reads the identifiers and models of rows ahead, in a few reads rather than one per row.
+    mutating func prefetch(_ rows: [PendingRow]) throws {
+        knownIDs = try SyncState.ids(ofRows: rows.map { SyncState.rowKey(entity: $0.entity.name, key: $0.key) }, in: store)
+        let live = rows.filter { $0.deletedAt == nil }
+        for (entity, group) in Dictionary(grouping: live, by: \.entity.name) {
+            for (key, model) in try context.existingReplicatedModels(entity: entity, keys: group.map(\.key)) {
+                models[SyncState.rowKey(entity: entity, key: key)] = model
+            }
+        }
     }
 
     mutating func add(_ row: PendingRow) throws {
@@ -34,10 +48,10 @@ struct BatchBuilder {
             }
             return
         }
-        guard let model = try context.existingReplicatedModel(entity: row.entity.name, key: row.key) else { return }
+        guard let model = try models[rowKey] ?? context.existingReplicatedModel(entity: row.entity.name, key: row.key) else { return }
         let id = known ?? give(entity: row.entity.name, key: row.key)
         let isNew = known == nil || row.inserted
-        let names = isNew ? row.entity.properties.map(row.entity.name(of:)) : Array(row.clocks.keys)
+        let names = Set(isNew ? row.entity.properties.map(row.entity.name(of:)) : Array(row.clocks.keys))
         var values: [String: SyncValue] = [:]
         var clocks: [String: SyncClock] = [:]
         var related: [PendingRow] = []
@@ -68,7 +82,8 @@ struct BatchBuilder {
     }
 
     private func id(of entity: String, key: Int64) throws -> String? {
-        if let given = given[SyncState.rowKey(entity: entity, key: key)] { return given }
+        let rowKey = SyncState.rowKey(entity: entity, key: key)
+        if let id = given[rowKey] ?? knownIDs[rowKey] { return id }
         return try SyncState.id(ofEntity: entity, key: key, in: store)
     }
 

@@ -79,6 +79,7 @@ struct Outbox {
             }
         }
         var builder = BatchBuilder(store: store, entities: entities, context: context, clock: batch.clock)
+        try builder.prefetch(order.compactMap { rows[$0] })
         for key in order {
             guard let row = rows[key] else { continue }
             try builder.add(row)

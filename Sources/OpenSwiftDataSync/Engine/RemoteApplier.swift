@@ -23,12 +23,20 @@ struct RemoteApplier {
         }
         var models: [String: (model: any PersistentModel, entity: ReplicatedEntity, isNew: Bool, rowKey: String?)] = [:]
         var deletions: [any PersistentModel] = []
+        // The store's rows of the pulled identifiers, and their models, in a few reads.
+        let locals = try SyncState.rows(of: order, in: store)
+        var loaded: [String: any PersistentModel] = [:]
+        for (entity, group) in Dictionary(grouping: locals.values, by: \.entity) {
+            for (key, model) in try context.existingReplicatedModels(entity: entity, keys: group.map(\.key)) {
+                loaded[SyncState.rowKey(entity: entity, key: key)] = model
+            }
+        }
         for id in order {
             guard let row = latest[id], let entity = entities[row.entity] else { continue }
-            let local = try SyncState.row(of: id, in: store)
+            let local = locals[id]
             let rowKey = local.map { SyncState.rowKey(entity: $0.entity, key: $0.key) }
             if let rowKey, pending.deleted.contains(rowKey) { continue }
-            let existing = try local.flatMap { try context.existingReplicatedModel(entity: $0.entity, key: $0.key) }
+            let existing = rowKey.flatMap { loaded[$0] }
             if row.deleted {
                 if let existing { deletions.append(existing) }
             } else if let existing {

@@ -17,7 +17,8 @@ public struct SyncConfiguration: Sendable {
     public var pullPageSize: Int
     /// How long one request may take, in seconds.
     public var requestTimeout: TimeInterval
-    /// How often continuous sync (``SyncEngine/start()``) looks for new local changes, in seconds.
+    /// How often continuous sync (``SyncEngine/start()``) looks for changes other processes saved
+    /// to the store, in seconds (this process's saves wake it at once).
     public var localChangeInterval: TimeInterval
     /// The longest wait between retries after a failure, in seconds.
     public var maximumRetryDelay: TimeInterval
@@ -26,7 +27,7 @@ public struct SyncConfiguration: Sendable {
     public init(
         serverURL: URL, token: String, excludedModels: Set<String> = [], author: String = "OpenSwiftDataSync",
         pushBatchSize: Int = 500, pullPageSize: Int = 2000, requestTimeout: TimeInterval = 60,
-        localChangeInterval: TimeInterval = 0.05, maximumRetryDelay: TimeInterval = 30
+        localChangeInterval: TimeInterval = 0.25, maximumRetryDelay: TimeInterval = 30
     ) {
         self.serverURL = serverURL
         self.token = token

@@ -87,11 +87,28 @@ struct SyncState: Sendable {
         try store.records.companionRecord(domain: idsDomain, key: rowKey(entity: entity, key: key)).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The identifiers of rows (``rowKey(entity:key:)``), by row key; rows without one are absent.
+    static func ids(ofRows rowKeys: [String], in store: ReplicationStore) throws -> [String: String] {
+        try store.records.companionRecords(domain: idsDomain, keys: rowKeys).mapValues { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The rows of identifiers, by identifier; identifiers the store has no row for are absent.
+    static func rows(of ids: [String], in store: ReplicationStore) throws -> [String: (entity: String, key: Int64)] {
+        var result: [String: (entity: String, key: Int64)] = [:]
+        for (id, bytes) in try store.records.companionRecords(domain: rowsDomain, keys: ids) {
+            if let row = parse(String(decoding: bytes, as: UTF8.self)) { result[id] = row }
+        }
+        return result
+    }
+
+    private static func parse(_ text: String) -> (entity: String, key: Int64)? {
+        guard let hash = text.lastIndex(of: "#"), let key = Int64(text[text.index(after: hash)...]) else { return nil }
+        return (String(text[..<hash]), key)
+    }
+
     /// The row of an identifier, if the store has one.
     static func row(of id: String, in store: ReplicationStore) throws -> (entity: String, key: Int64)? {
         guard let bytes = try store.records.companionRecord(domain: rowsDomain, key: id) else { return nil }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let hash = text.lastIndex(of: "#"), let key = Int64(text[text.index(after: hash)...]) else { return nil }
-        return (String(text[..<hash]), key)
+        return parse(String(decoding: bytes, as: UTF8.self))
     }
 }

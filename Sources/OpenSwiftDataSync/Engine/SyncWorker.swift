@@ -163,6 +163,7 @@ actor SyncWorker {
     func runContinuously(configuration: SyncConfiguration) async {
         let listener = Task { await self.listenToServer() }
         defer { listener.cancel() }
+        let saves = LocalSaveSignal(container: container)
         var seen: Int64 = -1
         var delay = 0.25
         while !Task.isCancelled {
@@ -179,7 +180,7 @@ actor SyncWorker {
                     continue
                 }
             }
-            try? await Task.sleep(for: .seconds(configuration.localChangeInterval))
+            await saves.wait(seconds: configuration.localChangeInterval)
         }
     }
 

@@ -35,14 +35,16 @@ extension SyncDatabase {
             }
             try await refuseUniqueCollisions(in: &merge, stored: &stored, user: user, on: connection)
             deleted.formUnion(stored.values.filter(\.row.deleted).map(\.row.id))
+            var written: [(row: StoredSyncRow, lastClient: String)] = []
             for id in merge.written.sorted() {
                 guard var row = stored[id] else { continue }
                 // A relationship to a deleted model holds nothing, on every device.
                 row.row.values = row.row.values.mapValues { $0.resolving(aliases).droppingReferences(to: deleted) }
                 let isNew = row.row.version == 0
-                try await write(row, owner: user, client: isNew || seenByClient.contains(id) ? request.client : "", on: connection)
-                try await replaceKeys(of: row, on: connection)
+                written.append((row, isNew || seenByClient.contains(id) ? request.client : ""))
             }
+            try await write(written, on: connection)
+            try await replaceKeys(of: written.map(\.row), on: connection)
             var binds = PostgresBindings()
             binds.append(request.sequence)
             binds.append(request.client)
@@ -144,21 +146,32 @@ extension SyncDatabase {
         }
     }
 
-    private func replaceKeys(of stored: StoredSyncRow, on connection: PostgresConnection) async throws {
+    /// Records the unique values of rows of models that have uniqueness constraints, in place of
+    /// what they had.
+    private func replaceKeys(of rows: [StoredSyncRow], on connection: PostgresConnection) async throws {
+        let constrained = rows.filter { schema.entity(named: $0.row.entity)?.unique?.isEmpty == false }
+        guard !constrained.isEmpty else { return }
         var binds = PostgresBindings()
-        binds.append(stored.row.id)
-        try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(quoted).unique_keys WHERE id = $1", binds: binds), logger: logger)
-        guard !stored.row.deleted else { return }
-        for key in uniqueKeys(entity: stored.row.entity, values: stored.row.values) {
-            var binds = PostgresBindings()
-            binds.append(stored.owner)
-            binds.append(stored.row.entity)
-            binds.append(key)
-            binds.append(stored.row.id)
-            try await connection.query(
-                PostgresQuery(unsafeSQL: "INSERT INTO \(quoted).unique_keys (owner, entity, key, id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", binds: binds),
-                logger: logger)
+        binds.append(constrained.map(\.row.id))
+        try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(quoted).unique_keys WHERE id = ANY($1)", binds: binds), logger: logger)
+        var keys: [(owner: String, entity: String, key: String, id: String)] = []
+        for stored in constrained where !stored.row.deleted {
+            for key in uniqueKeys(entity: stored.row.entity, values: stored.row.values) {
+                keys.append((stored.owner, stored.row.entity, key, stored.row.id))
+            }
         }
+        guard !keys.isEmpty else { return }
+        var insert = PostgresBindings()
+        insert.append(keys.map(\.owner))
+        insert.append(keys.map(\.entity))
+        insert.append(keys.map(\.key))
+        insert.append(keys.map(\.id))
+        try await connection.query(
+            PostgresQuery(unsafeSQL: """
+                INSERT INTO \(quoted).unique_keys (owner, entity, key, id) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) \
+                ON CONFLICT DO NOTHING
+                """, binds: insert),
+            logger: logger)
     }
 
     // MARK: Aliases

@@ -128,21 +128,25 @@ struct SyncDatabase: Sendable {
         return result
     }
 
-    func write(_ stored: StoredSyncRow, owner: String, client: String, on connection: PostgresConnection) async throws {
+    /// Writes rows in one statement, each with a new change number, in the order given.
+    func write(_ rows: [(row: StoredSyncRow, lastClient: String)], on connection: PostgresConnection) async throws {
+        guard !rows.isEmpty else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var binds = PostgresBindings()
-        binds.append(stored.row.id)
-        binds.append(stored.row.entity)
-        binds.append(stored.owner)
-        binds.append(stored.row.deleted)
-        binds.append(String(decoding: try encoder.encode(stored.row.values), as: UTF8.self))
-        binds.append(String(decoding: try encoder.encode(stored.row.clocks), as: UTF8.self))
-        binds.append(client)
+        binds.append(rows.map(\.row.row.id))
+        binds.append(rows.map(\.row.row.entity))
+        binds.append(rows.map(\.row.owner))
+        binds.append(rows.map(\.row.row.deleted))
+        binds.append(try rows.map { String(decoding: try encoder.encode($0.row.row.values), as: UTF8.self) })
+        binds.append(try rows.map { String(decoding: try encoder.encode($0.row.row.clocks), as: UTF8.self) })
+        binds.append(rows.map(\.lastClient))
         try await connection.query(
             PostgresQuery(unsafeSQL: """
                 INSERT INTO \(quoted).rows (id, entity, owner, deleted, "values", clocks, version, last_client) \
-                VALUES ($1, $2, $3, $4, $5, $6, nextval('\(quoted).versions'), $7) \
+                SELECT u.id, u.entity, u.owner, u.deleted, u.vals, u.clocks, nextval('\(quoted).versions'), u.last_client \
+                FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::text[], $6::text[], $7::text[]) \
+                WITH ORDINALITY AS u(id, entity, owner, deleted, vals, clocks, last_client, position) ORDER BY u.position \
                 ON CONFLICT (id) DO UPDATE SET deleted = EXCLUDED.deleted, "values" = EXCLUDED."values", \
                 clocks = EXCLUDED.clocks, version = EXCLUDED.version, last_client = EXCLUDED.last_client
                 """, binds: binds),

@@ -29,6 +29,9 @@ package struct CompanionRecord: Sendable, Equatable {
 package protocol CompanionRecordStore: StoreBackend {
     /// The value of one record, or `nil` when there is none.
     func companionRecord(domain: String, key: String) throws -> [UInt8]?
+    /// The values of the records of a domain with the given keys, by key (a key without a record is
+    /// absent).
+    func companionRecords(domain: String, keys: [String]) throws -> [String: [UInt8]]
     /// Calls `body` with every record of a domain whose key starts with `prefix`, in key order.
     func forEachCompanionRecord(domain: String, keyPrefix: String, _ body: (String, [UInt8]) throws -> Void) throws
     /// Writes records in one transaction of their own.

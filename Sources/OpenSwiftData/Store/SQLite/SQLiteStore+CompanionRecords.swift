@@ -13,6 +13,17 @@ extension SQLiteStore: CompanionRecordStore {
         return found
     }
 
+    func companionRecords(domain: String, keys: [String]) throws -> [String: [UInt8]] {
+        var found: [String: [UInt8]] = [:]
+        found.reserveCapacity(keys.count)
+        for key in keys {
+            try forEachCompanion("SELECT key, value FROM osd_companion WHERE domain = ? AND key = ?", [.text(domain), .text(key)]) { key, value in
+                found[key] = value
+            }
+        }
+        return found
+    }
+
     func forEachCompanionRecord(domain: String, keyPrefix: String, _ body: (String, [UInt8]) throws -> Void) throws {
         // Keys from the prefix up to the prefix followed by the largest character.
         try forEachCompanion(
@@ -51,15 +62,19 @@ extension SQLiteStore: CompanionRecordStore {
 
     private func forEachCompanion(_ sql: String, _ arguments: [StoredValue], _ body: (String, [UInt8]) throws -> Void) throws {
         try withConnection { connection in
-            let exists = try connection.rows("SELECT count(*) FROM sqlite_master WHERE name = 'osd_companion'")
-            guard case .integer(1) = exists.first?.first else { return }
-            try connection.forEachRow(sql, arguments) { row in
-                guard case .text(let key) = row[0] else { return }
-                switch row[1] {
-                case .blob(let bytes): try body(key, bytes)
-                case .text(let text): try body(key, Array(text.utf8))
-                default: try body(key, [])
-                }
+            // The table is made by the first write; until then there is nothing to read.
+            if !companionTableExists.load() {
+                let exists = try connection.rows("SELECT count(*) FROM sqlite_master WHERE name = 'osd_companion'")
+                guard case .integer(1) = exists.first?.first else { return }
+                companionTableExists.store(true)
+            }
+            let statement = try connection.statement(sql)
+            defer { statement.reset() }
+            try statement.bind(arguments)
+            while try statement.step() {
+                let key = statement._string(0)
+                let value = statement._withBytes(1) { Array($0) }
+                try body(key, value)
             }
         }
     }

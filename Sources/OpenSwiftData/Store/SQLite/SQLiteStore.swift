@@ -49,6 +49,8 @@ final class SQLiteStore: @unchecked Sendable {
     let setReferenceCleanup: [String: [ReferenceCleanup]]
     /// The statements of delete rules applied in SQL (``deleteApplyingRules(_:history:on:)``).
     let deleteRuleStatements: DeleteRuleStatements
+    /// Whether the table of ``CompanionRecord``s is known to exist (it is made by the first write).
+    let companionTableExists = LockedValue(false)
 
     /// Opens or creates the store at `url`, or an in-memory store when `url` is `nil`.
     init(url: URL?, schema: Schema, allowsSave: Bool, allowsDestructiveMigration: Bool = true) throws {
