@@ -129,7 +129,7 @@ public struct SyncServer: Sendable {
                 let push = try await decode(PushRequest.self, from: request)
                 try SyncValidation(schema: schema, limit: maximumBatchSize).check(push)
                 let response = try await database.push(push, user: user)
-                await announcer.announce()
+                await announcer.announce(to: user)
                 return response
             }
         }
@@ -144,13 +144,13 @@ public struct SyncServer: Sendable {
                     throw SyncProblem(code: "badRequest", message: "A pull names a cursor (after ≥ 0) and a page size (limit from 1 to 50000)")
                 }
                 let client = parameters["client"].map(String.init) ?? ""
-                var since = await announcer.generation
+                var since = await announcer.generation(of: user)
                 var page = try await database.changes(of: user, client: client, after: after, limit: limit)
                 let deadline = ContinuousClock.now + .seconds(wait)
                 // Waits for a change of another client's (this client's own are skipped).
                 while page.rows.isEmpty && page.upToDate && ContinuousClock.now < deadline && !Task.isCancelled {
-                    await announcer.wait(seconds: Double((deadline - ContinuousClock.now).components.seconds) + 0.001, since: since)
-                    since = await announcer.generation
+                    await announcer.wait(for: user, seconds: Double((deadline - ContinuousClock.now).components.seconds) + 0.001, since: since)
+                    since = await announcer.generation(of: user)
                     page = try await database.changes(of: user, client: client, after: page.cursor, limit: limit)
                 }
                 return page

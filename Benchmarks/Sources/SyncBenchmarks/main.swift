@@ -33,6 +33,11 @@ final class Trip {
     }
 }
 
+/// Prints a line at once (standard output may be a file).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func option(_ name: String, _ fallback: Int) -> Int {
     let arguments = CommandLine.arguments
     guard let index = arguments.firstIndex(of: "--" + name), index + 1 < arguments.count else { return fallback }
@@ -60,9 +65,14 @@ let rows = option("rows", 100_000)
 let clientCount = option("clients", 100)
 let samples = option("samples", 50)
 guard let postgresURL = ProcessInfo.processInfo.environment["OSD_POSTGRES_URL"] else {
-    print("OSD_POSTGRES_URL is not set: run Scripts/with-postgres.sh Benchmarks/Scripts/sync.sh")
+    say("OSD_POSTGRES_URL is not set: run Scripts/with-postgres.sh Benchmarks/Scripts/sync.sh")
     exit(2)
 }
+// With --same-user, every propagation client is one user's device (each change reaches them all);
+// otherwise the writer and the observer share a user, and every other client is a user of its own.
+let sameUser = CommandLine.arguments.contains("--same-user")
+var tokens = ["t": "u", "pair": "pair"]
+for index in 0..<clientCount { tokens["p\(index)"] = sameUser ? "pair" : "user-\(index)" }
 let directory = FileManager.default.temporaryDirectory.appending(path: "osd-sync-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
@@ -71,7 +81,7 @@ var logger = Logger(label: "sync-bench")
 logger.logLevel = .critical
 let name = "bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(8).lowercased()
 let server = try SyncServer(
-    postgresURL: postgresURL, name: name, schema: Schema([Trip.self]), authenticator: TokenFileAuthenticator(users: ["t": "u"]), logger: logger)
+    postgresURL: postgresURL, name: name, schema: Schema([Trip.self]), authenticator: TokenFileAuthenticator(users: tokens), logger: logger)
 let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
 let serverTask = Task { try await server.run(port: 0) { portContinuation.yield($0) } }
 var listening: Int?
@@ -82,12 +92,14 @@ for await port in ports {
 guard let port = listening, let serverURL = URL(string: "http://127.0.0.1:\(port)") else { exit(1) }
 let configuration = SyncConfiguration(serverURL: serverURL, token: "t", pushBatchSize: 5000, pullPageSize: 5000)
 
-func device(_ label: String) throws -> (ModelContainer, SyncEngine) {
+func device(_ label: String, token: String = "t") throws -> (ModelContainer, SyncEngine) {
     let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: directory.appending(path: "\(label).store")))
+    var configuration = configuration
+    configuration.token = token
     return (container, SyncEngine(container: container, configuration: configuration))
 }
 
-print("Sync on loopback: \(rows) trips, \(clientCount) clients, \(samples) propagation samples; \(ProcessInfo.processInfo.activeProcessorCount) cores")
+say("Sync on loopback: \(rows) trips, \(clientCount) clients, \(samples) propagation samples; \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
 // 1. Pushes.
 let (seeder, seederEngine) = try device("seeder")
@@ -100,7 +112,7 @@ for index in 0..<rows {
 }
 try seedContext.save()
 let pushTime = try await seconds { try await seederEngine.sync() }
-print(String(format: "pushes: %d row changes in %.2f s: %.0f row changes/s", rows, pushTime, Double(rows) / pushTime))
+say(String(format: "pushes: %d row changes in %.2f s: %.0f row changes/s", rows, pushTime, Double(rows) / pushTime))
 
 // 2. Initial sync, and the baseline.
 let (fresh, freshEngine) = try device("fresh")
@@ -108,7 +120,7 @@ let before = memory()
 let syncTime = try await seconds { try await freshEngine.sync() }
 let after = memory()
 let received = try ModelContext(fresh).fetchCount(FetchDescriptor<Trip>())
-print(String(format: "initial sync: %d rows in %.2f s: %.0f rows/s; resident memory %.0f → %.0f MiB, peak %.0f MiB", received, syncTime, Double(received) / syncTime, before.resident, after.resident, after.peak))
+say(String(format: "initial sync: %d rows in %.2f s: %.0f rows/s; resident memory %.0f → %.0f MiB, peak %.0f MiB", received, syncTime, Double(received) / syncTime, before.resident, after.resident, after.peak))
 
 let baselineTime = try await seconds {
     let client = PostgresClient(configuration: PostgresClient.Configuration(
@@ -142,13 +154,13 @@ let baselineTime = try await seconds {
         group.cancelAll()
     }
 }
-print(String(format: "baseline (postgres-nio read, raw SQLite write, one transaction): %.0f rows/s; initial sync is %.2f× its time", Double(rows) / baselineTime, syncTime / baselineTime))
+say(String(format: "baseline (postgres-nio read, raw SQLite write, one transaction): %.0f rows/s; initial sync is %.2f× its time", Double(rows) / baselineTime, syncTime / baselineTime))
 
-// 3. Propagation with clients synchronizing continuously.
+// 3. Propagation with clients synchronizing continuously (not the user of the 100,000 trips).
 var engines: [SyncEngine] = []
 var containers: [ModelContainer] = []
 for index in 0..<clientCount {
-    let (container, engine) = try device("client-\(index)")
+    let (container, engine) = try device("client-\(index)", token: index < 2 ? "pair" : "p\(index)")
     try await engine.sync()
     engine.start()
     engines.append(engine)
@@ -173,7 +185,8 @@ for sample in 0..<samples {
 let sorted = latencies.sorted()
 let p50 = sorted[min(sorted.count - 1, sorted.count / 2)]
 let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
-print(String(format: "propagation with %d clients synchronizing continuously: p50 %.1f ms, p99 %.1f ms, max %.1f ms", clientCount, p50, p99, sorted.last ?? 0))
+let who = sameUser ? "all one user's" : "the writer and the observer one user's, the others each their own user's"
+say("propagation with \(clientCount) clients synchronizing continuously (\(who)): " + String(format: "p50 %.1f ms, p99 %.1f ms, max %.1f ms", p50, p99, sorted.last ?? 0))
 for engine in engines { await engine.stop() }
 serverTask.cancel()
 exit(0)

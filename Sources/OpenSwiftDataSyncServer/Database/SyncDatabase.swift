@@ -189,11 +189,14 @@ struct SyncDatabase: Sendable {
         var binds = PostgresBindings()
         binds.append(client)
         let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT owner, sequence FROM \(quoted).clients WHERE id = $1", binds: binds), logger: logger)
-        for try await (owner, sequence) in rows.decode((String, Int64).self) {
-            guard owner == user else {
+        // The rows are read to their end: a row stream left midway upsets the connection.
+        var found: (owner: String, sequence: Int64)?
+        for try await (owner, sequence) in rows.decode((String, Int64).self) { found = (owner, sequence) }
+        if let found {
+            guard found.owner == user else {
                 throw SyncProblem(code: "badRequest", message: "The client \(client) belongs to another user")
             }
-            return sequence
+            return found.sequence
         }
         throw SyncProblem(code: "badRequest", message: "The client \(client) has not said hello (POST \(SyncPath.hello)) before pushing")
     }

@@ -1,30 +1,36 @@
 import Foundation
 
-/// Wakes the pulls waiting for changes (`GET /v1/changes?wait=…`) when a push commits.
+/// Wakes the pulls waiting for changes (`GET /v1/changes?wait=…`) when a push of their user's
+/// commits.
 actor ChangeAnnouncer {
-    /// Counts announcements, so that a pull that read nothing before an announcement does not wait.
-    private(set) var generation: UInt64 = 0
+    /// Counts each user's announcements, so that a pull that read nothing before one does not wait.
+    private var generations: [String: UInt64] = [:]
     private enum Slot {
         case waiting(CheckedContinuation<Void, Never>)
         /// Woken before it began to wait.
         case woken
     }
     private var slots: [UUID: Slot] = [:]
+    /// The waiting pulls of each user.
+    private var waiters: [String: Set<UUID>] = [:]
 
-    /// Announces a change to everyone waiting.
-    func announce() {
-        generation &+= 1
-        let woken = slots
-        slots = [:]
-        for case .waiting(let continuation) in woken.values { continuation.resume() }
+    /// The number of a user's announcements so far.
+    func generation(of user: String) -> UInt64 { generations[user] ?? 0 }
+
+    /// Announces a change of a user's rows to that user's waiting pulls.
+    func announce(to user: String) {
+        generations[user, default: 0] &+= 1
+        for id in waiters.removeValue(forKey: user) ?? [] {
+            if case .waiting(let continuation) = slots.removeValue(forKey: id) { continuation.resume() }
+        }
     }
 
     /// Waits until an announcement after `since` (at once if one came already), at most `seconds`,
     /// or until the task is cancelled.
-    nonisolated func wait(seconds: Double, since: UInt64) async {
+    nonisolated func wait(for user: String, seconds: Double, since: UInt64) async {
         let id = UUID()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.enqueue(id, since: since) }
+            group.addTask { await self.enqueue(id, user: user, since: since) }
             group.addTask {
                 try? await Task.sleep(for: .seconds(seconds))
                 await self.wake(id)
@@ -33,14 +39,15 @@ actor ChangeAnnouncer {
             group.cancelAll()
             await self.wake(id)
         }
-        await forget(id)
+        await forget(id, user: user)
     }
 
-    private func enqueue(_ id: UUID, since: UInt64) async {
+    private func enqueue(_ id: UUID, user: String, since: UInt64) async {
         if case .woken = slots[id] { return }
-        guard generation == since else { return }
+        guard generation(of: user) == since else { return }
         await withCheckedContinuation { continuation in
             slots[id] = .waiting(continuation)
+            waiters[user, default: []].insert(id)
         }
     }
 
@@ -51,7 +58,9 @@ actor ChangeAnnouncer {
         slots[id] = .woken
     }
 
-    private func forget(_ id: UUID) {
+    private func forget(_ id: UUID, user: String) {
         slots[id] = nil
+        waiters[user]?.remove(id)
+        if waiters[user]?.isEmpty == true { waiters[user] = nil }
     }
 }
