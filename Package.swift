@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "SyncChecking",
             dependencies: [
-                "OpenSwiftData", "OpenSwiftDataSync", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "OpenSwiftData", "OpenSwiftDataSync", "OpenSwiftDataSyncServer", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tools/SyncChecking",

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OpenSwiftData
 import OpenSwiftDataSync
+import OpenSwiftDataSyncServer
 import PostgresNIO
 
 /// The server's change log of a check run: every pushed value with its clock.
@@ -23,7 +24,7 @@ struct ChangeLog {
     static func read(postgresURL: String, namespace: String) async throws -> ChangeLog {
         var logger = Logger(label: "sync-check")
         logger.logLevel = .critical
-        let client = PostgresClient(configuration: try .check(url: postgresURL), backgroundLogger: logger)
+        let client = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: ChangeLog?.self) { group in
             group.addTask {
                 await client.run()
@@ -127,18 +128,5 @@ struct ChangeLog {
             }
         }
         return problems
-    }
-}
-
-extension PostgresClient.Configuration {
-    /// A configuration from a `postgres://user:password@host:port/database` URL, without TLS.
-    static func check(url text: String) throws -> PostgresClient.Configuration {
-        guard let components = URLComponents(string: text), let host = components.host else {
-            throw SyncError(.unreachable, "\(text) is not a postgres:// URL")
-        }
-        let database = String(components.path.drop(while: { $0 == "/" }))
-        return PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: components.user ?? "postgres", password: components.password,
-            database: database.isEmpty ? nil : database, tls: .disable)
     }
 }

@@ -65,6 +65,7 @@ struct Outbox {
                     order.append(key)
                 }
                 changeCount += 1
+                batch.historyChangeCount += 1
                 switch change.kind {
                 case .insert:
                     rows[key]?.inserted = true
@@ -106,6 +107,8 @@ struct PushBatch {
     /// The clock after the batch's transactions.
     var clock: SyncClock
     var changes: [SyncChange] = []
+    /// The local changes of the history the batch covers, as ``Outbox/pendingChangeCount(after:)`` counts them.
+    var historyChangeCount = 0
     /// Records binding rows new to the server to their identifiers.
     var bindings: [CompanionRecord] = []
 }

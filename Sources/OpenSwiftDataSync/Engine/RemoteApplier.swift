@@ -21,7 +21,7 @@ struct RemoteApplier {
         for row in rows where entities[row.entity] != nil {
             if latest.updateValue(row, forKey: row.id) == nil { order.append(row.id) }
         }
-        var models: [String: (model: any PersistentModel, entity: ReplicatedEntity, isNew: Bool, rowKey: String?)] = [:]
+        var models: [String: AppliedModel] = [:]
         var deletions: [any PersistentModel] = []
         // The store's rows of the pulled identifiers, and their models, in a few reads.
         let locals = try SyncState.rows(of: order, in: store)
@@ -40,13 +40,14 @@ struct RemoteApplier {
             if row.deleted {
                 if let existing { deletions.append(existing) }
             } else if let existing {
-                models[id] = (existing, entities[existing.persistentModelID.entityName] ?? entity, false, rowKey)
+                models[id] = AppliedModel(model: existing, entity: entities[existing.persistentModelID.entityName] ?? entity, isNew: false, rowKey: rowKey)
             } else if local == nil {
-                models[id] = (try context.insertReplicatedModel(of: entity), entity, true, nil)
+                models[id] = AppliedModel(model: try context.insertReplicatedModel(of: entity), entity: entity, isNew: true, rowKey: nil)
             }
         }
         for id in order {
-            guard let row = latest[id], !row.deleted, let (model, entity, isNew, rowKey) = models[id] else { continue }
+            guard let row = latest[id], !row.deleted, let applied = models[id] else { continue }
+            let (model, entity, isNew, rowKey) = (applied.model, applied.entity, applied.isNew, applied.rowKey)
             let kept = rowKey.flatMap { pending.changed[$0] } ?? []
             for index in entity.properties {
                 let name = entity.name(of: index)
@@ -82,7 +83,7 @@ struct RemoteApplier {
     }
 
     /// A pulled value with synchronized identifiers replaced by the store's.
-    private func snapshotValue(_ value: SyncValue, models: [String: (model: any PersistentModel, entity: ReplicatedEntity, isNew: Bool, rowKey: String?)]) throws -> SnapshotValue {
+    private func snapshotValue(_ value: SyncValue, models: [String: AppliedModel]) throws -> SnapshotValue {
         // A model the store does not hold (deleted here, or never received) is no model: the
         // relationship holds nothing, as a delete rule's nullify leaves it.
         func identifier(_ id: String) throws -> PersistentIdentifier? {
@@ -98,4 +99,14 @@ struct RemoteApplier {
         case .references(let ids): return .identifiers(try ids.compactMap(identifier))
         }
     }
+}
+
+/// A model a pull changes: the store's, or one made for a row new to the store.
+private struct AppliedModel {
+    let model: any PersistentModel
+    let entity: ReplicatedEntity
+    /// Whether the model was made for the pull.
+    let isNew: Bool
+    /// The store's row key of an existing model.
+    let rowKey: String?
 }

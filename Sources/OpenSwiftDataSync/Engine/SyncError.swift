@@ -32,5 +32,6 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The kind and the message.
     public var description: String { "SyncError.\(kind.rawValue): \(message)" }
 }

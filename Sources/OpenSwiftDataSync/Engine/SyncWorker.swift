@@ -121,8 +121,8 @@ actor SyncWorker {
             } else {
                 try apply(corrections, state: state, store: store, outbox: outbox)
             }
-            let pending = try storeFailure { try outbox.pendingChangeCount(after: state.pushedThrough) }
-            update { $0.pendingChangeCount = pending }
+            // What the batch covered is no longer pending (the whole count is taken after the pull).
+            update { $0.pendingChangeCount = max(0, $0.pendingChangeCount - batch.historyChangeCount) }
         }
     }
 

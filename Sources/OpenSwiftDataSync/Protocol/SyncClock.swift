@@ -22,6 +22,7 @@ public struct SyncClock: Hashable, Comparable, Sendable, Codable, CustomStringCo
         self.client = client
     }
 
+    /// Whether `lhs` was read before `rhs`: by time, then counter, then client.
     public static func < (lhs: SyncClock, rhs: SyncClock) -> Bool {
         (lhs.time, lhs.counter, lhs.client) < (rhs.time, rhs.counter, rhs.client)
     }
@@ -35,6 +36,7 @@ public struct SyncClock: Hashable, Comparable, Sendable, Codable, CustomStringCo
     /// The reading before any change.
     public static let zero = SyncClock(time: 0, counter: 0, client: "")
 
+    /// The reading as `time.counter@client`.
     public var description: String { "\(time).\(counter)@\(client)" }
 
     private enum CodingKeys: String, CodingKey { case time = "t", counter = "c", client = "n" }

@@ -52,6 +52,7 @@ public final class SyncStatus: Observable, Sendable, CustomStringConvertible {
         return values.load().lastError
     }
 
+    /// The values, in words.
     public var description: String {
         let now = values.load()
         return "SyncStatus(pending: \(now.pendingChangeCount), upToDate: \(now.isUpToDate), lastSync: \(now.lastSyncDate.map { "\($0)" } ?? "never")\(now.lastError.map { ", error: \($0)" } ?? ""))"

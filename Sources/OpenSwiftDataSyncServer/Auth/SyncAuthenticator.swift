@@ -43,5 +43,6 @@ public struct TokenFileAuthenticator: SyncAuthenticator {
         self.users = users
     }
 
+    /// The user the file pairs with the token, if any.
     public func user(forToken token: String) async throws -> String? { users[token] }
 }

@@ -5,7 +5,7 @@ extension PostgresClient.Configuration {
     /// A client configuration from a `postgres://user:password@host:port/database` URL; `sslmode`
     /// `require` (or `verify-full`) asks for TLS, `prefer` uses it when the server offers it, and
     /// `disable` (the default on a loopback host) never does.
-    static func syncServer(url text: String) throws -> PostgresClient.Configuration {
+    package static func syncServer(url text: String) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
               scheme == "postgres" || scheme == "postgresql"
         else {

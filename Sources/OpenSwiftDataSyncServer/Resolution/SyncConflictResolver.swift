@@ -36,11 +36,13 @@ public struct SyncPropertyConflict: Sendable {
     public let property: String
     /// The user whose device pushed.
     public let user: String
-    /// The pushed value and when it was written.
+    /// The pushed value.
     public let incoming: SyncPropertyValue
+    /// When the pushed value was written.
     public let incomingClock: SyncClock
-    /// The stored value and when it was written.
+    /// The stored value.
     public let current: SyncPropertyValue
+    /// When the stored value was written.
     public let currentClock: SyncClock
 }
 
