@@ -70,4 +70,35 @@ import Testing
         let positional = try OSDTool.run("import", target.path, "--from-apple", apple.path, "--from", "somewhere")
         #expect(positional.status != 0, "one source at a time")
     }
+
+    @Test(.enabled(if: fixtures != nil, "the Apple-written fixture stores are not beside this checkout"))
+    func modelsGeneratedFromACoreDataStoreImportItsRows() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }   // the test's scratch folder
+        let apple = folder.appendingPathComponent("CartStorage_v1.sqlite")
+        try FileManager.default.copyItem(at: try #require(Self.fixtures).appendingPathComponent("cartkit-coredata-v1/CartStorage_v1.sqlite"), to: apple)
+        let before = try Data(contentsOf: apple)
+
+        // The classes for the store's own model are the ones compiled into these tests.
+        let generated = try OSDTool.run("generate", "models", "--from-apple", apple.path)
+        #expect(generated.status == 0, "\(generated.error)")
+        try Golden.expect(generated.output, equals: "Generated/CartStorageModels.swift")
+
+        // With them, the store imports whole, with nothing to ignore, and verifies clean.
+        let target = folder.appendingPathComponent("Cart.store")
+        _ = try ModelContainer(for: Schema([CDCart.self, CDCartItem.self, CDCartItemModifier.self]), configurations: [ModelConfiguration(url: target)])
+        let imported = try OSDTool.run("import", "--from-apple", apple.path, "--into", target.path)
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.output.contains("CDCart: 1 rows imported") && imported.output.contains("CDCartItem: 1 rows imported"), "\(imported.output)")
+        #expect(try OSDTool.run("verify", target.path).status == 0)
+        let context = ModelContext(try ModelContainer(for: Schema([CDCart.self, CDCartItem.self, CDCartItemModifier.self]), configurations: [ModelConfiguration(url: target)]))
+        let cart = try #require(try context.fetch(FetchDescriptor<CDCart>()).first)
+        #expect(cart.status == "active" && cart.items.map(\.productId) == ["burger"] && cart.items.first?.cart === cart)
+        #expect(try Data(contentsOf: apple) == before)
+
+        // A file that is not an Apple store is named as such.
+        let notApple = try OSDTool.run("generate", "models", "--from-apple", target.path)
+        #expect(notApple.status != 0 && notApple.error.contains("is not a store Apple's Core Data or SwiftData wrote"), "\(notApple.error)")
+    }
 }

@@ -70,15 +70,23 @@ struct PostgresAppleImportTests {
         #expect(imported.rows == ["CDCart": 1, "CDCartItem": 1, "CDCartItemModifier": 0])
         #expect(imported.identifiers.count == 2)
 
-        let context = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        let reopened = try ModelContainer(for: schema, configurations: [configuration])
+        let context = ModelContext(reopened)
         let cart = try #require(try context.fetch(FetchDescriptor<ServerCart.CDCart>()).first)
         #expect(cart.status == "active" && cart.items.map(\.quantity) == [2])
         #expect(cart.items.first?.unitPriceAmount == 5)
+        // The map from Core Data's URIs is kept in the namespace, read after reopening.
+        let uris = Array(imported.identifiers.keys)
+        let kept = try reopened.persistentIdentifiers(forImportedAppleObjects: uris)
+        #expect(kept == imported.identifiers)
+        #expect(kept.values.contains(cart.persistentModelID))
 
         #expect(try container.importAppleStore(at: URL(fileURLWithPath: fixture)).wasImportedBefore)
         // Through the tools' protocol, as `osd import --from-apple … --into postgres://…` runs it.
         let tooling = try PostgresStoreAccess.openTooling(at: configuration.url.absoluteString, name: configuration.name, access: .writing)
         #expect(try AppleStoreImport.run(appleStoreAt: fixture, into: tooling, ignoring: []) == nil)
         #expect(try context.fetchCount(FetchDescriptor<ServerCart.CDCartItem>()) == 1)
+        // The URI map's table is the store's own: the namespace verifies clean.
+        #expect(try tooling.verificationProblems() == [])
     }
 }

@@ -5,8 +5,13 @@ import OpenSwiftData
 package enum AppleImport {
     /// Imports the Apple store at `appleStore` into the store `store` names; returns the rows
     /// imported per model, or `nil` when that Apple store was imported into it before.
-    package static func run(appleStore: String, storeAt store: String, name: String, ignoring: Set<String>) throws -> [(model: String, rows: Int)]? {
+    /// Transformable attributes named in `archivedAsJSON` (`Model.property`) are read as keyed
+    /// archives and imported as JSON (``AppleValueConversion/keyedArchive``).
+    package static func run(
+        appleStore: String, storeAt store: String, name: String, ignoring: Set<String>, archivedAsJSON: Set<String> = []
+    ) throws -> [(model: String, rows: Int)]? {
         let target = try StoreArgument.open(store, name: name, access: .writing)
-        return try AppleStoreImport.run(appleStoreAt: appleStore, into: target, ignoring: ignoring)?.rows
+        let conversions = Dictionary(uniqueKeysWithValues: archivedAsJSON.map { ($0, AppleValueConversion.keyedArchive) })
+        return try AppleStoreImport.run(appleStoreAt: appleStore, into: target, ignoring: ignoring, conversions: conversions)?.rows
     }
 }

@@ -8,14 +8,24 @@ struct Generate: ParsableCommand {
         subcommands: [Models.self, CoreData.self, Migration.self])
 
     struct Models: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "@Model classes for a schema.")
+        static let configuration = CommandConfiguration(abstract: "@Model classes for a schema, or for the model of a store Apple's Core Data or SwiftData wrote.")
 
-        @Option(help: "The schema.json file.") var schema: String
+        @Option(help: "The schema.json file.") var schema: String?
+        @Option(name: .customLong("from-apple"), help: "A store file Apple's Core Data or SwiftData wrote: classes for the model it caches.") var fromApple: String?
         @Option(help: "The Swift file to write (standard output when omitted).") var out: String?
         @Option(help: "The module to import: OpenSwiftData or SwiftData.") var module = "OpenSwiftData"
 
+        func validate() throws {
+            guard (schema == nil) != (fromApple == nil) else { throw ValidationError("Name what to generate from once: --schema FILE or --from-apple STORE.") }
+        }
+
         func run() throws {
             try reportingFailures {
+                if let fromApple {
+                    try write(try AppleModelsGenerator(appleStoreAt: fromApple, module: module).source(generatedFrom: fileName(fromApple)), to: out)
+                    return
+                }
+                let schema = schema ?? ""
                 let document = try SchemaDocument.load(from: schema)
                 try write(ModelsGenerator(schema: document, module: module).source(generatedFrom: fileName(schema)), to: out)
             }

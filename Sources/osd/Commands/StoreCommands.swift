@@ -88,6 +88,8 @@ struct Import: ParsableCommand {
     @Option(help: "The directory of Model.json files.") var from: String?
     @Option(name: .customLong("from-apple"), help: "A store file Apple's Core Data or SwiftData wrote.") var fromApple: String?
     @Option(help: "With --from-apple: models and Model.property names to leave out, comma-separated.") var ignore: String?
+    @Option(name: .customLong("archived-as-json"), help: "With --from-apple: transformable Model.property names, comma-separated, whose values are keyed archives (NSSecureUnarchiveFromData) to import as the JSON a Codable property of the same shape keeps.")
+    var archivedAsJSON: String?
 
     func validate() throws {
         guard (store == nil) != (into == nil) else { throw ValidationError("Name the store to import into once: STORE or --into.") }
@@ -98,8 +100,12 @@ struct Import: ParsableCommand {
         try reportingFailures {
             let target = into ?? store ?? ""
             if let fromApple {
-                let ignoring = Set((ignore ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-                guard let imported = try AppleImport.run(appleStore: fromApple, storeAt: target, name: name, ignoring: ignoring) else {
+                func names(_ list: String?) -> Set<String> {
+                    Set((list ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+                }
+                guard let imported = try AppleImport.run(
+                    appleStore: fromApple, storeAt: target, name: name, ignoring: names(ignore), archivedAsJSON: names(archivedAsJSON))
+                else {
                     printLine("\(fromApple) was imported into \(target) before: nothing to do")
                     return
                 }

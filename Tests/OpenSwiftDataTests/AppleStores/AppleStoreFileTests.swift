@@ -74,6 +74,20 @@ struct AppleStoreFileTests {
         #expect(try rows(store, "SystemMessage").contains { !$0.links[users].isEmpty })
     }
 
+    @Test func orderedRelationshipsListTheirRowsInTheirOrder() throws {
+        let (store, folder) = try copy("wire-store2-99", "store2-99-0.sqlite")
+        defer { try? FileManager.default.removeItem(at: folder) }   // scratch copy of the test
+        // Conversation 17's ordered participants, as Core Data keeps their places in the join
+        // table (Z_FOK_24LASTSERVERSYNCEDACTIVEPARTICIPANTS: 9 → 2048, 18 → 3072, 3 → 4096), not
+        // by key; and user 3's conversations by theirs (17 → 2048, 19 → 3072, 18 → 4096, 10 → 5120).
+        let participants = try #require(try table(store, "Conversation").links.firstIndex { $0.name == "lastServerSyncedActiveParticipants" })
+        let conversation = try #require(try rows(store, "Conversation").first { $0.id == 17 })
+        #expect(conversation.links[participants] == [9, 18, 3])
+        let conversations = try #require(try table(store, "User").links.firstIndex { $0.name == "lastServerSyncedActiveConversations" })
+        let user = try #require(try rows(store, "User").first { $0.id == 3 })
+        #expect(user.links[conversations] == [17, 19, 18, 10])
+    }
+
     @Test func theToolsNeverWriteAndSayWhatTheyCannotDo() throws {
         let (store, folder) = try copy("cartkit-swiftdata-v1", "CartKitSwiftData_v1.sqlite")
         defer { try? FileManager.default.removeItem(at: folder) }   // scratch copy of the test

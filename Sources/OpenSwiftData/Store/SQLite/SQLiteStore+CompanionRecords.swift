@@ -1,10 +1,5 @@
 /// The SQLite store's ``CompanionRecord``s: the table `osd_companion`, made on the first write.
 extension SQLiteStore: CompanionRecordStore {
-    private static let createTable = """
-        CREATE TABLE IF NOT EXISTS osd_companion (domain TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, \
-        PRIMARY KEY (domain, key)) WITHOUT ROWID
-        """
-
     func companionRecord(domain: String, key: String) throws -> [UInt8]? {
         var found: [UInt8]?
         try forEachCompanion("SELECT key, value FROM osd_companion WHERE domain = ? AND key = ?", [.text(domain), .text(key)]) { _, value in
@@ -43,39 +38,17 @@ extension SQLiteStore: CompanionRecordStore {
 
     /// Writes records inside the caller's transaction.
     func writeCompanionRecords(_ records: [CompanionRecord], on connection: SQLiteConnection) throws {
-        guard !records.isEmpty else { return }
-        try connection.execute(Self.createTable)
-        let upsert = try connection.statement("INSERT OR REPLACE INTO osd_companion (domain, key, value) VALUES (?, ?, ?)")
-        let delete = try connection.statement("DELETE FROM osd_companion WHERE domain = ? AND key = ?")
-        for record in records {
-            if let value = record.value {
-                upsert.reset()
-                try upsert.bind([.text(record.domain), .text(record.key), .blob(value)])
-                try upsert.run()
-            } else {
-                delete.reset()
-                try delete.bind([.text(record.domain), .text(record.key)])
-                try delete.run()
-            }
-        }
+        try connection.writeCompanionRecords(records)
     }
 
     private func forEachCompanion(_ sql: String, _ arguments: [StoredValue], _ body: (String, [UInt8]) throws -> Void) throws {
         try withConnection { connection in
             // The table is made by the first write; until then there is nothing to read.
             if !companionTableExists.load() {
-                let exists = try connection.rows("SELECT count(*) FROM sqlite_master WHERE name = 'osd_companion'")
-                guard case .integer(1) = exists.first?.first else { return }
+                guard try connection.hasCompanionTable() else { return }
                 companionTableExists.store(true)
             }
-            let statement = try connection.statement(sql)
-            defer { statement.reset() }
-            try statement.bind(arguments)
-            while try statement.step() {
-                let key = statement._string(0)
-                let value = statement._withBytes(1) { Array($0) }
-                try body(key, value)
-            }
+            try connection.forEachCompanionRecord(sql, arguments, body)
         }
     }
 }

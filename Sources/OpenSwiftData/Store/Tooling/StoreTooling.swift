@@ -72,6 +72,14 @@ package protocol StoreTooling: AnyObject {
     /// Records a history transaction of inserted rows, so that running apps see them. Call inside
     /// ``transaction(_:)``.
     func recordInsertions(_ keys: [(entity: String, keys: [Int64])], author: String) throws
+
+    // MARK: Companion records
+
+    /// The values of the store's ``CompanionRecord``s of a domain with the given keys, by key (a
+    /// key without a record is absent).
+    func companionRecords(domain: String, keys: [String]) throws -> [String: [UInt8]]
+    /// Writes ``CompanionRecord``s beside the models. Call inside ``transaction(_:)``.
+    func writeCompanionRecords(_ records: [CompanionRecord]) throws
 }
 
 /// How a tool opens a store.

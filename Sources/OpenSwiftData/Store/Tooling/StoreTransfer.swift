@@ -117,7 +117,7 @@ package struct StoreTransfer {
         if wanted == given { return true }
         switch (given, target.storage) {
         case ("Int", .integer), ("Int", .real), ("Double", .real), ("Float", .real), ("String", .text), ("URL", .text),
-             ("Date", .date), ("Decimal", .decimal), ("UUID", .uuid), ("Data", .blob), ("Bool", .integer):
+             ("Date", .date), ("Decimal", .decimal), ("UUID", .uuid), ("Data", .blob), ("Bool", .integer), ("JSON", .json):
             return wanted != "Bool" || given == "Bool"
         default:
             return false
@@ -132,8 +132,12 @@ package struct StoreTransfer {
     }
 
     /// Copies every row of `source` into `target` in one transaction of the target, recording an
-    /// insertion in its history by `author`.
-    package func run(from source: any StoreTooling, into target: any StoreTooling, author: String) throws -> Outcome {
+    /// insertion in its history by `author`; `finish` runs last in that transaction, with each
+    /// row's key in the target by model and key in the source.
+    package func run(
+        from source: any StoreTooling, into target: any StoreTooling, author: String,
+        finish: ([String: [Int64: Int64]]) throws -> Void = { _ in }
+    ) throws -> Outcome {
         var read: [[ModelRow]] = []
         for plan in plans {
             var rows: [ModelRow] = []
@@ -209,6 +213,7 @@ package struct StoreTransfer {
                 }
             }
             try target.recordInsertions(plans.map { plan in (plan.target.entity.name, keys[plan.target.entity.name].map { Array($0.values).sorted() } ?? []) }, author: author)
+            try finish(keys)
             return Outcome(rows: zip(plans, read).map { ($0.target.entity.name, $1.count) }, keys: keys)
         }
     }

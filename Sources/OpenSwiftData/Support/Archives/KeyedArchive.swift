@@ -57,6 +57,15 @@ package struct KeyedArchive {
         return items.compactMap(\.uid)
     }
 
+    /// The arrays and sets an object refers to under any of its keys, as references, in key order.
+    package func referencedArrays(of reference: Int) -> [Int] {
+        guard case .dictionary(let fields)? = object(reference) else { return [] }
+        return fields.sorted { $0.key < $1.key }.compactMap { _, value in
+            guard let target = value.uid, object(target)?["NS.objects"]?.array != nil, object(target)?["NS.keys"] == nil else { return nil }
+            return target
+        }
+    }
+
     /// The entries of an `NSDictionary` object, as references to keys and values.
     package func entries(of reference: Int?) -> [(key: Int, value: Int)] {
         guard let reference, let keys = object(reference)?["NS.keys"]?.array, let values = object(reference)?["NS.objects"]?.array,

@@ -43,7 +43,7 @@ package struct AppleModel: Equatable, Sendable {
             case .binary, .transformable, .objectID: "Data"
             case .uuid: "UUID"
             case .uri: "URL"
-            case .composite: "Data"
+            case .composite: "JSON"
             case .unknown: "Data"
             }
         }
@@ -57,6 +57,16 @@ package struct AppleModel: Equatable, Sendable {
         package var allowsExternalStorage: Bool
         /// The value transformer's name, for a transformable attribute.
         package var transformerName: String?
+        /// The fields of a composite attribute (SwiftData's `Codable` struct), each stored in a
+        /// column of its own; empty for any other attribute.
+        package var elements: [Attribute] = []
+
+        /// The attribute's stored fields with their paths within it: the attribute itself, or a
+        /// composite's fields, nested ones flattened.
+        package var leaves: [(path: [String], attribute: Attribute)] {
+            guard case .composite = type else { return [([], self)] }
+            return elements.flatMap { element in element.leaves.map { ([element.name] + $0.path, $0.attribute) } }
+        }
     }
 
     package struct Relationship: Equatable, Sendable {
@@ -120,6 +130,30 @@ package struct AppleModel: Equatable, Sendable {
         self.entities = entities.sorted { $0.name < $1.name }
     }
 
+    /// An attribute description, with the fields of a composite one (nested at most 8 deep).
+    private static func attribute(_ property: Int, named name: String, of entity: String, in archive: KeyedArchive, depth: Int) throws(Failure) -> Attribute {
+        let code = archive.value("NSAttributeType", of: property)?.integer ?? 0
+        var attribute = Attribute(
+            name: name, type: AttributeType(code: code), isOptional: archive.value("NSIsOptional", of: property)?.bool ?? false,
+            allowsExternalStorage: archive.value("NSAllowsExternalBinaryDataStorage", of: property)?.bool ?? false,
+            transformerName: archive.string("NSValueTransformerName", of: property))
+        guard case .composite = attribute.type else { return attribute }
+        guard depth < 8 else { throw Failure(description: "\(entity).\(name) nests composite attributes more than 8 deep") }
+        // The fields are the attribute descriptions of the array the composite holds, whatever
+        // key the archive files it under.
+        for reference in archive.referencedArrays(of: property) {
+            let fields = archive.elements(of: reference)
+            guard !fields.isEmpty, fields.allSatisfy({ ["NSAttributeDescription", "NSCompositeAttributeDescription"].contains(archive.className(of: $0)) }) else { continue }
+            for field in fields {
+                guard let fieldName = archive.string("NSPropertyName", of: field) else { throw Failure(description: "a field of \(entity).\(name) has no name") }
+                attribute.elements.append(try self.attribute(field, named: fieldName, of: entity, in: archive, depth: depth + 1))
+            }
+            break
+        }
+        guard !attribute.elements.isEmpty else { throw Failure(description: "\(entity).\(name) is a composite attribute without fields") }
+        return attribute
+    }
+
     private static func entity(_ reference: Int, in archive: KeyedArchive) throws(Failure) -> Entity {
         guard let name = archive.string("NSEntityName", of: reference) else { throw Failure(description: "an entity without a name") }
         let superentity = archive.reference("NSSuperentity", of: reference).flatMap { archive.string("NSEntityName", of: $0) }
@@ -132,11 +166,7 @@ package struct AppleModel: Equatable, Sendable {
             let isOptional = archive.value("NSIsOptional", of: property)?.bool ?? false
             switch archive.className(of: property) {
             case "NSAttributeDescription", "NSCompositeAttributeDescription":
-                let code = archive.value("NSAttributeType", of: property)?.integer ?? 0
-                attributes.append(Attribute(
-                    name: propertyName, type: AttributeType(code: code), isOptional: isOptional,
-                    allowsExternalStorage: archive.value("NSAllowsExternalBinaryDataStorage", of: property)?.bool ?? false,
-                    transformerName: archive.string("NSValueTransformerName", of: property)))
+                attributes.append(try attribute(property, named: propertyName, of: name, in: archive, depth: 0))
             case "NSRelationshipDescription":
                 guard let destination = archive.string("_NSDestinationEntityName", of: property)
                     ?? archive.reference("NSDestinationEntity", of: property).flatMap({ archive.string("NSEntityName", of: $0) })

@@ -47,18 +47,22 @@ extension AppleStoreFile: StoreTooling, StoreToolingProvider {
             return index
         }
         let foreignKeys = table.foreignKeys.map { relationship in entity.foreignKeys.first { $0.relationship.name == relationship.name }?.column }
-        let columns = ["Z_PK"] + attributes.map { entity.attributeColumns[$0] } + foreignKeys.map { $0 ?? "NULL" }
+        let attributeColumns = attributes.map { entity.attributeColumns[$0] }
+        let columns = ["Z_PK"] + attributeColumns.joined() + foreignKeys.map { $0 ?? "NULL" }
         var sql = "SELECT \(columns.map { $0 == "NULL" ? $0 : SQL.quote($0) }.joined(separator: ", ")) FROM \(SQL.quote(entity.table)) WHERE Z_ENT = ? ORDER BY Z_PK"
         if limit != nil || offset != nil { sql += " LIMIT \(limit ?? -1) OFFSET \(offset ?? 0)" }
         let links = table.links.map { link in entity.toManyQueries.first { $0.relationship.name == link.name }?.sql }
         for values in try values(sql, [.integer(entity.number)]) {
             guard case .integer(let key) = values[0] else { continue }
             var row = ModelRow(id: key, attributes: [], foreignKeys: [], links: [])
+            var column = 1
             for (position, index) in attributes.enumerated() {
-                row.attributes.append(try decode(values[1 + position], of: entity.attributes[index], in: entity.model.name))
+                let count = attributeColumns[position].count
+                row.attributes.append(try decode(values[column ..< column + count], of: entity.attributes[index], in: entity, key: key))
+                column += count
             }
-            for position in foreignKeys.indices {
-                if case .integer(let target) = values[1 + attributes.count + position] { row.foreignKeys.append(target) } else { row.foreignKeys.append(nil) }
+            for value in values[column...] {
+                if case .integer(let target) = value { row.foreignKeys.append(target) } else { row.foreignKeys.append(nil) }
             }
             if includeLinks {
                 for query in links {
@@ -148,6 +152,12 @@ extension AppleStoreFile: StoreTooling, StoreToolingProvider {
     }
 
     package func recordInsertions(_ keys: [(entity: String, keys: [Int64])], author: String) throws {
+        try transaction {}
+    }
+
+    package func companionRecords(domain: String, keys: [String]) throws -> [String: [UInt8]] { [:] }
+
+    package func writeCompanionRecords(_ records: [CompanionRecord]) throws {
         try transaction {}
     }
 }

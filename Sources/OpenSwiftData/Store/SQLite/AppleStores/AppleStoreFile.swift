@@ -14,6 +14,9 @@ package final class AppleStoreFile {
     package let isMirroredToCloudKit: Bool
     let layout: AppleStoreLayout
     let connection: SQLiteConnection
+    /// The conversions of transformable attributes, by `Entity.property` of the entity that
+    /// declares them.
+    let conversions: [String: AppleValueConversion]
 
     /// The newest `Z_METADATA.Z_VERSION`, and `NSStoreModelVersionHashesVersion`, this reader knows.
     static let newestMetadataVersion: Int64 = 1
@@ -37,7 +40,10 @@ package final class AppleStoreFile {
     ///
     /// - Throws: ``SwiftDataError/storeIsCorrupt`` when its cached model or its tables cannot be
     ///   read; ``SwiftDataError/storeIsNotSQLite`` when it is not an Apple-written store.
-    package init(path: String) throws {
+    ///
+    /// - Parameter conversions: How to read the transformable or binary attributes named by
+    ///   `Entity.property`; an attribute a conversion names is read as the conversion gives it.
+    package init(path: String, conversions: [String: AppleValueConversion] = [:]) throws {
         self.path = path
         do {
             connection = try StoreFileInspection.readOnlyConnection(path: path)
@@ -59,7 +65,9 @@ package final class AppleStoreFile {
                 if case .text(let text) = row[0] { return text }
                 return nil
             }
-            layout = try AppleStoreLayout(model: model, numbers: numbers, columns: tables)
+            var layout = try AppleStoreLayout(model: model, numbers: numbers, columns: tables)
+            self.conversions = try layout.convert(conversions, path: path)
+            self.layout = layout
         } catch let error as AppleModel.Failure {
             throw SwiftDataError(.storeIsCorrupt, reason: "\(path): \(error)")
         } catch let error as SQLiteError {
@@ -122,6 +130,31 @@ package final class AppleStoreFile {
     /// A stored value of an attribute as the Swift value Apple's framework reads: dates as seconds
     /// since 2001, decimals from their number, UUIDs from 16 bytes, and external binary data from
     /// the file beside the store when the column names one.
+    func decode(_ values: ArraySlice<StoredValue>, of attribute: AppleModel.Attribute, in entity: AppleStoreLayout.Entity, key: Int64) throws -> TypedValue {
+        let leaves = attribute.leaves
+        guard case .composite = attribute.type else {
+            guard let value = values.first else { return .null }
+            let decoded = try decode(value, of: attribute, in: entity.model.name)
+            guard let conversion = conversion(of: attribute, in: entity), case .data(let bytes) = decoded else { return decoded }
+            do {
+                return try conversion.convert(bytes)
+            } catch {
+                throw SwiftDataError(.storeIsCorrupt, reason: "\(path): \(entity.model.name).\(attribute.name) of row \(key) cannot be converted: \(error)")
+            }
+        }
+        var fields: [(path: [String], value: TypedValue)] = []
+        for (leaf, value) in zip(leaves, values) {
+            fields.append((leaf.path, try decode(value, of: leaf.attribute, in: "\(entity.model.name).\(attribute.name)")))
+        }
+        return .json(try AppleJSONValue.composite(fields, isOptional: attribute.isOptional).text())
+    }
+
+    /// The conversion of an attribute, named by its entity or an ancestor that declares it.
+    private func conversion(of attribute: AppleModel.Attribute, in entity: AppleStoreLayout.Entity) -> AppleValueConversion? {
+        guard !conversions.isEmpty else { return nil }
+        return entity.lineage.lazy.compactMap { self.conversions["\($0).\(attribute.name)"] }.first
+    }
+
     func decode(_ value: StoredValue, of attribute: AppleModel.Attribute, in entity: String) throws -> TypedValue {
         func corrupt() -> SwiftDataError {
             SwiftDataError(.storeIsCorrupt, reason: "\(path): \(entity).\(attribute.name) holds \(value), which is not a \(attribute.type.swiftType)")

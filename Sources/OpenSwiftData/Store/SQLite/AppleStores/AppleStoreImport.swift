@@ -12,6 +12,10 @@ package enum AppleStoreImport {
     /// The history author of an import of the store with this UUID.
     static func author(storeUUID: String?) -> String { "Apple store import \(storeUUID ?? "")" }
 
+    /// The domain of the companion records that map each imported row's Core Data URI to its
+    /// model and key in the target (`Entity/key`).
+    static let identifierDomain = "apple.uri"
+
     /// What an import brought: the rows per model, and the new identifier of each row by its
     /// Core Data URI (`x-coredata://STORE-UUID/Entity/pKEY`).
     package struct Outcome {
@@ -27,7 +31,9 @@ package enum AppleStoreImport {
     ///   ``SwiftDataError/storeIsCorrupt`` for a store whose model or rows cannot be read;
     ///   ``SwiftDataError/storeIsNotSQLite`` for a file that is not a store Apple's frameworks
     ///   wrote. Nothing is written then.
-    package static func run(appleStoreAt path: String, into target: any StoreTooling, ignoring: Set<String>) throws -> Outcome? {
+    package static func run(
+        appleStoreAt path: String, into target: any StoreTooling, ignoring: Set<String>, conversions: [String: AppleValueConversion] = [:]
+    ) throws -> Outcome? {
         guard FileManager.default.fileExists(atPath: path) else {
             throw SwiftDataError(.storeIsNotSQLite, reason: "There is no store at \(path).")
         }
@@ -52,7 +58,7 @@ package enum AppleStoreImport {
         guard try StoreFileInspection.header(ofFileAt: copy.path) == StoreFileInspection.sqliteHeader else {
             throw SwiftDataError(.storeIsNotSQLite, reason: "\(path) is not an SQLite database, so not a store Apple's Core Data or SwiftData wrote. Nothing was imported.")
         }
-        let source = try AppleStoreFile(path: copy.path)
+        let source = try AppleStoreFile(path: copy.path, conversions: conversions)
         guard !source.isMirroredToCloudKit else {
             throw SwiftDataError(.cloudKitMirroredStore, reason: "\(path) is mirrored to CloudKit by Core Data: the device's rows may not be all of the user's data, and CloudKit's record metadata would be lost. Nothing was imported; let the app finish syncing and export the data, or import a store that is not mirrored.")
         }
@@ -76,16 +82,42 @@ package enum AppleStoreImport {
         } catch {
             throw SwiftDataError(.schemaMismatch, reason: "\(path) does not fit the app's models: \(error). Nothing was imported; leave out what the app no longer has on purpose with `ignoring` (model or Model.property names).")
         }
-        let outcome = try transfer.run(from: source, into: target, author: author)
+        // The map from Core Data's URIs to the new keys is kept beside the rows, in the same
+        // transaction, for an app that stored such URIs.
+        let outcome = try transfer.run(from: source, into: target, author: author) { keys in
+            try target.writeCompanionRecords(keys.flatMap { entity, keys in
+                keys.map { old, new in
+                    CompanionRecord(domain: identifierDomain, key: uri(storeUUID: source.storeUUID, entity: entity, key: old), text: "\(entity)/\(new)")
+                }
+            })
+        }
         let storeIdentifier = try target.inspection().identifier
         var identifiers: [String: PersistentIdentifier] = [:]
         for (entity, keys) in outcome.keys {
             for (old, new) in keys {
-                identifiers["x-coredata://\(source.storeUUID ?? "")/\(entity)/p\(old)"] =
+                identifiers[uri(storeUUID: source.storeUUID, entity: entity, key: old)] =
                     PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entity, key: .permanent(new))
             }
         }
         return Outcome(rows: outcome.rows, identifiers: identifiers)
+    }
+
+    /// The URI Core Data's `objectID.uriRepresentation()` gives a row.
+    static func uri(storeUUID: String?, entity: String, key: Int64) -> String {
+        "x-coredata://\(storeUUID ?? "")/\(entity)/p\(key)"
+    }
+
+    /// The identifiers the rows an import brought have in `store`, by the Core Data URIs given.
+    static func identifiers(of uris: [String], in store: any StoreTooling, storeIdentifier: String) throws -> [String: PersistentIdentifier] {
+        var identifiers: [String: PersistentIdentifier] = [:]
+        for (uri, value) in try store.companionRecords(domain: identifierDomain, keys: uris) {
+            let text = String(decoding: value, as: UTF8.self)
+            guard let slash = text.lastIndex(of: "/"), let key = Int64(text[text.index(after: slash)...]) else {
+                throw SwiftDataError(.storeIsCorrupt, reason: "The record of the imported object \(uri) is damaged (\(text.prefix(80))).")
+            }
+            identifiers[uri] = PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: String(text[..<slash]), key: .permanent(key))
+        }
+        return identifiers
     }
 }
 
@@ -121,7 +153,11 @@ extension ModelContainer {
     ///     beside it, are read too).
     ///   - ignoring: Names of models (`Trip`) and properties (`Trip.notes`) of the Apple store to
     ///     leave out on purpose.
-    /// - Returns: The rows imported per model, and the new identifier of each by its Core Data URI.
+    ///   - conversions: How to convert the values of transformable attributes, by `Model.property`
+    ///     of the Apple store (see ``AppleValueConversion``); others are imported as the bytes
+    ///     Core Data's transformer wrote.
+    /// - Returns: The rows imported per model, and the new identifier of each by its Core Data URI
+    ///   (kept in the store too: ``persistentIdentifiers(forImportedAppleObjects:)``).
     /// - Throws: ``SwiftDataError/schemaMismatch`` naming every model, property and relationship
     ///   of the Apple store that has no home among the container's models;
     ///   ``SwiftDataError/storeIsCorrupt`` or ``SwiftDataError/storeIsNotSQLite`` for a file that
@@ -133,17 +169,50 @@ extension ModelContainer {
     ///   ``SwiftDataError/storeFailure`` for a container of several stores, or of a store kept in
     ///   memory or a custom `DataStore`.
     @discardableResult
-    public func importAppleStore(at url: URL, ignoring: Set<String> = []) throws -> AppleStoreImportResult {
-        guard stores.count == 1, let store = stores[0].store as? any ToolingOpeningStore else {
-            throw SwiftDataError(.storeFailure, reason: "Importing an Apple store needs a container of one SQLite or PostgreSQL store.")
-        }
-        let target = try store.openTooling()
-        guard let outcome = try AppleStoreImport.run(appleStoreAt: url.path, into: target, ignoring: ignoring) else {
+    public func importAppleStore(
+        at url: URL, ignoring: Set<String> = [], converting conversions: [String: AppleValueConversion] = [:]
+    ) throws -> AppleStoreImportResult {
+        let target = try appleImportTarget().openTooling()
+        guard let outcome = try AppleStoreImport.run(appleStoreAt: url.path, into: target, ignoring: ignoring, conversions: conversions) else {
             return AppleStoreImportResult(rows: [:], identifiers: [:], wasImportedBefore: true)
         }
         return AppleStoreImportResult(
             rows: Dictionary(outcome.rows.map { ($0.model, $0.rows) }, uniquingKeysWith: +),
             identifiers: Dictionary(outcome.identifiers.compactMap { uri, identifier in URL(string: uri).map { ($0, identifier) } }, uniquingKeysWith: { first, _ in first }),
             wasImportedBefore: false)
+    }
+
+    /// The identifiers that models brought by ``importAppleStore(at:ignoring:converting:)`` have
+    /// in this container's store, by the URIs Core Data gave them (`x-coredata://STORE-UUID/Entity/pKEY`,
+    /// as `objectID.uriRepresentation()` printed them): for an app that kept such URIs in its own
+    /// data, user defaults or notifications. (An OpenSwiftData addition.)
+    ///
+    /// The map is kept in the store, written in the import's transaction, so it can be read at
+    /// any later launch. A URI that no import brought is absent from the result.
+    ///
+    /// ```swift
+    /// let saved = URL(string: UserDefaults.standard.string(forKey: "lastTrip")!)!
+    /// if let id = try container.persistentIdentifiers(forImportedAppleObjects: [saved])[saved] {
+    ///     let trip = context.model(for: id) as? Trip
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``SwiftDataError/storeFailure`` for a container of several stores, or of a store
+    ///   kept in memory or a custom `DataStore`; an error of the store when it cannot be read.
+    public func persistentIdentifiers(forImportedAppleObjects uris: [URL]) throws -> [URL: PersistentIdentifier] {
+        let store = try appleImportTarget()
+        let found = try AppleStoreImport.identifiers(of: uris.map(\.absoluteString), in: try store.openTooling(), storeIdentifier: store.identifier)
+        var identifiers: [URL: PersistentIdentifier] = [:]
+        for uri in uris { identifiers[uri] = found[uri.absoluteString] }
+        return identifiers
+    }
+
+    /// The store an Apple store is imported into: the container's only one, when it can be opened
+    /// as the tools open it.
+    private func appleImportTarget() throws -> any ToolingOpeningStore {
+        guard stores.count == 1, let store = stores[0].store as? any ToolingOpeningStore else {
+            throw SwiftDataError(.storeFailure, reason: "Importing an Apple store needs a container of one SQLite or PostgreSQL store.")
+        }
+        return store
     }
 }

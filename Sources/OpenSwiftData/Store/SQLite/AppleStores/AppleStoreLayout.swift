@@ -13,9 +13,12 @@ struct AppleStoreLayout {
         /// Its relationships, inherited ones first.
         var relationships: [AppleModel.Relationship]
         var number: Int64
+        /// The entity's name and its ancestors', itself first.
+        var lineage: [String]
         var table: String
-        /// The column of each attribute, in ``attributes`` order.
-        var attributeColumns: [String]
+        /// The columns of each attribute, in ``attributes`` order: one, or a composite
+        /// attribute's, one per field in ``AppleModel/Attribute/leaves`` order.
+        var attributeColumns: [[String]]
         /// The to-one relationships and the columns of their targets' keys.
         var foreignKeys: [(relationship: AppleModel.Relationship, column: String)]
         /// The to-many relationships whose pairs this side lists, and how to read them: the SQL
@@ -26,8 +29,8 @@ struct AppleStoreLayout {
     var entities: [String: Entity]
     /// The schema as OpenSwiftData's tools read it.
     var schema: StoredSchema
-    /// The attributes this reader leaves out, each with why (`Entity.property`, reason): composite
-    /// attributes, and any whose column it cannot find. Reading the rest is still exact; `verify`
+    /// The attributes this reader leaves out, each with why (`Entity.property`, reason): any
+    /// whose column (or a composite's field's column) it cannot find. Reading the rest is still exact; `verify`
     /// reports these, and an import refuses to run unless they are ignored on purpose.
     var unreadable: [(property: String, reason: String)] = []
 
@@ -66,20 +69,20 @@ struct AppleStoreLayout {
                 return found
             }
             var attributes: [AppleModel.Attribute] = []
-            var attributeColumns: [String] = []
+            var attributeColumns: [[String]] = []
             for attribute in declared {
                 let property = "\(entity.name).\(attribute.name)"
-                if case .composite = attribute.type {
-                    // SwiftData keeps a Codable struct's fields in columns of their own; not read yet.
-                    unreadable.append((property, "a composite attribute (a Codable value stored in columns of its fields), which this version does not read"))
-                    continue
-                }
-                guard let found = column(attribute.name) else {
-                    unreadable.append((property, "no column of \(table) holds it"))
+                // A composite (SwiftData's Codable struct) keeps each field in a column named
+                // after the field.
+                let leaves = attribute.leaves
+                let found = leaves.map { column($0.attribute.name) }
+                guard found.allSatisfy({ $0 != nil }) else {
+                    let missing = zip(leaves, found).filter { $1 == nil }.map { $0.0.path.joined(separator: ".") }
+                    unreadable.append((property, "no column of \(table) holds " + (attribute.elements.isEmpty ? "it" : "its \(missing.joined(separator: ", "))")))
                     continue
                 }
                 attributes.append(attribute)
-                attributeColumns.append(found)
+                attributeColumns.append(found.compactMap { $0 })
             }
             var foreignKeys: [(AppleModel.Relationship, String)] = []
             var toMany: [(AppleModel.Relationship, String)] = []
@@ -99,8 +102,10 @@ struct AppleStoreLayout {
                     ?? relationship.inverse.flatMap { name in lineage(destination).flatMap(\.relationships).first { $0.name == name } }
                 if let inverse, !inverse.isToMany {
                     // The inverse's column in the destination's table holds this row's key.
+                    // An ordered relationship keeps each row's place in `Z_FOK_` and the column's name.
                     let inverseColumn = "Z" + inverse.name.uppercased()
-                    toMany.append((relationship, "SELECT Z_PK FROM \(quote(destinationTable)) WHERE \(quote(inverseColumn)) = ? AND Z_ENT IN \(Self.numbers(of: destination, in: model, numbers: numbers)) ORDER BY Z_PK"))
+                    let order = Self.orderColumn(of: inverseColumn, among: columns[destinationTable] ?? [], isOrdered: relationship.isOrdered)
+                    toMany.append((relationship, "SELECT Z_PK FROM \(quote(destinationTable)) WHERE \(quote(inverseColumn)) = ? AND Z_ENT IN \(Self.numbers(of: destination, in: model, numbers: numbers)) ORDER BY \(order.map { quote($0) + ", " } ?? "")Z_PK"))
                 } else if let inverse {
                     // Many-to-many: a join table named after one side, with a column per side.
                     let candidates = ["Z_\(number)\(relationship.name.uppercased())", "Z_\(destinationNumber)\(inverse.name.uppercased())"]
@@ -115,7 +120,8 @@ struct AppleStoreLayout {
                     }
                     let own = joinColumn(number, inverse.name), other = joinColumn(destinationNumber, relationship.name)
                     guard let own, let other, own != other else { throw AppleModel.Failure(description: "\(join) lacks the columns of \(entity.name).\(relationship.name)") }
-                    toMany.append((relationship, "SELECT \(quote(other)) FROM \(quote(join)) WHERE \(quote(own)) = ? ORDER BY \(quote(other))"))
+                    let order = Self.orderColumn(of: other, among: joinColumns, isOrdered: relationship.isOrdered)
+                    toMany.append((relationship, "SELECT \(quote(other)) FROM \(quote(join)) WHERE \(quote(own)) = ? ORDER BY \(order.map { quote($0) + ", " } ?? "")\(quote(other))"))
                 } else {
                     // No inverse: a hidden column in the destination's table holds this row's key.
                     let hidden = "Z\(number)\(relationship.name.uppercased())"
@@ -126,12 +132,50 @@ struct AppleStoreLayout {
                 }
             }
             entities[entity.name] = Entity(
-                model: entity, attributes: attributes, relationships: relationships, number: number, table: table,
+                model: entity, attributes: attributes, relationships: relationships, number: number,
+                lineage: chain.reversed().map(\.name), table: table,
                 attributeColumns: attributeColumns, foreignKeys: foreignKeys, toManyQueries: toMany)
         }
         self.entities = entities
         self.unreadable = unreadable.sorted { $0.property < $1.property }
         schema = Self.storedSchema(model, entities: entities)
+    }
+
+    /// The column that keeps the places of an ordered relationship's rows in their lists: `Z_FOK_`
+    /// and the name of `column` without its `Z` or `Z_`, when the table has it. `column` is the
+    /// inverse's column in the destination's table (`ZMESSAGE` → `Z_FOK_MESSAGE`), or the join
+    /// table's column of the listed rows (`Z_24USERS` → `Z_FOK_24USERS`).
+    private static func orderColumn(of column: String, among columns: [String], isOrdered: Bool) -> String? {
+        guard isOrdered else { return nil }
+        let name = "Z_FOK_" + (column.hasPrefix("Z_") ? column.dropFirst(2) : column.dropFirst())
+        return columns.contains(name) ? name : nil
+    }
+
+    /// Checks that each conversion names a transformable or binary attribute (`Entity.property`,
+    /// the entity declaring it or one inheriting it), and records the storage its values take in
+    /// ``schema``; returns the conversions by every entity that has the attribute.
+    mutating func convert(_ conversions: [String: AppleValueConversion], path: String) throws -> [String: AppleValueConversion] {
+        var byProperty: [String: AppleValueConversion] = [:]
+        for (property, conversion) in conversions.sorted(by: { $0.key < $1.key }) {
+            let parts = property.split(separator: ".", maxSplits: 1).map(String.init)
+            let holders = entities.values.filter { parts.count == 2 && $0.lineage.contains(parts[0]) }
+            guard let attribute = holders.lazy.compactMap({ $0.attributes.first { $0.name == parts[1] } }).first else {
+                throw SwiftDataError(.schemaMismatch, reason: "\(path): a conversion names \(property), which is no attribute of the store's models (name it Entity.property).")
+            }
+            switch attribute.type {
+            case .transformable, .binary, .unknown: break
+            default:
+                throw SwiftDataError(.schemaMismatch, reason: "\(path): a conversion names \(property), a \(attribute.type.swiftType) attribute; only transformable and binary attributes are converted.")
+            }
+            byProperty[property] = conversion
+            for holder in holders {
+                guard let position = schema.entities.firstIndex(where: { $0.name == holder.model.name }),
+                      let index = schema.entities[position].attributes.firstIndex(where: { $0.name == parts[1] }) else { continue }
+                schema.entities[position].attributes[index].storage = conversion.storage
+                schema.entities[position].attributes[index].type = (conversion.storage == .json ? "JSON" : "Data") + (attribute.isOptional ? "?" : "")
+            }
+        }
+        return byProperty
     }
 
     /// The entity numbers of an entity and its sub-entities, as an SQL list.
@@ -200,7 +244,8 @@ extension AppleModel.AttributeType {
         case .date: .date
         case .uuid: .uuid
         case .decimal: .decimal
-        case .binary, .transformable, .objectID, .composite, .unknown: .blob
+        case .composite: .json
+        case .binary, .transformable, .objectID, .unknown: .blob
         }
     }
 }

@@ -140,4 +140,12 @@ extension StoreFile: StoreTooling, StoreToolingProvider {
         let sql = "INSERT OR IGNORE INTO \(Self.quote(link.table)) (owner, target) VALUES (?, ?)"
         for pair in pairs { try run(sql, [.integer(pair.owner), .integer(pair.target)]) }
     }
+
+    package func companionRecords(domain: String, keys: [String]) throws -> [String: [UInt8]] {
+        try translatingErrors { try connection.companionRecords(domain: domain, keys: keys) }
+    }
+
+    package func writeCompanionRecords(_ records: [CompanionRecord]) throws {
+        try translatingErrors { try connection.writeCompanionRecords(records) }
+    }
 }
