@@ -85,8 +85,13 @@ import Testing
         #expect(generated.status == 0, "\(generated.error)")
         try Golden.expect(generated.output, equals: "Generated/CartStorageModels.swift")
 
-        // With them, the store imports whole, with nothing to ignore, and verifies clean.
+        // A store is made by the app's models: importing into none says how to make one.
         let target = folder.appendingPathComponent("Cart.store")
+        let noStore = try OSDTool.run("import", "--from-apple", apple.path, "--into", target.path)
+        #expect(noStore.status != 0 && noStore.error.contains("osd generate models --from-apple"), "\(noStore.error)")
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+
+        // With them, the store imports whole, with nothing to ignore, and verifies clean.
         _ = try ModelContainer(for: Schema([CDCart.self, CDCartItem.self, CDCartItemModifier.self]), configurations: [ModelConfiguration(url: target)])
         let imported = try OSDTool.run("import", "--from-apple", apple.path, "--into", target.path)
         #expect(imported.status == 0, "\(imported.error)")
