@@ -51,5 +51,28 @@ final class Tag {
     }
 }
 
+/// A model with a subclass, bytes kept beside the store, and a to-one relationship without an
+/// inverse.
+@Model
+class Vehicle {
+    var plate: String
+    @Attribute(.externalStorage) var manual: Data?
+    var trip: Trip?
+
+    init(plate: String) {
+        self.plate = plate
+    }
+}
+
+@Model
+final class Bus: Vehicle {
+    var seats: Int = 0
+
+    init(plate: String, seats: Int) {
+        self.seats = seats
+        super.init(plate: plate)
+    }
+}
+
 /// The models every sync test uses.
-let syncModels: [any PersistentModel.Type] = [Trip.self, Stop.self, Tag.self]
+let syncModels: [any PersistentModel.Type] = [Trip.self, Stop.self, Tag.self, Vehicle.self, Bus.self]
