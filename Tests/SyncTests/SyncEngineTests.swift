@@ -73,13 +73,7 @@ struct SyncEngineTests {
     @Test func theLaterEditOfOnePropertyWinsWhicheverSyncsFirst() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }
-        let a = try SyncDevice(server: server)
-        let b = try SyncDevice(server: server)
-        let context = a.context()
-        context.insert(Trip(code: "T1", name: "Lisbon"))
-        try context.save()
-        try await a.engine.sync()
-        try await b.engine.sync()
+        let (a, b) = try await SyncDevice.pairHoldingATrip(on: server)
 
         let contextA = a.context()
         try #require(try a.trip("T1", in: contextA)).name = "Earlier"
@@ -302,13 +296,8 @@ struct SyncApplyPathTests {
     @Test func pulledChangesReachOpenContextsObserversAndHistoryWithoutEcho() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }
-        let a = try SyncDevice(server: server)
-        let b = try SyncDevice(server: server)
+        let (a, b) = try await SyncDevice.pairHoldingATrip(on: server)
         let contextA = a.context()
-        contextA.insert(Trip(code: "T1", name: "Lisbon"))
-        try contextA.save()
-        try await a.engine.sync()
-        try await b.engine.sync()
 
         let open = b.context()
         let held = try #require(try b.trip("T1", in: open))
