@@ -9,14 +9,10 @@ extension SQLiteStore: CompanionRecordStore {
     }
 
     func companionRecords(domain: String, keys: [String]) throws -> [String: [UInt8]] {
-        var found: [String: [UInt8]] = [:]
-        found.reserveCapacity(keys.count)
-        for key in keys {
-            try forEachCompanion("SELECT key, value FROM osd_companion WHERE domain = ? AND key = ?", [.text(domain), .text(key)]) { key, value in
-                found[key] = value
-            }
+        try withConnection { connection in
+            guard try hasCompanionTable(connection) else { return [:] }
+            return try connection.companionRecords(domain: domain, keys: keys)
         }
-        return found
     }
 
     func forEachCompanionRecord(domain: String, keyPrefix: String, _ body: (String, [UInt8]) throws -> Void) throws {
@@ -43,12 +39,17 @@ extension SQLiteStore: CompanionRecordStore {
 
     private func forEachCompanion(_ sql: String, _ arguments: [StoredValue], _ body: (String, [UInt8]) throws -> Void) throws {
         try withConnection { connection in
-            // The table is made by the first write; until then there is nothing to read.
-            if !companionTableExists.load() {
-                guard try connection.hasCompanionTable() else { return }
-                companionTableExists.store(true)
-            }
+            guard try hasCompanionTable(connection) else { return }
             try connection.forEachCompanionRecord(sql, arguments, body)
         }
+    }
+
+    /// Whether the table exists: it is made by the first write, and until then there is nothing
+    /// to read. Once seen, it is not looked up again.
+    private func hasCompanionTable(_ connection: SQLiteConnection) throws -> Bool {
+        if companionTableExists.load() { return true }
+        guard try connection.hasCompanionTable() else { return false }
+        companionTableExists.store(true)
+        return true
     }
 }

@@ -37,6 +37,9 @@ indirect enum AppleJSONValue: Codable, Equatable {
     }
 
     /// Reads JSON as it is (numbers as integers when they are whole and fit, else doubles).
+    ///
+    /// A decoder cannot say which kind of value comes next, so each kind is tried in turn; a value
+    /// of none of them throws from the last try (an object), so no error is lost.
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -168,9 +171,8 @@ extension AppleJSONValue {
         case "NSData", "NSMutableData":
             if case .data(let bytes)? = archive.value("NS.data", of: reference) { return .data(Data(bytes)) }
         case "NSUUID":
-            guard case .data(let bytes)? = archive.value("NS.uuidbytes", of: reference), bytes.count == 16 else { break }
-            return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+            guard case .data(let bytes)? = archive.value("NS.uuidbytes", of: reference), let uuid = UUID(sixteenBytes: bytes) else { break }
+            return .uuid(uuid)
         case "NSURL":
             guard let relative = archive.string("NS.relative", of: reference) else { break }
             let base = archive.reference("NS.base", of: reference).flatMap { archive.object($0) == nil ? nil : $0 }

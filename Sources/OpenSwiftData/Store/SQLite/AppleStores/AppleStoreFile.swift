@@ -175,9 +175,9 @@ package final class AppleStoreFile {
             guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw corrupt() }
             return .decimal(decimal)
         case (.string, .text(let text)), (.uri, .text(let text)): return .string(text)
-        case (.uuid, .blob(let bytes)) where bytes.count == 16:
-            return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+        case (.uuid, .blob(let bytes)):
+            guard let uuid = UUID(sixteenBytes: bytes) else { throw corrupt() }
+            return .uuid(uuid)
         case (.binary, .blob(let bytes)) where attribute.allowsExternalStorage: return .data(try externalData(bytes, of: attribute, in: entity))
         case (.binary, .blob(let bytes)), (.transformable, .blob(let bytes)), (.composite, .blob(let bytes)), (.objectID, .blob(let bytes)),
              (.unknown, .blob(let bytes)):

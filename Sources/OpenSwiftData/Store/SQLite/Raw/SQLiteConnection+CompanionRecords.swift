@@ -44,10 +44,10 @@ extension SQLiteConnection {
         }
     }
 
-    /// The values of the records of a domain with the given keys, by key.
+    /// The values of the records of a domain with the given keys, by key. The caller checks that
+    /// the table exists.
     func companionRecords(domain: String, keys: [String]) throws -> [String: [UInt8]] {
         var found: [String: [UInt8]] = [:]
-        guard !keys.isEmpty, try hasCompanionTable() else { return found }
         found.reserveCapacity(keys.count)
         for key in keys {
             try forEachCompanionRecord("SELECT key, value FROM osd_companion WHERE domain = ? AND key = ?", [.text(domain), .text(key)]) { key, value in

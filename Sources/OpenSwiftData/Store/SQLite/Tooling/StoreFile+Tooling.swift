@@ -142,7 +142,10 @@ extension StoreFile: StoreTooling, StoreToolingProvider {
     }
 
     package func companionRecords(domain: String, keys: [String]) throws -> [String: [UInt8]] {
-        try translatingErrors { try connection.companionRecords(domain: domain, keys: keys) }
+        try translatingErrors {
+            guard !keys.isEmpty, try connection.hasCompanionTable() else { return [:] }
+            return try connection.companionRecords(domain: domain, keys: keys)
+        }
     }
 
     package func writeCompanionRecords(_ records: [CompanionRecord]) throws {

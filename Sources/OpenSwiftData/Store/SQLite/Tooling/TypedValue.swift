@@ -52,9 +52,7 @@ extension StoredSchema.Attribute {
         case (.text, .text(let text)): return .string(text)
         case (.blob, .blob(let bytes)): return .data(bytes)
         case (.uuid, .blob(let bytes)):
-            guard bytes.count == 16 else { return nil }
-            return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+            return UUID(sixteenBytes: bytes).map { .uuid($0) }
         case (.decimal, .blob(let bytes)):
             return bytes.withUnsafeBytes { OrderedDecimalCoding.decode($0) }.map { .decimal($0) }
         case (.json, .text(let text)): return .json(text)
@@ -104,5 +102,14 @@ extension TypedValue {
         case .identifier, .identifiers: return nil
         }
         self = attribute.flatMap { $0.decode(stored) } ?? own
+    }
+}
+
+extension UUID {
+    /// The UUID whose 16 bytes, in order, `bytes` holds; `nil` when it holds another number.
+    init?(sixteenBytes bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        self.init(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                         bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 }
