@@ -37,6 +37,39 @@ struct PostgresTransferTests {
         }
     }
 
+    @Test("an Apple-written store imports into a namespace not there yet as into a new store file; a failed one leaves none",
+          .enabled(if: AppleStoreTests.fixtures != nil, "the Apple-written fixture stores are not beside this checkout"))
+    func appleStoreIntoANewNamespace() throws {
+        let directory = try TemporaryDirectory()
+        let fixtures = try #require(AppleStoreTests.fixtures)
+        for (folder, file, models) in [
+            ("wire-store2-99", "store2-99-0.sqlite", ["ClientMessage", "Conversation", "User", "UserClient", "Connection"]),
+            ("cartkit-coredata-v1", "CartStorage_v1.sqlite", ["CDCart", "CDCartItem"]),
+        ] {
+            let apple = directory.path(file)
+            try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("\(folder)/\(file)").path, toPath: apple)
+            let name = freshName()
+            let imported = try OSDTool.run("import", "--from-apple", apple, "--into", url, "--name", name)
+            #expect(imported.status == 0, "\(imported.error)")
+            let intoFile = try OSDTool.run("import", "--from-apple", apple, "--into", directory.path(file + ".store"))
+            #expect(intoFile.status == 0 && imported.output == intoFile.output, "\(intoFile.error)")
+            #expect(try OSDTool.run("verify", url, "--name", name).status == 0)
+            #expect(try OSDTool.run("export", url, "--name", name, "--out", directory.path(file + "-server")).status == 0)
+            #expect(try OSDTool.run("export", directory.path(file + ".store"), "--out", directory.path(file + "-file")).status == 0)
+            expectSameFiles(directory.path(file + "-server"), directory.path(file + "-file"), models: models)
+            let again = try OSDTool.run("import", "--from-apple", apple, "--into", url, "--name", name)
+            #expect(again.status == 0 && again.output.contains("before: nothing to do"), "\(again.output)")
+        }
+
+        // Values that are not the keyed archives the import is told they are: nothing is kept,
+        // not even the namespace made for them.
+        let name = freshName()
+        let failed = try OSDTool.run(
+            "import", "--from-apple", directory.path("CartStorage_v1.sqlite"), "--into", url, "--name", name, "--archived-as-json", "CDCart.metadataJSON")
+        #expect(failed.status != 0 && failed.error.contains("metadataJSON"), "\(failed.error)")
+        #expect(try PostgresStoreAccess.isVacant(url, name: name))
+    }
+
     @Test("a store file moves to PostgreSQL and back with the same rows, keys and relationships")
     func fileToServerAndBack() throws {
         let directory = try TemporaryDirectory()

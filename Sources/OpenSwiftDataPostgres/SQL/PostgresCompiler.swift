@@ -214,7 +214,7 @@ struct PostgresCompiler {
     }
 
     /// The expression as a value, a text attribute as its NFC form, which is NULL when the
-    /// attribute is: the form indexes hold it in (``PostgresTable/declaredIndexes``), so that a
+    /// attribute is: the form indexes hold it in (``PostgresTableDDL/declaredIndexes``), so that a
     /// test for NULL can use them.
     private mutating func indexedValue(_ expression: QueryExpression) throws -> String {
         if case .attribute(let index) = expression, let table, index < table.entity.fields.count, table.entity.fields[index].storage == .text {

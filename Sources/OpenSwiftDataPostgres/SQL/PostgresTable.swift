@@ -33,6 +33,8 @@ final class PostgresTable: Sendable {
     /// The link tables this entity owns, qualified and quoted.
     let ownedLinkTables: [String]
     let namespace: String
+    /// The statements that create the table, its indexes and the link tables it owns.
+    let ddl: PostgresTableDDL
 
     /// `INSERT` of one row, its key first, each parameter cast to its column's type: prepared
     /// once per connection (``PostgresStatement/prepared(_:_:)``).
@@ -47,7 +49,9 @@ final class PostgresTable: Sendable {
         self.shape = shape
         let table = "\(namespace).\(PostgresSQL.quote(entity.name))"
         self.table = table
-        self.keySequence = "\(namespace).\(PostgresSQL.quote("osd_keys_\(entity.root.name)"))"
+        let ddl = PostgresTableDDL(TableDefinition(entity), namespace: namespace)
+        self.ddl = ddl
+        self.keySequence = ddl.keySequence
         let columns = entity.fields.map { $0.hasColumn ? PostgresSQL.quote($0.name) : nil }
         self.columns = columns
         let stored = shape.storedProperties
@@ -67,8 +71,8 @@ final class PostgresTable: Sendable {
         let constraints = entity.uniquenessConstraints.map { $0.compactMap { indexByName[$0] } }.filter { !$0.isEmpty }
         self.uniqueKeyAttributes = constraints.flatMap { $0 }
         var number = 0
-        // Text by its NFC form, as the unique index holds it (``declaredIndexes``).
-        // A NaN matches no row, as the unique index leaves NaN rows out (``uniqueIndexCondition``).
+        // Text by its NFC form, as the unique index holds it (``PostgresTableDDL/declaredIndexes``).
+        // A NaN matches no row, as the unique index leaves NaN rows out (``PostgresTableDDL/uniqueIndexCondition(_:)``).
         let terms = constraints.map { constraint -> String in
             var matches: [String] = constraint.map { property in
                 number += 1
@@ -77,7 +81,9 @@ final class PostgresTable: Sendable {
                     ? "\(PostgresSQL.swiftText(column)) = \(PostgresSQL.swiftText("$\(number)"))"
                     : "\(column) = $\(number)"
             }
-            if let condition = Self.uniqueIndexCondition(constraint.map { entity.fields[$0] }) { matches.append(condition) }
+            if let condition = PostgresTableDDL.uniqueIndexCondition(constraint.map { (entity.fields[$0].name, entity.fields[$0].storage) }) {
+                matches.append(condition)
+            }
             return "(" + matches.joined(separator: " AND ") + ")"
         }
         self.upsertLookupSQL = terms.isEmpty ? nil
@@ -130,97 +136,5 @@ final class PostgresTable: Sendable {
     func selectPrefix(attributes: [Int]) -> String {
         let selected = ["t0.\(PostgresSQL.primaryKey)"] + attributes.map { columns[$0].map { "t0.\($0)" } ?? "NULL" }
         return "SELECT \(selected.joined(separator: ", ")) FROM \(table) AS t0"
-    }
-
-    /// The statements that create the table, its indexes and the link tables it owns (the key
-    /// sequence is created once per hierarchy, by the store).
-    var createStatements: [String] {
-        var definitions = ["\(PostgresSQL.primaryKey) BIGINT PRIMARY KEY DEFAULT nextval('\(keySequence.replacingOccurrences(of: "'", with: "''"))')"]
-        for index in shape.storedProperties {
-            let field = entity.fields[index]
-            guard let storage = field.storage else { continue }
-            definitions.append("\(columns[index]!) \(PostgresSQL.columnType(storage))\(field.isOptional ? "" : " NOT NULL")")
-        }
-        return ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"] + indexStatements + ownedLinks.flatMap(linkTableStatements)
-    }
-
-    /// One of the entity's `#Unique` or `#Index` indexes.
-    struct DeclaredIndex {
-        /// The index's name as PostgreSQL lists it (`pg_indexes.indexname`).
-        let rawName: String
-        /// The index's name, quoted.
-        let name: String
-        let isUnique: Bool
-        /// Whether it covers a text attribute.
-        let coversText: Bool
-        /// Whether it covers a floating-point attribute.
-        let coversFloatingPoint: Bool
-        /// The statement that creates it.
-        let createStatement: String
-    }
-
-    /// The entity's unique indexes (`#Unique`, `.unique`) and regular ones (`#Index`), in that
-    /// order. Text attributes are indexed by their NFC form, as queries compare them
-    /// (``PostgresSQL/swiftText(_:)``): unique text is unique as Swift's `==` tells strings apart,
-    /// and comparisons and sorts of text can use the index.
-    var declaredIndexes: [DeclaredIndex] {
-        let storage = Dictionary(entity.fields.map { ($0.name, $0.storage) }, uniquingKeysWith: { first, _ in first })
-        func declared(_ names: [String], name: String, isUnique: Bool) -> DeclaredIndex {
-            let coversText = names.contains { storage[$0] == .text }
-            // Text as the queries write it, so that the planner matches the index to them.
-            let expressions = names.map { storage[$0] == .text ? "(\(PostgresSQL.swiftText(PostgresSQL.quote($0))))" : PostgresSQL.quote($0) }
-            let rawName = Self.indexName(name)
-            let quoted = PostgresSQL.quote(rawName)
-            let fields = names.compactMap { name in entity.fields.first { $0.name == name } }
-            let condition = isUnique ? Self.uniqueIndexCondition(fields).map { " WHERE \($0)" } ?? "" : ""
-            return DeclaredIndex(
-                rawName: rawName, name: quoted, isUnique: isUnique, coversText: coversText,
-                coversFloatingPoint: fields.contains { $0.storage == .real },
-                createStatement: "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(quoted) ON \(table) (\(expressions.joined(separator: ", ")))\(condition)")
-        }
-        return entity.uniquenessConstraints.enumerated().map { declared($1, name: "osd_unique_\(entity.name)_\($0)", isUnique: true) }
-            + entity.indices.enumerated().map { declared($1, name: "osd_index_\(entity.name)_\($0)", isUnique: false) }
-    }
-
-    /// The rows a unique index holds, when not all: those without a NaN in a floating-point
-    /// attribute of the constraint. NaN equals nothing in Swift, not even itself (PostgreSQL calls
-    /// two NaNs equal), so a model with one never matches another, as a `nil` does not.
-    static func uniqueIndexCondition(_ fields: [Schema.Entity.Field]) -> String? {
-        let terms = fields.filter { $0.storage == .real }.map { "\(PostgresSQL.quote($0.name)) <> 'NaN'::float8" }
-        return terms.isEmpty ? nil : terms.joined(separator: " AND ")
-    }
-
-    /// The statements that create the entity's unique and regular indexes, and one index per
-    /// foreign key (deletes and to-many loads look rows up by it).
-    var indexStatements: [String] {
-        var statements = declaredIndexes.map(\.createStatement)
-        let prefix = entity.name
-        for (property, link) in entity.links.sorted(by: { $0.key < $1.key }) where link.storage == .foreignKey {
-            statements.append("CREATE INDEX IF NOT EXISTS \(PostgresSQL.quote(Self.indexName("osd_fk_\(prefix)_\(link.name)"))) ON \(table) (\(columns[property]!))")
-        }
-        return statements
-    }
-
-    /// The statements that create one link table: (owner, target) pairs, indexed both ways.
-    func linkTableStatements(_ name: LinkName) -> [String] {
-        let link = linkTable(name)
-        return [
-            "CREATE TABLE \(link) (owner BIGINT NOT NULL, target BIGINT NOT NULL, PRIMARY KEY (owner, target))",
-            "CREATE INDEX \(PostgresSQL.quote(Self.indexName(name.table + "_target"))) ON \(link) (target, owner)",
-        ]
-    }
-
-    /// An index name within PostgreSQL's 63-byte limit, unique by a hash suffix when shortened.
-    static func indexName(_ name: String) -> String {
-        guard name.utf8.count > 63 else { return name }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let suffix = "_" + String(hash, radix: 16)
-        var prefix = ""
-        for character in name {
-            if prefix.utf8.count + String(character).utf8.count + suffix.utf8.count > 63 { break }
-            prefix.append(character)
-        }
-        return prefix + suffix
     }
 }

@@ -24,8 +24,8 @@ extension PostgresBackend {
                     allowsSave: allowsSave, allowsDestructiveMigration: allowsDestructiveMigration, on: session)
             } else {
                 opened = Opened(identifier: UUID().uuidString, sumsAsSwift: true, historyFields: HistoryFieldLayouts(first: tables.values.map(\.entity)))
-                try create(session, tables: tables, schema: schema, identifier: opened.identifier, historyFields: opened.historyFields,
-                           namespace: namespace, location: location)
+                try create(session, tables: tables.values.map(\.ddl), schema: schema, identifier: opened.identifier, historyFields: opened.historyFields,
+                           namespace: namespace)
             }
             try session.commit()
             return opened
@@ -148,7 +148,7 @@ extension PostgresBackend {
             // those unique indexes are made again, leaving NaN rows out (fewer rows, so this
             // cannot fail on the rows there are).
             for table in tables.values.sorted(by: { $0.table < $1.table }) {
-                for index in table.declaredIndexes where index.isUnique && index.coversFloatingPoint {
+                for index in table.ddl.declaredIndexes where index.isUnique && index.coversFloatingPoint {
                     try session.execute("DROP INDEX IF EXISTS \(namespace).\(index.name)")
                     try session.execute(index.createStatement)
                 }
@@ -174,7 +174,7 @@ extension PostgresBackend {
     }
 
     /// Rebuilds the unique and regular indexes of a namespace from before text was indexed by its
-    /// NFC form (``PostgresTable/declaredIndexes``), and records that it is.
+    /// NFC form (``PostgresTableDDL/declaredIndexes``), and records that it is.
     ///
     /// A unique index the rows already break (two values Swift calls equal, such as "é" written
     /// precomposed and decomposed) keeps its old form, byte by byte, and is reported; the
@@ -189,7 +189,7 @@ extension PostgresBackend {
             .map { PostgresRowReader($0)._string(0) })
         var kept: [String] = []
         for table in tables.values.sorted(by: { $0.table < $1.table }) {
-            for index in table.declaredIndexes where index.coversText && !normalized.contains(index.rawName) {
+            for index in table.ddl.declaredIndexes where index.coversText && !normalized.contains(index.rawName) {
                 try session.execute("SAVEPOINT osd_text_index")
                 do {
                     try session.execute("DROP INDEX IF EXISTS \(namespace).\(index.name)")
@@ -220,23 +220,25 @@ extension PostgresBackend {
     }
 
     /// Creates the namespace, its sequences, tables, indexes, history and sum aggregate, and records
-    /// the schema.
-    private static func create(
-        _ session: PostgresSession, tables: [String: PostgresTable], schema: StoredSchema, identifier: String, historyFields: HistoryFieldLayouts,
-        namespace: String, location: PostgresLocation
+    /// the schema. Without `historyFields`, the record of the history's property lists begins with
+    /// the models the store is next opened with.
+    static func create(
+        _ session: PostgresSession, tables: [PostgresTableDDL], schema: StoredSchema, identifier: String, historyFields: HistoryFieldLayouts?,
+        namespace: String
     ) throws {
         try session.execute("CREATE SCHEMA \(namespace)")
         try session.execute("CREATE TABLE \(namespace).osd_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         try session.execute("CREATE TABLE \(namespace).osd_history (id BIGINT PRIMARY KEY, timestamp DOUBLE PRECISION NOT NULL, author TEXT, bundle TEXT NOT NULL, process TEXT NOT NULL, origin BIGINT NOT NULL, changes BYTEA NOT NULL, token BIGINT)")
-        for sequence in Set(tables.values.map(\.keySequence)).sorted() {
+        for sequence in Set(tables.map(\.keySequence)).sorted() {
             try session.execute("CREATE SEQUENCE \(sequence)")
         }
-        for table in tables.values.sorted(by: { $0.table < $1.table }) {
+        for table in tables.sorted(by: { $0.table < $1.table }) {
             for statement in table.createStatements { try session.execute(statement) }
         }
         try session.execute(PostgresSwiftSum.createStatement(namespace: namespace))
-        for (key, value) in [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("decimalNaN", "first"), ("uniqueNaN", "distinct"), ("swiftSum", "1"),
-                           (HistoryFieldLayouts.metadataKey, try historyFields.json())] {
+        var records = [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("decimalNaN", "first"), ("uniqueNaN", "distinct"), ("swiftSum", "1")]
+        if let historyFields { records.append((HistoryFieldLayouts.metadataKey, try historyFields.json())) }
+        for (key, value) in records {
             var bindings = PostgresBindings()
             bindings.append(key)
             bindings.append(value)

@@ -34,7 +34,7 @@ struct PostgresMigration {
         for table in tables.values.sorted(by: { $0.table < $1.table }) {
             let entity = table.entity
             guard let old = storedEntities[entity.name] else {
-                steps += table.createStatements.map { Step(sql: $0) }
+                steps += table.ddl.createStatements.map { Step(sql: $0) }
                 continue
             }
             let oldAttributes = Dictionary(old.attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -53,7 +53,7 @@ struct PostgresMigration {
                     if source.name != field.name {
                         steps.append(Step(sql: "ALTER TABLE \(table.table) RENAME COLUMN \(PostgresSQL.quote(source.name)) TO \(column)"))
                         if field.relationship != nil {
-                            steps.append(Step(sql: "DROP INDEX IF EXISTS \(namespace).\(PostgresSQL.quote(PostgresTable.indexName("osd_fk_\(entity.name)_\(source.name)")))"))
+                            steps.append(Step(sql: "DROP INDEX IF EXISTS \(namespace).\(PostgresSQL.quote(PostgresTableDDL.indexName("osd_fk_\(entity.name)_\(source.name)")))"))
                         }
                     }
                     if source.isOptional && !field.isOptional {
@@ -90,12 +90,12 @@ struct PostgresMigration {
             }
             // Indexes are recreated from the models: uniqueness constraints, `#Index`, foreign keys.
             for number in old.uniquenessConstraints.indices {
-                steps.append(Step(sql: "DROP INDEX IF EXISTS \(namespace).\(PostgresSQL.quote(PostgresTable.indexName("osd_unique_\(entity.name)_\(number)")))"))
+                steps.append(Step(sql: "DROP INDEX IF EXISTS \(namespace).\(PostgresSQL.quote(PostgresTableDDL.indexName("osd_unique_\(entity.name)_\(number)")))"))
             }
             for number in old.indices.indices {
-                steps.append(Step(sql: "DROP INDEX IF EXISTS \(namespace).\(PostgresSQL.quote(PostgresTable.indexName("osd_index_\(entity.name)_\(number)")))"))
+                steps.append(Step(sql: "DROP INDEX IF EXISTS \(namespace).\(PostgresSQL.quote(PostgresTableDDL.indexName("osd_index_\(entity.name)_\(number)")))"))
             }
-            steps += table.indexStatements.map { Step(sql: $0) }
+            steps += table.ddl.indexStatements.map { Step(sql: $0) }
         }
         for old in stored.entities where tables[old.name] == nil {
             steps.append(Step(sql: "DROP TABLE \(namespace).\(PostgresSQL.quote(old.name))"))
@@ -114,7 +114,7 @@ struct PostgresMigration {
                     currentLinks.insert(original)
                     steps.append(Step(sql: "ALTER TABLE \(namespace).\(PostgresSQL.quote(original)) RENAME TO \(PostgresSQL.quote(name.table))"))
                 } else {
-                    steps += table.linkTableStatements(name).map { Step(sql: $0) }
+                    steps += table.ddl.linkTableStatements(name).map { Step(sql: $0) }
                 }
             }
         }

@@ -23,6 +23,18 @@ enum AppleStoreFixtures {
         try #require(self.folder).appendingPathComponent(folder).appendingPathComponent(file)
     }
 
+    /// A copy of a fixture store (with its `-wal` and `-shm`) in a scratch folder of its own, which
+    /// the caller removes: opening a WAL store writes beside it.
+    static func scratchCopy(_ folder: String, _ file: String) throws -> (store: URL, folder: URL) {
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        let source = try store(folder, file)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+            try FileManager.default.copyItem(atPath: source.path + suffix, toPath: target.appendingPathComponent(file).path + suffix)
+        }
+        return (target.appendingPathComponent(file), target)
+    }
+
     /// The `Z_MODELCACHE` bytes of a fixture store, read through a read-only connection.
     static func modelCache(_ folder: String, _ file: String) throws -> [UInt8] {
         let connection = try SQLiteConnection(path: "file:\(try store(folder, file).path)?immutable=1", readOnly: true, create: false)

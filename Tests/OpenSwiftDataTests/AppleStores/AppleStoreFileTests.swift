@@ -9,13 +9,8 @@ import Testing
 struct AppleStoreFileTests {
     /// A copy of a fixture store in a folder of its own (opening a WAL store writes beside it).
     private func copy(_ folder: String, _ file: String) throws -> (store: AppleStoreFile, folder: URL) {
-        let target = FileManager.default.temporaryDirectory.appendingPathComponent("osd-apple-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-        let source = try AppleStoreFixtures.store(folder, file)
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
-            try FileManager.default.copyItem(atPath: source.path + suffix, toPath: target.appendingPathComponent(file).path + suffix)
-        }
-        return (try AppleStoreFile(path: target.appendingPathComponent(file).path), target)
+        let (store, scratch) = try AppleStoreFixtures.scratchCopy(folder, file)
+        return (try AppleStoreFile(path: store.path), scratch)
     }
 
     private func table(_ store: AppleStoreFile, _ entity: String) throws -> ModelTable {

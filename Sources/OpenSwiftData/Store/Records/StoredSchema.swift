@@ -71,44 +71,10 @@ package struct StoredSchema: Codable, Equatable, Sendable {
 
     package init(_ schema: Schema) {
         version = schema.version
-        entities = schema.entities.map { entity in
-            Entity(
-                name: entity.name,
-                attributes: entity.fields.compactMap { field in
-                    field.storage.map { storage in
-                        let transformer = field.attribute?.transformer
-                        return Attribute(
-                            name: field.name, storage: storage, isOptional: field.isOptional,
-                            type: field.attribute.map { StoredSchema.typeName($0.valueType) },
-                            originalName: field.originalName == field.name ? nil : field.originalName,
-                            isExternal: field.isExternal ? true : nil,
-                            transformer: transformer.flatMap { $0.isClass ? $0.name : nil },
-                            transformerName: transformer.flatMap { $0.isClass ? nil : $0.name })
-                    }
-                },
-                uniquenessConstraints: entity.uniquenessConstraints,
-                indices: entity.indices,
-                relationships: entity.links.sorted { $0.key < $1.key }.map { index, link in
-                    let field = entity.fields[index]
-                    var relationship = Relationship(
-                        name: link.name, destination: link.destinationName, isToMany: link.isToMany,
-                        isOptional: field.relationship?.isOptional ?? true, deleteRule: link.deleteRule,
-                        inverse: field.relationship?.inverseName,
-                        originalName: field.originalName == field.name ? nil : field.originalName,
-                        storage: "column")
-                    switch link.storage {
-                    case .foreignKey: break
-                    case .inverseForeignKey: relationship.storage = "inverse"
-                    case .link(let name, let ownerIsSource):
-                        relationship.storage = "link"
-                        relationship.link = "\(name.entity).\(name.property)"
-                        relationship.ownsLink = ownerIsSource
-                    }
-                    return relationship
-                },
-                superentity: entity.superentity?.name)
-        }
-        links = Array(Set(schema.entities.flatMap { TableLayout.ownedLinkTables(of: $0) })).sorted()
+        entities = schema.entities.map(Entity.init)
+        links = Array(Set(entities.flatMap { entity in
+            (entity.relationships ?? []).filter { $0.storage == "link" && $0.ownsLink == true }.compactMap { $0.linkName?.table }
+        })).sorted()
     }
 
     /// Whether the record describes relationships and attribute types (records written before
@@ -185,5 +151,46 @@ package struct StoredSchema: Codable, Equatable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}
+
+extension StoredSchema.Entity {
+    /// The record of one entity of the models.
+    package init(_ entity: Schema.Entity) {
+        self.init(
+            name: entity.name,
+            attributes: entity.fields.compactMap { field in
+                field.storage.map { storage in
+                    let transformer = field.attribute?.transformer
+                    return StoredSchema.Attribute(
+                        name: field.name, storage: storage, isOptional: field.isOptional,
+                        type: field.attribute.map { StoredSchema.typeName($0.valueType) },
+                        originalName: field.originalName == field.name ? nil : field.originalName,
+                        isExternal: field.isExternal ? true : nil,
+                        transformer: transformer.flatMap { $0.isClass ? $0.name : nil },
+                        transformerName: transformer.flatMap { $0.isClass ? nil : $0.name })
+                }
+            },
+            uniquenessConstraints: entity.uniquenessConstraints,
+            indices: entity.indices,
+            relationships: entity.links.sorted { $0.key < $1.key }.map { index, link in
+                let field = entity.fields[index]
+                var relationship = StoredSchema.Relationship(
+                    name: link.name, destination: link.destinationName, isToMany: link.isToMany,
+                    isOptional: field.relationship?.isOptional ?? true, deleteRule: link.deleteRule,
+                    inverse: field.relationship?.inverseName,
+                    originalName: field.originalName == field.name ? nil : field.originalName,
+                    storage: "column")
+                switch link.storage {
+                case .foreignKey: break
+                case .inverseForeignKey: relationship.storage = "inverse"
+                case .link(let name, let ownerIsSource):
+                    relationship.storage = "link"
+                    relationship.link = "\(name.entity).\(name.property)"
+                    relationship.ownsLink = ownerIsSource
+                }
+                return relationship
+            },
+            superentity: entity.superentity?.name)
     }
 }

@@ -117,21 +117,30 @@ extension SQLiteStore {
         }
     }
 
-    /// Creates the tables and records the schema, in one transaction.
+    /// Creates the tables of the models and records their schema, in one transaction.
     static func initialize(_ connection: SQLiteConnection, layouts: [String: TableLayout], schema: StoredSchema, identifier: String) throws {
+        try initialize(
+            connection, tables: layouts.values.map(\.ddl), schema: schema, identifier: identifier,
+            historyFields: HistoryFieldLayouts(first: layouts.values.map(\.entity)))
+    }
+
+    /// Creates the tables and records the schema, in one transaction. Without `historyFields`, the
+    /// record of the history's property lists begins with the models the store is next opened with.
+    static func initialize(
+        _ connection: SQLiteConnection, tables: [SQLiteTableDDL], schema: StoredSchema, identifier: String, historyFields: HistoryFieldLayouts?
+    ) throws {
         try connection.writeTransaction {
             // Another connection created the store (or anything else) since the file was inspected.
             if try connection.integer("SELECT count(*) FROM sqlite_master") != 0 { throw ChangedWhileOpening() }
             try connection.execute("CREATE TABLE osd_metadata (key TEXT PRIMARY KEY, value ANY) STRICT")
             for statement in historyTables + [keyFloorsTable] { try connection.execute(statement) }
-            for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
-                for statement in layout.createStatements { try connection.execute(statement) }
+            for table in tables.sorted(by: { $0.table < $1.table }) {
+                for statement in table.createStatements { try connection.execute(statement) }
             }
-            let historyFields = HistoryFieldLayouts(first: layouts.values.map(\.entity))
             let insert = try connection.uncachedStatement("INSERT INTO osd_metadata (key, value) VALUES (?, ?)")
-            for (key, value) in [("format", StoredValue.integer(formatVersion)), ("schema", .text(try schema.json())),
-                                 ("identifier", .text(identifier)), (HistoryFieldLayouts.metadataKey, .text(try historyFields.json()))]
-                + upgrades.map({ ($0.key, StoredValue.text($0.value)) }) {
+            var records = [("format", StoredValue.integer(formatVersion)), ("schema", .text(try schema.json())), ("identifier", .text(identifier))]
+            if let historyFields { records.append((HistoryFieldLayouts.metadataKey, .text(try historyFields.json()))) }
+            for (key, value) in records + upgrades.map({ ($0.key, StoredValue.text($0.value)) }) {
                 insert.reset()
                 try insert.bind([.text(key), value])
                 try insert.run()

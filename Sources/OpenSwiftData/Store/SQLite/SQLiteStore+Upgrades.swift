@@ -21,13 +21,13 @@ extension SQLiteStore {
             }
         },
         // A NaN in a unique floating-point property matches no other row, as `nil` does not
-        // (``TableLayout/uniqueIndexCondition(fields:constraint:)``): those unique indexes are
+        // (``SQLiteTableDDL/uniqueIndexCondition(_:)``): those unique indexes are
         // made again, leaving NaN rows out.
         Upgrade(key: "uniqueNaN", value: "distinct") { connection, layouts in
             for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
-                for number in layout.uniqueConstraintsWithFloatingPoint {
+                for number in layout.ddl.uniqueConstraintsWithFloatingPoint {
                     try connection.execute("DROP INDEX IF EXISTS \(SQL.quote("osd_unique_\(layout.entity.name)_\(number)"))")
-                    try connection.execute(layout.uniqueIndexStatement(number))
+                    try connection.execute(layout.ddl.uniqueIndexStatement(number))
                 }
             }
         },

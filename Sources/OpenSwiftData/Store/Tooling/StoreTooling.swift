@@ -100,6 +100,16 @@ package protocol StoreToolingProvider {
     /// Opens the store at `location`; `name` is the configuration's name, for stores that keep
     /// several configurations in one place.
     static func openTooling(at location: String, name: String, access: StoreToolingAccess) throws -> any StoreTooling
+    /// Whether nothing is at `location` yet (no file, no namespace of the configuration `name`):
+    /// where ``creatingStore(at:name:schema:_:)`` makes a store.
+    static func isVacant(_ location: String, name: String) throws -> Bool
+    /// Creates an empty store at `location` with the tables `schema` records, calls `body` with it
+    /// opened for writing, and removes the store again when `body` throws, so that what `body`
+    /// writes is kept only whole.
+    ///
+    /// - Throws: An error saying what is there when `location` already holds a store or anything
+    ///   else, or when this kind of store cannot be created by the tools; nothing is changed.
+    static func creatingStore<R>(at location: String, name: String, schema: StoredSchema, _ body: (any StoreTooling) throws -> R) throws -> R
 }
 
 /// What `osd inspect` reports of a store besides its schema.

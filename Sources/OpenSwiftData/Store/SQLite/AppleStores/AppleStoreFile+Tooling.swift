@@ -15,6 +15,14 @@ extension AppleStoreFile: StoreTooling, StoreToolingProvider {
         return try AppleStoreFile(path: location)
     }
 
+    package static func isVacant(_ location: String, name: String) -> Bool {
+        !FileManager.default.fileExists(atPath: location)
+    }
+
+    package static func creatingStore<R>(at location: String, name: String, schema: StoredSchema, _ body: (any StoreTooling) throws -> R) throws -> R {
+        throw SwiftDataError(.storeIsReadOnly, reason: "\(location) was written by Apple's Core Data or SwiftData: the tools read it and never write it. Name a new path to create an OpenSwiftData store there.")
+    }
+
     package var displayName: String { path }
     package var schema: StoredSchema { layout.schema }
 

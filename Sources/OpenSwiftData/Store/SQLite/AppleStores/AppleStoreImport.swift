@@ -34,6 +34,36 @@ package enum AppleStoreImport {
     package static func run(
         appleStoreAt path: String, into target: any StoreTooling, ignoring: Set<String>, conversions: [String: AppleValueConversion] = [:]
     ) throws -> Outcome? {
+        try readingCopy(of: path, conversions: conversions) { source in
+            try importRows(of: source, storedAt: path, into: target, ignoring: ignoring)
+        }
+    }
+
+    /// Imports the store at `path` into a new store made for its model: `create` is given the
+    /// record of that store (``StoredSchema/keptAsModels()`` of its model without what `ignoring` names) and
+    /// a body to run on the store it creates, and removes that store again when the body throws
+    /// (``StoreToolingProvider/creatingStore(at:name:schema:_:)``).
+    ///
+    /// - Throws: As ``run(appleStoreAt:into:ignoring:conversions:)``, and what `create` throws.
+    package static func run(
+        appleStoreAt path: String, ignoring: Set<String>, conversions: [String: AppleValueConversion] = [:],
+        intoNewStore create: (StoredSchema, (any StoreTooling) throws -> Outcome?) throws -> Outcome?
+    ) throws -> Outcome? {
+        try readingCopy(of: path, conversions: conversions) { source in
+            // A model left out takes the relationships to it along.
+            let toModelsLeftOut = source.schema.entities.flatMap { entity in
+                entity.recordedRelationships.filter { ignoring.contains($0.destination) }.map { "\(entity.name).\($0.name)" }
+            }
+            return try create(source.schema.leavingOut(ignoring).keptAsModels()) { target in
+                try importRows(of: source, storedAt: path, into: target, ignoring: ignoring.union(toModelsLeftOut))
+            }
+        }
+    }
+
+    /// Calls `body` with the store at `path` opened from a copy of its own, removed afterwards.
+    private static func readingCopy<R>(
+        of path: String, conversions: [String: AppleValueConversion], _ body: (AppleStoreFile) throws -> R
+    ) throws -> R {
         guard FileManager.default.fileExists(atPath: path) else {
             throw SwiftDataError(.storeIsNotSQLite, reason: "There is no store at \(path).")
         }
@@ -62,6 +92,11 @@ package enum AppleStoreImport {
         guard !source.isMirroredToCloudKit else {
             throw SwiftDataError(.cloudKitMirroredStore, reason: "\(path) is mirrored to CloudKit by Core Data: the device's rows may not be all of the user's data, and CloudKit's record metadata would be lost. Nothing was imported; let the app finish syncing and export the data, or import a store that is not mirrored.")
         }
+        return try body(source)
+    }
+
+    /// Imports the rows of `source` (the copy of the store at `path`) into `target`.
+    private static func importRows(of source: AppleStoreFile, storedAt path: String, into target: any StoreTooling, ignoring: Set<String>) throws -> Outcome? {
         let author = author(storeUUID: source.storeUUID)
         var importedBefore = false
         try target.forEachHistoryTransaction(after: 0, author: author, newestFirst: false) { _ in

@@ -35,7 +35,7 @@ struct LightweightMigration {
         for layout in layouts.values.sorted(by: { $0.table < $1.table }) {
             let entity = layout.entity
             guard let old = storedEntities[entity.name] else {
-                steps += layout.createStatements.map { Step(sql: $0) }
+                steps += layout.ddl.createStatements.map { Step(sql: $0) }
                 continue
             }
             let oldAttributes = Dictionary(old.attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -91,13 +91,13 @@ struct LightweightMigration {
             }
             let temporary = SQL.quote("osd_migrating_\(entity.name)")
             let targetColumns = ([TableLayout.primaryKey] + layout.columnProperties.map { layout.column($0) }).joined(separator: ", ")
-            steps.append(Step(sql: layout.createTableSQL(named: temporary)))
+            steps.append(Step(sql: layout.ddl.createTableSQL(named: temporary)))
             steps.append(Step(
                 sql: "INSERT INTO \(temporary) (\(targetColumns)) SELECT \(([TableLayout.primaryKey] + expressions).joined(separator: ", ")) FROM \(SQL.quote(old.name))",
                 defaults: defaults))
             steps.append(Step(sql: "DROP TABLE \(SQL.quote(old.name))"))
             steps.append(Step(sql: "ALTER TABLE \(temporary) RENAME TO \(layout.table)"))
-            steps += layout.indexStatements.map { Step(sql: $0) }
+            steps += layout.ddl.indexStatements.map { Step(sql: $0) }
         }
         for old in stored.entities where layouts[old.name] == nil {
             steps.append(Step(sql: "DROP TABLE \(SQL.quote(old.name))"))
@@ -118,9 +118,9 @@ struct LightweightMigration {
                     currentLinks.insert(original)
                     steps.append(Step(sql: "ALTER TABLE \(SQL.quote(original)) RENAME TO \(SQL.quote(table))"))
                     steps.append(Step(sql: "DROP INDEX IF EXISTS \(SQL.quote(original + "_target"))"))
-                    steps += layout.linkTableStatements(for: table).dropFirst().map { Step(sql: $0) }
+                    steps += SQLiteTableDDL.linkTableStatements(for: table).dropFirst().map { Step(sql: $0) }
                 } else {
-                    steps += layout.linkTableStatements(for: table).map { Step(sql: $0) }
+                    steps += SQLiteTableDDL.linkTableStatements(for: table).map { Step(sql: $0) }
                 }
             }
         }
@@ -193,7 +193,7 @@ struct LightweightMigration {
             for number in old.indices.indices {
                 steps.append(Step(sql: "DROP INDEX IF EXISTS \(SQL.quote("osd_index_\(entity.name)_\(number)"))"))
             }
-            steps += layout.indexStatements.map { Step(sql: $0) }
+            steps += layout.ddl.indexStatements.map { Step(sql: $0) }
         }
         return steps
     }

@@ -39,6 +39,8 @@ final class TableLayout: Sendable {
     /// of the hierarchy, so that a key names one row among all of them (a relationship to the base
     /// class holds keys of any of its subclasses' rows). `nil` outside hierarchies.
     let sharedKeysTable: String?
+    /// The statements that create the table, its indexes and the link tables it owns.
+    let ddl: SQLiteTableDDL
     static let primaryKey = "\"_pk\""
 
     init(entity: Schema.Entity) {
@@ -47,7 +49,8 @@ final class TableLayout: Sendable {
         self.shape = shape
         self.table = SQL.quote(entity.name)
         self.links = entity.links
-        self.ownedLinkTables = TableLayout.ownedLinkTables(of: entity)
+        let ddl = SQLiteTableDDL(TableDefinition(entity))
+        self.ddl = ddl
         let fields = entity.fields
         let columns = fields.map { $0.hasColumn ? SQL.quote($0.name) : nil }
         self.columns = columns
@@ -55,7 +58,7 @@ final class TableLayout: Sendable {
         // Numbered parameters: property `i` is always parameter `i + 1`, so generated code binds
         // every property at its own index and columnless properties bind nothing.
         // In a hierarchy the key comes from the shared keys table, bound after the properties.
-        let sharedKeysTable = entity.isInHierarchy ? SQL.quote("osd_keys_\(entity.root.name)") : nil
+        let sharedKeysTable = ddl.sharedKeysTable
         self.sharedKeysTable = sharedKeysTable
         let keyColumn = sharedKeysTable == nil ? [] : [(TableLayout.primaryKey, "?\(fields.count + 1)")]
         let inserted = columnProperties.map { (columns[$0]!, "?\($0 + 1)") } + keyColumn
@@ -71,10 +74,12 @@ final class TableLayout: Sendable {
         let constraints = entity.uniquenessConstraints.map { $0.compactMap { indexByName[$0] } }.filter { !$0.isEmpty }
         self.uniqueKeyAttributes = constraints.flatMap { $0 }
         // `=` as the unique indexes compare: a NULL matches nothing, so a nil key always inserts,
-        // and neither does a NaN (the indexes leave its rows out, ``uniqueIndexCondition``).
+        // and neither does a NaN (the indexes leave its rows out, ``SQLiteTableDDL/uniqueIndexCondition(_:)``).
         let terms = constraints.map { constraint -> String in
             var matches: [String] = constraint.map { "\(columns[$0] ?? "NULL") = ?" }
-            if let condition = Self.uniqueIndexCondition(fields: fields, constraint: constraint) { matches.append(condition) }
+            if let condition = SQLiteTableDDL.uniqueIndexCondition(constraint.map { (fields[$0].name, fields[$0].storage) }) {
+                matches.append(condition)
+            }
             return "(" + matches.joined(separator: " AND ") + ")"
         }
         self.upsertLookupSQL = terms.isEmpty ? nil
@@ -92,86 +97,8 @@ final class TableLayout: Sendable {
         return "SELECT \(selected.joined(separator: ", ")) FROM \(table)"
     }
 
-    /// The statements that create the table, its indexes and the link tables it owns.
-    var createStatements: [String] {
-        let keys = sharedKeysTable.map { ["CREATE TABLE IF NOT EXISTS \($0) (k INTEGER PRIMARY KEY AUTOINCREMENT)"] } ?? []
-        return keys + [createTableSQL(named: table)] + indexStatements + linkTableStatements
-    }
-
-    /// `CREATE TABLE` of the entity's table under the given (quoted) name.
-    func createTableSQL(named name: String) -> String {
-        var definitions = ["\(TableLayout.primaryKey) INTEGER PRIMARY KEY"]
-        for index in columnProperties {
-            let field = entity.fields[index]
-            definitions.append("\(columns[index]!) \(SQL.columnType(field.storage!))\(field.isOptional ? "" : " NOT NULL")")
-        }
-        return "CREATE TABLE \(name) (\(definitions.joined(separator: ", "))) STRICT"
-    }
-
-    /// The statements that create the entity's unique and regular indexes, and one index per
-    /// foreign key (deletes and to-many loads look rows up by it).
-    var indexStatements: [String] {
-        var statements: [String] = []
-        for number in entity.uniquenessConstraints.indices {
-            statements.append(uniqueIndexStatement(number))
-        }
-        for (number, index) in entity.indices.enumerated() {
-            let names = index.map(SQL.quote).joined(separator: ", ")
-            statements.append("CREATE INDEX \(SQL.quote("osd_index_\(entity.name)_\(number)")) ON \(table) (\(names))")
-        }
-        for (property, link) in links.sorted(by: { $0.key < $1.key }) where link.storage == .foreignKey {
-            statements.append("CREATE INDEX IF NOT EXISTS \(SQL.quote("osd_fk_\(entity.name)_\(link.name)")) ON \(table) (\(columns[property]!))")
-        }
-        return statements
-    }
-
-    /// `CREATE UNIQUE INDEX` of the entity's uniqueness constraint `number`.
-    func uniqueIndexStatement(_ number: Int) -> String {
-        let constraint = entity.uniquenessConstraints[number]
-        let names = constraint.map(SQL.quote).joined(separator: ", ")
-        let properties = constraint.compactMap { name in entity.fields.firstIndex { $0.name == name } }
-        let condition = Self.uniqueIndexCondition(fields: entity.fields, constraint: properties).map { " WHERE \($0)" } ?? ""
-        return "CREATE UNIQUE INDEX \(SQL.quote("osd_unique_\(entity.name)_\(number)")) ON \(table) (\(names))\(condition)"
-    }
-
-    /// The rows a unique index holds, when not all: those without a NaN in a floating-point
-    /// property of the constraint (stored as a BLOB). NaN equals nothing in Swift, not even
-    /// itself, so a model with one never matches another, as a `nil` does not.
-    static func uniqueIndexCondition(fields: [Schema.Entity.Field], constraint: [Int]) -> String? {
-        let terms = constraint.filter { fields[$0].storage == StorageClass.real }.map { "typeof(\(SQL.quote(fields[$0].name))) <> 'blob'" }
-        return terms.isEmpty ? nil : terms.joined(separator: " AND ")
-    }
-
-    /// The numbers of the uniqueness constraints that have a floating-point property (whose
-    /// indexes leave NaN rows out).
-    var uniqueConstraintsWithFloatingPoint: [Int] {
-        entity.uniquenessConstraints.indices.filter { number in
-            entity.uniquenessConstraints[number].contains { name in entity.fields.first { $0.name == name }?.storage == .real }
-        }
-    }
-
     /// The link tables whose owner side is this entity.
-    let ownedLinkTables: [String]
-
-    /// The link tables whose owner side is `entity`.
-    static func ownedLinkTables(of entity: Schema.Entity) -> [String] {
-        entity.links.values.compactMap { link in
-            if case .link(let name, true) = link.storage { return name.table }
-            return nil
-        }.sorted()
-    }
-
-    /// The statements that create the link tables this entity owns.
-    var linkTableStatements: [String] { ownedLinkTables.flatMap(linkTableStatements(for:)) }
-
-    /// The statements that create one link table: (owner, target) pairs, indexed both ways.
-    func linkTableStatements(for name: String) -> [String] {
-        let table = SQL.quote(name)
-        return [
-            "CREATE TABLE IF NOT EXISTS \(table) (owner INTEGER NOT NULL, target INTEGER NOT NULL, PRIMARY KEY (owner, target)) STRICT, WITHOUT ROWID",
-            "CREATE INDEX IF NOT EXISTS \(SQL.quote(name + "_target")) ON \(table) (target, owner)",
-        ]
-    }
+    var ownedLinkTables: [String] { ddl.ownedLinkTables }
 
     /// The properties with a column and their fields, in order.
     var storedColumns: [(Int, Schema.Entity.Field)] { columnProperties.map { ($0, entity.fields[$0]) } }
