@@ -33,6 +33,12 @@ public struct SyncServer: Sendable {
     public var maximumRequestSize = 64 << 20
     /// The longest a pull may wait for changes, in seconds.
     public var maximumWait = 60
+    /// How long the records of deleted models (and the change log) are kept; `nil`, the default,
+    /// keeps them for good. ``run(host:port:onListening:)`` trims what is older when it starts and
+    /// then every tenth of this age (at least every second, at most every hour); an application
+    /// that adds the routes to its own router calls ``trimHistory(olderThan:)`` itself. A client
+    /// that was away longer downloads its user's rows again, keeping its own unsent changes.
+    public var retention: Duration?
 
     private let database: SyncDatabase
     private let schema: SyncSchema
@@ -90,8 +96,34 @@ public struct SyncServer: Sendable {
             group.addTask { await postgresClient.run() }
             try await prepareWhenReachable()
             group.addTask { try await app.runService() }
+            if let retention {
+                group.addTask { try await trimContinuously(keeping: retention) }
+            }
             try await group.next()
             group.cancelAll()
+        }
+    }
+
+    /// Removes the records of models deleted more than `age` ago (and the change log entries as
+    /// old), in one transaction, while ``postgresClient`` runs. Pulls after that point are
+    /// unchanged; a client whose last pull was before a removed deletion downloads its user's rows
+    /// again on its next pull (``SyncEngine`` does so by itself, keeping its unsent changes), so
+    /// that no deletion is missed.
+    @discardableResult
+    public func trimHistory(olderThan age: Duration) async throws -> SyncTrimResult {
+        try await database.trim(olderThan: age)
+    }
+
+    /// Trims what ``retention`` does not keep, now and then every tenth of it, until cancelled.
+    private func trimContinuously(keeping age: Duration) async throws {
+        let interval = min(max(age / 10, .seconds(1)), .seconds(3600))
+        while !Task.isCancelled {
+            do {
+                try await trimHistory(olderThan: age)
+            } catch {
+                logger.error("Trimming the sync history failed (the next attempt is in \(interval)): \(String(reflecting: error))")
+            }
+            try await Task.sleep(for: interval)
         }
     }
 

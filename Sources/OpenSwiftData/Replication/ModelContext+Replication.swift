@@ -124,6 +124,14 @@ extension ModelContext {
         return result
     }
 
+    /// The keys of every row of one entity's table.
+    ///
+    /// - Throws: The error that stopped reading the keys.
+    package func replicatedKeys(entity name: String) throws -> [Int64] {
+        guard let entity = container.schema.entitiesByName[name] else { return [] }
+        return try container.store(for: entity).primaryKeys(StoreFetch(entity: entity))
+    }
+
     /// The identifier of a row of the store.
     package func replicatedIdentifier(entity: String, key: Int64) -> PersistentIdentifier? {
         guard let schemaEntity = container.schema.entitiesByName[entity] else { return nil }

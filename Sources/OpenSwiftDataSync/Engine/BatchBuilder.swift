@@ -61,7 +61,7 @@ struct BatchBuilder {
             values[name] = try syncValue(value, related: &related)
             clocks[name] = row.clocks[name] ?? clock
         }
-        changes.append(SyncChange(entity: row.entity.name, id: id, deleted: false, values: values, clocks: clocks))
+        changes.append(SyncChange(entity: row.entity.name, id: id, deleted: false, values: values, clocks: clocks, isNew: isNew))
         for target in related { try add(target) }
     }
 

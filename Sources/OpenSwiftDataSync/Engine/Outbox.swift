@@ -24,22 +24,23 @@ struct Outbox {
     /// The rows with local changes after `transaction`: the properties each changed (by row key),
     /// and the rows deleted. A pulled value does not replace a property changed here and not yet
     /// acknowledged.
-    func pendingRows(after transaction: Int64) throws -> (changed: [String: Set<String>], deleted: Set<String>) {
-        var changed: [String: Set<String>] = [:]
-        var deleted: Set<String> = []
+    func pendingRows(after transaction: Int64) throws -> PendingRows {
+        var pending = PendingRows()
         let layouts = store.history.historyFieldLayouts
         for transaction in try store.history.historyTransactions(after: transaction) where transaction.author != author {
             for change in transaction.changes {
                 guard let entity = entities[change.entityName] else { continue }
                 let row = SyncState.rowKey(entity: change.entityName, key: change.key)
                 switch change.kind {
-                case .insert: changed[row, default: []].formUnion(entity.properties.map(entity.name(of:)))
-                case .update: changed[row, default: []].formUnion(layouts.names(change.changedProperties, of: change.entityName, recordedIn: transaction.id) ?? [])
-                case .delete: deleted.insert(row)
+                case .insert:
+                    pending.changed[row, default: []].formUnion(entity.properties.map(entity.name(of:)))
+                    pending.inserted.insert(row)
+                case .update: pending.changed[row, default: []].formUnion(layouts.names(change.changedProperties, of: change.entityName, recordedIn: transaction.id) ?? [])
+                case .delete: pending.deleted.insert(row)
                 }
             }
         }
-        return (changed, deleted)
+        return pending
     }
 
     /// The next batch to push after `state`, or `nil` when nothing is pending. Rows that get their
@@ -111,4 +112,14 @@ struct PushBatch {
     var historyChangeCount = 0
     /// Records binding rows new to the server to their identifiers.
     var bindings: [CompanionRecord] = []
+}
+
+/// The rows with local changes the server has not acknowledged, by row key (`Entity#key`).
+struct PendingRows {
+    /// The properties changed of each row (every property of an inserted one).
+    var changed: [String: Set<String>] = [:]
+    /// The rows inserted.
+    var inserted: Set<String> = []
+    /// The rows deleted.
+    var deleted: Set<String> = []
 }

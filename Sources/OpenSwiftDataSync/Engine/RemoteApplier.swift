@@ -15,7 +15,9 @@ struct RemoteApplier {
     let context: ModelContext
 
     /// Applies `rows`, skipping the properties and rows `pending` names, and saves with `state`.
-    func apply(_ rows: [SyncRow], pending: (changed: [String: Set<String>], deleted: Set<String>), state: SyncState) throws {
+    /// When `rows` are a snapshot (every row of the user's), a synchronized model they do not hold
+    /// is deleted, unless it has changes the server has not acknowledged.
+    func apply(_ rows: [SyncRow], pending: PendingRows, state: SyncState, isSnapshot: Bool = false) throws {
         var latest: [String: SyncRow] = [:]
         var order: [String] = []
         for row in rows where entities[row.entity] != nil {
@@ -66,6 +68,7 @@ struct RemoteApplier {
                 try context.setReplicatedValue(value, of: model, property: index, in: entity)
             }
         }
+        if isSnapshot { deletions += try modelsMissing(from: rows, pending: pending) }
         for model in deletions where !model.isDeleted { context.delete(model) }
         var state = state
         for row in rows {
@@ -80,6 +83,26 @@ struct RemoteApplier {
             }
             return records
         })
+    }
+
+    /// The synchronized models of the store that a snapshot does not hold: the server deleted
+    /// them and trimmed the record of it. A deletion wins over an update, so a model with updates
+    /// the server has not acknowledged goes too; one inserted here and not acknowledged yet stays,
+    /// and is sent.
+    private func modelsMissing(from rows: [SyncRow], pending: PendingRows) throws -> [any PersistentModel] {
+        let held = Set(rows.map(\.id))
+        var missing: [any PersistentModel] = []
+        for entity in entities.keys.sorted() {
+            let keys = try context.replicatedKeys(entity: entity)
+            let ids = try SyncState.ids(ofRows: keys.map { SyncState.rowKey(entity: entity, key: $0) }, in: store)
+            let gone = keys.filter { key in
+                let rowKey = SyncState.rowKey(entity: entity, key: key)
+                guard let id = ids[rowKey] else { return false }   // never sent: stays, and is sent
+                return !held.contains(id) && !pending.inserted.contains(rowKey)
+            }
+            missing += try context.existingReplicatedModels(entity: entity, keys: gone).values
+        }
+        return missing
     }
 
     /// A pulled value with synchronized identifiers replaced by the store's.

@@ -130,10 +130,20 @@ actor SyncWorker {
         var state = try storeFailure { try SyncState.load(from: store).state }
         var rows: [SyncRow] = []
         var cursor = state.cursor
-        // A download from the start after the models changed takes this client's own rows too.
-        let skipping = state.redownloading ? "" : state.client
+        // A download from the start (after the models changed, or when the server trimmed
+        // deletions this store has not seen) takes this client's own rows too, and is the whole
+        // of the user's rows: a row of the store it does not hold was deleted.
+        var isSnapshot = state.redownloading && state.cursor == 0
         while true {
-            let page = try await transport.changes(client: skipping, after: cursor, limit: configuration.pullPageSize)
+            let page = try await transport.changes(client: isSnapshot ? "" : state.client, after: cursor, limit: configuration.pullPageSize)
+            if page.reset == true {
+                guard cursor > 0 else {
+                    throw SyncError(.serverFailure, "The server asked for a download from the start in answer to one")
+                }
+                (rows, cursor, isSnapshot) = ([], 0, true)
+                state.redownloading = true
+                continue
+            }
             rows += page.rows
             cursor = max(cursor, page.cursor)
             if page.upToDate || page.rows.isEmpty { break }
@@ -141,11 +151,12 @@ actor SyncWorker {
         guard cursor != state.cursor || !rows.isEmpty || state.redownloading else { return }
         state.cursor = cursor
         state.redownloading = false
-        try apply(rows, state: state, store: store, outbox: outbox)
+        try apply(rows, state: state, store: store, outbox: outbox, isSnapshot: isSnapshot)
     }
 
-    /// Applies rows from the server in one transaction with `state`.
-    private func apply(_ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox) throws {
+    /// Applies rows from the server in one transaction with `state`; a snapshot (every row of the
+    /// user's) also deletes the synchronized models it does not hold.
+    private func apply(_ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, isSnapshot: Bool = false) throws {
         try storeFailure {
             let context = ModelContext(container)
             context.author = configuration.author
@@ -153,7 +164,7 @@ actor SyncWorker {
             // a model related to one here alone, by a change the server has not seen, stays.
             context.appliesDeleteRules = false
             let pending = try outbox.pendingRows(after: state.pushedThrough)
-            try RemoteApplier(store: store, entities: entities, context: context).apply(rows, pending: pending, state: state)
+            try RemoteApplier(store: store, entities: entities, context: context).apply(rows, pending: pending, state: state, isSnapshot: isSnapshot)
         }
     }
 

@@ -38,14 +38,20 @@ package struct SyncChange: Codable, Hashable, Sendable {
     package var values: [String: SyncValue]
     /// When each property changed; for a deletion, the clock of the deletion under `""`.
     package var clocks: [String: SyncClock]
+    /// Whether the model is new to the server (it then has every property), or an update of one
+    /// the server gave or acknowledged; absent from clients that predate it. The server answers
+    /// an update of a model it no longer holds (deleted, and its record trimmed) with the
+    /// deletion, which wins over any update.
+    package var isNew: Bool?
 
     /// Creates the value from its parts.
-    package init(entity: String, id: String, deleted: Bool, values: [String: SyncValue], clocks: [String: SyncClock]) {
+    package init(entity: String, id: String, deleted: Bool, values: [String: SyncValue], clocks: [String: SyncClock], isNew: Bool? = nil) {
         self.entity = entity
         self.id = id
         self.deleted = deleted
         self.values = values
         self.clocks = clocks
+        self.isNew = isNew
     }
 }
 
@@ -139,12 +145,16 @@ package struct PullResponse: Codable, Sendable {
     package var cursor: Int64
     /// Whether no row changed after `cursor` when the page was read.
     package var upToDate: Bool
+    /// Whether the server no longer keeps every change after the cursor asked for (it trimmed
+    /// deletions made since): the client downloads everything again, from cursor 0.
+    package var reset: Bool?
 
     /// Creates the value from its parts.
-    package init(rows: [SyncRow], cursor: Int64, upToDate: Bool) {
+    package init(rows: [SyncRow], cursor: Int64, upToDate: Bool, reset: Bool? = nil) {
         self.rows = rows
         self.cursor = cursor
         self.upToDate = upToDate
+        self.reset = reset
     }
 }
 

@@ -7,17 +7,20 @@ import PostgresNIO
 /// clocks, and each client's last applied batch.
 ///
 /// Tables live in a PostgreSQL schema of their own, `<name>_sync`:
-/// - `rows (id, entity, owner, deleted, values, clocks, version, last_client)`: each row's latest
+/// - `rows (id, entity, owner, deleted, values, clocks, version, last_client, changed_at)`: each row's latest
 ///   state, its values and clocks as JSON text (exact: numbers are never reparsed), `version` from
 ///   the sequence `versions`: the change number pulls page by; `last_client` made that change, and
 ///   has the row as it is (a push's answer carries what the server changed of it), so its pulls
 ///   skip it.
 /// - `clients (id, owner, sequence)`: the last batch applied for each client.
 /// - `unique_keys (owner, entity, key, id)`: the values of each live row's uniqueness constraints.
-/// - `change_log (seq, client, id, entity, property, clock, value)`: every pushed value, winning or
+/// - `change_log (seq, client, id, entity, property, clock, value, logged_at)`: every pushed value, winning or
 ///   not, with its clock, when the server records them (``SyncServer/recordsChangeLog``).
 /// - `aliases (id, target)`: models created on two devices with the same unique values, which
 ///   became one: the identifier that lost, and the one it became.
+/// - `trims (owner, trimmed_through)`: for each user whose deletions were trimmed
+///   (``SyncServer/trimHistory(olderThan:)``), the last change number trimmed: a client whose
+///   cursor is before it downloads the user's rows again.
 ///
 /// Writes take a transaction-scoped advisory lock of the namespace, so change numbers become
 /// visible in the order they were given, and a pull that has read up to one number never misses a
@@ -63,6 +66,10 @@ struct SyncDatabase: Sendable {
                 CREATE TABLE IF NOT EXISTS \(quoted).change_log (seq bigserial PRIMARY KEY, client text NOT NULL, id text NOT NULL, \
                 entity text NOT NULL, property text NOT NULL, clock text NOT NULL, value text NOT NULL)
                 """,
+                // When each row and value was last written, for trimming (rows already there count from now).
+                "ALTER TABLE \(quoted).rows ADD COLUMN IF NOT EXISTS changed_at timestamptz NOT NULL DEFAULT now()",
+                "ALTER TABLE \(quoted).change_log ADD COLUMN IF NOT EXISTS logged_at timestamptz NOT NULL DEFAULT now()",
+                "CREATE TABLE IF NOT EXISTS \(quoted).trims (owner text PRIMARY KEY, trimmed_through bigint NOT NULL)",
             ] {
                 try await connection.query(sql(statement), logger: logger)
             }
@@ -106,6 +113,11 @@ struct SyncDatabase: Sendable {
             guard client.isEmpty || columns.7 != client else { continue }
             result.append(try Self.row((columns.0, columns.1, columns.2, columns.3, columns.4, columns.5, columns.6)))
         }
+        // Read after the rows: a trim that removed deletions after `cursor` before they were read
+        // has committed by now, and is seen.
+        if cursor > 0, try await trimmedThrough(of: user) > cursor {
+            return PullResponse(rows: [], cursor: 0, upToDate: false, reset: true)
+        }
         return PullResponse(rows: result, cursor: last, upToDate: scanned < limit)
     }
 
@@ -148,7 +160,7 @@ struct SyncDatabase: Sendable {
                 FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::text[], $6::text[], $7::text[]) \
                 WITH ORDINALITY AS u(id, entity, owner, deleted, vals, clocks, last_client, position) ORDER BY u.position \
                 ON CONFLICT (id) DO UPDATE SET deleted = EXCLUDED.deleted, "values" = EXCLUDED."values", \
-                clocks = EXCLUDED.clocks, version = EXCLUDED.version, last_client = EXCLUDED.last_client
+                clocks = EXCLUDED.clocks, version = EXCLUDED.version, last_client = EXCLUDED.last_client, changed_at = now()
                 """, binds: binds),
             logger: logger)
     }
@@ -171,8 +183,16 @@ struct SyncDatabase: Sendable {
         guard !wanted.isEmpty else { return [] }
         let found = try await rows(Array(wanted.keys), on: connection)
         var deleted: Set<String> = []
+        // A model the server does not hold may be one of the user's deleted so long ago that its
+        // record was trimmed: once the user's deletions were trimmed, such a relationship holds
+        // nothing, as one to any deleted model.
+        let trimmed = found.count < wanted.count ? try await trimmedThrough(of: user, on: connection) > 0 : false
         for (target, place) in wanted.sorted(by: { $0.key < $1.key }) {
             guard let row = found[target] else {
+                if trimmed {
+                    deleted.insert(target)
+                    continue
+                }
                 throw SyncProblem(code: "badRequest", message: "\(place) relates to the model \(target), which the server does not hold")
             }
             guard row.owner == user else {

@@ -44,6 +44,17 @@ struct SyncMerge {
 
     mutating func apply(_ change: SyncChange, to rows: inout [String: StoredSyncRow]) throws {
         guard var stored = rows[change.id] else {
+            if change.isNew == false, !change.deleted {
+                // An update of a model deleted so long ago that its record was trimmed: the
+                // deletion wins, as over any update; the client is told, and nothing is stored.
+                rows[change.id] = StoredSyncRow(
+                    row: SyncRow(entity: change.entity, id: change.id, deleted: true, values: [:], clocks: [:], version: 0), owner: user)
+                corrected.insert(change.id)
+                for (name, clock) in change.clocks where name != "" {
+                    conflicts.append(SyncConflict(entity: change.entity, id: change.id, property: name, losing: clock, winning: .zero))
+                }
+                return
+            }
             rows[change.id] = StoredSyncRow(
                 row: SyncRow(entity: change.entity, id: change.id, deleted: change.deleted, values: change.deleted ? [:] : change.values, clocks: change.clocks, version: 0),
                 owner: user)

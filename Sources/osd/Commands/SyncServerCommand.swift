@@ -15,10 +15,18 @@ struct SyncServerCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on.") var port: Int
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "A file of TOKEN USER pairs, one per line.") var tokens: String
+    @Option(help: "Keep the records of deleted models this many seconds (forever without it); a client away longer downloads its rows again.")
+    var retention: Int?
+
+    func validate() throws {
+        if let retention, retention <= 0 { throw ValidationError("--retention is a number of seconds above 0.") }
+    }
 
     func run() async throws {
         do {
-            try await SyncServerCommandRunner(postgresURL: postgres, name: name, schemaPath: schema, port: port, host: host, tokensPath: tokens).run()
+            try await SyncServerCommandRunner(
+                postgresURL: postgres, name: name, schemaPath: schema, port: port, host: host, tokensPath: tokens,
+                retention: retention.map { .seconds($0) }).run()
         } catch {
             let message = (error as? ToolError)?.message ?? "\(error)"
             FileHandle.standardError.write(Data("osd: error: \(message)\n".utf8))

@@ -21,14 +21,17 @@ enum SyncPostgres {
 final class RunningSyncServer: Sendable {
     let url: URL
     let name: String
+    /// The server itself, for what a deployment does beside serving (trimming its history).
+    let server: SyncServer
     private let task: Task<Void, any Error>
 
     /// The tokens every harness server accepts.
     static let tokens = ["token-a": "alice", "token-b": "bob"]
 
-    private init(url: URL, name: String, task: Task<Void, any Error>) {
+    private init(url: URL, name: String, server: SyncServer, task: Task<Void, any Error>) {
         self.url = url
         self.name = name
+        self.server = server
         self.task = task
     }
 
@@ -48,7 +51,7 @@ final class RunningSyncServer: Sendable {
         let port = try #require(await iterator.next())
         // The tables are made once PostgreSQL is reached: a hello before then would find none.
         try await server.prepare()
-        return RunningSyncServer(url: try #require(URL(string: "http://127.0.0.1:\(port)")), name: name, task: task)
+        return RunningSyncServer(url: try #require(URL(string: "http://127.0.0.1:\(port)")), name: name, server: server, task: task)
     }
 
     func stop() async {

@@ -1,0 +1,62 @@
+import Foundation
+import OpenSwiftDataSync
+import PostgresNIO
+
+extension SyncDatabase {
+    /// Removes the deletions (tombstones) and the change log entries written more than `age`
+    /// ago, in one transaction, and records for each user the last change number it removed: a
+    /// client whose cursor is before that number may have missed a deletion, and downloads the
+    /// user's rows again on its next pull. Returns what was removed.
+    func trim(olderThan age: Duration) async throws -> SyncTrimResult {
+        let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
+        var binds = PostgresBindings()
+        binds.append(seconds)
+        return try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(sql("SELECT pg_advisory_xact_lock(\(lockKey))"), logger: logger)
+            var result = SyncTrimResult(deletions: 0, changeLogEntries: 0)
+            let trimmed = try await connection.query(
+                PostgresQuery(unsafeSQL: """
+                    WITH gone AS (DELETE FROM \(quoted).rows WHERE deleted AND changed_at < now() - make_interval(secs => $1) \
+                    RETURNING owner, version), \
+                    marks AS (INSERT INTO \(quoted).trims AS t (owner, trimmed_through) SELECT owner, max(version) FROM gone GROUP BY owner \
+                    ON CONFLICT (owner) DO UPDATE SET trimmed_through = greatest(t.trimmed_through, EXCLUDED.trimmed_through)) \
+                    SELECT count(*)::int8 FROM gone
+                    """, binds: binds),
+                logger: logger)
+            for try await count in trimmed.decode(Int64.self) { result.deletions = Int(count) }
+            let logged = try await connection.query(
+                PostgresQuery(unsafeSQL: """
+                    WITH gone AS (DELETE FROM \(quoted).change_log WHERE logged_at < now() - make_interval(secs => $1) RETURNING 1) \
+                    SELECT count(*)::int8 FROM gone
+                    """, binds: binds),
+                logger: logger)
+            for try await count in logged.decode(Int64.self) { result.changeLogEntries = Int(count) }
+            return result
+        }
+    }
+
+    /// The last change number of the user's trimmed deletions, or 0.
+    func trimmedThrough(of user: String) async throws -> Int64 {
+        try await client.withConnection { connection in try await trimmedThrough(of: user, on: connection) }
+    }
+
+    /// The last change number of the user's trimmed deletions, or 0, read on `connection`.
+    func trimmedThrough(of user: String, on connection: PostgresConnection) async throws -> Int64 {
+        var binds = PostgresBindings()
+        binds.append(user)
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT trimmed_through FROM \(quoted).trims WHERE owner = $1", binds: binds), logger: logger)
+        var through: Int64 = 0
+        // The rows are read to their end: a row stream left midway upsets the connection.
+        for try await value in rows.decode(Int64.self) { through = value }
+        return through
+    }
+}
+
+/// What ``SyncServer/trimHistory(olderThan:)`` removed.
+public struct SyncTrimResult: Sendable, Equatable {
+    /// The deleted models' records (tombstones) removed.
+    public var deletions: Int
+    /// The change log entries removed (``SyncServer/init(postgresURL:name:schema:authenticator:resolver:recordsChangeLog:logger:)``'s `recordsChangeLog`).
+    public var changeLogEntries: Int
+}
