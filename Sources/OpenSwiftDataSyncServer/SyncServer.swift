@@ -96,12 +96,28 @@ public struct SyncServer: Sendable {
             group.addTask { await postgresClient.run() }
             try await prepareWhenReachable()
             group.addTask { try await app.runService() }
+            group.addTask { await relayChanges() }
             if let retention {
                 group.addTask { try await trimContinuously(keeping: retention) }
             }
             try await group.next()
             group.cancelAll()
         }
+    }
+
+    /// Wakes this process's waiting pulls when a push commits in any server process on the same
+    /// database and namespace (PostgreSQL `LISTEN`/`NOTIFY`), until the task is cancelled, while
+    /// ``postgresClient`` runs. ``run(host:port:onListening:)`` does it; an application that adds
+    /// the routes to its own router and runs several processes runs it beside them. Without it,
+    /// a device connected to another process learns of a change when its pull's wait ends.
+    public func relayChanges() async {
+        await ChangeRelay(client: postgresClient, namespace: database.namespace, announcer: announcer, logger: logger).listen()
+    }
+
+    /// The number of pushes of a user's rows this process has announced to its waiting pulls,
+    /// its own and those relayed from other processes.
+    package func announcements(of user: String) async -> UInt64 {
+        await announcer.generation(of: user)
     }
 
     /// Removes the records of models deleted more than `age` ago (and the change log entries as

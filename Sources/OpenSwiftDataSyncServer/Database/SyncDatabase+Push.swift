@@ -45,6 +45,8 @@ extension SyncDatabase {
             }
             try await write(written, on: connection)
             try await replaceKeys(of: written.map(\.row), on: connection)
+            // Every server process on the database wakes its pulls of the user when this commits.
+            if !written.isEmpty { try await ChangeRelay.notify(user: user, namespace: namespace, on: connection, logger: logger) }
             var binds = PostgresBindings()
             binds.append(request.sequence)
             binds.append(request.client)

@@ -38,11 +38,13 @@ struct SyncDatabase: Sendable {
 
     var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     /// The advisory lock of the namespace's writes.
-    var lockKey: Int64 {
-        // FNV-1a of the name: stable across processes, unlike `hashValue`.
+    var lockKey: Int64 { Int64(bitPattern: Self.stableHash(namespace)) }
+
+    /// FNV-1a of a text: the same in every process, unlike `hashValue`.
+    static func stableHash(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in namespace.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int64(bitPattern: hash)
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
     }
 
     /// Creates the tables when they are missing.

@@ -35,9 +35,11 @@ final class RunningSyncServer: Sendable {
         self.task = task
     }
 
-    static func start(_ prefix: String = "sync", resolver: (any SyncConflictResolver)? = nil) async throws -> RunningSyncServer {
+    /// Starts a server over a namespace of its own, or, given `sharing`, over that server's
+    /// namespace: a second process of the same service.
+    static func start(_ prefix: String = "sync", resolver: (any SyncConflictResolver)? = nil, sharing other: RunningSyncServer? = nil) async throws -> RunningSyncServer {
         let postgres = try #require(SyncPostgres.url)
-        let name = SyncPostgres.freshName(prefix)
+        let name = other?.name ?? SyncPostgres.freshName(prefix)
         var logger = Logger(label: "sync-test")
         logger.logLevel = .critical
         let server = try SyncServer(
