@@ -203,7 +203,9 @@ actor SyncWorker {
                 let store = try container.replicationStore(for: "SyncEngine")
                 let state = try SyncState.load(from: store).state
                 let page = try await transport.changes(client: state.client, after: state.cursor, limit: 1, wait: 20)
-                if !page.rows.isEmpty { try await synchronize() }
+                // A reset (deletions after the cursor trimmed) comes at once: the synchronization
+                // downloads everything again, after which the wait resumes from the new cursor.
+                if !page.rows.isEmpty || page.reset == true { try await synchronize() }
                 delay = 0.25
             } catch {
                 if Task.isCancelled { return }
