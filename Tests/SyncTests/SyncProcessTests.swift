@@ -116,4 +116,19 @@ struct SyncProcessTests {
         #expect(text.contains("violations: 0"), "\(text)")
         #expect(process.terminationStatus == 0)
     }
+
+    @Test func theConvergenceCheckerFindsNoViolationWhenTheServerTrimsMidRun() throws {
+        let process = Process()
+        process.executableURL = Self.executable("SyncCheck")
+        process.arguments = [
+            "run", "--postgres", try #require(SyncPostgres.url), "--runs", "1", "--clients", "3", "--operations", "80", "--seed", "20261202", "--trims",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.contains("trims: 1") && text.contains("violations: 0"), "\(text)")
+        #expect(process.terminationStatus == 0)
+    }
 }

@@ -46,6 +46,17 @@ do {
         try await server.run(port: Int(required("port")) ?? 0) { port in
             FileHandle.standardOutput.write(Data("listening on \(port)\n".utf8))
         }
+    case "trim":
+        var logger = Logger(label: "sync-check-trim")
+        logger.logLevel = .critical
+        let server = try SyncServer(
+            postgresURL: required("postgres"), name: required("name"), schema: Schema(checkModels),
+            authenticator: TokenFileAuthenticator(users: [:]), logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await server.postgresClient.run() }
+            try await server.trimHistory(olderThan: .milliseconds(Int(required("age-ms")) ?? 1_000))
+            group.cancelAll()
+        }
     case "client":
         try await CheckClient(
             serverURL: url(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: required("log")),
@@ -69,24 +80,26 @@ do {
         var writes = 0
         var kills = 0
         var restarts = 0
+        var trims = 0
         print("seed \(seed): \(runs) runs × \(clients) clients × \(operations) operations")
         for run in 0..<runs {
             let outcome = try await CheckRun(
                 postgresURL: required("postgres"), executable: executable, clients: clients, operations: operations,
-                seed: seed &+ UInt64(run), kills: !CommandLine.arguments.contains("--no-kills")
+                seed: seed &+ UInt64(run), kills: !CommandLine.arguments.contains("--no-kills"), trims: CommandLine.arguments.contains("--trims")
             ).run()
             violations += outcome.violations.count
             rows += outcome.rows
             writes += outcome.writes
             kills += outcome.clientKills
             restarts += outcome.serverRestarts
+            trims += outcome.trims
             for violation in outcome.violations { print("run \(run): \(violation)") }
         }
-        print("runs: \(runs) × clients: \(clients), writes: \(writes), models at the end: \(rows), clients killed: \(kills), server restarts: \(restarts)")
+        print("runs: \(runs) × clients: \(clients), writes: \(writes), models at the end: \(rows), clients killed: \(kills), server restarts: \(restarts), trims: \(trims)")
         print("violations: \(violations)")
         exit(violations == 0 ? 0 : 1)
     default:
-        FileHandle.standardError.write(Data("usage: SyncCheck run|serve|client|drain|dump …\n".utf8))
+        FileHandle.standardError.write(Data("usage: SyncCheck run|serve|client|drain|dump|trim …\n".utf8))
         exit(2)
     }
 } catch {

@@ -8,6 +8,8 @@ import PostgresNIO
 /// The server's change log of a check run: every pushed value with its clock.
 struct ChangeLog {
     struct Entry {
+        /// The entry's number in the server's log.
+        var seq: Int64
         var id: String
         var property: String
         var clock: SyncClock
@@ -32,22 +34,34 @@ struct ChangeLog {
             }
             defer { group.cancelAll() }
             let rows = try await client.query(
-                PostgresQuery(unsafeSQL: "SELECT id, property, clock, value FROM \"\(namespace)\".change_log ORDER BY seq"), logger: logger)
+                PostgresQuery(unsafeSQL: "SELECT seq, id, property, clock, value FROM \"\(namespace)\".change_log ORDER BY seq"), logger: logger)
             var log = ChangeLog()
             let decoder = JSONDecoder()
-            for try await (id, property, clock, value) in rows.decode((String, String, String, String).self) {
+            for try await (seq, id, property, clock, value) in rows.decode((Int64, String, String, String, String).self) {
                 let entry = Entry(
-                    id: id, property: property, clock: try decoder.decode(SyncClock.self, from: Data(clock.utf8)),
+                    seq: seq, id: id, property: property, clock: try decoder.decode(SyncClock.self, from: Data(clock.utf8)),
                     value: property.isEmpty ? nil : try decoder.decode(SyncValue.self, from: Data(value.utf8)))
-                log.entries.append(entry)
-                if property.isEmpty { log.deleted.insert(id) }
-                if property == "key", case .value(.text(let key)) = entry.value {
-                    log.keyOf[id] = key
-                    log.idOf[key] = id
-                }
+                log.add(entry)
             }
             return log
         }
+    }
+
+    private mutating func add(_ entry: Entry) {
+        entries.append(entry)
+        if entry.property.isEmpty { deleted.insert(entry.id) }
+        if entry.property == "key", case .value(.text(let key)) = entry.value {
+            keyOf[entry.id] = key
+            idOf[key] = entry.id
+        }
+    }
+
+    /// This log with the entries of an earlier read of it that the server has trimmed since.
+    mutating func include(_ earlier: ChangeLog) {
+        let present = Set(entries.map(\.seq))
+        let all = entries + earlier.entries.filter { !present.contains($0.seq) }
+        self = ChangeLog()
+        for entry in all.sorted(by: { $0.seq < $1.seq }) { add(entry) }
     }
 
     /// A model's entries, for a violation's message.

@@ -25,14 +25,18 @@ public struct CheckRun {
     public var seed: UInt64
     /// Whether clients and the server are killed with SIGKILL and restarted during the run.
     public var kills: Bool
+    /// Whether the server trims its tombstones and change log once during the run, at a random
+    /// moment, so that clients behind the trim download everything again.
+    public var trims: Bool
 
-    public init(postgresURL: String, executable: URL, clients: Int, operations: Int, seed: UInt64, kills: Bool) {
+    public init(postgresURL: String, executable: URL, clients: Int, operations: Int, seed: UInt64, kills: Bool, trims: Bool = false) {
         self.postgresURL = postgresURL
         self.executable = executable
         self.clients = clients
         self.operations = operations
         self.seed = seed
         self.kills = kills
+        self.trims = trims
     }
 
     /// What one run found.
@@ -42,6 +46,7 @@ public struct CheckRun {
         public var writes: Int
         public var clientKills: Int
         public var serverRestarts: Int
+        public var trims: Int
     }
 
     public func run() async throws -> Outcome {
@@ -64,11 +69,19 @@ public struct CheckRun {
             remaining[index] -= 1
         }
         var serverRestarted = !kills
+        // The log as read before the trim: the check's rule needs every value ever pushed.
+        var logBeforeTrim: ChangeLog?
+        // The trim comes after ten to twenty-four rounds of the loop (about two to five seconds),
+        // while the clients work.
+        let trimRound = trims ? 10 + Int(random.next(15)) : -1
+        var round = 0
         while !running.isEmpty {
+            round += 1
             try await Task.sleep(for: .milliseconds(Int(50 + random.next(150))))
             for (index, process) in running where !process.isRunning {
                 running[index] = nil
             }
+            if round == trimRound { logBeforeTrim = try await trim(name) }
             guard kills else { continue }
             if let (index, process) = running.randomElement(using: &random), random.next(4) == 0, remaining[index] > 0 {
                 kill(process.processIdentifier, SIGKILL)
@@ -85,6 +98,8 @@ public struct CheckRun {
                 serverRestarts += 1
             }
         }
+        // A run whose clients finished before the trim's round is trimmed now, before they all catch up.
+        if trims, logBeforeTrim == nil { logBeforeTrim = try await trim(name) }
         // Everyone synchronizes, twice round, so that each has what the others sent.
         for _ in 0..<2 {
             for index in 0..<clients { try runTool(["drain", "--server", serverURL.absoluteString, "--store", stores[index].path]) }
@@ -100,7 +115,8 @@ public struct CheckRun {
         server.process.waitUntilExit()
 
         var violations: [String] = []
-        let log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
+        var log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
+        if let logBeforeTrim { log.include(logBeforeTrim) }
         for (index, state) in states.enumerated().dropFirst() where state != states[0] {
             let label = index == clients ? "a new client" : "client \(index)"
             let (key, text) = Self.difference(states[0], state)
@@ -114,7 +130,19 @@ public struct CheckRun {
             writes += written.count
             violations += log.lostWrites(written, client: index, in: final)
         }
-        return Outcome(violations: violations, rows: final.rows.count, writes: writes, clientKills: clientKills, serverRestarts: serverRestarts)
+        return Outcome(violations: violations, rows: final.rows.count, writes: writes, clientKills: clientKills, serverRestarts: serverRestarts,
+                       trims: logBeforeTrim == nil ? 0 : 1)
+    }
+
+    /// Trims the server's tombstones and change log, returning the log as read just before: the
+    /// check's rule needs every value ever pushed. What is trimmed was logged a second before the
+    /// read began (a push commits sooner after it logs), so every entry it removes was read.
+    private func trim(_ name: String) async throws -> ChangeLog {
+        let started = Date()
+        let log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
+        let age = Int((Date().timeIntervalSince(started) + 1) * 1000)
+        try runTool(["trim", "--postgres", postgresURL, "--name", name, "--age-ms", "\(age)"])
+        return log
     }
 
     // MARK: Processes

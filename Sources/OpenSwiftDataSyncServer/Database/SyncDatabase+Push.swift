@@ -73,7 +73,7 @@ extension SyncDatabase {
                 binds.append(String(decoding: try encoder.encode(clock), as: UTF8.self))
                 binds.append(value)
                 try await connection.query(
-                    PostgresQuery(unsafeSQL: "INSERT INTO \(quoted).change_log (client, id, entity, property, clock, value) VALUES ($1, $2, $3, $4, $5, $6)", binds: binds),
+                    PostgresQuery(unsafeSQL: "INSERT INTO \(quoted).change_log (client, id, entity, property, clock, value, logged_at) VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp())", binds: binds),
                     logger: logger)
             }
         }

@@ -68,7 +68,8 @@ struct SyncDatabase: Sendable {
                 CREATE TABLE IF NOT EXISTS \(quoted).change_log (seq bigserial PRIMARY KEY, client text NOT NULL, id text NOT NULL, \
                 entity text NOT NULL, property text NOT NULL, clock text NOT NULL, value text NOT NULL)
                 """,
-                // When each row and value was last written, for trimming (rows already there count from now).
+                // When each row and value was last written (under the namespace's lock, not when its
+                // transaction began), for trimming; rows already there count from now.
                 "ALTER TABLE \(quoted).rows ADD COLUMN IF NOT EXISTS changed_at timestamptz NOT NULL DEFAULT now()",
                 "ALTER TABLE \(quoted).change_log ADD COLUMN IF NOT EXISTS logged_at timestamptz NOT NULL DEFAULT now()",
                 "CREATE TABLE IF NOT EXISTS \(quoted).trims (owner text PRIMARY KEY, trimmed_through bigint NOT NULL)",
@@ -157,12 +158,12 @@ struct SyncDatabase: Sendable {
         binds.append(rows.map(\.lastClient))
         try await connection.query(
             PostgresQuery(unsafeSQL: """
-                INSERT INTO \(quoted).rows (id, entity, owner, deleted, "values", clocks, version, last_client) \
-                SELECT u.id, u.entity, u.owner, u.deleted, u.vals, u.clocks, nextval('\(quoted).versions'), u.last_client \
+                INSERT INTO \(quoted).rows (id, entity, owner, deleted, "values", clocks, version, last_client, changed_at) \
+                SELECT u.id, u.entity, u.owner, u.deleted, u.vals, u.clocks, nextval('\(quoted).versions'), u.last_client, clock_timestamp() \
                 FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::text[], $6::text[], $7::text[]) \
                 WITH ORDINALITY AS u(id, entity, owner, deleted, vals, clocks, last_client, position) ORDER BY u.position \
                 ON CONFLICT (id) DO UPDATE SET deleted = EXCLUDED.deleted, "values" = EXCLUDED."values", \
-                clocks = EXCLUDED.clocks, version = EXCLUDED.version, last_client = EXCLUDED.last_client, changed_at = now()
+                clocks = EXCLUDED.clocks, version = EXCLUDED.version, last_client = EXCLUDED.last_client, changed_at = EXCLUDED.changed_at
                 """, binds: binds),
             logger: logger)
     }
