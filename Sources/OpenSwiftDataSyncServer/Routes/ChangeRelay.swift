@@ -50,7 +50,11 @@ struct ChangeRelay: Sendable {
                 if Task.isCancelled { return }
                 logger.warning("Listening for other server processes' pushes failed; listening again in a second: \(String(reflecting: error))")
             }
-            try? await Task.sleep(for: .seconds(1))
+            do {
+                try await Task.sleep(for: .seconds(1))
+            } catch {
+                return   // cancelled: the server stops
+            }
         }
     }
 }

@@ -81,14 +81,15 @@ extension StoredSchema {
         var kept = self
         kept.entities = entities.filter { !names.contains($0.name) }.map { entity in
             var entity = entity
+            let recorded = entity.recordedRelationships
             func keeps(_ property: String) -> Bool { !names.contains("\(entity.name).\(property)") }
             entity.relationships = entity.relationships?.filter { keeps($0.name) && !names.contains($0.destination) }.map { relationship in
                 var relationship = relationship
                 if let inverse = relationship.inverse, names.contains("\(relationship.destination).\(inverse)") { relationship.inverse = nil }
                 return relationship
             }
-            let relationships = Set(entity.recordedRelationships.map(\.name))
-            let removedRelationships = Set(self.entities.first { $0.name == entity.name }?.recordedRelationships.map(\.name) ?? []).subtracting(relationships)
+            // A to-one relationship left out takes its foreign key's column along.
+            let removedRelationships = Set(recorded.map(\.name)).subtracting(entity.recordedRelationships.map(\.name))
             entity.attributes = entity.attributes.filter { keeps($0.name) && !removedRelationships.contains($0.name) }
             entity.uniquenessConstraints = entity.uniquenessConstraints.filter { $0.allSatisfy(keeps) }
             entity.indices = entity.indices.filter { $0.allSatisfy(keeps) }

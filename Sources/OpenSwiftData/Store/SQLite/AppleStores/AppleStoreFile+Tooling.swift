@@ -16,7 +16,7 @@ extension AppleStoreFile: StoreTooling, StoreToolingProvider {
     }
 
     package static func isVacant(_ location: String, name: String) -> Bool {
-        !FileManager.default.fileExists(atPath: location)
+        StoreFile.isVacant(location, name: name)
     }
 
     package static func creatingStore<R>(at location: String, name: String, schema: StoredSchema, _ body: (any StoreTooling) throws -> R) throws -> R {
