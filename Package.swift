@@ -146,7 +146,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "osd",
-            dependencies: ["OSDKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["OSDKit", "OpenSwiftData", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

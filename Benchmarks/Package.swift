@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 // The benchmark: OpenSwiftData, hand-written SQLite C calls and GRDB on the same workloads; on
-// PostgreSQL, OpenSwiftData, hand-written postgres-nio and Fluent; the toolbox's caches against a
-// dictionary and plain files.
+// PostgreSQL, OpenSwiftData, hand-written postgres-nio and Fluent; the same four as servers under
+// load; the toolbox's caches against a dictionary and plain files.
 // A separate package so that GRDB never enters the graph of OpenSwiftData's users.
 import PackageDescription
 
@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/vapor/fluent-kit", exact: "1.57.0"),
         .package(url: "https://github.com/vapor/fluent-postgres-driver", exact: "2.14.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .systemLibrary(name: "CSQLiteBench", providers: [.apt(["libsqlite3-dev"])]),
@@ -38,6 +39,19 @@ let package = Package(
                 .product(name: "OpenSwiftDataSync", package: "OpenSwiftData"),
                 .product(name: "OpenSwiftDataSyncServer", package: "OpenSwiftData"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        // The load harness's servers: the same routes over OpenSwiftData (PostgreSQL, SQLite),
+        // Fluent and hand-written postgres-nio, one Hummingbird app each (Scripts/servers.sh).
+        .executableTarget(
+            name: "TripServers",
+            dependencies: [
+                .product(name: "OpenSwiftData", package: "OpenSwiftData"),
+                .product(name: "OpenSwiftDataPostgres", package: "OpenSwiftData"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         // The toolbox's caches against a plain dictionary and plain files.

@@ -23,7 +23,7 @@ swift build -c release --product ToolboxBenchmarks
 
 if [ -n "${OSD_POSTGRES_URL:-}" ]; then
     echo "== PostgreSQL"
-    "$BENCH" --workloads W1,W2,W3,W4,W5,W6,W6c,W8,W12,W13,W14 --contenders pgnio,fluent,osdpg "$@"
+    "$BENCH" --workloads W1,W2,W3,W4,W5,W6,W6k,W6c,W7,W8,W12,W13,W14 --contenders pgnio,fluent,osdpg "$@"
     "$BENCH" --workloads W9 --contenders pgnio,osdpg "$@"
 else
     echo "== PostgreSQL skipped: run under Scripts/with-postgres.sh"

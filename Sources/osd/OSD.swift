@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OSDKit
+import OpenSwiftData
 
 /// `osd`: look inside OpenSwiftData stores and work with schemas, without the app's model classes.
 @main
@@ -11,6 +12,24 @@ struct OSD: AsyncParsableCommand {
         discussion: "Every command reads the schema a store records, so it needs no model classes. See docs/osd.md.",
         subcommands: commands
     )
+
+    /// Runs the command asked for. A command-line tool's waits for its store hold a thread that
+    /// nothing else needs, so the store's warning about waits on Swift's shared threads (meant
+    /// for servers) stays silent.
+    static func main() async {
+        await BlockingCallSite.$isSilenced.withValue(true) {
+            do {
+                var command = try parseAsRoot()
+                if var asynchronous = command as? any AsyncParsableCommand {
+                    try await asynchronous.run()
+                } else {
+                    try command.run()
+                }
+            } catch {
+                exit(withError: error)
+            }
+        }
+    }
 }
 
 /// Runs a command's work, printing any failure as one line on standard error and exiting 1.

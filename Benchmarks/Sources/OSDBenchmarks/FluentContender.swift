@@ -174,6 +174,14 @@ final class FluentContender: Contender {
                 try blocking { try await FluentTrip.query(on: database).filter(\.$rating == 1).delete() }
                 return count
             }
+        case .w6k:
+            // Fluent's query builder deletes without returning keys; its SQL builder says RETURNING.
+            return try time {
+                try blocking {
+                    guard let sql = database as? any SQLDatabase else { throw BenchError("not an SQL database") }
+                    return try await sql.delete(from: FluentTrip.schema).where("rating", .equal, 1).returning("id").all(decodingColumn: "id", as: Int64.self).count
+                }
+            }
         case .w6c:
             return try runCascadeDelete(scale: scale)
         case .w7:

@@ -92,7 +92,7 @@ final class GRDBContender: Contender {
                     return records.count
                 }
             }
-        case .w6:
+        case .w6, .w6k:
             return try time { try queue.write { db in try TripRecord.filter(Column("rating") == 1).deleteAll(db) } }
         case .w6c:
             return try runCascadeDelete(scale: scale)

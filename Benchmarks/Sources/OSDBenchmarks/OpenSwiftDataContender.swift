@@ -146,7 +146,7 @@ final class OpenSwiftDataContender: Contender {
                 try context.save()
                 return trips.count
             }
-        case .w6:
+        case .w6, .w6k:
             let count = try ModelContext(container).fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.rating == 1 }))
             return try time {
                 let context = ModelContext(container)

@@ -147,7 +147,7 @@ final class PostgresNIOContender: Contender {
                 try execute("COMMIT")
                 return trips.count
             }
-        case .w6:
+        case .w6, .w6k:
             return try time { try execute("DELETE FROM trip WHERE rating = 1 RETURNING id").count }
         case .w8:
             let trips = TripData.generate(count: 2_000)

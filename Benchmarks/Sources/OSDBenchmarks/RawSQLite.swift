@@ -155,7 +155,7 @@ final class RawSQLite: Contender {
                 try exec("COMMIT")
                 return trips.count
             }
-        case .w6:
+        case .w6, .w6k:
             return try time {
                 let delete = try prepare("DELETE FROM trip WHERE rating = ?")
                 defer { sqlite3_finalize(delete) }

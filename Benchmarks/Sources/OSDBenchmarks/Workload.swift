@@ -2,7 +2,7 @@ import Foundation
 
 /// A benchmark workload. Each runs in its own process, after an untimed set-up.
 enum Workload: String, CaseIterable, Sendable {
-    case w1 = "W1", w2 = "W2", w3 = "W3", w4 = "W4", w3b = "W3b", w4b = "W4b", w5 = "W5", w6 = "W6", w6c = "W6c", w7 = "W7", w8 = "W8"
+    case w1 = "W1", w2 = "W2", w3 = "W3", w4 = "W4", w3b = "W3b", w4b = "W4b", w5 = "W5", w6 = "W6", w6k = "W6k", w6c = "W6c", w7 = "W7", w8 = "W8"
     case w9 = "W9", w10 = "W10", w12 = "W12", w13 = "W13", w14 = "W14"
 
     var summary: String {
@@ -15,6 +15,7 @@ enum Workload: String, CaseIterable, Sendable {
         case .w4b: "the W4 count on 1,000 rows — 10,000 times"
         case .w5: "change one property of all 100,000 loaded trips, save"
         case .w6: "delete the ~20% with rating == 1 by predicate, save"
+        case .w6k: "W6, the deleted trips' keys returned to the caller (as OpenSwiftData learns them, for history and didSave)"
         case .w6c: "W6 on 100,000 trips with 2 activities each, deleted with them (cascade)"
         case .w7: "insert 10,000 trips × 10 activities, fetch with activities prefetched, visit all"
         case .w8: "2,000 saves of one new trip each"

@@ -120,10 +120,14 @@ public final class ModelContainer: Sendable {
         let observer = StoreObserver.make(observability)
         self.observer = observer
         // The stages of a migration plan open containers of their own: they report to this one's observer.
-        (stores, slotByEntity) = try StoreObserver.$opening.withValue(observer ?? StoreObserver.opening) {
-            try Self.openStores(configurations, schema: givenSchema, migrationPlan: migrationPlan)
+        // Opening happens once, at start-up: its waits are not reported as a server's requests' are.
+        let (stores, slotByEntity, externalSaves) = try BlockingCallSite.$isSilenced.withValue(true) {
+            let (stores, slotByEntity) = try StoreObserver.$opening.withValue(observer ?? StoreObserver.opening) {
+                try Self.openStores(configurations, schema: givenSchema, migrationPlan: migrationPlan)
+            }
+            return (stores, slotByEntity, try ExternalSaves(stores: stores))
         }
-        self.externalSaves = try ExternalSaves(stores: stores)
+        (self.stores, self.slotByEntity, self.externalSaves) = (stores, slotByEntity, externalSaves)
         self.saveLog = SaveLog()
     }
 

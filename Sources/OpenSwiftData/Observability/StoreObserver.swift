@@ -20,6 +20,7 @@ package final class StoreObserver: Sendable {
     private let poolWaitDuration: Metrics.Timer?
     private let metricsFactory: (any MetricsFactory)?
     private let fetchDurations = LockedValue<[String: Metrics.Timer]>([:])
+    private let warnedOfSharedThreadUse = LockedValue(false)
     private let slowNanoseconds: UInt64
 
     /// An observer for `observability`, or `nil` when it reports nowhere.
@@ -132,5 +133,15 @@ package final class StoreObserver: Sendable {
         let duration = Self.milliseconds(since: start)
         poolWaitDuration?.recordNanoseconds(Int64(clamping: duration.nanoseconds))
         logger?.debug("waited for a connection", metadata: ["pool_size": "\(maximum)", "duration_ms": duration.text])
+    }
+
+    /// Whether the container has a logger to warn through.
+    package var reportsWarnings: Bool { logger != nil }
+
+    /// A store was called from Swift's shared threads (see ``BlockingCallSite``): warns the first
+    /// time only.
+    package func warnOnceOfSharedThreadUse(store: String, _ message: () -> String) {
+        guard let logger, warnedOfSharedThreadUse.withValue({ warned in defer { warned = true }; return !warned }) else { return }
+        logger.warning("\(message())", metadata: ["store": "\(store)"])
     }
 }

@@ -270,9 +270,13 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Throws when called on one of SwiftNIO's event loop threads: the session blocks its caller
     /// until the server answers, and the answer arrives on an event loop, which would then wait
-    /// for itself.
+    /// for itself. Warns when called from async code on Swift's shared threads,
+    /// which the wait would hold (see `BlockingCallSite`).
     private func refuseEventLoopThread() throws {
-        guard MultiThreadedEventLoopGroup.currentEventLoop != nil else { return }
+        guard MultiThreadedEventLoopGroup.currentEventLoop != nil else {
+            if BlockingCallSite.isSharedTaskThread { BlockingCallSite.warn(store: location.displayName, observer: observer) }
+            return
+        }
         throw SwiftDataError(.storeFailure, reason: "\(location.displayName) was used from a SwiftNIO event loop thread. The PostgreSQL store blocks its caller until the server answers; call it from a task, an actor (a @ModelActor) or a thread of your own instead.")
     }
 

@@ -1,0 +1,101 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The threads that run the jobs of every ``DefaultSerialModelExecutor`` of the process: at most
+/// ``limit`` of them, started as jobs arrive and kept for the next ones.
+///
+/// A model actor's calls to a store wait on the calling thread (for PostgreSQL's answer, a lock or
+/// a connection), so they must not run on the few threads Swift's tasks share. Giving each
+/// executor a thread whenever it has work (as a dispatch queue does) would give a server one
+/// thread per waiting request, up to hundreds. Here executors with work wait in line, first come
+/// first served, for one of ``limit`` threads; each thread runs one job of an executor, then
+/// puts the executor back in line if it has more, so that one busy actor does not hold a thread
+/// while others wait. Jobs of one executor never run at the same time.
+///
+/// The limit is ample for the work the threads do: the store calls a server can run at once are
+/// bounded by its connections (a PostgreSQL container has one plus `maximumReadConnections`),
+/// and jobs beyond them would only wait for a connection, each on a thread of its own.
+final class ModelExecutorThreads: @unchecked Sendable {
+    // @unchecked Sendable: `ready`, `started` and `idle` are only used while `condition` is held.
+
+    /// The threads of the process's model executors.
+    static let shared = ModelExecutorThreads(limit: max(16, 4 * ProcessInfo.processInfo.activeProcessorCount))
+
+    /// The most threads the pool runs.
+    let limit: Int
+    private let condition = NSCondition()
+    private var ready: [DefaultSerialModelExecutor] = []
+    private var readyStart = 0
+    private var started = 0
+    private var idle = 0
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Puts an executor that has jobs in line for a thread.
+    func schedule(_ executor: DefaultSerialModelExecutor) {
+        condition.lock()
+        ready.append(executor)
+        if idle > 0 {
+            condition.signal()
+        } else if started < limit {
+            started += 1
+            let thread = Thread { [self] in work() }
+            thread.name = "OpenSwiftData.ModelExecutor"
+            thread.start()
+        }
+        condition.unlock()
+    }
+
+    /// A thread's life: the next executor in line, one of its jobs, and again.
+    private func work() {
+        while true {
+            condition.lock()
+            while readyStart == ready.count {
+                idle += 1
+                condition.wait()
+                idle -= 1
+            }
+            let executor = ready[readyStart]
+            readyStart += 1
+            if readyStart == ready.count || readyStart >= 1_024 {
+                ready.removeFirst(readyStart)
+                readyStart = 0
+            }
+            condition.unlock()
+            Self.running = Unmanaged.passUnretained(executor).toOpaque()
+            executor.runNextJob()
+            Self.running = nil
+        }
+    }
+
+    // MARK: The executor running on the current thread
+
+    private static let runningKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The executor whose job the current thread is running, as an opaque pointer.
+    private static var running: UnsafeMutableRawPointer? {
+        get { pthread_getspecific(runningKey) }
+        set { pthread_setspecific(runningKey, newValue) }
+    }
+
+    /// Whether the current thread is running a job of `executor`.
+    static func isRunning(_ executor: DefaultSerialModelExecutor) -> Bool {
+        running == Unmanaged.passUnretained(executor).toOpaque()
+    }
+
+    /// Whether the current thread is running a job of any model executor.
+    static var isRunningAJob: Bool { running != nil }
+}

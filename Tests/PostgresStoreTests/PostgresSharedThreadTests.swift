@@ -1,0 +1,142 @@
+import Dispatch
+import Foundation
+import Logging
+import OpenSwiftData
+import OpenSwiftDataPostgres
+import Testing
+
+/// A server's requests waiting for the store do not stall the process's other tasks: a
+/// `@ModelActor`'s calls wait on its executor's own threads, never on the few threads Swift's
+/// tasks share; and a context used directly in async code, which would hold one of those threads
+/// while it waits, is reported.
+@Suite(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+struct PostgresSharedThreadTests {
+    @ModelActor actor PosterReader {
+        func labels() throws -> [String] {
+            try modelContext.fetch(FetchDescriptor<Poster>(sortBy: [SortDescriptor(\.label)])).map(\.label)
+        }
+    }
+
+    /// Warnings a container's logger received.
+    final class Warnings: @unchecked Sendable {
+        // @unchecked Sendable: `messages` is only used while `lock` is held.
+        private let lock = NSLock()
+        private var messages: [String] = []
+        func append(_ message: String) { lock.withLock { messages.append(message) } }
+        var all: [String] { lock.withLock { messages } }
+
+        var logger: Logger {
+            Logger(label: "test") { _ in Handler(warnings: self) }
+        }
+
+        struct Handler: LogHandler {
+            let warnings: Warnings
+            var metadata: Logger.Metadata = [:]
+            var logLevel: Logger.Level = .warning
+            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+                get { metadata[key] }
+                set { metadata[key] = newValue }
+            }
+            func log(event: LogEvent) {
+                if event.level == .warning { warnings.append("\(event.message)") }
+            }
+        }
+    }
+
+    /// Whether `condition` holds within a minute, looking every 10 ms (without holding a thread).
+    static func eventually(_ condition: () throws -> Bool) async throws -> Bool {
+        for _ in 0..<6_000 {
+            if try condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    // Async, so that the test waits without holding one of the shared threads it checks.
+    @Test(.timeLimit(.minutes(2))) func anUnrelatedTaskRunsWhileEveryConnectionWaitsForALock() async throws {
+        var configuration = try PostgresServer.freshConfiguration("shared")
+        configuration.maximumReadConnections = 2
+        let container = try ModelContainer(for: Poster.self, configurations: configuration)
+        let setup = ModelContext(container)
+        setup.insert(Poster(label: "a"))
+        try setup.save()
+
+        let blocker = try PostgresServer.connect()
+        do {
+            try PostgresServer.sql("BEGIN", on: blocker)
+            try PostgresServer.sql("LOCK TABLE \(configuration.name).\"Poster\" IN ACCESS EXCLUSIVE MODE", on: blocker)
+            // More requests than connections and than cores, each with its own model actor.
+            let requests = 8
+            let finished = LockedCount()
+            for _ in 0..<requests {
+                Task.detached {
+                    if (try? await PosterReader(modelContainer: container).labels()) == ["a"] { finished.add() }
+                }
+            }
+            let allWaiting = try await Self.eventually { try PostgresReadConnectionTests.connections(of: configuration, waitingForALock: true) == 3 }
+            #expect(allWaiting, "the container's connection and both readers wait for the lock")
+
+            let unrelated = await Task.detached { 6 * 7 }.value
+            #expect(unrelated == 42, "a task that touches no store runs while every connection waits")
+            #expect(finished.value == 0, "no request got past the lock")
+
+            try PostgresServer.sql("COMMIT", on: blocker)
+            #expect(try await Self.eventually { finished.value == requests }, "every request reads once the lock is released")
+        } catch {
+            try? await blocker.close().get()
+            throw error
+        }
+        try await blocker.close().get()
+    }
+
+    @Test func aContextUsedDirectlyInAsyncCodeIsReportedOnce() async throws {
+        let warnings = Warnings()
+        let configuration = try PostgresServer.freshConfiguration("shared")
+        // Opened in async code: opening is not reported, it happens once.
+        let container = try ModelContainer(
+            for: Schema([Poster.self]), configurations: [configuration], observability: .init(logger: warnings.logger))
+        #expect(warnings.all.isEmpty)
+
+        _ = try await PosterReader(modelContainer: container).labels()
+        #expect(warnings.all.isEmpty, "a model actor's calls wait on its executor's threads")
+
+        try await Task.detached {
+            let context = ModelContext(container)
+            context.insert(Poster(label: "direct"))
+            try context.save()
+            _ = try context.fetch(FetchDescriptor<Poster>())
+        }.value
+        let reported = warnings.all
+        #expect(reported.count == 1, "reported once per container")
+        #expect(reported.first?.contains("@ModelActor") == true)
+        #expect(reported.first?.contains(configuration.name) == true, "the warning names the store")
+    }
+
+    @Test func aContextOnAThreadOfItsOwnIsNotReported() throws {
+        let warnings = Warnings()
+        let container = try ModelContainer(
+            for: Schema([Poster.self]), configurations: [try PostgresServer.freshConfiguration("shared")],
+            observability: .init(logger: warnings.logger))
+        let work = Background { () -> Int in
+            let context = ModelContext(container)
+            context.insert(Poster(label: "thread"))
+            try context.save()
+            return try context.fetchCount(FetchDescriptor<Poster>())
+        }
+        guard case .some(.success(let count)) = work.wait(seconds: 60) else {
+            Issue.record("the thread's save and fetch did not succeed")
+            return
+        }
+        #expect(count == 1)
+        #expect(warnings.all.isEmpty)
+    }
+}
+
+/// A counter shared between tasks and the test's thread.
+final class LockedCount: @unchecked Sendable {
+    // @unchecked Sendable: `count` is only used while `lock` is held.
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
