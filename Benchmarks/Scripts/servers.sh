@@ -90,6 +90,9 @@ start_server() {
 
 stop_server() {
     kill "$SERVER_PID" 2>/dev/null || true
+    # A server whose pool is still reconnecting may not stop at once: ten seconds, then for good.
+    for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
     kill "$SAMPLER_PID" 2>/dev/null || true
     wait "$SAMPLER_PID" 2>/dev/null || true

@@ -25,8 +25,8 @@ import Testing
 /// PostgreSQL's plans for the statements fetches run: comparisons of an indexed property with a
 /// value use the index, whatever Swift semantics they carry.
 @Suite struct PostgresIndexUseTests {
-    /// The statement's clauses, then PostgreSQL's plan for it.
-    private func plan(_ descriptor: FetchDescriptor<Listing>, in container: ModelContainer) throws -> String {
+    /// The statement's clauses, then PostgreSQL's plan for it (with `suffix`, such as a limit).
+    private func plan(_ descriptor: FetchDescriptor<Listing>, in container: ModelContainer, suffix: String = "") throws -> String {
         let entity = try #require(container.schema.entity(for: Listing.self))
         let backend = try #require(container.store(for: entity) as? PostgresBackend)
         let plan = PredicateTranslator.plan(for: descriptor, entity: entity, schema: container.schema)
@@ -34,7 +34,7 @@ import Testing
         let table = try backend.table(for: entity.name)
         let (clauses, compiler) = try backend.clauses(StoreFetch(entity: entity, filter: plan.filter, sort: plan.sort), table: table, ordered: true)
         return try backend.withSession { session in
-            [clauses] + (try session.query("EXPLAIN " + table.selectPrefix + clauses, compiler.bindings).map { PostgresRowReader($0)._string(0) })
+            [clauses] + (try session.query("EXPLAIN " + table.selectPrefix + clauses + suffix, compiler.bindings).map { PostgresRowReader($0)._string(0) })
         }.joined(separator: "\n")
     }
 
@@ -69,5 +69,38 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor(predicate: #Predicate<Listing> { $0.price > 100 && $0.price < 120 })) == 18)
         #expect(try context.fetchCount(FetchDescriptor(predicate: #Predicate<Listing> { $0.category == nil })) == 52)
         #expect(try context.fetchCount(FetchDescriptor(predicate: #Predicate<Listing> { $0.category == category })) == 10)
+    }
+
+    /// A sort by an indexed property that cannot be `nil`, either way, with a limit: PostgreSQL
+    /// reads the index (backwards for a descending sort) rather than sorting every row, and the
+    /// models come in Swift's order.
+    @Test(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+    func aSortByAnIndexedPropertyReadsTheIndex() throws {
+        let configuration = try PostgresServer.freshConfiguration("plans")
+        let container = try ModelContainer(for: Listing.self, configurations: configuration)
+        let context = ModelContext(container)
+        for number in 0..<5_000 {
+            // Many equal dates, so that the primary key breaks ties.
+            context.insert(Listing(category: nil, title: "title \(number)", price: Double(number), listed: Date(timeIntervalSinceReferenceDate: Double(number % 400) * 3_600)))
+        }
+        try context.save()
+        try PostgresServer.sql("ANALYZE \(configuration.name).\"Listing\"")
+
+        for order in [SortOrder.reverse, .forward] {
+            let descriptor = FetchDescriptor<Listing>(sortBy: [SortDescriptor(\.listed, order: order)])
+            let sorted = try plan(descriptor, in: container, suffix: " LIMIT 25")
+            #expect(sorted.contains("osd_index_Listing_3") && !sorted.contains("Seq Scan"), "\(sorted)")
+
+            var limited = descriptor
+            limited.fetchLimit = 25
+            let fetched = try context.fetch(limited).map(\.title)
+            let all = try context.fetch(FetchDescriptor<Listing>())
+            let expected = all.sorted { order == .forward ? $0.listed < $1.listed : $0.listed > $1.listed }
+            let fetchedDates = try context.fetch(limited).map(\.listed)
+            #expect(fetchedDates == Array(expected.prefix(25).map(\.listed)), "the first 25 in Swift's order")
+            #expect(Set(fetched).count == 25)
+            // Ties come in the same order every time (the primary key breaks them).
+            #expect(try context.fetch(limited).map(\.title) == fetched)
+        }
     }
 }

@@ -36,7 +36,7 @@ func postgresURL() throws -> URL {
 func serve(_ service: some TripService, beside: (@Sendable () async -> Void)? = nil) async throws {
     let app = Application(
         router: makeRouter(service), configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: kind),
-        onServerRunning: { _ in print("listening on \(port)") }, logger: logger)
+        onServerRunning: { _ in FileHandle.standardOutput.write(Data("listening on \(port)\n".utf8)) }, logger: logger)
     try await withThrowingTaskGroup(of: Void.self) { group in
         if let beside { group.addTask { await beside() } }
         group.addTask { try await app.runService() }

@@ -231,20 +231,26 @@ struct PostgresCompiler {
     }
 
     /// `ORDER BY` for sort keys, with the primary key as the final tiebreaker. `nil` sorts first
-    /// ascending, as in Swift and in the SQLite store.
+    /// ascending, as in Swift and in the SQLite store. A key that cannot be `nil` (a non-optional
+    /// attribute of the fetched model) names no place for `NULL`s, so that an index on it, which
+    /// keeps them last, serves the order (scanned backwards for a descending key).
     mutating func orderBy(_ sort: [QuerySort]) throws -> String {
         let keys = try sort.map { key in
             let isText: Bool
             let sql: String
+            var canBeNil = true
             if let expression = key.expression {
                 sql = try value(expression)
                 isText = key.isText
             } else {
                 let table = try fetchedTable()
                 sql = try value(.attribute(key.attribute))
-                isText = key.attribute < table.entity.fields.count && table.entity.fields[key.attribute].storage == .text
+                let field = key.attribute < table.entity.fields.count ? table.entity.fields[key.attribute] : nil
+                isText = field?.storage == .text
+                canBeNil = field.map { $0.isOptional || $0.attribute == nil } ?? true
             }
-            return "\(isText ? PostgresSQL.swiftText(sql) : sql) \(key.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")"
+            let direction = key.ascending ? (canBeNil ? "ASC NULLS FIRST" : "ASC") : (canBeNil ? "DESC NULLS LAST" : "DESC")
+            return "\(isText ? PostgresSQL.swiftText(sql) : sql) \(direction)"
         }
         return " ORDER BY " + (keys + ["t0.\(PostgresSQL.primaryKey)"]).joined(separator: ", ")
     }
