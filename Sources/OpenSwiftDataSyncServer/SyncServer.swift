@@ -172,9 +172,9 @@ public struct SyncServer: Sendable {
             }
         }
         router.post(RouterPath(SyncPath.push)) { request, _ in
-            await respond {
+            await respondMessage {
                 let user = try await authenticate(request)
-                let push = try await decode(PushRequest.self, from: request)
+                let push = try await read(PushRequest.self, from: request)
                 try SyncValidation(schema: schema, limit: maximumBatchSize).check(push)
                 let response = try await database.push(push, user: user)
                 await announcer.announce(to: user)
@@ -182,7 +182,7 @@ public struct SyncServer: Sendable {
             }
         }
         router.get(RouterPath(SyncPath.changes)) { request, _ in
-            await respond {
+            await respondMessage {
                 let user = try await authenticate(request)
                 let parameters = request.uri.queryParameters
                 let after = Int64(parameters["after"].map(String.init) ?? "0") ?? -1
@@ -219,16 +219,29 @@ public struct SyncServer: Sendable {
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: maximumRequestSize)
-        } catch {
-            throw SyncProblem(code: "badRequest", message: "The request body is larger than the server takes (\(maximumRequestSize) bytes)")
-        }
+        let body = try await collect(request)
         do {
             return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
         } catch let error as DecodingError {
             throw SyncProblem(code: "badRequest", message: "The request body is not a valid \(T.self): \(Self.describe(error))")
+        }
+    }
+
+    /// Reads a message that reads its JSON itself (the pushes, which carry thousands of rows).
+    private func read<T: SyncJSONMessage>(_ type: T.Type, from request: Request) async throws -> T {
+        let body = try await collect(request)
+        do {
+            return try T(jsonData: body.readableBytesView)
+        } catch {
+            throw SyncProblem(code: "badRequest", message: "The request body is not a valid \(T.self): \(error)")
+        }
+    }
+
+    private func collect(_ request: Request) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: maximumRequestSize)
+        } catch {
+            throw SyncProblem(code: "badRequest", message: "The request body is larger than the server takes (\(maximumRequestSize) bytes)")
         }
     }
 
@@ -246,7 +259,16 @@ public struct SyncServer: Sendable {
     }
 
     /// Runs a route's work and answers with its JSON, or with the problem that stopped it.
-    private func respond<T: Encodable>(_ body: () async throws -> T) async -> Response {
+    private func respondMessage(_ body: () async throws -> any SyncJSONWritable) async -> Response {
+        await respond { () async throws -> Data in try await body().jsonData() }
+    }
+
+    /// Runs a route's work and answers with its JSON, or with the problem that stopped it.
+    private func respond(_ body: () async throws -> some Encodable) async -> Response {
+        await respond { () async throws -> Data in try JSONEncoder().encode(try await body()) }
+    }
+
+    private func respond(_ body: () async throws -> Data) async -> Response {
         do {
             return Self.json(try await body(), status: .ok)
         } catch {
@@ -271,8 +293,12 @@ public struct SyncServer: Sendable {
         return nil
     }
 
-    private static func json(_ value: some Encodable, status: HTTPResponse.Status) -> Response {
-        let data = (try? JSONEncoder().encode(value)) ?? Data("{\"code\":\"unavailable\",\"message\":\"The answer could not be encoded\"}".utf8)
-        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    private static func json(_ problem: SyncProblem, status: HTTPResponse.Status) -> Response {
+        let data = (try? JSONEncoder().encode(problem)) ?? Data("{\"code\":\"unavailable\",\"message\":\"The answer could not be encoded\"}".utf8)
+        return json(data, status: status)
+    }
+
+    private static func json(_ data: Data, status: HTTPResponse.Status) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -11,9 +11,11 @@ public protocol _PlaceholderValue {
 /// the type's standard placeholder, the first case of a `CaseIterable` enum, a deleted stand-in
 /// for a related model, the emptiest value a `Codable` type decodes from
 /// (``PlaceholderDecoder``), a value of the type this process has stored or loaded
-/// (``PlaceholderSamples``), or else one that other models of the same type hold in the store. A
-/// type with none of these, in a store with no other such model to read, has nothing to read, and
-/// stops the process with the reason.
+/// (``PlaceholderSamples``), one that other models of the same type hold in the store, or else
+/// the all-zero value of a type that holds no references. A type with none of these (a type with
+/// references whose decoding rejects every empty value, never stored or loaded by this process, in
+/// a store that holds no other such model) has nothing to read, and stops the process with the
+/// reason.
 public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int) -> T {
     do {
         return try Placeholder.value(T.self)
@@ -29,6 +31,7 @@ public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: I
         case .failure(let reason):
             lastResort = reason.reason
         }
+        if let zero = Placeholder.zeroed(T.self) { return zero }
         preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason), and \(lastResort); make the property optional or the type CaseIterable")
     }
 }
@@ -90,6 +93,18 @@ enum Placeholder {
             throw Unavailable(reason: "\(noEmptyValue) and no value of it was stored or loaded in this process")
         case .failure(let error):
             throw Unavailable(reason: "\(noEmptyValue), and the value of it this process stored does not load again (\(error))")
+        }
+    }
+
+    /// The value of a type that holds no references (a plain enum, a struct of numbers) whose bits
+    /// are all zero: an enum's first case, zero numbers, `false`. `nil` for any other type, for
+    /// which zero bits are no value.
+    static func zeroed<T>(_ type: T.Type) -> T? {
+        guard _isPOD(T.self) else { return nil }
+        return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer -> T? in
+            guard let base = buffer.baseAddress else { return nil }
+            UnsafeMutableRawPointer(base).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.stride)
+            return base.move()
         }
     }
 

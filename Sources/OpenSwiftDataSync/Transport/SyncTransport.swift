@@ -18,23 +18,48 @@ struct SyncTransport: Sendable {
     }
 
     func hello(_ request: HelloRequest) async throws(SyncError) -> HelloResponse {
-        try await send("POST", SyncPath.hello, body: request)
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(request)
+        } catch {
+            throw SyncError(.storeFailure, "A request to \(SyncPath.hello) could not be encoded: \(error)")
+        }
+        let data = try await send("POST", SyncPath.hello, body: body)
+        do {
+            return try JSONDecoder().decode(HelloResponse.self, from: data)
+        } catch {
+            throw SyncError(.unreachable, "The server's answer to \(SyncPath.hello) cannot be read: \(error)")
+        }
     }
 
     func push(_ request: PushRequest) async throws(SyncError) -> PushResponse {
-        try await send("POST", SyncPath.push, body: request)
+        let body: Data
+        do {
+            body = try request.jsonData()
+        } catch {
+            throw SyncError(.storeFailure, "A request to \(SyncPath.push) could not be encoded: \(error)")
+        }
+        return try read(PushResponse.self, from: try await send("POST", SyncPath.push, body: body), path: SyncPath.push)
     }
 
     /// The rows changed after `cursor`; with `wait`, the server holds the request up to that many
     /// seconds until something changes.
     func changes(client: String, after cursor: Int64, limit: Int, wait: Int = 0) async throws(SyncError) -> PullResponse {
         let query = "?client=\(client)&after=\(cursor)&limit=\(limit)" + (wait > 0 ? "&wait=\(wait)" : "")
-        return try await send("GET", SyncPath.changes + query, body: Optional<HelloRequest>.none, timeout: TimeInterval(wait) + configuration.requestTimeout)
+        let data = try await send("GET", SyncPath.changes + query, body: nil, timeout: TimeInterval(wait) + configuration.requestTimeout)
+        return try read(PullResponse.self, from: data, path: SyncPath.changes)
     }
 
-    private func send<Body: Encodable, Response: Decodable>(
-        _ method: String, _ path: String, body: Body?, timeout: TimeInterval? = nil
-    ) async throws(SyncError) -> Response {
+    private func read<Message: SyncJSONMessage>(_ type: Message.Type, from data: Data, path: String) throws(SyncError) -> Message {
+        do {
+            return try Message(jsonData: data)
+        } catch {
+            throw SyncError(.unreachable, "The server's answer to \(path) cannot be read: \(error)")
+        }
+    }
+
+    /// Sends a request and returns the body of a `200 OK` answer; any other answer throws.
+    private func send(_ method: String, _ path: String, body: Data?, timeout: TimeInterval? = nil) async throws(SyncError) -> Data {
         guard let url = URL(string: configuration.serverURL.absoluteString.trimmingSuffix("/") + path) else {
             throw SyncError(.unreachable, "The server URL \(configuration.serverURL) cannot take the path \(path)")
         }
@@ -44,11 +69,7 @@ struct SyncTransport: Sendable {
         request.setValue("Bearer \(configuration.token)", forHTTPHeaderField: "Authorization")
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            do {
-                request.httpBody = try JSONEncoder().encode(body)
-            } catch {
-                throw SyncError(.storeFailure, "A request to \(path) could not be encoded: \(error)")
-            }
+            request.httpBody = body
         }
         let data: Data
         let response: URLResponse
@@ -69,11 +90,7 @@ struct SyncTransport: Sendable {
             default: throw SyncError(.unreachable, message)
             }
         }
-        do {
-            return try JSONDecoder().decode(Response.self, from: data)
-        } catch {
-            throw SyncError(.unreachable, "The server's answer to \(path) cannot be read: \(error)")
-        }
+        return data
     }
 }
 

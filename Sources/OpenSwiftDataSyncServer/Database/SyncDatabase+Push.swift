@@ -7,7 +7,7 @@ extension SyncDatabase {
     /// the later clock wins; a deletion wins over any change; a new model whose unique values
     /// another of the user's models has becomes that model. Returns what the client must correct.
     func push(_ request: PushRequest, user: String) async throws -> PushResponse {
-        try await client.withTransaction(logger: logger) { connection in
+        let (response, writtenCount) = try await client.withTransaction(logger: logger) { connection in
             try await connection.query(sql("SELECT pg_advisory_xact_lock(\(lockKey))"), logger: logger)
             let applied = try await checkOwner(of: request.client, user: user, on: connection)
             var aliases = try await aliasTargets(of: request.changes, on: connection)
@@ -17,7 +17,7 @@ extension SyncDatabase {
             let seenByClient = Set(stored.values.filter { $0.row.version <= (request.cursor ?? -1) }.map(\.row.id))
             if applied >= request.sequence {
                 // A batch applied before (its acknowledgment was lost): the state of its rows.
-                return PushResponse(sequence: request.sequence, corrections: changes.compactMap { stored[$0.id]?.row }, conflicts: [])
+                return (PushResponse(sequence: request.sequence, corrections: changes.compactMap { stored[$0.id]?.row }, conflicts: []), 0)
             }
             var deleted = try await checkReferences(of: changes, user: user, stored: stored, on: connection)
             if recordsChangeLog { try await log(changes, client: request.client, on: connection) }
@@ -51,9 +51,11 @@ extension SyncDatabase {
             binds.append(request.sequence)
             binds.append(request.client)
             try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2", binds: binds), logger: logger)
-            return PushResponse(
-                sequence: request.sequence, corrections: merge.corrected.sorted().compactMap { stored[$0]?.row }, conflicts: merge.conflicts)
+            return (PushResponse(
+                sequence: request.sequence, corrections: merge.corrected.sorted().compactMap { stored[$0]?.row }, conflicts: merge.conflicts), written.count)
         }
+        await noteWrites(writtenCount)
+        return response
     }
 
     /// Keeps every value of a batch, with its clock, in `change_log`.
@@ -124,7 +126,14 @@ extension SyncDatabase {
     /// Takes back a change that would give a model unique values another model has: the property
     /// keeps its stored value, and the client hears of it as a conflict and a correction.
     private func refuseUniqueCollisions(in merge: inout SyncMerge, stored: inout [String: StoredSyncRow], user: String, on connection: PostgresConnection) async throws {
+        // The unique values of the batch's rows before the one at hand (as they ended up), by entity.
+        var earlier: Set<String> = []
         for id in merge.written.sorted() {
+            defer {
+                if let row = stored[id], !row.row.deleted {
+                    earlier.formUnion(uniqueKeys(entity: row.row.entity, values: row.row.values).map { row.row.entity + "\u{1F}" + $0 })
+                }
+            }
             guard let row = stored[id], !row.row.deleted, let constraints = schema.entity(named: row.row.entity)?.unique else { continue }
             let keys = uniqueKeys(entity: row.row.entity, values: row.row.values)
             var taken: [String: String] = [:]
@@ -134,10 +143,7 @@ extension SyncDatabase {
                 if let other = stored[holder], !other.row.deleted { taken[key] = holder }
             }
             // Two rows of this batch with the same values: the second gives way.
-            let others = merge.written.filter { $0 != id && $0 < id }.compactMap { stored[$0] }
-                .filter { !$0.row.deleted && $0.row.entity == row.row.entity }
-                .flatMap { uniqueKeys(entity: $0.row.entity, values: $0.row.values) }
-            let colliding = Set(taken.keys).union(Set(keys).intersection(others))
+            let colliding = Set(taken.keys).union(keys.filter { earlier.contains(row.row.entity + "\u{1F}" + $0) })
             guard !colliding.isEmpty else { continue }
             let previous = try await rows([id], on: connection)[id]
             for (index, key) in keys.enumerated() where colliding.contains(key) {

@@ -35,6 +35,8 @@ struct SyncDatabase: Sendable {
     /// Decides properties two devices changed, instead of the later clock.
     let resolver: (any SyncConflictResolver)?
     let logger: Logger
+    /// When to bring PostgreSQL's statistics of the rows table up to date.
+    let statistics = RowStatistics()
 
     var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     /// The advisory lock of the namespace's writes.
@@ -96,32 +98,32 @@ struct SyncDatabase: Sendable {
 
     /// The user's rows changed after `cursor`, in change order, less those whose last change came
     /// from `client` itself.
-    func changes(of user: String, client: String, after cursor: Int64, limit: Int) async throws -> PullResponse {
+    func changes(of user: String, client: String, after cursor: Int64, limit: Int) async throws -> PullPage {
         var binds = PostgresBindings()
         binds.append(user)
         binds.append(cursor)
         binds.append(Int64(limit))
         let rows = try await self.client.query(
             PostgresQuery(unsafeSQL: """
-                SELECT id, entity, owner, deleted, "values", clocks, version, last_client FROM \(quoted).rows \
+                SELECT id, entity, deleted, "values", clocks, version, last_client FROM \(quoted).rows \
                 WHERE owner = $1 AND version > $2 ORDER BY version LIMIT $3
                 """, binds: binds),
             logger: logger)
-        var result: [SyncRow] = []
+        var result: [PullPage.Row] = []
         var scanned = 0
         var last = cursor
-        for try await columns in rows.decode((String, String, String, Bool, String, String, Int64, String).self) {
+        for try await columns in rows.decode((String, String, Bool, String, String, Int64, String).self) {
             scanned += 1
-            last = columns.6
-            guard client.isEmpty || columns.7 != client else { continue }
-            result.append(try Self.row((columns.0, columns.1, columns.2, columns.3, columns.4, columns.5, columns.6)))
+            last = columns.5
+            guard client.isEmpty || columns.6 != client else { continue }
+            result.append(PullPage.Row(id: columns.0, entity: columns.1, deleted: columns.2, values: columns.3, clocks: columns.4, version: columns.5))
         }
         // Read after the rows: a trim that removed deletions after `cursor` before they were read
         // has committed by now, and is seen.
         if cursor > 0, try await trimmedThrough(of: user) > cursor {
-            return PullResponse(rows: [], cursor: 0, upToDate: false, reset: true)
+            return PullPage(rows: [], cursor: 0, upToDate: false, reset: true)
         }
-        return PullResponse(rows: result, cursor: last, upToDate: scanned < limit)
+        return PullPage(rows: result, cursor: last, upToDate: scanned < limit)
     }
 
     // MARK: Rows
@@ -146,15 +148,13 @@ struct SyncDatabase: Sendable {
     /// Writes rows in one statement, each with a new change number, in the order given.
     func write(_ rows: [(row: StoredSyncRow, lastClient: String)], on connection: PostgresConnection) async throws {
         guard !rows.isEmpty else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         var binds = PostgresBindings()
         binds.append(rows.map(\.row.row.id))
         binds.append(rows.map(\.row.row.entity))
         binds.append(rows.map(\.row.owner))
         binds.append(rows.map(\.row.row.deleted))
-        binds.append(try rows.map { String(decoding: try encoder.encode($0.row.row.values), as: UTF8.self) })
-        binds.append(try rows.map { String(decoding: try encoder.encode($0.row.row.clocks), as: UTF8.self) })
+        binds.append(try rows.map { row in try Self.json { writer throws(SyncJSONError) in try writer.values(row.row.row.values) } })
+        binds.append(rows.map { row in Self.json { writer in writer.clocks(row.row.row.clocks) } })
         binds.append(rows.map(\.lastClient))
         try await connection.query(
             PostgresQuery(unsafeSQL: """
@@ -225,15 +225,58 @@ struct SyncDatabase: Sendable {
     }
 
     private static func row(_ columns: (String, String, String, Bool, String, String, Int64)) throws -> SyncRow {
-        let decoder = JSONDecoder()
-        return SyncRow(
-            entity: columns.1, id: columns.0, deleted: columns.3,
-            values: try decoder.decode([String: SyncValue].self, from: Data(columns.4.utf8)),
-            clocks: try decoder.decode([String: SyncClock].self, from: Data(columns.5.utf8)),
-            version: columns.6)
+        var values = SyncJSONReader(columns.4.utf8)
+        var clocks = SyncJSONReader(columns.5.utf8)
+        return SyncRow(entity: columns.1, id: columns.0, deleted: columns.3, values: try values.readValues(), clocks: try clocks.readClocks(), version: columns.6)
+    }
+
+    /// The JSON text `body` writes.
+    private static func json<Failure: Error>(_ body: (inout SyncJSONWriter) throws(Failure) -> Void) throws(Failure) -> String {
+        var writer = SyncJSONWriter()
+        try body(&writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     func sql(_ text: String) -> PostgresQuery { PostgresQuery(unsafeSQL: text) }
+}
+
+/// A page of the rows that changed after a cursor, as a pull answers it: each row's values and
+/// clocks as the JSON they are stored as, passed through unread.
+struct PullPage: SyncJSONWritable {
+    /// A row of the page.
+    struct Row {
+        let id: String
+        let entity: String
+        let deleted: Bool
+        /// The values' JSON text, as stored.
+        let values: String
+        /// The clocks' JSON text, as stored.
+        let clocks: String
+        let version: Int64
+    }
+
+    var rows: [Row]
+    /// The cursor after these rows.
+    var cursor: Int64
+    /// Whether no row changed after `cursor` when the page was read.
+    var upToDate: Bool
+    /// Whether the client downloads everything again (see ``PullResponse/reset``).
+    var reset: Bool?
+
+    func write(json writer: inout SyncJSONWriter) throws(SyncJSONError) {
+        try PullResponse.write(cursor: cursor, upToDate: upToDate, reset: reset, json: &writer) { writer throws(SyncJSONError) in
+            try writer.array { writer throws(SyncJSONError) in
+                for row in rows {
+                    writer.element()
+                    try SyncRow.write(entity: row.entity, id: row.id, deleted: row.deleted, version: row.version, json: &writer) { writer in
+                        writer.fragment(row.values)
+                    } clocks: { writer in
+                        writer.fragment(row.clocks)
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A row as the server holds it, with its owner.

@@ -226,6 +226,34 @@ import Testing
         #expect(try context.fetch(FetchDescriptor<Lighthouse>()).map(\.name) == ["South"], "the context's work goes on")
     }
 
+    /// A type with no placeholder whose values hold no references (an enum whose cases carry
+    /// numbers), never stored or loaded by this process, in a store that holds no other model of
+    /// its type, reads as its all-zero value (the first case, zero numbers) instead of stopping
+    /// the process.
+    @Test func aPlainTypeWithNothingElseToReadReadsAsItsZeroValue() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Drawing.self)
+        let setup = ModelContext(container)
+        setup.insert(Drawing(title: "Moon", shape: .square(side: 4)))
+        try setup.save()
+        PlaceholderSamples.forget(DrawnShape.self)
+
+        let context = ModelContext(container)
+        var titleOnly = FetchDescriptor<Drawing>()
+        titleOnly.propertiesToFetch = [\.title]
+        let fetched = try #require(try context.fetch(titleOnly).first)
+        let other = ModelContext(container)
+        try other.delete(model: Drawing.self)
+        try other.save()
+
+        let reported = reports(mentioning: "Drawing.shape") {
+            #expect(fetched.shape == .circle(radius: 0), "the first case, with zero")
+        }
+        #expect(!reported.isEmpty, "the failed read is reported")
+        #expect(fetched.isDeleted)
+        #expect(try context.fetchCount(FetchDescriptor<Drawing>()) == 0, "the context's work goes on")
+    }
+
     /// A model released by the context itself (an upsert's new model takes over its row) whose
     /// `deinit` looks at its context's models: the identity map is not being changed any more
     /// when the model goes, so the look-up finds it consistent instead of stopping the process.
