@@ -67,7 +67,8 @@ package struct SyncJSONWriter {
     }
 
     private mutating func separate() {
-        if opened[opened.count - 1] {
+        guard let isFirst = opened.last else { return }
+        if isFirst {
             opened[opened.count - 1] = false
         } else {
             bytes.append(UInt8(ascii: ","))
