@@ -294,8 +294,9 @@ public struct SyncServer: Sendable {
     }
 
     private static func json(_ problem: SyncProblem, status: HTTPResponse.Status) -> Response {
-        let data = (try? JSONEncoder().encode(problem)) ?? Data("{\"code\":\"unavailable\",\"message\":\"The answer could not be encoded\"}".utf8)
-        return json(data, status: status)
+        var writer = SyncJSONWriter()
+        problem.write(json: &writer)
+        return json(writer.data, status: status)
     }
 
     private static func json(_ data: Data, status: HTTPResponse.Status) -> Response {

@@ -19,15 +19,8 @@ struct SyncProcessTests {
         // The schema file is what `osd schema` prints of a store of the app's models.
         let seed = try ModelContainer(for: Schema(syncModels), configurations: ModelConfiguration(url: directory.appending(path: "seed.store")))
         try ModelContext(seed).save()
-        let schema = Process()
-        schema.executableURL = Self.executable("osd")
-        schema.arguments = ["schema", directory.appending(path: "seed.store").path, "--json"]
-        let schemaOutput = Pipe()
-        schema.standardOutput = schemaOutput
-        try schema.run()
-        let schemaText = schemaOutput.fileHandleForReading.readDataToEndOfFile()
-        schema.waitUntilExit()
-        #expect(schema.terminationStatus == 0)
+        let (schemaStatus, schemaText) = try runToEnd(Self.executable("osd"), ["schema", directory.appending(path: "seed.store").path, "--json"])
+        #expect(schemaStatus == 0)
         try schemaText.write(to: directory.appending(path: "schema.json"))
         try Data("# token user\ndevice-token alice\n".utf8).write(to: directory.appending(path: "tokens"))
 

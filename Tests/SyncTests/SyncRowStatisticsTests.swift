@@ -44,15 +44,8 @@ struct SyncRowStatisticsTests {
 
     /// The single value a query prints, through `psql`.
     private func psql(_ query: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", try #require(SyncPostgres.url), "-Atc", query]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let (status, output) = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"), ["psql", try #require(SyncPostgres.url), "-Atc", query])
+        #expect(status == 0)
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -121,3 +121,16 @@ extension SyncDevice {
         return (a, b)
     }
 }
+
+/// Runs a program to its end: its exit status and what it printed on standard output.
+func runToEnd(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: Data) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, data)
+}

@@ -343,6 +343,17 @@ extension SyncConflict: SyncJSONMessage {
 
 // MARK: Requests and responses
 
+extension SyncProblem: SyncJSONWritable {
+    package func write(json writer: inout SyncJSONWriter) {
+        writer.object { writer in
+            writer.key("code")
+            writer.string(code)
+            writer.key("message")
+            writer.string(message)
+        }
+    }
+}
+
 extension PushRequest: SyncJSONMessage {
     package init(json reader: inout SyncJSONReader) throws(SyncJSONError) {
         var client: String?, sequence: Int64?, changes: [SyncChange]?, cursor: Int64?

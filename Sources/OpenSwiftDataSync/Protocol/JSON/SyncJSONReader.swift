@@ -313,6 +313,7 @@ package struct SyncJSONReader {
 package struct SyncJSONError: Error, CustomStringConvertible {
     /// The keys and array positions from the message's top to the problem.
     package var path: [String]
+    /// What was expected there, and the byte it was not found at.
     package var message: String
 
     /// The error with `component` in front of its path.
