@@ -44,6 +44,8 @@ public struct SyncServer: Sendable {
     private let schema: SyncSchema
     private let authenticator: any SyncAuthenticator
     private let announcer = ChangeAnnouncer()
+    /// The reads of the pulls a change wakes together.
+    private let scans = SharedScans()
     private let logger: Logger
 
     /// A server for the models of `schema`, keeping its rows in the PostgreSQL database at
@@ -199,7 +201,12 @@ public struct SyncServer: Sendable {
                 while page.rows.isEmpty && page.upToDate && ContinuousClock.now < deadline && !Task.isCancelled {
                     await announcer.wait(for: user, seconds: Double((deadline - ContinuousClock.now).components.seconds) + 0.001, since: since)
                     since = await announcer.generation(of: user)
-                    page = try await database.changes(of: user, client: client, after: page.cursor, limit: limit)
+                    // The user's other devices woke with this one: they read the rows once.
+                    let cursor = page.cursor
+                    let scanned = try await scans.rows(of: user, after: cursor, limit: limit, generation: since) { [database] in
+                        try await database.scan(of: user, after: cursor, limit: limit)
+                    }
+                    page = try await database.page(of: scanned, for: client)
                 }
                 return page
             }

@@ -283,6 +283,39 @@ struct SyncEngineTests {
         #expect(arrived)
     }
 
+    @Test func savesOfTwoDevicesReachEveryWaitingDeviceOfTheUser() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let devices = try (0..<5).map { _ in try SyncDevice(server: server) }
+        // Another user's device waits too, and receives nothing.
+        let stranger = try SyncDevice(server: server, token: "token-b")
+        for device in devices + [stranger] { device.engine.start() }
+        // The pulls the two saves wake read the rows together; each device still gets the other's
+        // change and not its own back.
+        for round in 0..<3 {
+            let first = devices[0].context()
+            first.insert(Trip(code: "A\(round)", name: "From the first"))
+            let second = devices[1].context()
+            second.insert(Trip(code: "B\(round)", name: "From the second"))
+            try first.save()
+            try second.save()
+        }
+        let expected = ["A0", "A1", "A2", "B0", "B1", "B2"]
+        var arrived = false
+        for _ in 0..<200 where !arrived {
+            try await Task.sleep(for: .milliseconds(50))
+            arrived = try devices.allSatisfy { try $0.trips().map(\.code) == expected }
+        }
+        for device in devices + [stranger] { await device.engine.stop() }
+        for device in devices {
+            #expect(try device.trips().map(\.code) == expected)
+            #expect(try device.trips().allSatisfy { $0.name == ($0.code.hasPrefix("A") ? "From the first" : "From the second") })
+            try await device.engine.refreshStatus()
+            #expect(device.engine.status.pendingChangeCount == 0)
+        }
+        #expect(try stranger.trips().isEmpty)
+    }
+
     private func pendingCount(_ engine: SyncEngine) async throws -> Int {
         try await engine.refreshStatus()
         return engine.status.pendingChangeCount

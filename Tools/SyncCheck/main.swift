@@ -9,7 +9,9 @@ import SyncChecking
 //
 //   SyncCheck run --postgres URL [--runs R] [--clients K] [--operations N] [--seed S] [--no-kills]
 //   SyncCheck serve --postgres URL --name NAME --port P
-//   SyncCheck client --server URL --store PATH --log PATH --seed S --operations N
+//   SyncCheck client --server URL --store PATH --log PATH --seed S --operations N [--continuous]
+//
+// A run's clients of odd index synchronize continuously (SyncEngine.start()), the others now and then.
 //   SyncCheck drain --server URL --store PATH
 //   SyncCheck dump --store PATH
 
@@ -60,7 +62,8 @@ do {
     case "client":
         try await CheckClient(
             serverURL: url(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: required("log")),
-            seed: UInt64(required("seed")) ?? 1, operations: Int(required("operations")) ?? 10
+            seed: UInt64(required("seed")) ?? 1, operations: Int(required("operations")) ?? 10,
+            synchronizesContinuously: CommandLine.arguments.contains("--continuous")
         ).run()
     case "drain":
         try await CheckClient(serverURL: url(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: "/dev/null"), seed: 0, operations: 0).drain()

@@ -10,18 +10,23 @@ public struct CheckClient {
     public var logURL: URL
     public var seed: UInt64
     public var operations: Int
+    /// Whether the client synchronizes continuously (``SyncEngine/start()``) while it works, rather
+    /// than now and then.
+    public var synchronizesContinuously: Bool
 
-    public init(serverURL: URL, storeURL: URL, logURL: URL, seed: UInt64, operations: Int) {
+    public init(serverURL: URL, storeURL: URL, logURL: URL, seed: UInt64, operations: Int, synchronizesContinuously: Bool = false) {
         self.serverURL = serverURL
         self.storeURL = storeURL
         self.logURL = logURL
         self.seed = seed
         self.operations = operations
+        self.synchronizesContinuously = synchronizesContinuously
     }
 
     private func engine(_ container: ModelContainer) -> SyncEngine {
         SyncEngine(container: container, configuration: SyncConfiguration(serverURL: serverURL, token: CheckRun.token, requestTimeout: 10))
     }
+
 
     /// Runs the operations; a failed synchronization (the server restarting) is retried later.
     public func run() async throws {
@@ -29,6 +34,7 @@ public struct CheckClient {
         let engine = engine(container)
         var random = SplitMix(seed: seed)
         let log = try WriteLog(url: logURL)
+        if synchronizesContinuously { engine.start() }
         for _ in 0..<operations {
             let context = ModelContext(container)
             let items = try context.fetch(FetchDescriptor<CheckItem>(sortBy: [SortDescriptor(\.key)]))
@@ -70,12 +76,18 @@ public struct CheckClient {
                 writes = [CheckWrite(key: group.key, property: "", value: "deleted")]
                 context.delete(group)
             default:
-                _ = try? await engine.sync()
+                if synchronizesContinuously {
+                    // The engine pushes the saves and applies what the server announces meanwhile.
+                    try await Task.sleep(for: .milliseconds(Int(random.next(30))))
+                } else {
+                    _ = try? await engine.sync()
+                }
                 continue
             }
             try context.save()
             try log.append(writes)
         }
+        await engine.stop()
         _ = try? await engine.sync()
     }
 

@@ -183,7 +183,7 @@ public struct CheckRun {
         process.arguments = [
             "client", "--server", serverURL.absoluteString, "--store", store.path, "--log", log.path, "--seed", "\(seed)",
             "--operations", "\(operations)",
-        ]
+        ] + (index % 2 == 1 ? ["--continuous"] : [])
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         return process

@@ -30,7 +30,11 @@ actor SyncWorker {
     }
 
     /// Pushes everything pending, then pulls until up to date.
-    func synchronize() async throws {
+    ///
+    /// - Parameter prefetched: A page of changes the server already answered a pull after a
+    ///   cursor with (a wait for changes that ended); the pull starts with it instead of asking
+    ///   again when the store's cursor is still that one.
+    func synchronize(startingWith prefetched: PrefetchedPage? = nil) async throws {
         await acquire()
         defer { release() }
         update { $0.isSyncing = true }
@@ -38,8 +42,9 @@ actor SyncWorker {
             let store = try storeFailure { try container.replicationStore(for: "SyncEngine") }
             let outbox = Outbox(store: store, author: configuration.author, entities: entities)
             try await greet(store)
-            try await pushAll(store, outbox: outbox)
-            try await pullAll(store, outbox: outbox)
+            // A page read before this push may hold rows the push changed since: it is read again.
+            let pushed = try await pushAll(store, outbox: outbox)
+            try await pullAll(store, outbox: outbox, startingWith: pushed ? nil : prefetched)
             let state = try storeFailure { try SyncState.load(from: store).state }
             let pending = try storeFailure { try outbox.pendingChangeCount(after: state.pushedThrough) }
             update {
@@ -99,15 +104,19 @@ actor SyncWorker {
         greeted = true
     }
 
-    private func pushAll(_ store: ReplicationStore, outbox: Outbox) async throws {
+    /// Pushes batches until nothing is pending; returns whether any change was sent.
+    @discardableResult
+    private func pushAll(_ store: ReplicationStore, outbox: Outbox) async throws -> Bool {
+        var sent = false
         while true {
             var state = try storeFailure { try SyncState.load(from: store).state }
             let context = ModelContext(container)
-            guard let batch = try storeFailure({ try outbox.nextBatch(after: state, limit: configuration.pushBatchSize, context: context) }) else { return }
+            guard let batch = try storeFailure({ try outbox.nextBatch(after: state, limit: configuration.pushBatchSize, context: context) }) else { return sent }
             // Identifiers are bound before they are sent: a retry after any failure sends the same.
             try storeFailure { try store.records.writeCompanionRecords(batch.bindings) }
             var corrections: [SyncRow] = []
             if !batch.changes.isEmpty {
+                sent = true
                 let response = try await transport.push(PushRequest(client: state.client, sequence: batch.sequence, changes: batch.changes, cursor: state.cursor))
                 corrections = response.corrections
                 if ProcessInfo.processInfo.environment["OSD_SYNC_DEBUG"] != nil { print("PUSH", batch.changes, "->", response) }
@@ -126,7 +135,7 @@ actor SyncWorker {
         }
     }
 
-    private func pullAll(_ store: ReplicationStore, outbox: Outbox) async throws {
+    private func pullAll(_ store: ReplicationStore, outbox: Outbox, startingWith prefetched: PrefetchedPage?) async throws {
         var state = try storeFailure { try SyncState.load(from: store).state }
         var rows: [SyncRow] = []
         var cursor = state.cursor
@@ -134,7 +143,16 @@ actor SyncWorker {
         // deletions this store has not seen) takes this client's own rows too, and is the whole
         // of the user's rows: a row of the store it does not hold was deleted.
         var isSnapshot = state.redownloading && state.cursor == 0
+        // A page read for this client after this very cursor holds what a first pull would.
+        var first = prefetched.flatMap { !isSnapshot && $0.cursor == cursor && $0.page.reset != true ? $0.page : nil }
         while true {
+            if let page = first {
+                first = nil
+                rows += page.rows
+                cursor = max(cursor, page.cursor)
+                if page.upToDate || page.rows.isEmpty { break }
+                continue
+            }
             let page = try await transport.changes(client: isSnapshot ? "" : state.client, after: cursor, limit: configuration.pullPageSize)
             if page.reset == true {
                 guard cursor > 0 else {
@@ -176,14 +194,23 @@ actor SyncWorker {
         defer { listener.cancel() }
         let saves = LocalSaveSignal(container: container)
         var seen: Int64 = -1
+        var synchronizedOnce = false
         var delay = 0.25
         while !Task.isCancelled {
             // A store that cannot be read runs a synchronization, which reports the failure in the status.
             let latest = (try? container.replicationStore(for: "SyncEngine").history.latestHistoryTransaction()) ?? Int64.min
             if latest != seen {
+                // The engine's own saves (pulled changes applied) leave nothing to push, and the
+                // wait on the server brings what others change.
+                if synchronizedOnce, hasNothingToPush() {
+                    seen = latest
+                    await saves.wait(seconds: configuration.localChangeInterval)
+                    continue
+                }
                 do {
                     try await synchronize()
                     seen = latest
+                    synchronizedOnce = true
                     delay = 0.25
                 } catch {
                     try? await Task.sleep(for: .seconds(delay))
@@ -202,10 +229,15 @@ actor SyncWorker {
             do {
                 let store = try container.replicationStore(for: "SyncEngine")
                 let state = try SyncState.load(from: store).state
-                let page = try await transport.changes(client: state.client, after: state.cursor, limit: 1, wait: 20)
+                let page = try await transport.changes(client: state.client, after: state.cursor, limit: configuration.pullPageSize, wait: 20)
                 // A reset (deletions after the cursor trimmed) comes at once: the synchronization
                 // downloads everything again, after which the wait resumes from the new cursor.
-                if !page.rows.isEmpty || page.reset == true { try await synchronize() }
+                // The changes that ended the wait are applied as they came, without asking again.
+                if page.reset == true {
+                    try await synchronize()
+                } else if !page.rows.isEmpty {
+                    try await synchronize(startingWith: PrefetchedPage(cursor: state.cursor, page: page))
+                }
                 delay = 0.25
             } catch {
                 if Task.isCancelled { return }
@@ -216,6 +248,16 @@ actor SyncWorker {
     }
 
     // MARK: Support
+
+    /// Whether the store holds no local change the server has not acknowledged; `false` when the
+    /// store cannot be read, so that a synchronization runs and reports why.
+    private func hasNothingToPush() -> Bool {
+        do {
+            return try pendingChangeCount() == 0
+        } catch {
+            return false
+        }
+    }
 
     private func acquire() async {
         guard running else {
@@ -243,4 +285,10 @@ actor SyncWorker {
             throw SyncError(.storeFailure, "\(error)")
         }
     }
+}
+
+/// A page of changes the server sent in answer to a pull after `cursor`.
+struct PrefetchedPage: Sendable {
+    let cursor: Int64
+    let page: PullResponse
 }

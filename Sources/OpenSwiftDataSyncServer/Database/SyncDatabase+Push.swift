@@ -45,12 +45,23 @@ extension SyncDatabase {
             }
             try await write(written, on: connection)
             try await replaceKeys(of: written.map(\.row), on: connection)
-            // Every server process on the database wakes its pulls of the user when this commits.
-            if !written.isEmpty { try await ChangeRelay.notify(user: user, namespace: namespace, on: connection, logger: logger) }
+            // The batch is applied; every server process on the database wakes its pulls of the
+            // user when this commits (one statement: a round trip less per push).
             var binds = PostgresBindings()
             binds.append(request.sequence)
             binds.append(request.client)
-            try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2", binds: binds), logger: logger)
+            if written.isEmpty {
+                try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2", binds: binds), logger: logger)
+            } else {
+                binds.append(ChangeRelay.channel(of: namespace))
+                binds.append(user)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: """
+                        WITH applied AS (UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2 RETURNING id) \
+                        SELECT pg_notify($3, $4) FROM applied
+                        """, binds: binds),
+                    logger: logger)
+            }
             return (PushResponse(
                 sequence: request.sequence, corrections: merge.corrected.sorted().compactMap { stored[$0]?.row }, conflicts: merge.conflicts), written.count)
         }

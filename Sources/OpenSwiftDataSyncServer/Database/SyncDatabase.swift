@@ -96,36 +96,6 @@ struct SyncDatabase: Sendable {
         }
     }
 
-    /// The user's rows changed after `cursor`, in change order, less those whose last change came
-    /// from `client` itself.
-    func changes(of user: String, client: String, after cursor: Int64, limit: Int) async throws -> PullPage {
-        var binds = PostgresBindings()
-        binds.append(user)
-        binds.append(cursor)
-        binds.append(Int64(limit))
-        let rows = try await self.client.query(
-            PostgresQuery(unsafeSQL: """
-                SELECT id, entity, deleted, "values", clocks, version, last_client FROM \(quoted).rows \
-                WHERE owner = $1 AND version > $2 ORDER BY version LIMIT $3
-                """, binds: binds),
-            logger: logger)
-        var result: [PullPage.Row] = []
-        var scanned = 0
-        var last = cursor
-        for try await columns in rows.decode((String, String, Bool, String, String, Int64, String).self) {
-            scanned += 1
-            last = columns.5
-            guard client.isEmpty || columns.6 != client else { continue }
-            result.append(PullPage.Row(id: columns.0, entity: columns.1, deleted: columns.2, values: columns.3, clocks: columns.4, version: columns.5))
-        }
-        // Read after the rows: a trim that removed deletions after `cursor` before they were read
-        // has committed by now, and is seen.
-        if cursor > 0, try await trimmedThrough(of: user) > cursor {
-            return PullPage(rows: [], cursor: 0, upToDate: false, reset: true)
-        }
-        return PullPage(rows: result, cursor: last, upToDate: scanned < limit)
-    }
-
     // MARK: Rows
 
     /// The stored rows of the given identifiers, by identifier, locked for the transaction.
@@ -238,45 +208,6 @@ struct SyncDatabase: Sendable {
     }
 
     func sql(_ text: String) -> PostgresQuery { PostgresQuery(unsafeSQL: text) }
-}
-
-/// A page of the rows that changed after a cursor, as a pull answers it: each row's values and
-/// clocks as the JSON they are stored as, passed through unread.
-struct PullPage: SyncJSONWritable {
-    /// A row of the page.
-    struct Row {
-        let id: String
-        let entity: String
-        let deleted: Bool
-        /// The values' JSON text, as stored.
-        let values: String
-        /// The clocks' JSON text, as stored.
-        let clocks: String
-        let version: Int64
-    }
-
-    var rows: [Row]
-    /// The cursor after these rows.
-    var cursor: Int64
-    /// Whether no row changed after `cursor` when the page was read.
-    var upToDate: Bool
-    /// Whether the client downloads everything again (see ``PullResponse/reset``).
-    var reset: Bool?
-
-    func write(json writer: inout SyncJSONWriter) throws(SyncJSONError) {
-        try PullResponse.write(cursor: cursor, upToDate: upToDate, reset: reset, json: &writer) { writer throws(SyncJSONError) in
-            try writer.array { writer throws(SyncJSONError) in
-                for row in rows {
-                    writer.element()
-                    try SyncRow.write(entity: row.entity, id: row.id, deleted: row.deleted, version: row.version, json: &writer) { writer in
-                        writer.fragment(row.values)
-                    } clocks: { writer in
-                        writer.fragment(row.clocks)
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// A row as the server holds it, with its owner.

@@ -10,7 +10,8 @@ import PostgresNIO
 struct ChangeRelay: Sendable {
     let client: PostgresClient
     let announcer: ChangeAnnouncer
-    /// The channel: the namespace's name, hashed into the 63 bytes a channel name may take.
+    /// The channel: the namespace's name, hashed into the 63 bytes a channel name may take. A push
+    /// that changed rows sends the user's name on it (`pg_notify`, in the push's transaction).
     let channel: String
     let logger: Logger
 
@@ -24,14 +25,6 @@ struct ChangeRelay: Sendable {
     /// The channel of a namespace's notifications.
     static func channel(of namespace: String) -> String {
         "osd_sync_" + String(SyncDatabase.stableHash(namespace), radix: 16)
-    }
-
-    /// Sends the notification of a push of `user`'s rows, inside the push's transaction.
-    static func notify(user: String, namespace: String, on connection: PostgresConnection, logger: Logger) async throws {
-        var binds = PostgresBindings()
-        binds.append(channel(of: namespace))
-        binds.append(user)
-        try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: logger)
     }
 
     /// Listens for the notifications of every process's pushes, waking this process's waiting

@@ -1,0 +1,110 @@
+import Foundation
+import OpenSwiftDataSync
+import PostgresNIO
+
+extension SyncDatabase {
+    /// The user's rows changed after `cursor`, in change order, less those whose last change came
+    /// from `client` itself.
+    func changes(of user: String, client: String, after cursor: Int64, limit: Int) async throws -> PullPage {
+        try await page(of: scan(of: user, after: cursor, limit: limit), for: client)
+    }
+
+    /// The user's rows changed after `cursor`, in change order, every client's, with the user's
+    /// trim point: what the pulls of every device of the user after that cursor are made of.
+    func scan(of user: String, after cursor: Int64, limit: Int) async throws -> ScannedRows {
+        var binds = PostgresBindings()
+        binds.append(user)
+        binds.append(cursor)
+        binds.append(Int64(limit))
+        // The user's trim comes with each row, read in the statement's snapshot: a trim of
+        // deletions after `cursor` committed before it shows here, one committed after left every
+        // row it would remove in the page.
+        let rows = try await self.client.query(
+            PostgresQuery(unsafeSQL: """
+                SELECT id, entity, deleted, "values", clocks, version, last_client, \
+                (SELECT trimmed_through FROM \(quoted).trims WHERE owner = $1) FROM \(quoted).rows \
+                WHERE owner = $1 AND version > $2 ORDER BY version LIMIT $3
+                """, binds: binds),
+            logger: logger)
+        var scanned = ScannedRows(user: user, cursor: cursor, limit: limit)
+        for try await columns in rows.decode((String, String, Bool, String, String, Int64, String, Int64?).self) {
+            scanned.rows.append(ScannedRows.Row(
+                row: PullPage.Row(id: columns.0, entity: columns.1, deleted: columns.2, values: columns.3, clocks: columns.4, version: columns.5),
+                lastClient: columns.6))
+            scanned.trimmedThrough = columns.7
+        }
+        return scanned
+    }
+
+    /// A client's page of scanned rows: without the rows it changed last, or a reset when the
+    /// user's deletions after the cursor were trimmed.
+    func page(of scanned: ScannedRows, for client: String) async throws -> PullPage {
+        var trimmed = scanned.trimmedThrough
+        // No row after the cursor: perhaps because a trim removed them. Read after the rows, a
+        // trim that removed deletions after the cursor before they were read has committed, and is seen.
+        if scanned.rows.isEmpty, scanned.cursor > 0 { trimmed = try await trimmedThrough(of: scanned.user) }
+        if scanned.cursor > 0, let trimmed, trimmed > scanned.cursor {
+            return PullPage(rows: [], cursor: 0, upToDate: false, reset: true)
+        }
+        let rows = scanned.rows.compactMap { client.isEmpty || $0.lastClient != client ? $0.row : nil }
+        return PullPage(rows: rows, cursor: scanned.rows.last?.row.version ?? scanned.cursor, upToDate: scanned.rows.count < scanned.limit)
+    }
+}
+
+/// The rows of a user changed after a cursor, as read for every device of the user.
+struct ScannedRows: Sendable {
+    /// A row, and the client whose change it holds last (`""` when no client has it as it is).
+    struct Row: Sendable {
+        let row: PullPage.Row
+        let lastClient: String
+    }
+
+    let user: String
+    /// The cursor the rows follow.
+    let cursor: Int64
+    /// The most rows read.
+    let limit: Int
+    var rows: [Row] = []
+    /// The last change number of the user's trimmed deletions, read with the rows (`nil`: none, or
+    /// no row read).
+    var trimmedThrough: Int64?
+}
+
+/// A page of the rows that changed after a cursor, as a pull answers it: each row's values and
+/// clocks as the JSON they are stored as, passed through unread.
+struct PullPage: SyncJSONWritable {
+    /// A row of the page.
+    struct Row: Sendable {
+        let id: String
+        let entity: String
+        let deleted: Bool
+        /// The values' JSON text, as stored.
+        let values: String
+        /// The clocks' JSON text, as stored.
+        let clocks: String
+        let version: Int64
+    }
+
+    var rows: [Row]
+    /// The cursor after these rows.
+    var cursor: Int64
+    /// Whether no row changed after `cursor` when the page was read.
+    var upToDate: Bool
+    /// Whether the client downloads everything again (see ``PullResponse/reset``).
+    var reset: Bool?
+
+    func write(json writer: inout SyncJSONWriter) throws(SyncJSONError) {
+        try PullResponse.write(cursor: cursor, upToDate: upToDate, reset: reset, json: &writer) { writer throws(SyncJSONError) in
+            try writer.array { writer throws(SyncJSONError) in
+                for row in rows {
+                    writer.element()
+                    try SyncRow.write(entity: row.entity, id: row.id, deleted: row.deleted, version: row.version, json: &writer) { writer in
+                        writer.fragment(row.values)
+                    } clocks: { writer in
+                        writer.fragment(row.clocks)
+                    }
+                }
+            }
+        }
+    }
+}
