@@ -25,6 +25,36 @@ import OpenSwiftData
         #expect(fetched.count == 50)
     }
 
+    /// A page of an order with ties is the slice of the whole order, ties in the order the models
+    /// were saved whichever the sort's direction (a page's rows are found by their keys first).
+    @Test func pagesOfAnOrderWithTiesAreSlicesOfTheWholeOrder() throws {
+        let (store, context) = try seeded()
+        defer { withExtendedLifetime(store) {} }
+        // `note` is nil for every third item, `optionalCount` for every fourth: runs of ties.
+        let sorts: [[SortDescriptor<Item>]] = [
+            [SortDescriptor(\.note)],
+            [SortDescriptor(\.note, order: .reverse)],
+            [SortDescriptor(\.optionalCount, order: .reverse)],
+            [SortDescriptor(\.note, order: .reverse), SortDescriptor(\.optionalCount, order: .reverse)],
+        ]
+        for sort in sorts {
+            let whole = try context.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.count != 7 }, sortBy: sort)).map(\.count)
+            #expect(whole.count == 49)
+            for (offset, limit) in [(0, 1), (0, 10), (3, 11), (20, 40), (45, 10), (60, 5)] {
+                var page = FetchDescriptor<Item>(predicate: #Predicate { $0.count != 7 }, sortBy: sort)
+                page.fetchOffset = offset
+                page.fetchLimit = limit
+                #expect(try context.fetch(page).map(\.count) == Array(whole.dropFirst(offset).prefix(limit)), "\(sort) \(offset) \(limit)")
+            }
+        }
+        var first = FetchDescriptor<Item>(sortBy: [SortDescriptor(\.note)])
+        first.fetchLimit = 4
+        #expect(try context.fetch(first).map(\.count) == [0, 3, 6, 9])
+        first.sortBy = [SortDescriptor(\.note, order: .reverse)]
+        first.fetchOffset = 33
+        #expect(try context.fetch(first).map(\.count) == [0, 3, 6, 9])
+    }
+
     @Test func limitAndOffsetPage() throws {
         let (store, context) = try seeded()
         defer { withExtendedLifetime(store) {} }

@@ -16,6 +16,21 @@ extension SQLiteStore {
         return (sql, arguments)
     }
 
+    /// The clauses of a fetch of the first few rows in an order: the keys of those rows first,
+    /// sorting only what the filter and the sort read (which an index often holds by itself),
+    /// then those rows, sorted again.
+    ///
+    /// SQLite sorts whole rows otherwise: with `ORDER BY rating DESC, _pk` (the key breaks ties in
+    /// the order models were saved), an index on `rating` gives the order of `rating` alone, and
+    /// every row of the first ratings is read from the table and sorted to find the first 50.
+    func topRowsClauses(_ fetch: StoreFetch, layout: TableLayout) -> (sql: String, arguments: [StoredValue]) {
+        let (keys, keyArguments) = clauses(fetch, layout: layout, ordered: true)
+        var compiler = SQLCompiler(layout: layout)
+        let order = compiler.orderBy(fetch.sort)
+        let key = "\(layout.table).\(TableLayout.primaryKey)"
+        return (" WHERE \(key) IN (SELECT \(key) FROM \(layout.table)\(keys))\(order)", keyArguments + compiler.arguments)
+    }
+
     func rowShape(of entity: Schema.Entity) throws -> RowShape {
         try layout(for: entity.name).shape
     }
@@ -25,7 +40,7 @@ extension SQLiteStore {
     /// connection.
     func forEachRow(_ fetch: StoreFetch, attributes: [Int]?, _ body: (StoreRow) throws -> Void) throws {
         let layout = try layout(for: fetch.entity.name)
-        let (clauses, arguments) = clauses(fetch, layout: layout, ordered: true)
+        let (clauses, arguments) = fetch.isTopRows ? topRowsClauses(fetch, layout: layout) : clauses(fetch, layout: layout, ordered: true)
         let prefix = attributes.map { layout.selectPrefix(attributes: $0) } ?? layout.selectPrefix
         try withReader { connection in
             let statement = try connection.statement(prefix + clauses)
