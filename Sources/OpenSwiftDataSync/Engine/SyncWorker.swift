@@ -105,7 +105,6 @@ actor SyncWorker {
     }
 
     /// Pushes batches until nothing is pending; returns whether any change was sent.
-    @discardableResult
     private func pushAll(_ store: ReplicationStore, outbox: Outbox) async throws -> Bool {
         var sent = false
         while true {
@@ -144,16 +143,15 @@ actor SyncWorker {
         // of the user's rows: a row of the store it does not hold was deleted.
         var isSnapshot = state.redownloading && state.cursor == 0
         // A page read for this client after this very cursor holds what a first pull would.
-        var first = prefetched.flatMap { !isSnapshot && $0.cursor == cursor && $0.page.reset != true ? $0.page : nil }
+        var first = prefetched.flatMap { !isSnapshot && $0.cursor == cursor ? $0.page : nil }
         while true {
-            if let page = first {
+            let page: PullResponse
+            if let prefetchedPage = first {
                 first = nil
-                rows += page.rows
-                cursor = max(cursor, page.cursor)
-                if page.upToDate || page.rows.isEmpty { break }
-                continue
+                page = prefetchedPage
+            } else {
+                page = try await transport.changes(client: isSnapshot ? "" : state.client, after: cursor, limit: configuration.pullPageSize)
             }
-            let page = try await transport.changes(client: isSnapshot ? "" : state.client, after: cursor, limit: configuration.pullPageSize)
             if page.reset == true {
                 guard cursor > 0 else {
                     throw SyncError(.serverFailure, "The server asked for a download from the start in answer to one")

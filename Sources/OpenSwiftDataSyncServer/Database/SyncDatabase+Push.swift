@@ -45,23 +45,21 @@ extension SyncDatabase {
             }
             try await write(written, on: connection)
             try await replaceKeys(of: written.map(\.row), on: connection)
-            // The batch is applied; every server process on the database wakes its pulls of the
-            // user when this commits (one statement: a round trip less per push).
+            // The batch is applied; when it wrote rows, every server process on the database wakes
+            // its pulls of the user when this commits (one statement: a round trip less per push;
+            // the UPDATE in WITH runs whether or not a row is announced).
             var binds = PostgresBindings()
             binds.append(request.sequence)
             binds.append(request.client)
-            if written.isEmpty {
-                try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2", binds: binds), logger: logger)
-            } else {
-                binds.append(ChangeRelay.channel(of: namespace))
-                binds.append(user)
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: """
-                        WITH applied AS (UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2 RETURNING id) \
-                        SELECT pg_notify($3, $4) FROM applied
-                        """, binds: binds),
-                    logger: logger)
-            }
+            binds.append(ChangeRelay.channel(of: namespace))
+            binds.append(user)
+            binds.append(!written.isEmpty)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: """
+                    WITH applied AS (UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2 RETURNING id) \
+                    SELECT pg_notify($3, $4) FROM applied WHERE $5
+                    """, binds: binds),
+                logger: logger)
             return (PushResponse(
                 sequence: request.sequence, corrections: merge.corrected.sorted().compactMap { stored[$0]?.row }, conflicts: merge.conflicts), written.count)
         }
