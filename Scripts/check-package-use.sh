@@ -3,11 +3,19 @@
 # `.package(url:from:)` and `.product` lines of "Add it" (a path dependency on this checkout
 # standing in for the URL) and the README's example as the program; builds it and runs it.
 #
-#   Scripts/check-package-use.sh
+#   Scripts/check-package-use.sh                  # builds everything again, in a folder of its own
+#   Scripts/check-package-use.sh --reusing-build  # builds in this checkout's .build folder
 #
-# CI runs it after the tests.
+# CI runs it last, with --reusing-build: the modules the tests built are not compiled again (the
+# package's own build state then describes the made package; the next `swift build` here plans again).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+scratch=()
+case "${1:-}" in
+    --reusing-build) scratch=(--scratch-path "$ROOT/.build") ;;
+    "") ;;
+    *) echo "usage: $0 [--reusing-build]" >&2; exit 2 ;;
+esac
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/osd-package-use.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
@@ -52,8 +60,8 @@ grep -q "ModelContainer" "$WORK/App/Sources/App/main.swift" || { echo "README: t
 
 echo "== Building a package made from the README's lines"
 cat "$WORK/App/Package.swift"
-swift build --package-path "$WORK/App" 2>&1 | grep -E "error|warning: .*App/|Compiling App|Build complete" || true
-binary="$(swift build --package-path "$WORK/App" --show-bin-path)/App"
+swift build --package-path "$WORK/App" "${scratch[@]}" 2>&1 | grep -E "error|warning: .*App/|Compiling App|Build complete" || true
+binary="$(swift build --package-path "$WORK/App" "${scratch[@]}" --show-bin-path)/App"
 [ -x "$binary" ] || { echo "the package made from the README did not build" >&2; exit 1; }
 echo "== Running the README's example"
 # The example's store is default.store in the user's application-support folder: a home of its own.

@@ -41,6 +41,8 @@ check "a ledger writer killed, 1,000 times" "$BIN/LedgerKill" --kills 1000 --see
 check "preferences and cache writers killed, 1,000 times each" "$BIN/ToolboxKill" --kills 1000 --seed "$SEED"
 check "the soak, 20,000 rounds of four actors" "$BIN/MemoryProbe" "$STORE_DIR/soak.store" soak 20000
 check "random saves under live observers, 200 seeds" env OSD_OBSERVER_SEEDS=200 swift test --filter ResultsObserverDifferentialTests
+check "the randomized suites at their full counts" env OSD_TEST_COUNTS=full swift test \
+    --filter 'RandomGraphTests|RandomUndoTests|LedgerKillTests|RuleBearingDeleteTests|RandomHistoryTests|AggregateTests|ContentionTests|PredicateDifferentialTests|LargePredicateTests|RandomPredicateTests|MigrationKillTests'
 
 if [ -n "${OSD_POSTGRES_URL:-}" ]; then
     check "random predicates on PostgreSQL, 200,000" "$BIN/PredicateFuzz" --postgres --seeds 40 --count 5000 --depth 5 --seed "$SEED"

@@ -19,9 +19,9 @@
 #    RandomPredicateTests (a file; PredicateFuzz --postgres covers PostgreSQL).
 # 3. With a server: the server-restart test, on a throwaway server of its own (it crashes it).
 #
-# With --skip-build (the build done first, as CI does), pass 2 runs at the same time as pass 1, from
-# the test binary itself (SwiftPM lets one `swift test` run at a time in a build folder); its
-# report follows pass 1's. Without it, the passes run one after another.
+# With --skip-build (the build done first, as CI does), passes 2 and 3 run at the same time as
+# pass 1, from the test binary itself (SwiftPM lets one `swift test` run at a time in a build
+# folder); their reports follow pass 1's. Without it, the passes run one after another.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,13 +30,18 @@ no_store='DemoTests|UndoManagerTests|EditingStateTests|TextOrderTests|PrimaryKey
 sqlite_files='SeveralStoresTests|StoreErrorTests|ForeignWritesTests|ContainerTests|MigrationPlanTests|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|StatementCacheTests|aFileDamagedMidRunGivesErrorsNotTraps|aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch|StorageFaultTests|MergeFailureTests|prefetchedModelsAreLoadedByTheFetchItself|RemovedTableTests|SavesDuringAPlanTests'
 
 postgres_pass_pid=
+restart_pass_pid=
 if [ -n "${OSD_POSTGRES_URL:-}" ] && [[ " $* " == *" --skip-build "* ]]; then
     tests="$(swift build --show-bin-path)/OpenSwiftDataPackageTests.xctest"
     postgres_log=$(mktemp "${TMPDIR:-/tmp}/osd-postgres-pass.XXXXXX")
-    trap 'rm -f "$postgres_log"' EXIT
+    restart_log=$(mktemp "${TMPDIR:-/tmp}/osd-restart-pass.XXXXXX")
+    trap 'rm -f "$postgres_log" "$restart_log"' EXIT
     OSD_TEST_BACKEND=postgres "$tests" --testing-library swift-testing \
         --filter OpenSwiftDataTests --skip "$no_store|$sqlite_files" >"$postgres_log" 2>&1 &
     postgres_pass_pid=$!
+    OSD_POSTGRES_RESTARTABLE=1 Scripts/with-postgres.sh "$tests" --testing-library swift-testing \
+        --filter PostgresRestartTests >"$restart_log" 2>&1 &
+    restart_pass_pid=$!
 fi
 
 echo "== swift test"
@@ -55,6 +60,11 @@ if [ -n "${OSD_POSTGRES_URL:-}" ]; then
     fi
     [ "$postgres_status" -eq 0 ] || status=$postgres_status
     echo "== A PostgreSQL server restarted under running saves (a server of its own)"
-    OSD_POSTGRES_RESTARTABLE=1 Scripts/with-postgres.sh swift test --skip-build --filter PostgresRestartTests || status=$?
+    if [ -n "$restart_pass_pid" ]; then
+        wait "$restart_pass_pid" || status=$?
+        cat "$restart_log"
+    else
+        OSD_POSTGRES_RESTARTABLE=1 Scripts/with-postgres.sh swift test --skip-build --filter PostgresRestartTests || status=$?
+    fi
 fi
 exit "$status"

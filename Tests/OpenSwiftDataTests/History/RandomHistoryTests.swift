@@ -109,7 +109,7 @@ struct RandomHistoryTests {
         }
     }
 
-    @Test(arguments: Array(UInt64(1)...UInt64(6)))
+    @Test(arguments: TestCounts.seeds(quick: 3, full: 6))
     func theHistorySinceEachSaveExplainsHowTheStoreChanged(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let containers = [try container(), try container()]

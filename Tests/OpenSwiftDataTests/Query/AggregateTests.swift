@@ -90,7 +90,7 @@ struct AggregateTests {
         ]
     }
 
-    @Test(arguments: Backend.allCases, [UInt64(1), 2, 3])
+    @Test(arguments: Backend.allCases, TestCounts.seeds(quick: 1, full: 3))
     func aggregatesEqualTheReductionOfTheFetchedValues(_ backend: Backend, seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let context = ModelContext(try store.container(SensorReading.self, backend: backend))

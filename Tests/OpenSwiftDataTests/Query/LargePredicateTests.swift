@@ -152,7 +152,7 @@ struct LargePredicateTests {
             try ResultsObserver(filterBy: #Predicate<SensorSample> { values.contains($0.value) }, sortBy: [SortDescriptor(\.value)], modelContainer: container),
             try ResultsObserver(filterBy: chain, sortBy: [SortDescriptor(\.value)], modelContainer: container),
         ]
-        for round in 0..<4 {
+        for round in 0..<TestCounts.count(quick: 2, full: 4) {
             let rows = try writer.fetch(FetchDescriptor<SensorSample>(sortBy: [SortDescriptor(\.value)]))
             writer.insert(SensorSample(label: "new\(round)", value: 300 + round * 7, note: nil))
             rows[round * 10].value += 1

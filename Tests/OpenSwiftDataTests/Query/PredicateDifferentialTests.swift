@@ -86,7 +86,7 @@ import Testing
     @Test(arguments: Backend.allCases) func pendingChangesAreIncluded(_ backend: Backend) throws {
         let store = TemporaryStore()
         let context = ModelContext(try store.container(Item.self, backend: backend))
-        var live = PredicateCorpus.items(count: 600, seed: 3)
+        var live = PredicateCorpus.items(count: TestCounts.count(quick: 250, full: 600), seed: 3)
         for item in live { context.insert(item) }
         try context.save()
         for item in live.prefix(50) { item.count = 99 }

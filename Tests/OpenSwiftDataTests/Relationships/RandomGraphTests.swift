@@ -10,7 +10,7 @@ struct RandomGraphTests {
 
     func container() throws -> ModelContainer { try store.graphContainer() }
 
-    @Test(arguments: [1 as UInt64, 2, 3, 4, 5])
+    @Test(arguments: TestCounts.seeds(quick: 2, full: 5))
     func randomEditsKeepStoreAndMemoryEqual(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let container = try container()

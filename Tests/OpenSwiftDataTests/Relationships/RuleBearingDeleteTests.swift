@@ -90,7 +90,7 @@ struct RuleBearingDeleteTests {
         }
     }
 
-    @Test("SQL delete rules leave the store as loading the models does", arguments: 0..<12)
+    @Test("SQL delete rules leave the store as loading the models does", arguments: 0..<TestCounts.count(quick: 6, full: 12))
     func differential(round: Int) throws {
         let inSQL = store.url
         let loading = store.url.deletingLastPathComponent().appendingPathComponent("loading.store")

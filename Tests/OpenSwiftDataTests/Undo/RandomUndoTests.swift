@@ -9,7 +9,7 @@ import Testing
 struct RandomUndoTests {
     let store = TemporaryStore()
 
-    @Test(arguments: Array(UInt64(1)...UInt64(10)))
+    @Test(arguments: TestCounts.seeds(quick: 4, full: 10))
     func undoingEveryGroupThenRedoingItRetracesTheGraph(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let container = try store.graphContainer()
