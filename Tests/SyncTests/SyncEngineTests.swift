@@ -283,6 +283,48 @@ struct SyncEngineTests {
         #expect(arrived)
     }
 
+    /// An engine stopped again and again while another device's saves end its waits for the
+    /// server: every `stop()` returns (a cancelled request whose answer was arriving once left it
+    /// waiting forever on Linux), and nothing is missed.
+    @Test func stoppingWhileChangesArriveAlwaysReturns() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        let writer = try SyncDevice(server: server)
+        let reader = try SyncDevice(server: server)
+        writer.engine.start()
+        let saving = Task { [container = writer.container] in
+            for number in 0..<150 {
+                let context = ModelContext(container)
+                context.insert(Trip(code: "S\(1_000 + number)", name: "Saved while the other stops"))
+                try context.save()
+                try await Task.sleep(for: .milliseconds(8))
+            }
+        }
+        var random = SystemRandomNumberGenerator()
+        for cycle in 0..<120 {
+            reader.engine.start()
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...20, using: &random)))
+            let stopped = LockedValue(false)
+            Task { [engine = reader.engine] in
+                await engine.stop()
+                stopped.store(true)
+            }
+            // A bound on a hang, not a measurement: a stop that waits forever fails here.
+            for _ in 0..<3_000 where !stopped.load() {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            guard stopped.load() else {
+                Issue.record("stop() did not return, cycle \(cycle)")
+                return
+            }
+        }
+        try await saving.value
+        await writer.engine.stop()
+        try await writer.engine.sync()
+        try await reader.engine.sync()
+        #expect(try reader.trips().count == 150)
+    }
+
     @Test func savesOfTwoDevicesReachEveryWaitingDeviceOfTheUser() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }

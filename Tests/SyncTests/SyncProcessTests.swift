@@ -98,30 +98,35 @@ struct SyncProcessTests {
     }
 
     @Test func theConvergenceCheckerFindsNoViolationWithKilledClientsAndServer() throws {
-        let process = Process()
-        process.executableURL = Self.executable("SyncCheck")
-        process.arguments = ["run", "--postgres", try #require(SyncPostgres.url), "--runs", "1", "--clients", "3", "--operations", "150", "--seed", "20261129"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (text, status) = try Self.runChecker(["--runs", "1", "--clients", "3", "--operations", "150", "--seed", "20261129"])
         #expect(text.contains("violations: 0"), "\(text)")
-        #expect(process.terminationStatus == 0)
+        #expect(status == 0)
+    }
+
+    /// Three server processes behind one database, clients moving between them between
+    /// synchronizations (and continuous ones now and then), one server killed and restarted.
+    @Test func theConvergenceCheckerFindsNoViolationAcrossThreeServerProcesses() throws {
+        let (text, status) = try Self.runChecker(["--runs", "1", "--clients", "4", "--operations", "100", "--seed", "20261203", "--servers", "3"])
+        #expect(text.contains("3 server processes") && text.contains("violations: 0"), "\(text)")
+        #expect(status == 0)
     }
 
     @Test func theConvergenceCheckerFindsNoViolationWhenTheServerTrimsMidRun() throws {
+        let (text, status) = try Self.runChecker(["--runs", "1", "--clients", "3", "--operations", "80", "--seed", "20261202", "--trims"])
+        #expect(text.contains("trims: 1") && text.contains("violations: 0"), "\(text)")
+        #expect(status == 0)
+    }
+
+    /// Runs `SyncCheck run` on the test server with `arguments`; returns its report and status.
+    private static func runChecker(_ arguments: [String]) throws -> (text: String, status: Int32) {
         let process = Process()
-        process.executableURL = Self.executable("SyncCheck")
-        process.arguments = [
-            "run", "--postgres", try #require(SyncPostgres.url), "--runs", "1", "--clients", "3", "--operations", "80", "--seed", "20261202", "--trims",
-        ]
+        process.executableURL = executable("SyncCheck")
+        process.arguments = ["run", "--postgres", try #require(SyncPostgres.url)] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(text.contains("trims: 1") && text.contains("violations: 0"), "\(text)")
-        #expect(process.terminationStatus == 0)
+        return (text, process.terminationStatus)
     }
 }

@@ -8,11 +8,13 @@ import SyncChecking
 // The sync convergence checker and the processes it runs:
 //
 //   SyncCheck run --postgres URL [--runs R] [--clients K] [--operations N] [--seed S] [--no-kills]
+//                 [--trims] [--servers P]
 //   SyncCheck serve --postgres URL --name NAME --port P
-//   SyncCheck client --server URL --store PATH --log PATH --seed S --operations N [--continuous]
+//   SyncCheck client --server URL[,URL…] --store PATH --log PATH --seed S --operations N [--continuous]
 //
 // A run's clients of odd index synchronize continuously (SyncEngine.start()), the others now and then.
-//   SyncCheck drain --server URL --store PATH
+// With --servers P, P server processes serve the run's database; each client moves between them.
+//   SyncCheck drain --server URL[,URL…] --store PATH
 //   SyncCheck dump --store PATH
 
 func option(_ name: String) -> String? {
@@ -27,6 +29,11 @@ func required(_ name: String) -> String {
         exit(2)
     }
     return value
+}
+
+/// The URLs of a comma-separated list.
+func urls(_ text: String) -> [URL] {
+    text.split(separator: ",").map { url(String($0)) }
 }
 
 func url(_ text: String) -> URL {
@@ -61,14 +68,14 @@ do {
         }
     case "client":
         try await CheckClient(
-            serverURL: url(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: required("log")),
+            serverURLs: urls(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: required("log")),
             seed: UInt64(required("seed")) ?? 1, operations: Int(required("operations")) ?? 10,
             synchronizesContinuously: CommandLine.arguments.contains("--continuous")
         ).run()
     case "drain":
-        try await CheckClient(serverURL: url(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: "/dev/null"), seed: 0, operations: 0).drain()
+        try await CheckClient(serverURLs: urls(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: "/dev/null"), seed: 0, operations: 0).drain()
     case "dump":
-        let state = try CheckClient(serverURL: url("http://127.0.0.1"), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: "/dev/null"), seed: 0, operations: 0).dump()
+        let state = try CheckClient(serverURLs: [], storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: "/dev/null"), seed: 0, operations: 0).dump()
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         FileHandle.standardOutput.write(try encoder.encode(state))
@@ -76,6 +83,7 @@ do {
         let runs = Int(option("runs") ?? "10") ?? 10
         let clients = Int(option("clients") ?? "5") ?? 5
         let operations = Int(option("operations") ?? "60") ?? 60
+        let servers = Int(option("servers") ?? "1") ?? 1
         let seed = UInt64(option("seed") ?? "\(UInt64.random(in: 1...UInt64.max))") ?? 1
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var violations = 0
@@ -84,11 +92,11 @@ do {
         var kills = 0
         var restarts = 0
         var trims = 0
-        print("seed \(seed): \(runs) runs × \(clients) clients × \(operations) operations")
+        print("seed \(seed): \(runs) runs × \(clients) clients × \(operations) operations, \(servers) server process\(servers == 1 ? "" : "es")")
         for run in 0..<runs {
             let outcome = try await CheckRun(
                 postgresURL: required("postgres"), executable: executable, clients: clients, operations: operations,
-                seed: seed &+ UInt64(run), kills: !CommandLine.arguments.contains("--no-kills"), trims: CommandLine.arguments.contains("--trims")
+                seed: seed &+ UInt64(run), kills: !CommandLine.arguments.contains("--no-kills"), trims: CommandLine.arguments.contains("--trims"), servers: servers
             ).run()
             violations += outcome.violations.count
             rows += outcome.rows

@@ -3,9 +3,12 @@ import OpenSwiftData
 import OpenSwiftDataSync
 
 /// One client of a check run: random inserts, changes, deletions and relationship changes on its
-/// store, synchronizing now and then, each committed write appended to its log.
+/// store, synchronizing now and then, each committed write appended to its log. With several
+/// servers (processes behind one database), it moves from one to the next as a client behind a
+/// round-robin balancer would: after each synchronization, or now and then when continuous.
 public struct CheckClient {
-    public var serverURL: URL
+    /// The servers, one or more, all serving the same database and namespace.
+    public var serverURLs: [URL]
     public var storeURL: URL
     public var logURL: URL
     public var seed: UInt64
@@ -14,8 +17,8 @@ public struct CheckClient {
     /// than now and then.
     public var synchronizesContinuously: Bool
 
-    public init(serverURL: URL, storeURL: URL, logURL: URL, seed: UInt64, operations: Int, synchronizesContinuously: Bool = false) {
-        self.serverURL = serverURL
+    public init(serverURLs: [URL], storeURL: URL, logURL: URL, seed: UInt64, operations: Int, synchronizesContinuously: Bool = false) {
+        self.serverURLs = serverURLs
         self.storeURL = storeURL
         self.logURL = logURL
         self.seed = seed
@@ -23,18 +26,20 @@ public struct CheckClient {
         self.synchronizesContinuously = synchronizesContinuously
     }
 
-    private func engine(_ container: ModelContainer) -> SyncEngine {
-        SyncEngine(container: container, configuration: SyncConfiguration(serverURL: serverURL, token: CheckRun.token, requestTimeout: 10))
+    /// An engine for each server, in order: one synchronizes at a time.
+    private func engines(_ container: ModelContainer) throws -> [SyncEngine] {
+        guard !serverURLs.isEmpty else { throw SyncError(.unreachable, "The check client was given no server") }
+        return serverURLs.map { SyncEngine(container: container, configuration: SyncConfiguration(serverURL: $0, token: CheckRun.token, requestTimeout: 10)) }
     }
-
 
     /// Runs the operations; a failed synchronization (the server restarting) is retried later.
     public func run() async throws {
         let container = try ModelContainer(for: Schema(checkModels), configurations: ModelConfiguration(url: storeURL))
-        let engine = engine(container)
+        let engines = try engines(container)
+        var current = Int(seed % UInt64(engines.count))
         var random = SplitMix(seed: seed)
         let log = try WriteLog(url: logURL)
-        if synchronizesContinuously { engine.start() }
+        if synchronizesContinuously { engines[current].start() }
         for _ in 0..<operations {
             let context = ModelContext(container)
             let items = try context.fetch(FetchDescriptor<CheckItem>(sortBy: [SortDescriptor(\.key)]))
@@ -77,28 +82,35 @@ public struct CheckClient {
                 context.delete(group)
             default:
                 if synchronizesContinuously {
+                    if engines.count > 1, random.next(4) == 0 {
+                        await engines[current].stop()
+                        current = (current + 1) % engines.count
+                        engines[current].start()
+                    }
                     // The engine pushes the saves and applies what the server announces meanwhile.
                     try await Task.sleep(for: .milliseconds(Int(random.next(30))))
                 } else {
-                    _ = try? await engine.sync()
+                    _ = try? await engines[current].sync()
+                    current = (current + 1) % engines.count
                 }
                 continue
             }
             try context.save()
             try log.append(writes)
         }
-        await engine.stop()
-        _ = try? await engine.sync()
+        await engines[current].stop()
+        _ = try? await engines[current].sync()
     }
 
-    /// Synchronizes until a synchronization succeeds (the server may be restarting).
+    /// Synchronizes until a synchronization succeeds (a server may be restarting), trying each
+    /// server in turn.
     public func drain() async throws {
         let container = try ModelContainer(for: Schema(checkModels), configurations: ModelConfiguration(url: storeURL))
-        let engine = engine(container)
+        let engines = try engines(container)
         var lastError: (any Error)?
-        for _ in 0..<100 {
+        for attempt in 0..<100 {
             do {
-                try await engine.sync()
+                try await engines[attempt % engines.count].sync()
                 return
             } catch {
                 lastError = error

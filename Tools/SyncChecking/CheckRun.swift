@@ -5,8 +5,9 @@ import OpenSwiftDataSync
 import PostgresNIO
 
 /// A Jepsen-style check of sync: clients making random changes on shared data are killed and
-/// restarted at random moments, the server is killed and restarted mid-run; at the end every client
-/// synchronizes, and the check asserts that
+/// restarted at random moments, the server (or, with several server processes behind the one
+/// database, one of them) is killed and restarted mid-run; at the end every client synchronizes,
+/// and the check asserts that
 /// 1. every client's store holds the same models with the same values (and so does a new client
 ///    that downloads everything);
 /// 2. each value is the one the per-property rule picks from the server's change log (the latest
@@ -28,8 +29,12 @@ public struct CheckRun {
     /// Whether the server trims its tombstones and change log once during the run, at a random
     /// moment, so that clients behind the trim download everything again.
     public var trims: Bool
+    /// How many server processes serve the database; each client moves between them (see
+    /// ``CheckClient``), and changes reach the others' waiting clients through the database's
+    /// notifications.
+    public var servers: Int
 
-    public init(postgresURL: String, executable: URL, clients: Int, operations: Int, seed: UInt64, kills: Bool, trims: Bool = false) {
+    public init(postgresURL: String, executable: URL, clients: Int, operations: Int, seed: UInt64, kills: Bool, trims: Bool = false, servers: Int = 1) {
         self.postgresURL = postgresURL
         self.executable = executable
         self.clients = clients
@@ -37,6 +42,7 @@ public struct CheckRun {
         self.seed = seed
         self.kills = kills
         self.trims = trims
+        self.servers = max(servers, 1)
     }
 
     /// What one run found.
@@ -56,8 +62,8 @@ public struct CheckRun {
         let name = "check_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(10).lowercased()
         var random = SplitMix(seed: seed)
 
-        var server = try startServer(name: name, port: 0)
-        let serverURL = server.url
+        var serverProcesses = try (0..<servers).map { _ in try startServer(name: name, port: 0) }
+        let serverURLs = serverProcesses.map(\.url)
         var clientKills = 0
         var serverRestarts = 0
         let stores = (0..<clients).map { directory.appending(path: "client-\($0).store") }
@@ -65,7 +71,7 @@ public struct CheckRun {
         var running: [Int: Process] = [:]
         var remaining = Array(repeating: 2, count: clients)   // starts each client may still make
         for index in 0..<clients {
-            running[index] = try startClient(index, serverURL: serverURL, store: stores[index], log: logs[index], seed: random.next())
+            running[index] = try startClient(index, serverURLs: serverURLs, store: stores[index], log: logs[index], seed: random.next())
             remaining[index] -= 1
         }
         var serverRestarted = !kills
@@ -87,13 +93,15 @@ public struct CheckRun {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
                 clientKills += 1
-                running[index] = try startClient(index, serverURL: serverURL, store: stores[index], log: logs[index], seed: random.next())
+                running[index] = try startClient(index, serverURLs: serverURLs, store: stores[index], log: logs[index], seed: random.next())
                 remaining[index] -= 1
             }
             if !serverRestarted && random.next(6) == 0 {
+                let victim = servers == 1 ? 0 : Int(random.next(UInt64(servers)))
+                let server = serverProcesses[victim]
                 kill(server.process.processIdentifier, SIGKILL)
                 server.process.waitUntilExit()
-                server = try startServer(name: name, port: server.port)
+                serverProcesses[victim] = try startServer(name: name, port: server.port)
                 serverRestarted = true
                 serverRestarts += 1
             }
@@ -102,17 +110,19 @@ public struct CheckRun {
         if trims, logBeforeTrim == nil { logBeforeTrim = try await trim(name) }
         // Everyone synchronizes, twice round, so that each has what the others sent.
         for _ in 0..<2 {
-            for index in 0..<clients { try runTool(["drain", "--server", serverURL.absoluteString, "--store", stores[index].path]) }
+            for index in 0..<clients { try runTool(["drain", "--server", Self.list(serverURLs), "--store", stores[index].path]) }
         }
         let fresh = directory.appending(path: "fresh.store")
-        try runTool(["drain", "--server", serverURL.absoluteString, "--store", fresh.path])
+        try runTool(["drain", "--server", Self.list(serverURLs), "--store", fresh.path])
         var states: [CheckState] = []
         for store in stores + [fresh] {
             let output = try runTool(["dump", "--store", store.path])
             states.append(try JSONDecoder().decode(CheckState.self, from: Data(output.utf8)))
         }
-        server.process.terminate()
-        server.process.waitUntilExit()
+        for server in serverProcesses {
+            server.process.terminate()
+            server.process.waitUntilExit()
+        }
 
         var violations: [String] = []
         var log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
@@ -177,11 +187,16 @@ public struct CheckRun {
         return ServerProcess(process: process, port: listening, url: url)
     }
 
-    private func startClient(_ index: Int, serverURL: URL, store: URL, log: URL, seed: UInt64) throws -> Process {
+    /// Server URLs as the `client` and `drain` commands take them: separated by commas.
+    static func list(_ urls: [URL]) -> String {
+        urls.map(\.absoluteString).joined(separator: ",")
+    }
+
+    private func startClient(_ index: Int, serverURLs: [URL], store: URL, log: URL, seed: UInt64) throws -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = [
-            "client", "--server", serverURL.absoluteString, "--store", store.path, "--log", log.path, "--seed", "\(seed)",
+            "client", "--server", Self.list(serverURLs), "--store", store.path, "--log", log.path, "--seed", "\(seed)",
             "--operations", "\(operations)",
         ] + (index % 2 == 1 ? ["--continuous"] : [])
         process.standardOutput = FileHandle.nullDevice

@@ -28,6 +28,7 @@ struct Outbox {
         var pending = PendingRows()
         let layouts = store.history.historyFieldLayouts
         for transaction in try store.history.historyTransactions(after: transaction) where transaction.author != author {
+            pending.latestTransaction = transaction.id
             for change in transaction.changes {
                 guard let entity = entities[change.entityName] else { continue }
                 let row = SyncState.rowKey(entity: change.entityName, key: change.key)
@@ -41,6 +42,11 @@ struct Outbox {
             }
         }
         return pending
+    }
+
+    /// The last local transaction after `transaction` (the engine's own saves left out), or `nil`.
+    func latestLocalTransaction(after transaction: Int64) throws -> Int64? {
+        try store.history.historyTransactions(after: transaction).last { $0.author != author }?.id
     }
 
     /// The next batch to push after `state`, or `nil` when nothing is pending. Rows that get their
@@ -122,4 +128,6 @@ struct PendingRows {
     var inserted: Set<String> = []
     /// The rows deleted.
     var deleted: Set<String> = []
+    /// The last local transaction read, or `nil` when none was pending.
+    var latestTransaction: Int64?
 }

@@ -17,7 +17,11 @@ struct RemoteApplier {
     /// Applies `rows`, skipping the properties and rows `pending` names, and saves with `state`.
     /// When `rows` are a snapshot (every row of the user's), a synchronized model they do not hold
     /// is deleted, unless it has changes the server has not acknowledged.
-    func apply(_ rows: [SyncRow], pending: PendingRows, state: SyncState, isSnapshot: Bool = false) throws {
+    ///
+    /// - Throws: ``LocalSaveDuringApply`` when a local save committed after `pending` was read
+    ///   (the values set here could overwrite it): nothing is written, and the apply can start
+    ///   again with the pending rows read anew.
+    func apply(_ rows: [SyncRow], pending: PendingRows, outbox: Outbox, state: SyncState, isSnapshot: Bool = false) throws {
         var latest: [String: SyncRow] = [:]
         var order: [String] = []
         for row in rows where entities[row.entity] != nil {
@@ -76,6 +80,10 @@ struct RemoteApplier {
         }
         let created = models.filter(\.value.isNew)
         try context.save(writingCompanionRecords: { [state] in
+            // Read in the save's transaction, under the store's write lock: no save can come between.
+            guard try outbox.latestLocalTransaction(after: state.pushedThrough) == pending.latestTransaction else {
+                throw LocalSaveDuringApply()
+            }
             var records = state.records
             for (id, entry) in created {
                 guard let key = entry.model.persistentModelID.storeKey else { continue }
@@ -132,4 +140,11 @@ private struct AppliedModel {
     let isNew: Bool
     /// The store's row key of an existing model.
     let rowKey: String?
+}
+
+/// A local save committed while the engine applied pulled rows; the apply wrote nothing.
+struct LocalSaveDuringApply: Error, CustomStringConvertible {
+    var description: String {
+        "Local saves kept committing while pulled changes were applied; nothing was applied, and the next synchronization tries again"
+    }
 }

@@ -174,13 +174,23 @@ actor SyncWorker {
     /// user's) also deletes the synchronized models it does not hold.
     private func apply(_ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, isSnapshot: Bool = false) throws {
         try storeFailure {
-            let context = ModelContext(container)
-            context.author = configuration.author
-            // The server's deletions hold every model a delete rule reached where they were made;
-            // a model related to one here alone, by a change the server has not seen, stays.
-            context.appliesDeleteRules = false
-            let pending = try outbox.pendingRows(after: state.pushedThrough)
-            try RemoteApplier(store: store, entities: entities, context: context).apply(rows, pending: pending, state: state, isSnapshot: isSnapshot)
+            // A local save between reading the pending rows and the apply's save starts the apply
+            // again; an app saving without pause gets ten tries.
+            for attempt in 1...10 {
+                let context = ModelContext(container)
+                context.author = configuration.author
+                // The server's deletions hold every model a delete rule reached where they were
+                // made; a model related to one here alone, by a change the server has not seen, stays.
+                context.appliesDeleteRules = false
+                let pending = try outbox.pendingRows(after: state.pushedThrough)
+                do {
+                    try RemoteApplier(store: store, entities: entities, context: context)
+                        .apply(rows, pending: pending, outbox: outbox, state: state, isSnapshot: isSnapshot)
+                    return
+                } catch is LocalSaveDuringApply where attempt < 10 {
+                    continue
+                }
+            }
         }
     }
 

@@ -8,6 +8,10 @@ import FoundationNetworking
 struct SyncTransport: Sendable {
     let configuration: SyncConfiguration
     let session: URLSession
+    /// The session of waits for changes (long polls). A wait whose engine stopped is left to end by
+    /// itself (``CancellableRequest``): on a session of their own, such waits never hold up a push
+    /// or a pull behind the session's connections per server.
+    let waitSession: URLSession
 
     init(configuration: SyncConfiguration) {
         self.configuration = configuration
@@ -15,6 +19,9 @@ struct SyncTransport: Sendable {
         sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
         sessionConfiguration.timeoutIntervalForResource = configuration.requestTimeout * 2
         session = URLSession(configuration: sessionConfiguration)
+        let waitConfiguration = URLSessionConfiguration.ephemeral
+        waitConfiguration.httpMaximumConnectionsPerHost = 64
+        waitSession = URLSession(configuration: waitConfiguration)
     }
 
     func hello(_ request: HelloRequest) async throws(SyncError) -> HelloResponse {
@@ -46,7 +53,8 @@ struct SyncTransport: Sendable {
     /// seconds until something changes.
     func changes(client: String, after cursor: Int64, limit: Int, wait: Int = 0) async throws(SyncError) -> PullResponse {
         let query = "?client=\(client)&after=\(cursor)&limit=\(limit)" + (wait > 0 ? "&wait=\(wait)" : "")
-        let data = try await send("GET", SyncPath.changes + query, body: nil, timeout: TimeInterval(wait) + configuration.requestTimeout)
+        let data = try await send(
+            "GET", SyncPath.changes + query, body: nil, timeout: TimeInterval(wait) + configuration.requestTimeout, on: wait > 0 ? waitSession : session)
         return try read(PullResponse.self, from: data, path: SyncPath.changes)
     }
 
@@ -59,7 +67,7 @@ struct SyncTransport: Sendable {
     }
 
     /// Sends a request and returns the body of a `200 OK` answer; any other answer throws.
-    private func send(_ method: String, _ path: String, body: Data?, timeout: TimeInterval? = nil) async throws(SyncError) -> Data {
+    private func send(_ method: String, _ path: String, body: Data?, timeout: TimeInterval? = nil, on session: URLSession? = nil) async throws(SyncError) -> Data {
         guard let url = URL(string: configuration.serverURL.absoluteString.trimmingSuffix("/") + path) else {
             throw SyncError(.unreachable, "The server URL \(configuration.serverURL) cannot take the path \(path)")
         }
@@ -74,7 +82,7 @@ struct SyncTransport: Sendable {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (data, response) = try await CancellableRequest.data(for: request, on: session ?? self.session)
         } catch {
             throw SyncError(.unreachable, "\(url.host ?? "The server") cannot be reached: \(error.localizedDescription)")
         }
