@@ -199,7 +199,15 @@ actor SyncWorker {
     /// Synchronizes after each local save and each change the server announces, until cancelled.
     func runContinuously(configuration: SyncConfiguration) async {
         let listener = Task { await self.listenToServer() }
-        defer { listener.cancel() }
+        await synchronizeAfterLocalSaves(configuration: configuration)
+        // The engine has stopped when neither loop runs: a synchronization the server's
+        // announcement started ends before `stop()` returns (its requests return at once).
+        listener.cancel()
+        await listener.value
+    }
+
+    /// Synchronizes after each local save until cancelled.
+    private func synchronizeAfterLocalSaves(configuration: SyncConfiguration) async {
         let saves = LocalSaveSignal(container: container)
         var seen: Int64 = -1
         var synchronizedOnce = false
