@@ -27,8 +27,10 @@ struct Outbox {
     func pendingRows(after transaction: Int64) throws -> PendingRows {
         var pending = PendingRows()
         let layouts = store.history.historyFieldLayouts
-        for transaction in try store.history.historyTransactions(after: transaction) where transaction.author != author {
-            pending.latestTransaction = transaction.id
+        pending.readThrough = transaction
+        for transaction in try store.history.historyTransactions(after: transaction) {
+            pending.readThrough = transaction.id
+            guard transaction.author != author else { continue }
             for change in transaction.changes {
                 guard let entity = entities[change.entityName] else { continue }
                 let row = SyncState.rowKey(entity: change.entityName, key: change.key)
@@ -44,9 +46,9 @@ struct Outbox {
         return pending
     }
 
-    /// The last local transaction after `transaction` (the engine's own saves left out), or `nil`.
-    func latestLocalTransaction(after transaction: Int64) throws -> Int64? {
-        try store.history.historyTransactions(after: transaction).last { $0.author != author }?.id
+    /// Whether a local transaction (the engine's own saves left out) follows `transaction`.
+    func hasLocalTransaction(after transaction: Int64) throws -> Bool {
+        try store.history.historyTransactions(after: transaction).contains { $0.author != author }
     }
 
     /// The next batch to push after `state`, or `nil` when nothing is pending. Rows that get their
@@ -128,6 +130,6 @@ struct PendingRows {
     var inserted: Set<String> = []
     /// The rows deleted.
     var deleted: Set<String> = []
-    /// The last local transaction read, or `nil` when none was pending.
-    var latestTransaction: Int64?
+    /// The last history transaction read (of any author): a local save after it is not included.
+    var readThrough: Int64 = 0
 }

@@ -81,7 +81,8 @@ struct RemoteApplier {
         let created = models.filter(\.value.isNew)
         try context.save(writingCompanionRecords: { [state] in
             // Read in the save's transaction, under the store's write lock: no save can come between.
-            guard try outbox.latestLocalTransaction(after: state.pushedThrough) == pending.latestTransaction else {
+            // Only the transactions after those `pending` read are read again.
+            guard try !outbox.hasLocalTransaction(after: pending.readThrough) else {
                 throw LocalSaveDuringApply()
             }
             var records = state.records
