@@ -122,8 +122,8 @@ public struct SyncServer: Sendable {
         await announcer.generation(of: user)
     }
 
-    /// Removes the records of models deleted more than `age` ago (and the change log entries as
-    /// old), in one transaction, while ``postgresClient`` runs. Pulls after that point are
+    /// Removes the records of models deleted more than `age` ago (and the change log entries and
+    /// the replaced values resolvers see as bases, as old), in one transaction, while ``postgresClient`` runs. Pulls after that point are
     /// unchanged; a client whose last pull was before a removed deletion downloads its user's rows
     /// again on its next pull (``SyncEngine`` does so by itself, keeping its unsent changes), so
     /// that no deletion is missed.

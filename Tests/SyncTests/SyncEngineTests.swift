@@ -454,6 +454,87 @@ struct SyncResolverTests {
     }
 }
 
+/// Adds both devices' changes of a trip's price to the value they started from, and records what
+/// it was asked.
+final class AddingPriceResolver: SyncConflictResolver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var asked: [SyncPropertyConflict] = []
+
+    var conflicts: [SyncPropertyConflict] { lock.withLock { asked } }
+
+    func resolve(_ conflict: SyncPropertyConflict) -> SyncResolution {
+        lock.withLock { asked.append(conflict) }
+        guard conflict.property == "price", let base = conflict.base?.double,
+              let mine = conflict.incoming.double, let theirs = conflict.current.double
+        else { return .current }
+        return .merged(.double(theirs + mine - base))
+    }
+}
+
+/// A resolver sees the value both devices started from, and is not asked about a change made over
+/// the server's current value.
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+struct SyncResolverBaseTests {
+    @Test func aResolverMergesFromTheBaseBothDevicesStartedFrom() async throws {
+        let resolver = AddingPriceResolver()
+        let server = try await RunningSyncServer.start(resolver: resolver)
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        let context = a.context()
+        context.insert(Trip(code: "T1", name: "Lisbon", price: 100))
+        try context.save()
+        try await a.engine.sync()
+        try await b.engine.sync()
+
+        // Both devices change the price from 100, without seeing each other's change.
+        let contextA = a.context()
+        try #require(try a.trip("T1", in: contextA)).price = 130
+        try contextA.save()
+        let contextB = b.context()
+        try #require(try b.trip("T1", in: contextB)).price = 110
+        try contextB.save()
+        try await a.engine.sync()
+        try await b.engine.sync()
+        try await a.engine.sync()
+
+        let first = try #require(resolver.conflicts.first)
+        #expect(resolver.conflicts.count == 1)
+        #expect(first.base?.double == 100 && first.current.double == 130 && first.incoming.double == 110)
+        #expect(first.baseClock != nil && first.baseClock != first.currentClock)
+        for device in [a, b] {
+            #expect(try device.trips().first?.price == 140)
+        }
+
+        // A change made over the value the server holds is no conflict: kept as is, on both.
+        let laterB = b.context()
+        try #require(try b.trip("T1", in: laterB)).price = 150
+        try laterB.save()
+        try await b.engine.sync()
+        try await a.engine.sync()
+        let laterA = a.context()
+        try #require(try a.trip("T1", in: laterA)).price = 160
+        try laterA.save()
+        try await a.engine.sync()
+        try await b.engine.sync()
+        #expect(resolver.conflicts.count == 1)
+        for device in [a, b] {
+            #expect(try device.trips().first?.price == 160)
+        }
+
+        // The same holds after the engines restart: the clocks of the values the stores hold are kept.
+        try a.restart()
+        try b.restart()
+        let againB = b.context()
+        try #require(try b.trip("T1", in: againB)).price = 170
+        try againB.save()
+        try await b.engine.sync()
+        try await a.engine.sync()
+        #expect(resolver.conflicts.count == 1)
+        #expect(try a.trips().first?.price == 170)
+    }
+}
+
 /// Deleting history never deletes changes the server has not acknowledged.
 @Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
 struct SyncHistoryRetentionTests {

@@ -121,6 +121,22 @@ enum SecretStoreKind: String, CaseIterable, CustomTestStringConvertible {
         #expect(try store.string(for: "w3-9") == "3-9")
     }
 
+    /// A write of the secrets file removes what killed writes of it left, and nothing of another
+    /// file's: the key file `secrets.key`, which another process may be creating beside it.
+    @Test func aWriteRemovesOnlyItsOwnFilesAbandonedWrites() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("secrets")
+        let abandoned = directory.file(".osd-write-secrets.\(UUID().uuidString)")
+        let keyBeingWritten = directory.file(".osd-write-secrets.key.\(UUID().uuidString)")
+        try Data("partial".utf8).write(to: abandoned)
+        try Data("key".utf8).write(to: keyBeingWritten)
+        let store = EncryptedFileSecretStore(url: url, key: SymmetricKey(size: .bits256))
+        try store.set("value", for: "name")
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+        #expect(FileManager.default.fileExists(atPath: keyBeingWritten.path))
+        #expect(try store.string(for: "name") == "value")
+    }
+
     @Test func thePlatformStoreIsTheEncryptedFileOnLinux() throws {
         let directory = try TemporaryDirectory()
         let directories = AppDirectories.rooted(at: directory.url)

@@ -18,6 +18,8 @@ struct BatchBuilder {
     /// Identifiers and models read ahead for the batch's rows, by row key.
     private var knownIDs: [String: String] = [:]
     private var models: [String: any PersistentModel] = [:]
+    /// The known clocks of the batch's models (``KnownClocks``), by identifier: their bases.
+    private var knownClocks: [String: [String: SyncClock]] = [:]
 
     init(store: ReplicationStore, entities: [String: ReplicatedEntity], context: ModelContext, clock: SyncClock) {
         self.store = store
@@ -29,6 +31,7 @@ struct BatchBuilder {
     /// Reads the identifiers and models of rows ahead, in a few reads rather than one per row.
     mutating func prefetch(_ rows: [PendingRow]) throws {
         knownIDs = try SyncState.ids(ofRows: rows.map { SyncState.rowKey(entity: $0.entity.name, key: $0.key) }, in: store)
+        knownClocks = try KnownClocks.clocks(of: knownIDs.values, in: store)
         let live = rows.filter { $0.deletedAt == nil }
         for (entity, group) in Dictionary(grouping: live, by: \.entity.name) {
             for (key, model) in try context.existingReplicatedModels(entity: entity, keys: group.map(\.key)) {
@@ -54,14 +57,17 @@ struct BatchBuilder {
         let names = Set(isNew ? row.entity.properties.map(row.entity.name(of:)) : Array(row.clocks.keys))
         var values: [String: SyncValue] = [:]
         var clocks: [String: SyncClock] = [:]
+        var bases: [String: SyncClock] = [:]
+        let baseClocks = isNew ? nil : knownClocks[id]
         var related: [PendingRow] = []
         for index in row.entity.properties where names.contains(row.entity.name(of: index)) {
             let name = row.entity.name(of: index)
             let value = try context.replicatedValue(of: model, property: index, in: row.entity)
             values[name] = try syncValue(value, related: &related)
             clocks[name] = row.clocks[name] ?? clock
+            bases[name] = baseClocks?[name]
         }
-        changes.append(SyncChange(entity: row.entity.name, id: id, deleted: false, values: values, clocks: clocks, isNew: isNew))
+        changes.append(SyncChange(entity: row.entity.name, id: id, deleted: false, values: values, clocks: clocks, isNew: isNew, bases: bases))
         for target in related { try add(target) }
     }
 

@@ -18,10 +18,16 @@ struct RemoteApplier {
     /// When `rows` are a snapshot (every row of the user's), a synchronized model they do not hold
     /// is deleted, unless it has changes the server has not acknowledged.
     ///
+    /// The models' known clocks (``KnownClocks``) are written in the same save: those of
+    /// `acknowledged` (a push's), then those of the rows' applied properties.
+    ///
     /// - Throws: ``LocalSaveDuringApply`` when a local save committed after `pending` was read
     ///   (the values set here could overwrite it): nothing is written, and the apply can start
     ///   again with the pending rows read anew.
-    func apply(_ rows: [SyncRow], pending: PendingRows, outbox: Outbox, state: SyncState, isSnapshot: Bool = false) throws {
+    func apply(
+        _ rows: [SyncRow], pending: PendingRows, outbox: Outbox, state: SyncState, isSnapshot: Bool = false,
+        acknowledged: [String: [String: SyncClock]?] = [:]
+    ) throws {
         var latest: [String: SyncRow] = [:]
         var order: [String] = []
         for row in rows where entities[row.entity] != nil {
@@ -72,6 +78,8 @@ struct RemoteApplier {
                 try context.setReplicatedValue(value, of: model, property: index, in: entity)
             }
         }
+        let clocks = try knownClocks(
+            after: order.compactMap { latest[$0] }, held: Set(locals.keys), applied: models, pending: pending, acknowledged: acknowledged)
         if isSnapshot { deletions += try modelsMissing(from: rows, pending: pending) }
         for model in deletions where !model.isDeleted { context.delete(model) }
         var state = state
@@ -86,12 +94,38 @@ struct RemoteApplier {
                 throw LocalSaveDuringApply()
             }
             var records = state.records
+            records += clocks.map { KnownClocks.record(of: $0.key, $0.value) }
             for (id, entry) in created {
                 guard let key = entry.model.persistentModelID.storeKey else { continue }
                 records += SyncState.binding(entity: entry.model.persistentModelID.entityName, key: key, to: id)
             }
             return records
         })
+    }
+
+    /// The known clocks the apply leaves, by identifier (`nil` removes a deleted model's): a
+    /// property the apply sets takes the row's clock; one it keeps (a pending local change) keeps
+    /// the clock of the value that change replaced. Only models the store `held` before have
+    /// clocks to read.
+    private func knownClocks(
+        after rows: [SyncRow], held: Set<String>, applied: [String: AppliedModel], pending: PendingRows,
+        acknowledged: [String: [String: SyncClock]?]
+    ) throws -> [String: [String: SyncClock]?] {
+        var known = try KnownClocks.clocks(of: held.subtracting(acknowledged.keys), in: store)
+        for case (let id, let clocks?) in acknowledged { known[id] = clocks }
+        var result = acknowledged
+        for row in rows {
+            if row.deleted {
+                result[row.id] = .some(nil)
+                continue
+            }
+            guard let model = applied[row.id] else { continue }
+            let kept = model.rowKey.flatMap { pending.changed[$0] } ?? []
+            var clocks = known[row.id] ?? [:]
+            for (name, clock) in row.clocks where !kept.contains(name) { clocks[name] = clock }
+            result[row.id] = clocks
+        }
+        return result
     }
 
     /// The synchronized models of the store that a snapshot does not hold: the server deleted

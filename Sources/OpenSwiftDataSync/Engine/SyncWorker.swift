@@ -124,10 +124,17 @@ actor SyncWorker {
             }
             state.pushedThrough = batch.sequence
             if batch.clock > state.clock { state.clock = batch.clock }
+            // The pushed values are the server's now: the next changes of their properties are
+            // made over them.
+            let acknowledged = try storeFailure {
+                KnownClocks.acknowledging(batch.changes, known: try KnownClocks.clocks(of: batch.changes.map(\.id), in: store))
+            }
             if corrections.isEmpty {
-                try storeFailure { try store.records.writeCompanionRecords(state.records) }
+                try storeFailure {
+                    try store.records.writeCompanionRecords(state.records + acknowledged.map { KnownClocks.record(of: $0.key, $0.value) })
+                }
             } else {
-                try apply(corrections, state: state, store: store, outbox: outbox)
+                try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged)
             }
             // What the batch covered is no longer pending (the whole count is taken after the pull).
             update { $0.pendingChangeCount = max(0, $0.pendingChangeCount - batch.historyChangeCount) }
@@ -172,7 +179,12 @@ actor SyncWorker {
 
     /// Applies rows from the server in one transaction with `state`; a snapshot (every row of the
     /// user's) also deletes the synchronized models it does not hold.
-    private func apply(_ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, isSnapshot: Bool = false) throws {
+    /// `acknowledged` are the known clocks (``KnownClocks``) a push the server acknowledged leaves,
+    /// which the rows' clocks then replace.
+    private func apply(
+        _ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, isSnapshot: Bool = false,
+        acknowledged: [String: [String: SyncClock]?] = [:]
+    ) throws {
         try storeFailure {
             // A local save between reading the pending rows and the apply's save starts the apply
             // again; an app saving without pause gets ten tries.
@@ -185,7 +197,7 @@ actor SyncWorker {
                 let pending = try outbox.pendingRows(after: state.pushedThrough)
                 do {
                     try RemoteApplier(store: store, entities: entities, context: context)
-                        .apply(rows, pending: pending, outbox: outbox, state: state, isSnapshot: isSnapshot)
+                        .apply(rows, pending: pending, outbox: outbox, state: state, isSnapshot: isSnapshot, acknowledged: acknowledged)
                     return
                 } catch is LocalSaveDuringApply where attempt < 10 {
                     continue

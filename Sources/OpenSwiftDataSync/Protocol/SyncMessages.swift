@@ -43,15 +43,39 @@ package struct SyncChange: Codable, Hashable, Sendable {
     /// an update of a model it no longer holds (deleted, and its record trimmed) with the
     /// deletion, which wins over any update.
     package var isNew: Bool?
+    /// For an update, the clock of the value each changed property held on the device when it was
+    /// changed there (its base): the value the server or the device itself last gave it. The
+    /// server tells a conflict from a change made over its current value by it, and shows a
+    /// resolver the base. Absent for properties whose base the device does not know, and from
+    /// clients that predate it.
+    package var bases: [String: SyncClock]
 
     /// Creates the value from its parts.
-    package init(entity: String, id: String, deleted: Bool, values: [String: SyncValue], clocks: [String: SyncClock], isNew: Bool? = nil) {
+    package init(
+        entity: String, id: String, deleted: Bool, values: [String: SyncValue], clocks: [String: SyncClock], isNew: Bool? = nil,
+        bases: [String: SyncClock] = [:]
+    ) {
         self.entity = entity
         self.id = id
         self.deleted = deleted
         self.values = values
         self.clocks = clocks
         self.isNew = isNew
+        self.bases = bases
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case entity, id, deleted, values, clocks, isNew, bases
+    }
+
+    /// Reads a change; `bases` may be absent.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            entity: try container.decode(String.self, forKey: .entity), id: try container.decode(String.self, forKey: .id),
+            deleted: try container.decode(Bool.self, forKey: .deleted), values: try container.decode([String: SyncValue].self, forKey: .values),
+            clocks: try container.decode([String: SyncClock].self, forKey: .clocks), isNew: try container.decodeIfPresent(Bool.self, forKey: .isNew),
+            bases: try container.decodeIfPresent([String: SyncClock].self, forKey: .bases) ?? [:])
     }
 }
 

@@ -22,10 +22,14 @@ extension SyncDatabase {
             var deleted = try await checkReferences(of: changes, user: user, stored: stored, on: connection)
             if recordsChangeLog { try await log(changes, client: request.client, on: connection) }
             var merge = SyncMerge(user: user, resolver: resolver, schema: schema)
+            if resolver != nil { merge.baseValues = try await baseValues(of: changes, stored: stored, on: connection) }
             changes.sort { $0.deleted && !$1.deleted }
+            // The rows as they were, for the values the batch replaces.
+            var before = stored
             for var change in changes {
                 if !change.deleted, stored[change.id] == nil, let existing = try await holder(of: change, user: user, stored: &stored, on: connection) {
                     // Made on two devices with the same unique values: one model, fields merged.
+                    if before[existing] == nil { before[existing] = stored[existing] }
                     aliases[change.id] = existing
                     try await recordAlias(change.id, to: existing, on: connection)
                     change.id = existing
@@ -45,6 +49,7 @@ extension SyncDatabase {
             }
             try await write(written, on: connection)
             try await replaceKeys(of: written.map(\.row), on: connection)
+            if resolver != nil { try await keepReplacedValues(of: written.map(\.row), before: before, on: connection) }
             // The batch is applied; when it wrote rows, every server process on the database wakes
             // its pulls of the user when this commits (one statement: a round trip less per push;
             // the UPDATE in WITH runs whether or not a row is announced).

@@ -3,8 +3,8 @@ import OpenSwiftDataSync
 import PostgresNIO
 
 extension SyncDatabase {
-    /// Removes the deletions (tombstones) and the change log entries written more than `age`
-    /// ago, in one transaction, and records for each user the last change number it removed: a
+    /// Removes the deletions (tombstones), the change log entries and the past values (the bases
+    /// a resolver sees) written more than `age` ago, in one transaction, and records for each user the last change number it removed: a
     /// client whose cursor is before that number may have missed a deletion, and downloads the
     /// user's rows again on its next pull. Returns what was removed.
     func trim(olderThan age: Duration) async throws -> SyncTrimResult {
@@ -13,7 +13,7 @@ extension SyncDatabase {
         binds.append(seconds)
         return try await client.withTransaction(logger: logger) { connection in
             try await connection.query(sql("SELECT pg_advisory_xact_lock(\(lockKey))"), logger: logger)
-            var result = SyncTrimResult(deletions: 0, changeLogEntries: 0)
+            var result = SyncTrimResult(deletions: 0, changeLogEntries: 0, pastValues: 0)
             let trimmed = try await connection.query(
                 PostgresQuery(unsafeSQL: """
                     WITH gone AS (DELETE FROM \(quoted).rows WHERE deleted AND changed_at < now() - make_interval(secs => $1) \
@@ -31,6 +31,13 @@ extension SyncDatabase {
                     """, binds: binds),
                 logger: logger)
             for try await count in logged.decode(Int64.self) { result.changeLogEntries = Int(count) }
+            let past = try await connection.query(
+                PostgresQuery(unsafeSQL: """
+                    WITH gone AS (DELETE FROM \(quoted).past_values WHERE logged_at < now() - make_interval(secs => $1) RETURNING 1) \
+                    SELECT count(*)::int8 FROM gone
+                    """, binds: binds),
+                logger: logger)
+            for try await count in past.decode(Int64.self) { result.pastValues = Int(count) }
             return result
         }
     }
@@ -59,4 +66,7 @@ public struct SyncTrimResult: Sendable, Equatable {
     public var deletions: Int
     /// The change log entries removed (``SyncServer/init(postgresURL:name:schema:authenticator:resolver:recordsChangeLog:logger:)``'s `recordsChangeLog`).
     public var changeLogEntries: Int
+    /// The replaced values removed, which conflicts show resolvers as their bases
+    /// (``SyncPropertyConflict/base``): a conflict over one of them shows none.
+    public var pastValues: Int
 }

@@ -18,6 +18,8 @@ import PostgresNIO
 ///   not, with its clock, when the server records them (``SyncServer/recordsChangeLog``).
 /// - `aliases (id, target)`: models created on two devices with the same unique values, which
 ///   became one: the identifier that lost, and the one it became.
+/// - `past_values (id, property, clock, value, logged_at)`: values a change replaced, by the clock
+///   they were written with, when the server has a resolver: the bases its conflicts show.
 /// - `trims (owner, trimmed_through)`: for each user whose deletions were trimmed
 ///   (``SyncServer/trimHistory(olderThan:)``), the last change number trimmed: a client whose
 ///   cursor is before it downloads the user's rows again.
@@ -75,6 +77,10 @@ struct SyncDatabase: Sendable {
                 "ALTER TABLE \(quoted).rows ADD COLUMN IF NOT EXISTS changed_at timestamptz NOT NULL DEFAULT now()",
                 "ALTER TABLE \(quoted).change_log ADD COLUMN IF NOT EXISTS logged_at timestamptz NOT NULL DEFAULT now()",
                 "CREATE TABLE IF NOT EXISTS \(quoted).trims (owner text PRIMARY KEY, trimmed_through bigint NOT NULL)",
+                """
+                CREATE TABLE IF NOT EXISTS \(quoted).past_values (id text NOT NULL, property text NOT NULL, clock text NOT NULL, \
+                value text NOT NULL, logged_at timestamptz NOT NULL, PRIMARY KEY (id, property, clock))
+                """,
             ] {
                 try await connection.query(sql(statement), logger: logger)
             }

@@ -14,6 +14,9 @@ struct SyncMerge {
     private(set) var corrected: Set<String> = []
     /// The pushed values that lost.
     private(set) var conflicts: [SyncConflict] = []
+    /// The values the batch's changes name as their bases (``SyncChange/bases``), where the server
+    /// keeps them (``SyncDatabase/baseValues(of:stored:on:)``).
+    var baseValues: [PastValueKey: SyncValue] = [:]
 
     init(user: String, resolver: (any SyncConflictResolver)? = nil, schema: SyncSchema? = nil) {
         self.user = user
@@ -88,8 +91,11 @@ struct SyncMerge {
         for (name, value) in change.values {
             let incoming = change.clocks[name] ?? .zero
             let current = stored.row.clocks[name] ?? .zero
-            if let resolver, let existing = stored.row.values[name], existing != value, incoming.client != current.client,
-               let decision = try resolve(resolver, change: change, name: name, value: value, existing: existing, incoming: incoming, current: current) {
+            // A change made over the stored value is no conflict: the later clock (the change's) wins.
+            let base = change.bases[name]
+            if let resolver, let existing = stored.row.values[name], existing != value, incoming.client != current.client, base != current,
+               let decision = try resolve(
+                   resolver, change: change, name: name, value: value, existing: existing, incoming: incoming, current: current, base: base) {
                 if let kept = decision.value {
                     stored.row.values[name] = kept
                     stored.row.clocks[name] = decision.clock
@@ -120,11 +126,13 @@ struct SyncMerge {
     /// clock, or `nil` for the later-clock rule.
     private func resolve(
         _ resolver: any SyncConflictResolver, change: SyncChange, name: String, value: SyncValue, existing: SyncValue,
-        incoming: SyncClock, current: SyncClock
+        incoming: SyncClock, current: SyncClock, base: SyncClock?
     ) throws -> (value: SyncValue?, clock: SyncClock)? {
+        let baseValue = base.flatMap { baseValues[PastValueKey(id: change.id, property: name, clock: $0)] }
         let conflict = SyncPropertyConflict(
             model: change.entity, id: change.id, property: name, user: user, incoming: SyncPropertyValue(value), incomingClock: incoming,
-            current: SyncPropertyValue(existing), currentClock: current)
+            current: SyncPropertyValue(existing), currentClock: current, base: baseValue.map(SyncPropertyValue.init),
+            baseClock: baseValue == nil ? nil : base)
         switch resolver.resolve(conflict) {
         case .latest: return nil
         case .incoming: return (value, max(incoming, current))

@@ -6,7 +6,23 @@ import OpenSwiftDataSync
 /// every device receives.
 ///
 /// The server asks the resolver whenever a pushed value meets a stored value of the same property
-/// written by another client, and the two differ. Without a resolver, the later clock wins.
+/// written by another client, the two differ, and the pushing device changed the property without
+/// having the stored value (a change made over the server's current value is no conflict, and
+/// is kept). Without a resolver, the later clock wins.
+///
+/// The conflict holds the value both sides started from, its ``SyncPropertyConflict/base``, for
+/// a three-way merge:
+///
+/// ```swift
+/// struct AddVisits: SyncConflictResolver {
+///     func resolve(_ conflict: SyncPropertyConflict) -> SyncResolution {
+///         guard conflict.property == "visits", let base = conflict.base?.integer,
+///               let mine = conflict.incoming.integer, let theirs = conflict.current.integer
+///         else { return .latest }
+///         return .merged(.integer(theirs + mine - base))   // both devices' additions
+///     }
+/// }
+/// ```
 ///
 /// ```swift
 /// struct KeepHigherPrice: SyncConflictResolver {
@@ -44,6 +60,13 @@ public struct SyncPropertyConflict: Sendable {
     public let current: SyncPropertyValue
     /// When the stored value was written.
     public let currentClock: SyncClock
+    /// The value the pushing device changed (the last it had from the server or from itself):
+    /// what both sides started from. `nil` when the server does not know it: the device predates
+    /// bases, it never had a value of the property, or the value is older than the server keeps
+    /// (``SyncServer/trimHistory(olderThan:)``).
+    public let base: SyncPropertyValue?
+    /// When the base value was written, when the device knows it.
+    public let baseClock: SyncClock?
 }
 
 /// What a resolver keeps.

@@ -106,7 +106,9 @@ public enum AtomicFile {
 
     /// Removes the temporary files that writes killed before their `rename` left beside `url`.
     ///
-    /// Call it only while no other write to `url` can be running (under the file's lock).
+    /// Call it only while no other write to `url` can be running (under the file's lock). Writes
+    /// to other files are left alone, those whose names begin with `url`'s too (`secrets.key`
+    /// beside `secrets`): a temporary file is `url`'s only when its name is the prefix and a UUID.
     static func removeAbandonedWrites(beside url: URL) throws {
         let directory = url.deletingLastPathComponent()
         let prefix = temporaryPrefix + url.lastPathComponent + "."
@@ -116,7 +118,7 @@ public enum AtomicFile {
         } catch {
             throw FileAccessError(.ioFailure, path: directory.path, reason: "listing the directory: \(error)")
         }
-        for name in names where name.hasPrefix(prefix) {
+        for name in names where name.hasPrefix(prefix) && UUID(uuidString: String(name.dropFirst(prefix.count))) != nil {
             try remove(at: directory.appendingPathComponent(name))
         }
     }

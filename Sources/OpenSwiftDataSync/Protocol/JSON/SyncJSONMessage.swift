@@ -249,12 +249,17 @@ extension SyncChange: SyncJSONMessage {
     package init(json reader: inout SyncJSONReader) throws(SyncJSONError) {
         var members = RowMembers()
         var isNew: Bool?
+        var bases: [String: SyncClock] = [:]
         try reader.readObject { reader, key throws(SyncJSONError) in
             if try members.read(key, from: &reader) { return }
-            if key == "isNew" { isNew = try reader.readNull() ? nil : reader.readBool() } else { try reader.skipValue() }
+            switch key {
+            case "isNew": isNew = try reader.readNull() ? nil : reader.readBool()
+            case "bases": bases = try reader.readClocks()
+            default: try reader.skipValue()
+            }
         }
         let row = try members.complete("a change")
-        self.init(entity: row.entity, id: row.id, deleted: row.deleted, values: row.values, clocks: row.clocks, isNew: isNew)
+        self.init(entity: row.entity, id: row.id, deleted: row.deleted, values: row.values, clocks: row.clocks, isNew: isNew, bases: bases)
     }
 
     package func write(json writer: inout SyncJSONWriter) throws(SyncJSONError) {
@@ -267,6 +272,10 @@ extension SyncChange: SyncJSONMessage {
             if let isNew {
                 writer.key("isNew")
                 writer.bool(isNew)
+            }
+            if !bases.isEmpty {
+                writer.key("bases")
+                writer.clocks(bases)
             }
         }
     }
