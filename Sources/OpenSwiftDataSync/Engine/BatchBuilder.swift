@@ -65,7 +65,7 @@ struct BatchBuilder {
             let value = try context.replicatedValue(of: model, property: index, in: row.entity)
             values[name] = try syncValue(value, related: &related)
             clocks[name] = row.clocks[name] ?? clock
-            bases[name] = baseClocks?[name]
+            bases[name] = baseClocks.flatMap { KnownClocks.clock(of: name, in: $0) }
         }
         changes.append(SyncChange(entity: row.entity.name, id: id, deleted: false, values: values, clocks: clocks, isNew: isNew, bases: bases))
         for target in related { try add(target) }

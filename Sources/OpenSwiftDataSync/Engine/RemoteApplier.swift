@@ -26,7 +26,7 @@ struct RemoteApplier {
     ///   again with the pending rows read anew.
     func apply(
         _ rows: [SyncRow], pending: PendingRows, outbox: Outbox, state: SyncState, isSnapshot: Bool = false,
-        acknowledged: [String: [String: SyncClock]?] = [:]
+        acknowledged: [String: KnownClocks.Update] = [:]
     ) throws {
         var latest: [String: SyncRow] = [:]
         var order: [String] = []
@@ -94,7 +94,7 @@ struct RemoteApplier {
                 throw LocalSaveDuringApply()
             }
             var records = state.records
-            records += clocks.map { KnownClocks.record(of: $0.key, $0.value) }
+            records += clocks.map { KnownClocks.record(of: $0.key, $0.value, entities: entities) }
             for (id, entry) in created {
                 guard let key = entry.model.persistentModelID.storeKey else { continue }
                 records += SyncState.binding(entity: entry.model.persistentModelID.entityName, key: key, to: id)
@@ -103,27 +103,33 @@ struct RemoteApplier {
         })
     }
 
-    /// The known clocks the apply leaves, by identifier (`nil` removes a deleted model's): a
+    /// The known clocks the apply leaves, by identifier (`nil` clocks remove a deleted model's): a
     /// property the apply sets takes the row's clock; one it keeps (a pending local change) keeps
     /// the clock of the value that change replaced. Only models the store `held` before have
     /// clocks to read.
     private func knownClocks(
         after rows: [SyncRow], held: Set<String>, applied: [String: AppliedModel], pending: PendingRows,
-        acknowledged: [String: [String: SyncClock]?]
-    ) throws -> [String: [String: SyncClock]?] {
+        acknowledged: [String: KnownClocks.Update]
+    ) throws -> [String: KnownClocks.Update] {
         var known = try KnownClocks.clocks(of: held.subtracting(acknowledged.keys), in: store)
-        for case (let id, let clocks?) in acknowledged { known[id] = clocks }
+        for (id, update) in acknowledged { known[id] = update.clocks }
         var result = acknowledged
         for row in rows {
             if row.deleted {
-                result[row.id] = .some(nil)
+                result[row.id] = KnownClocks.Update(entity: row.entity, clocks: nil)
                 continue
             }
             guard let model = applied[row.id] else { continue }
             let kept = model.rowKey.flatMap { pending.changed[$0] } ?? []
-            var clocks = known[row.id] ?? [:]
+            guard let earlier = known[row.id] else {
+                // A model new to the store (or one without a record yet): the row's clocks, shared
+                // rather than copied; a pending change's base stays unknown.
+                result[row.id] = KnownClocks.Update(entity: model.entity.name, clocks: kept.isEmpty ? row.clocks : row.clocks.filter { !kept.contains($0.key) })
+                continue
+            }
+            var clocks = KnownClocks.expanded(earlier, entity: model.entity)
             for (name, clock) in row.clocks where !kept.contains(name) { clocks[name] = clock }
-            result[row.id] = clocks
+            result[row.id] = KnownClocks.Update(entity: model.entity.name, clocks: clocks)
         }
         return result
     }

@@ -130,11 +130,11 @@ actor SyncWorker {
             // The pushed values are the server's now: the next changes of their properties are
             // made over them.
             let acknowledged = try storeFailure {
-                KnownClocks.acknowledging(batch.changes, known: try KnownClocks.clocks(of: batch.changes.map(\.id), in: store))
+                KnownClocks.acknowledging(batch.changes, known: try KnownClocks.clocks(of: batch.changes.map(\.id), in: store), entities: entities)
             }
             if corrections.isEmpty {
                 try storeFailure {
-                    try store.records.writeCompanionRecords(state.records + acknowledged.map { KnownClocks.record(of: $0.key, $0.value) })
+                    try store.records.writeCompanionRecords(state.records + acknowledged.map { KnownClocks.record(of: $0.key, $0.value, entities: entities) })
                 }
             } else {
                 try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged)
@@ -186,7 +186,7 @@ actor SyncWorker {
     /// which the rows' clocks then replace.
     private func apply(
         _ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, isSnapshot: Bool = false,
-        acknowledged: [String: [String: SyncClock]?] = [:]
+        acknowledged: [String: KnownClocks.Update] = [:]
     ) throws {
         try storeFailure {
             // A local save between reading the pending rows and the apply's save starts the apply
