@@ -44,13 +44,7 @@ struct SyncEngineTests {
     @Test func offlineEditsOfDifferentPropertiesBothSurvive() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }
-        let a = try SyncDevice(server: server)
-        let b = try SyncDevice(server: server)
-        let context = a.context()
-        context.insert(Trip(code: "T1", name: "Lisbon", price: 100))
-        try context.save()
-        try await a.engine.sync()
-        try await b.engine.sync()
+        let (a, b) = try await SyncDevice.pairHoldingATrip(on: server, price: 100)
 
         let contextA = a.context()
         try #require(try a.trip("T1", in: contextA)).name = "Porto"
@@ -479,13 +473,7 @@ struct SyncResolverBaseTests {
         let resolver = AddingPriceResolver()
         let server = try await RunningSyncServer.start(resolver: resolver)
         defer { Task { await server.stop() } }
-        let a = try SyncDevice(server: server)
-        let b = try SyncDevice(server: server)
-        let context = a.context()
-        context.insert(Trip(code: "T1", name: "Lisbon", price: 100))
-        try context.save()
-        try await a.engine.sync()
-        try await b.engine.sync()
+        let (a, b) = try await SyncDevice.pairHoldingATrip(on: server, price: 100)
 
         // Both devices change the price from 100, without seeing each other's change.
         let contextA = a.context()
@@ -532,6 +520,26 @@ struct SyncResolverBaseTests {
         try await a.engine.sync()
         #expect(resolver.conflicts.count == 1)
         #expect(try a.trips().first?.price == 170)
+
+        // Once the server trims the values it keeps, a conflict over one of them has no base: this
+        // resolver then keeps the server's value.
+        let offlineA = a.context()
+        try #require(try a.trip("T1", in: offlineA)).price = 180
+        try offlineA.save()
+        let offlineB = b.context()
+        try #require(try b.trip("T1", in: offlineB)).price = 175
+        try offlineB.save()
+        try await a.engine.sync()
+        let trimmed = try await server.server.trimHistory(olderThan: .zero)
+        #expect(trimmed.pastValues > 0)
+        try await b.engine.sync()
+        try await a.engine.sync()
+        let last = try #require(resolver.conflicts.last)
+        #expect(resolver.conflicts.count == 2)
+        #expect(last.base == nil && last.baseClock == nil && last.current.double == 180)
+        for device in [a, b] {
+            #expect(try device.trips().first?.price == 180)
+        }
     }
 }
 

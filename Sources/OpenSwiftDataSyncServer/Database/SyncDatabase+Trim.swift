@@ -24,22 +24,25 @@ extension SyncDatabase {
                     """, binds: binds),
                 logger: logger)
             for try await count in trimmed.decode(Int64.self) { result.deletions = Int(count) }
-            let logged = try await connection.query(
-                PostgresQuery(unsafeSQL: """
-                    WITH gone AS (DELETE FROM \(quoted).change_log WHERE logged_at < now() - make_interval(secs => $1) RETURNING 1) \
-                    SELECT count(*)::int8 FROM gone
-                    """, binds: binds),
-                logger: logger)
-            for try await count in logged.decode(Int64.self) { result.changeLogEntries = Int(count) }
-            let past = try await connection.query(
-                PostgresQuery(unsafeSQL: """
-                    WITH gone AS (DELETE FROM \(quoted).past_values WHERE logged_at < now() - make_interval(secs => $1) RETURNING 1) \
-                    SELECT count(*)::int8 FROM gone
-                    """, binds: binds),
-                logger: logger)
-            for try await count in past.decode(Int64.self) { result.pastValues = Int(count) }
+            result.changeLogEntries = try await removeEntries(of: "change_log", olderThan: binds, on: connection)
+            result.pastValues = try await removeEntries(of: "past_values", olderThan: binds, on: connection)
             return result
         }
+    }
+
+    /// Removes the entries of a table of the namespace logged before the age `age` binds (in
+    /// seconds); returns how many.
+    private func removeEntries(of table: String, olderThan age: PostgresBindings, on connection: PostgresConnection) async throws -> Int {
+        let removed = try await connection.query(
+            PostgresQuery(unsafeSQL: """
+                WITH gone AS (DELETE FROM \(quoted).\(table) WHERE logged_at < now() - make_interval(secs => $1) RETURNING 1) \
+                SELECT count(*)::int8 FROM gone
+                """, binds: age),
+            logger: logger)
+        var count = 0
+        // The rows are read to their end: a row stream left midway upsets the connection.
+        for try await number in removed.decode(Int64.self) { count = Int(number) }
+        return count
     }
 
     /// The last change number of the user's trimmed deletions, or 0.

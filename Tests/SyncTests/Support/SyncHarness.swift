@@ -108,13 +108,13 @@ final class SyncDevice {
 }
 
 extension SyncDevice {
-    /// Two devices of the first user on `server`, both holding the trip `T1` ("Lisbon") that the
-    /// first device made and both synchronized: where most two-device tests start.
-    static func pairHoldingATrip(on server: RunningSyncServer) async throws -> (SyncDevice, SyncDevice) {
+    /// Two devices of the first user on `server`, both holding the trip `T1` ("Lisbon", at
+    /// `price`) that the first device made and both synchronized: where most two-device tests start.
+    static func pairHoldingATrip(on server: RunningSyncServer, price: Double = 0) async throws -> (SyncDevice, SyncDevice) {
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let context = a.context()
-        context.insert(Trip(code: "T1", name: "Lisbon"))
+        context.insert(Trip(code: "T1", name: "Lisbon", price: price))
         try context.save()
         try await a.engine.sync()
         try await b.engine.sync()
