@@ -125,6 +125,30 @@ struct SyncServerRequestTests {
         #expect(try await rowCount(server) == 1)
     }
 
+    /// A batch sent again after its answer was lost, whose model another device deleted since and
+    /// whose deletion the server trimmed: the answer tells of the deletion, so that the model does
+    /// not live on on the device that sent it.
+    @Test func aBatchSentAgainAfterItsModelWasDeletedAndTrimmedIsAnsweredWithTheDeletion() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        try await hello(server, client: "c1")
+        try await hello(server, client: "c2")
+        #expect(try await push(server, client: "c1", sequence: 1, changes: trip("t1")).0 == 200)
+        let update = trip("t1", name: "{\"text\": \"Porto\"}").replacingOccurrences(of: "\"t\": 1,", with: "\"t\": 2,")
+        #expect(try await push(server, client: "c1", sequence: 2, changes: update).0 == 200)
+        let deletion = "{\"entity\": \"Trip\", \"id\": \"t1\", \"deleted\": true, \"values\": {}, \"clocks\": {\"\": {\"t\": 3, \"c\": 0, \"n\": \"c2\"}}}"
+        #expect(try await push(server, client: "c2", sequence: 1, changes: deletion).0 == 200)
+        _ = try await server.server.trimHistory(olderThan: .zero)
+
+        let (status, body) = try await push(server, client: "c1", sequence: 2, changes: update)
+        #expect(status == 200)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let corrections = try #require(answer["corrections"] as? [[String: Any]])
+        #expect(corrections.count == 1)
+        #expect(corrections.first?["id"] as? String == "t1")
+        #expect(corrections.first?["deleted"] as? Bool == true)
+    }
+
     @Test func aClientWhoseModelsTheServerLacksGetsASchemaError() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }

@@ -16,8 +16,13 @@ extension SyncDatabase {
             // The rows whose last change the client has pulled: after this push they are as it holds them.
             let seenByClient = Set(stored.values.filter { $0.row.version <= (request.cursor ?? -1) }.map(\.row.id))
             if applied >= request.sequence {
-                // A batch applied before (its acknowledgment was lost): the state of its rows.
-                return (PushResponse(sequence: request.sequence, corrections: changes.compactMap { stored[$0.id]?.row }, conflicts: []), 0)
+                // A batch applied before (its acknowledgment was lost): the state of its rows. A
+                // row the server no longer holds was deleted since and its record trimmed: the
+                // client hears of the deletion, as when it pushes an update of such a row.
+                let corrections = changes.map { change in
+                    stored[change.id]?.row ?? SyncRow(entity: change.entity, id: change.id, deleted: true, values: [:], clocks: [:], version: 0)
+                }
+                return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: []), 0)
             }
             var deleted = try await checkReferences(of: changes, user: user, stored: stored, on: connection)
             if recordsChangeLog { try await log(changes, client: request.client, on: connection) }
