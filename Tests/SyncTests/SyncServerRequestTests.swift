@@ -134,7 +134,8 @@ struct SyncServerRequestTests {
         try await hello(server, client: "c1")
         try await hello(server, client: "c2")
         #expect(try await push(server, client: "c1", sequence: 1, changes: trip("t1")).0 == 200)
-        let update = trip("t1", name: "{\"text\": \"Porto\"}").replacingOccurrences(of: "\"t\": 1,", with: "\"t\": 2,")
+        let update = String(trip("t1", name: "{\"text\": \"Porto\"}").replacingOccurrences(of: "\"t\": 1,", with: "\"t\": 2,").dropLast())
+            + ", \"isNew\": false}"
         #expect(try await push(server, client: "c1", sequence: 2, changes: update).0 == 200)
         let deletion = "{\"entity\": \"Trip\", \"id\": \"t1\", \"deleted\": true, \"values\": {}, \"clocks\": {\"\": {\"t\": 3, \"c\": 0, \"n\": \"c2\"}}}"
         #expect(try await push(server, client: "c2", sequence: 1, changes: deletion).0 == 200)

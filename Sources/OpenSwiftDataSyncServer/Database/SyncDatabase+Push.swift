@@ -16,11 +16,12 @@ extension SyncDatabase {
             // The rows whose last change the client has pulled: after this push they are as it holds them.
             let seenByClient = Set(stored.values.filter { $0.row.version <= (request.cursor ?? -1) }.map(\.row.id))
             if applied >= request.sequence {
-                // A batch applied before (its acknowledgment was lost): the state of its rows. A
-                // row the server no longer holds was deleted since and its record trimmed: the
-                // client hears of the deletion, as when it pushes an update of such a row.
-                let corrections = changes.map { change in
-                    stored[change.id]?.row ?? SyncRow(entity: change.entity, id: change.id, deleted: true, values: [:], clocks: [:], version: 0)
+                // A batch applied before (its acknowledgment was lost): the state of its rows. An
+                // update of a row the server no longer holds (deleted since, its record trimmed)
+                // is answered with the deletion, as when it is pushed anew.
+                let corrections = changes.compactMap { change in
+                    stored[change.id]?.row ?? (change.isNew == false
+                        ? SyncRow(entity: change.entity, id: change.id, deleted: true, values: [:], clocks: [:], version: 0) : nil)
                 }
                 return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: []), 0)
             }
