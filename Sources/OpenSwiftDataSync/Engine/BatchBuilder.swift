@@ -19,7 +19,7 @@ struct BatchBuilder {
     private var knownIDs: [String: String] = [:]
     private var models: [String: any PersistentModel] = [:]
     /// The known clocks of the batch's models (``KnownClocks``), by identifier: their bases.
-    private var knownClocks: [String: [String: SyncClock]] = [:]
+    private(set) var knownClocks: [String: [String: SyncClock]] = [:]
 
     init(store: ReplicationStore, entities: [String: ReplicatedEntity], context: ModelContext, clock: SyncClock) {
         self.store = store

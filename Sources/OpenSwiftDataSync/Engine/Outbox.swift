@@ -96,6 +96,7 @@ struct Outbox {
         }
         batch.changes = builder.changes
         batch.bindings = builder.bindings
+        batch.knownClocks = builder.knownClocks
         return batch
     }
 }
@@ -120,6 +121,8 @@ struct PushBatch {
     var historyChangeCount = 0
     /// Records binding rows new to the server to their identifiers.
     var bindings: [CompanionRecord] = []
+    /// The known clocks (``KnownClocks``) of the batch's models when it was built, by identifier.
+    var knownClocks: [String: [String: SyncClock]] = [:]
 }
 
 /// The rows with local changes the server has not acknowledged, by row key (`Entity#key`).

@@ -126,9 +126,7 @@ actor SyncWorker {
             if batch.clock > state.clock { state.clock = batch.clock }
             // The pushed values are the server's now: the next changes of their properties are
             // made over them.
-            let acknowledged = try storeFailure {
-                KnownClocks.acknowledging(batch.changes, known: try KnownClocks.clocks(of: batch.changes.map(\.id), in: store), entities: entities)
-            }
+            let acknowledged = KnownClocks.acknowledging(batch.changes, known: batch.knownClocks, entities: entities)
             if corrections.isEmpty {
                 try storeFailure {
                     try store.records.writeCompanionRecords(state.records + acknowledged.map { KnownClocks.record(of: $0.key, $0.value, entities: entities) })
