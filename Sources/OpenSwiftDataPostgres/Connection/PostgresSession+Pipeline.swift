@@ -74,8 +74,8 @@ extension PostgresSession {
                 replies.done.signal()
             }
         }
-        replies.done.wait()
         let names = earlier.map(\.sql) + batch.map(\.sql)
+        try awaitReplies(replies, on: connection, names: names)
         guard replies.results.count == names.count else {
             throw SwiftDataError(.storeUnavailable, reason: "\(location.displayName) answered \(replies.results.count) of \(names.count) statements.")
         }
@@ -91,6 +91,32 @@ extension PostgresSession {
         }
         return rows
     }
+
+    /// Waits until the event loop reports every reply of a trip. A connection that closes fails
+    /// the statements waiting on it, and the wait ends with them; should a reply still never come
+    /// once the connection is closed (the server ended the session as the statements went out),
+    /// the wait ends a grace period later with the connection lost, rather than never: nothing
+    /// can arrive on a closed connection.
+    private func awaitReplies(_ replies: Replies, on connection: PostgresConnection, names: [String]) throws {
+        var closedFor = 0
+        while replies.done.wait(timeout: .now() + Self.closedConnectionCheck) == .timedOut {
+            guard connection.isClosed else {
+                closedFor = 0
+                continue
+            }
+            closedFor += 1
+            guard closedFor >= Self.closedConnectionChecks else { continue }
+            let awaited = names.last ?? "a statement"
+            throw failure(
+                SwiftDataError(.storeUnavailable, reason: "The connection to \(location.displayName) closed before it answered \(awaited)."),
+                awaited, on: connection)
+        }
+    }
+
+    /// How often a long wait for replies checks that its connection is still open.
+    private static let closedConnectionCheck = DispatchTimeInterval.seconds(1)
+    /// How many checks in a row must find the connection closed before the wait gives up.
+    private static let closedConnectionChecks = 2
 
     /// Waits for the statements sent and not yet answered; throws the first failure among them.
     func settleUnanswered(on connection: PostgresConnection) throws {
