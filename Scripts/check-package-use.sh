@@ -5,6 +5,7 @@
 #
 #   Scripts/check-package-use.sh                  # builds everything again, in a folder of its own
 #   Scripts/check-package-use.sh --reusing-build  # builds in this checkout's .build folder
+#   Scripts/check-package-use.sh --reusing-build -Xswiftc -use-ld=lld   # options for swift build
 #
 # CI runs it last, with --reusing-build: the modules the tests built are not compiled again (the
 # package's own build state then describes the made package; the next `swift build` here plans again).
@@ -12,10 +13,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 scratch=()
 case "${1:-}" in
-    --reusing-build) scratch=(--scratch-path "$ROOT/.build") ;;
-    "") ;;
-    *) echo "usage: $0 [--reusing-build]" >&2; exit 2 ;;
+    --reusing-build) scratch=(--scratch-path "$ROOT/.build"); shift ;;
+    "" | -*) ;;
+    *) echo "usage: $0 [--reusing-build] [swift build options]" >&2; exit 2 ;;
 esac
+options=("$@")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/osd-package-use.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
@@ -60,7 +62,7 @@ grep -q "ModelContainer" "$WORK/App/Sources/App/main.swift" || { echo "README: t
 
 echo "== Building a package made from the README's lines"
 cat "$WORK/App/Package.swift"
-swift build --package-path "$WORK/App" "${scratch[@]}" 2>&1 | grep -E "error|warning: .*App/|Compiling App|Build complete" || true
+swift build --package-path "$WORK/App" "${scratch[@]}" "${options[@]}" 2>&1 | grep -E "error|warning: .*App/|Compiling App|Build complete" || true
 binary="$(swift build --package-path "$WORK/App" "${scratch[@]}" --show-bin-path)/App"
 [ -x "$binary" ] || { echo "the package made from the README did not build" >&2; exit 1; }
 echo "== Running the README's example"
