@@ -39,6 +39,9 @@ actor SyncWorker {
         defer { release() }
         update { $0.isSyncing = true }
         do {
+            // Another engine on the store file (in this process or another) synchronizes first.
+            let storeLock = try await SyncStoreLock.acquire(for: container)
+            defer { storeLock.release() }
             let store = try storeFailure { try container.replicationStore(for: "SyncEngine") }
             let outbox = Outbox(store: store, author: configuration.author, entities: entities)
             try await greet(store)
