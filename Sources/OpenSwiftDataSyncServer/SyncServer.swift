@@ -54,25 +54,29 @@ public struct SyncServer: Sendable {
     /// - Throws: ``SyncServerError`` for a URL that is not a `postgres://` URL.
     ///
     /// A `resolver` decides the properties two devices changed (``SyncConflictResolver``); without
-    /// one, the later clock wins. With `recordsChangeLog`, every pushed value, winning or not, is
-    /// kept with its clock in the table `change_log`, for audits.
+    /// one, the later clock wins. `rules` decide which changes a user may write beyond the models
+    /// they own (``SyncRules``); without them, a user writes every model they own. With
+    /// `recordsChangeLog`, every pushed value, winning or not, is kept with its clock in the table
+    /// `change_log`, for audits.
     public init(
         postgresURL: String, name: String = "default", schema: Schema, authenticator: some SyncAuthenticator,
-        resolver: (any SyncConflictResolver)? = nil, recordsChangeLog: Bool = false,
+        resolver: (any SyncConflictResolver)? = nil, rules: (any SyncRules)? = nil, recordsChangeLog: Bool = false,
         logger: Logger = Logger(label: "OpenSwiftDataSyncServer")
     ) throws {
         try self.init(
             postgresURL: postgresURL, name: name, syncSchema: SyncSchema(StoredSchema(schema)), authenticator: authenticator,
-            resolver: resolver, recordsChangeLog: recordsChangeLog, logger: logger)
+            resolver: resolver, rules: rules, recordsChangeLog: recordsChangeLog, logger: logger)
     }
 
     /// A server for models described without their classes (what `osd schema` prints).
     package init(
         postgresURL: String, name: String, syncSchema: SyncSchema, authenticator: some SyncAuthenticator,
-        resolver: (any SyncConflictResolver)? = nil, recordsChangeLog: Bool = false, logger: Logger
+        resolver: (any SyncConflictResolver)? = nil, rules: (any SyncRules)? = nil, recordsChangeLog: Bool = false, logger: Logger
     ) throws {
         self.postgresClient = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
-        self.database = SyncDatabase(client: postgresClient, namespace: "\(name)_sync", schema: syncSchema, recordsChangeLog: recordsChangeLog, resolver: resolver, logger: logger)
+        self.database = SyncDatabase(
+            client: postgresClient, namespace: "\(name)_sync", schema: syncSchema, recordsChangeLog: recordsChangeLog, resolver: resolver,
+            rules: rules, logger: logger)
         self.schema = syncSchema
         self.authenticator = authenticator
         self.logger = logger

@@ -25,9 +25,12 @@ struct SyncJSONTests {
 
             let answer = PushResponse(sequence: random.int64(), corrections: [random.row()], conflicts: [
                 SyncConflict(entity: random.text(), id: random.text(), property: random.text(), losing: random.clock(), winning: random.clock()),
-            ])
+            ], refusals: (0..<random.below(3)).map { _ in SyncRefusal(entity: random.text(), id: random.text(), reason: random.text()) })
             let read = try PushResponse(jsonData: try JSONEncoder().encode(answer))
             #expect(sameRows(read.corrections, answer.corrections) && read.conflicts == answer.conflicts && read.sequence == answer.sequence)
+            #expect(read.refusals == answer.refusals)
+            let written = try JSONDecoder().decode(PushResponse.self, from: try answer.jsonData())
+            #expect(written.refusals == answer.refusals && written.conflicts == answer.conflicts && sameRows(written.corrections, answer.corrections))
         }
     }
 

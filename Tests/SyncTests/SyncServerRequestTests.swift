@@ -150,6 +150,26 @@ struct SyncServerRequestTests {
         #expect(corrections.first?["deleted"] as? Bool == true)
     }
 
+    /// A new model the rules refuse, in a batch sent again after its answer was lost: the answer
+    /// repeats the refusal and the deletion, so that the model does not live on on its device.
+    @Test func aRefusedNewModelSentAgainIsRefusedAgain() async throws {
+        let server = try await RunningSyncServer.start(rules: TripRules())
+        defer { Task { await server.stop() } }
+        try await hello(server, client: "c1")
+        let forbidden = trip("t1", name: "{\"text\": \"Forbidden\"}")
+        for attempt in 1...2 {
+            let (status, body) = try await push(server, client: "c1", sequence: 1, changes: forbidden)
+            #expect(status == 200)
+            let answer = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+            let refusals = try #require(answer["refusals"] as? [[String: Any]], "attempt \(attempt): \(body)")
+            #expect(refusals.map { $0["reason"] as? String } == ["no trip is named Forbidden"])
+            let corrections = try #require(answer["corrections"] as? [[String: Any]])
+            #expect(corrections.map { $0["id"] as? String } == ["t1"], "attempt \(attempt): \(body)")
+            #expect(corrections.first?["deleted"] as? Bool == true)
+        }
+        #expect(try await rowCount(server) == 0)
+    }
+
     @Test func aClientWhoseModelsTheServerLacksGetsASchemaError() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }

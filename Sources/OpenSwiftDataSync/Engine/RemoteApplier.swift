@@ -53,7 +53,9 @@ struct RemoteApplier {
                 if let existing { deletions.append(existing) }
             } else if let existing {
                 models[id] = AppliedModel(model: existing, entity: entities[existing.persistentModelID.entityName] ?? entity, isNew: false, rowKey: rowKey)
-            } else if local == nil {
+            } else {
+                // New to the store, or deleted here and the deletion acknowledged while the server
+                // keeps the model (its rules refused the deletion): made, and bound to its identifier.
                 models[id] = AppliedModel(model: try context.insertReplicatedModel(of: entity), entity: entity, isNew: true, rowKey: nil)
             }
         }

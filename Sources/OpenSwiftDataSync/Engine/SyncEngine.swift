@@ -81,6 +81,12 @@ public final class SyncEngine: Sendable {
         get async { await worker.conflicts }
     }
 
+    /// The pushed changes the server's rules refused (``SyncError/Kind/refused``), most recent
+    /// last (at most 1,000): for a view that tells the user what was undone and why.
+    public var refusedChanges: [SyncRefusal] {
+        get async { await worker.refusals }
+    }
+
     /// Synchronizes continuously until ``stop()``: pushes soon after each save (of any context or
     /// process on the store), pulls as soon as the server announces a change, and retries failures
     /// with a growing delay. Calling it again while running does nothing.

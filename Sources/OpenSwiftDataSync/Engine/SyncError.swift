@@ -19,6 +19,10 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case serverFailure
         /// The local store could not be read or written.
         case storeFailure
+        /// The server's rules refused changes of this device: nothing of them was written, and the
+        /// models are back as the server holds them (a model new to the server is deleted). The
+        /// message names each model and the reason; ``SyncEngine/refusedChanges`` lists them.
+        case refused
     }
 
     /// What failed.

@@ -14,6 +14,10 @@ actor SyncWorker {
     /// Whether the server accepted the client's schema (asked once per engine, again after a failure).
     private var greeted = false
     private(set) var conflicts: [SyncConflict] = []
+    /// The pushed changes the server's rules refused, most recent last.
+    private(set) var refusals: [SyncRefusal] = []
+    /// The refusals of the synchronization that runs.
+    private var refusedNow: [SyncRefusal] = []
     /// One synchronization at a time: the actor's methods suspend at each request.
     private var running = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -46,17 +50,23 @@ actor SyncWorker {
             let outbox = Outbox(store: store, author: configuration.author, entities: entities)
             try await greet(store)
             // A page read before this push may hold rows the push changed since: it is read again.
+            refusedNow = []
             let pushed = try await pushAll(store, outbox: outbox)
             try await pullAll(store, outbox: outbox, startingWith: pushed ? nil : prefetched)
             let state = try storeFailure { try SyncState.load(from: store).state }
             let pending = try storeFailure { try outbox.pendingChangeCount(after: state.pushedThrough) }
+            let refused = Self.refusedError(refusedNow)
             update {
                 $0.pendingChangeCount = pending
                 $0.isUpToDate = pending == 0
                 $0.lastSyncDate = Date()
-                $0.lastError = nil
+                $0.lastError = refused
                 $0.isSyncing = false
             }
+            // Everything else was pushed and pulled; the caller learns what the server refused.
+            if let refused { throw refused }
+        } catch let refused as SyncError where refused.kind == .refused {
+            throw refused
         } catch {
             let failure = error as? SyncError ?? SyncError(.storeFailure, "\(error)")
             if failure.kind != .storeFailure { greeted = false }
@@ -85,6 +95,14 @@ actor SyncWorker {
         let store = try container.replicationStore(for: "SyncEngine")
         let state = try SyncState.load(from: store).state
         return try Outbox(store: store, author: configuration.author, entities: entities).pendingChangeCount(after: state.pushedThrough)
+    }
+
+    /// The error that reports a synchronization's refused changes, if any.
+    private static func refusedError(_ refusals: [SyncRefusal]) -> SyncError? {
+        guard !refusals.isEmpty else { return nil }
+        let listed = refusals.prefix(10).map(\.description).joined(separator: "; ")
+        let more = refusals.count > 10 ? " (and \(refusals.count - 10) more)" : ""
+        return SyncError(.refused, "The server refused \(refusals.count == 1 ? "a change" : "\(refusals.count) changes"), now undone on this device: \(listed)\(more)")
     }
 
     // MARK: Steps
@@ -124,6 +142,9 @@ actor SyncWorker {
                 if ProcessInfo.processInfo.environment["OSD_SYNC_DEBUG"] != nil { print("PUSH", batch.changes, "->", response) }
                 conflicts.append(contentsOf: response.conflicts)
                 if conflicts.count > 1000 { conflicts.removeFirst(conflicts.count - 1000) }
+                refusedNow += response.refusals
+                refusals.append(contentsOf: response.refusals)
+                if refusals.count > 1000 { refusals.removeFirst(refusals.count - 1000) }
             }
             state.pushedThrough = batch.sequence
             if batch.clock > state.clock { state.clock = batch.clock }
@@ -238,6 +259,11 @@ actor SyncWorker {
                 }
                 do {
                     try await synchronize()
+                    seen = latest
+                    synchronizedOnce = true
+                    delay = 0.25
+                } catch let refused as SyncError where refused.kind == .refused {
+                    // A synchronization that ran to its end; the status shows the refusal until the next.
                     seen = latest
                     synchronizedOnce = true
                     delay = 0.25

@@ -109,13 +109,51 @@ package struct PushResponse: Codable, Sendable {
     package var corrections: [SyncRow]
     /// Properties whose pushed value lost to another's, for the client's list of resolved conflicts.
     package var conflicts: [SyncConflict]
+    /// The changes the server's rules refused, none of which was written; each model's state on
+    /// the server is among the corrections (a deletion for a model new to the server).
+    package var refusals: [SyncRefusal]
 
     /// Creates the value from its parts.
-    package init(sequence: Int64, corrections: [SyncRow], conflicts: [SyncConflict]) {
+    package init(sequence: Int64, corrections: [SyncRow], conflicts: [SyncConflict], refusals: [SyncRefusal] = []) {
         self.sequence = sequence
         self.corrections = corrections
         self.conflicts = conflicts
+        self.refusals = refusals
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case sequence, corrections, conflicts, refusals
+    }
+
+    /// Reads an answer; `refusals` may be absent.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            sequence: try container.decode(Int64.self, forKey: .sequence), corrections: try container.decode([SyncRow].self, forKey: .corrections),
+            conflicts: try container.decode([SyncConflict].self, forKey: .conflicts),
+            refusals: try container.decodeIfPresent([SyncRefusal].self, forKey: .refusals) ?? [])
+    }
+}
+
+/// A pushed change of one model that the server's rules refused: nothing of it was written, and
+/// the device holds the model as the server does again.
+public struct SyncRefusal: Codable, Hashable, Sendable, CustomStringConvertible {
+    /// The model's name.
+    public var entity: String
+    /// The model's synchronized identifier.
+    public var id: String
+    /// Why the server refused the change, in the rules' words.
+    public var reason: String
+
+    /// Creates the value from its parts.
+    public init(entity: String, id: String, reason: String) {
+        self.entity = entity
+        self.id = id
+        self.reason = reason
+    }
+
+    /// The model, its identifier and the reason.
+    public var description: String { "\(entity) \(id): \(reason)" }
 }
 
 /// A pushed value that lost to another: which, and the clocks that decided it.

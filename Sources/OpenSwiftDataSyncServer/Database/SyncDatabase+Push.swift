@@ -17,15 +17,23 @@ extension SyncDatabase {
             let seenByClient = Set(stored.values.filter { $0.row.version <= (request.cursor ?? -1) }.map(\.row.id))
             if applied >= request.sequence {
                 // A batch applied before (its acknowledgment was lost): the state of its rows. An
-                // update of a row the server no longer holds (deleted since, its record trimmed)
-                // is answered with the deletion, as when it is pushed anew.
+                // update of a row the server no longer holds (deleted since, its record trimmed),
+                // and a new model the rules refuse (never written), are answered with the deletion,
+                // as when pushed anew.
+                let refusals = checkRules(changes, user: user, stored: stored).refusals
+                let refused = Set(refusals.map(\.id))
                 let corrections = changes.compactMap { change in
-                    stored[change.id]?.row ?? (change.isNew == false
-                        ? SyncRow(entity: change.entity, id: change.id, deleted: true, values: [:], clocks: [:], version: 0) : nil)
+                    stored[change.id]?.row ?? (change.isNew == false || refused.contains(change.id) ? Self.deletion(of: change) : nil)
                 }
-                return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: []), 0)
+                return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: [], refusals: refusals), 0)
             }
             var deleted = try await checkReferences(of: changes, user: user, stored: stored, on: connection)
+            // Changes the rules refuse are left out whole; new models among them are answered with
+            // their deletion, and relationships to them hold nothing.
+            let (allowed, refusals) = checkRules(changes, user: user, stored: stored)
+            let refusedNew = Set(refusals.map(\.id).filter { stored[$0] == nil })
+            changes = allowed
+            deleted.formUnion(refusedNew)
             if recordsChangeLog { try await log(changes, client: request.client, on: connection) }
             var merge = SyncMerge(user: user, resolver: resolver, schema: schema)
             if resolver != nil { merge.baseValues = try await baseValues(of: changes, stored: stored, on: connection) }
@@ -42,6 +50,13 @@ extension SyncDatabase {
                     merge.correct(existing)
                 }
                 try merge.apply(change, to: &stored)
+            }
+            for refusal in refusals where stored[refusal.id] != nil { merge.correct(refusal.id) }
+            if !refusedNew.isEmpty {
+                // The device holds relationships to the refused models that the server's rows do not.
+                for change in changes where change.values.values.contains(where: { $0.referencedIDs.contains(where: refusedNew.contains) }) {
+                    merge.correct(aliases[change.id] ?? change.id)
+                }
             }
             try await refuseUniqueCollisions(in: &merge, stored: &stored, user: user, on: connection)
             deleted.formUnion(stored.values.filter(\.row.deleted).map(\.row.id))
@@ -71,8 +86,9 @@ extension SyncDatabase {
                     SELECT pg_notify($3, $4) FROM applied WHERE $5
                     """, binds: binds),
                 logger: logger)
-            return (PushResponse(
-                sequence: request.sequence, corrections: merge.corrected.sorted().compactMap { stored[$0]?.row }, conflicts: merge.conflicts), written.count)
+            let corrections = merge.corrected.sorted().compactMap { stored[$0]?.row }
+                + request.changes.filter { refusedNew.contains($0.id) }.map(Self.deletion)
+            return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: merge.conflicts, refusals: refusals), written.count)
         }
         await noteWrites(writtenCount)
         return response
@@ -246,6 +262,15 @@ extension SyncChange {
 }
 
 extension SyncValue {
+    /// The models the value refers to.
+    var referencedIDs: [String] {
+        switch self {
+        case .reference(let id): [id]
+        case .references(let ids): ids
+        case .value: []
+        }
+    }
+
     /// The value without references to the given models.
     func droppingReferences(to deleted: Set<String>) -> SyncValue {
         guard !deleted.isEmpty else { return self }

@@ -36,6 +36,8 @@ struct SyncDatabase: Sendable {
     let recordsChangeLog: Bool
     /// Decides properties two devices changed, instead of the later clock.
     let resolver: (any SyncConflictResolver)?
+    /// Decides which changes a user may write, beyond ownership.
+    var rules: (any SyncRules)?
     let logger: Logger
     /// When to bring PostgreSQL's statistics of the rows table up to date.
     let statistics = RowStatistics()
@@ -151,12 +153,7 @@ struct SyncDatabase: Sendable {
         var wanted: [String: String] = [:]
         for change in changes {
             for (name, value) in change.values {
-                let targets: [String] = switch value {
-                case .reference(let id): [id]
-                case .references(let ids): ids
-                case .value: []
-                }
-                for target in targets where !inBatch.contains(target) { wanted[target] = "\(change.entity).\(name)" }
+                for target in value.referencedIDs where !inBatch.contains(target) { wanted[target] = "\(change.entity).\(name)" }
             }
         }
         guard !wanted.isEmpty else { return [] }

@@ -315,6 +315,34 @@ extension SyncRow: SyncJSONMessage {
     }
 }
 
+extension SyncRefusal: SyncJSONMessage {
+    package init(json reader: inout SyncJSONReader) throws(SyncJSONError) {
+        var entity: String?, id: String?, reason: String?
+        try reader.readObject { reader, key throws(SyncJSONError) in
+            switch key {
+            case "entity": entity = try reader.readString()
+            case "id": id = try reader.readString()
+            case "reason": reason = try reader.readString()
+            default: try reader.skipValue()
+            }
+        }
+        self.init(
+            entity: try required(entity, "entity", of: "a refusal"), id: try required(id, "id", of: "a refusal"),
+            reason: try required(reason, "reason", of: "a refusal"))
+    }
+
+    package func write(json writer: inout SyncJSONWriter) {
+        writer.object { writer in
+            writer.key("entity")
+            writer.string(entity)
+            writer.key("id")
+            writer.string(id)
+            writer.key("reason")
+            writer.string(reason)
+        }
+    }
+}
+
 extension SyncConflict: SyncJSONMessage {
     package init(json reader: inout SyncJSONReader) throws(SyncJSONError) {
         var entity: String?, id: String?, property: String?, losing: SyncClock?, winning: SyncClock?
@@ -398,18 +426,20 @@ extension PushRequest: SyncJSONMessage {
 
 extension PushResponse: SyncJSONMessage {
     package init(json reader: inout SyncJSONReader) throws(SyncJSONError) {
-        var sequence: Int64?, corrections: [SyncRow]?, conflicts: [SyncConflict]?
+        var sequence: Int64?, corrections: [SyncRow]?, conflicts: [SyncConflict]?, refusals: [SyncRefusal] = []
         try reader.readObject { reader, key throws(SyncJSONError) in
             switch key {
             case "sequence": sequence = try reader.readInt64()
             case "corrections": corrections = try reader.readList(of: SyncRow.self)
             case "conflicts": conflicts = try reader.readList(of: SyncConflict.self)
+            // Absent from the answers of servers that predate rules.
+            case "refusals": refusals = try reader.readList(of: SyncRefusal.self)
             default: try reader.skipValue()
             }
         }
         self.init(
             sequence: try required(sequence, "sequence", of: "a push's answer"), corrections: try required(corrections, "corrections", of: "a push's answer"),
-            conflicts: try required(conflicts, "conflicts", of: "a push's answer"))
+            conflicts: try required(conflicts, "conflicts", of: "a push's answer"), refusals: refusals)
     }
 
     package func write(json writer: inout SyncJSONWriter) throws(SyncJSONError) {
@@ -420,6 +450,10 @@ extension PushResponse: SyncJSONMessage {
             try writer.list(corrections)
             writer.key("conflicts")
             try writer.list(conflicts)
+            if !refusals.isEmpty {
+                writer.key("refusals")
+                try writer.list(refusals)
+            }
         }
     }
 }

@@ -1,0 +1,81 @@
+import Foundation
+import OpenSwiftDataSync
+
+/// Decides, on the server, which changes a user may write, beyond the ownership the server always
+/// checks (a user writes only the models their devices created).
+///
+/// The server asks the rules about each model a push inserts, updates or deletes, before it
+/// applies the push. A refused change is left out whole: nothing of it is written, the pushing
+/// device receives the model as the server holds it (a model new to the server is deleted there),
+/// and its engine reports the refusal (``SyncEngine/refusedChanges``, and a ``SyncError`` of kind
+/// ``SyncError/Kind/refused`` in its status). The push's other changes are applied.
+///
+/// ```swift
+/// struct OnlyAdminsSetPrices: SyncRules {
+///     let admins: Set<String>
+///     func check(_ change: SyncProposedChange) -> SyncRuleDecision {
+///         guard change.model == "Trip", change.changes("price"), !admins.contains(change.user)
+///         else { return .allow }
+///         return .refuse("only admins may change a trip's price")
+///     }
+/// }
+/// let server = try SyncServer(postgresURL: url, schema: schema, authenticator: tokens,
+///                             rules: OnlyAdminsSetPrices(admins: ["ada"]))
+/// ```
+///
+/// Rules run inside the push's transaction: keep them quick, and decide from the change alone.
+public protocol SyncRules: Sendable {
+    /// Whether the change may be written.
+    func check(_ change: SyncProposedChange) -> SyncRuleDecision
+}
+
+/// One model's change in a push, as the rules see it.
+public struct SyncProposedChange: Sendable {
+    /// What the change does to the model.
+    public enum Kind: Sendable, Equatable {
+        /// The model is new to the server.
+        case insert
+        /// The model exists on the server, and the change sets some of its properties.
+        case update
+        /// The change deletes the model.
+        case delete
+    }
+
+    /// The user whose device pushed the change.
+    public let user: String
+    /// The model's name.
+    public let model: String
+    /// The model's synchronized identifier.
+    public let id: String
+    /// What the change does.
+    public let kind: Kind
+    /// The pushed values by property name: every property of an insert, the properties an update
+    /// sets, none for a deletion.
+    public let values: [String: SyncPropertyValue]
+    /// The values the server holds by property name; empty for an insert.
+    public let current: [String: SyncPropertyValue]
+
+    /// A change as the server presents it to the rules; for the tests of your rules.
+    public init(user: String, model: String, id: String, kind: Kind, values: [String: SyncPropertyValue], current: [String: SyncPropertyValue]) {
+        self.user = user
+        self.model = model
+        self.id = id
+        self.kind = kind
+        self.values = values
+        self.current = current
+    }
+
+    /// Whether the change sets `property` to a value other than the one the server holds.
+    public func changes(_ property: String) -> Bool {
+        guard let value = values[property] else { return false }
+        return kind == .insert || current[property] != value
+    }
+}
+
+/// What the rules decide about a change.
+public enum SyncRuleDecision: Sendable, Equatable {
+    /// The change is written.
+    case allow
+    /// Nothing of the change is written; the reason reaches the pushing device, for its user.
+    case refuse(String)
+}
