@@ -5,8 +5,13 @@ import OpenSwiftDataSyncServer
 import Testing
 
 /// The rules of the server the tests below run: alice alone changes prices, no trip is named
-/// "Forbidden", and trips named "Kept" are never deleted.
+/// "Forbidden", trips named "Kept" are never deleted, and trips whose notes say "private" stay on
+/// the server.
 struct TripRules: SyncRules {
+    func mayRead(_ model: SyncReadableModel) -> Bool {
+        model.model != "Trip" || model.values["notes"]?.string != "private"
+    }
+
     func check(_ change: SyncProposedChange) -> SyncRuleDecision {
         guard change.model == "Trip" else { return .allow }
         switch change.kind {
@@ -102,6 +107,52 @@ struct SyncRulesTests {
         #expect(try other.trips().map(\.price) == [12], "alice changes prices")
         #expect(await device.engine.refusedChanges.isEmpty)
         #expect(device.engine.status.lastError == nil)
+    }
+
+    @Test func modelsTheRulesHideLeaveEveryDeviceAndStayOnTheServer() async throws {
+        let server = try await RunningSyncServer.start("rules", rules: TripRules())
+        defer { Task { await server.stop() } }
+        let device = try SyncDevice(server: server)
+        let other = try SyncDevice(server: server)
+        let context = device.context()
+        context.insert(Trip(code: "T1", name: "Lisbon", price: 1))
+        let hidden = Trip(code: "T2", name: "Porto", price: 2)
+        hidden.notes = "private"
+        context.insert(hidden)
+        try context.save()
+        try await device.engine.sync()
+        try await other.engine.sync()
+        #expect(try device.trips().map(\.code) == ["T1"], "the push's answer took the hidden trip off the device that made it")
+        #expect(try other.trips().map(\.code) == ["T1"])
+
+        // A change that hides a model takes it off every device.
+        let editing = device.context()
+        try #require(try device.trip("T1", in: editing)).notes = "private"
+        try editing.save()
+        try await device.engine.sync()
+        try await other.engine.sync()
+        #expect(try device.trips().isEmpty)
+        #expect(try other.trips().isEmpty)
+        #expect(device.engine.status.lastError == nil, "hiding is no refusal")
+
+        // The server keeps both: a server process without the rules, on the same database, serves them.
+        let unruled = try await RunningSyncServer.start(sharing: server)
+        defer { Task { await unruled.stop() } }
+        let admin = try SyncDevice(server: unruled)
+        try await admin.engine.sync()
+        #expect(try admin.trips().map { "\($0.code) \($0.notes ?? "-")" } == ["T1 private", "T2 private"])
+
+        // A change to a hidden model, from a device that holds it, is refused and taken back.
+        let edit = admin.context()
+        try #require(try admin.trip("T2", in: edit)).name = "Faro"
+        try edit.save()
+        let ruled = SyncEngine(container: admin.container, configuration: SyncConfiguration(serverURL: server.url, token: "token-a"))
+        let error = await #expect(throws: SyncError.self) { try await ruled.sync() }
+        #expect(error?.kind == .refused && error?.message.contains("may not read") == true, "\(String(describing: error))")
+        #expect(try admin.trips().map(\.code) == ["T1"], "the answer took the hidden trip off the device")
+        let fresh = try SyncDevice(server: unruled)
+        try await fresh.engine.sync()
+        #expect(try fresh.trips().map { "\($0.code) \($0.name)" } == ["T1 Lisbon", "T2 Porto"], "nothing of the refused change was written")
     }
 
     @Test func rulesSeeWhatTheChangeDoes() {

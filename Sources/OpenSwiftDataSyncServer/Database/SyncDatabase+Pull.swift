@@ -46,7 +46,8 @@ extension SyncDatabase {
         if scanned.cursor > 0, let trimmed, trimmed > scanned.cursor {
             return PullPage(rows: [], cursor: 0, upToDate: false, reset: true)
         }
-        let rows = scanned.rows.compactMap { client.isEmpty || $0.lastClient != client ? $0.row : nil }
+        // Rows the rules hide from the user reach the devices as deletions.
+        let rows = try scanned.rows.compactMap { client.isEmpty || $0.lastClient != client ? try visible($0.row, to: scanned.user) : nil }
         return PullPage(rows: rows, cursor: scanned.rows.last?.row.version ?? scanned.cursor, upToDate: scanned.rows.count < scanned.limit)
     }
 }

@@ -23,7 +23,8 @@ extension SyncDatabase {
                 let refusals = checkRules(changes, user: user, stored: stored).refusals
                 let refused = Set(refusals.map(\.id))
                 let corrections = changes.compactMap { change in
-                    stored[change.id]?.row ?? (change.isNew == false || refused.contains(change.id) ? Self.deletion(of: change) : nil)
+                    stored[change.id].map { visible($0.row, to: user) }
+                        ?? (change.isNew == false || refused.contains(change.id) ? Self.deletion(of: change) : nil)
                 }
                 return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: [], refusals: refusals), 0)
             }
@@ -86,7 +87,9 @@ extension SyncDatabase {
                     SELECT pg_notify($3, $4) FROM applied WHERE $5
                     """, binds: binds),
                 logger: logger)
-            let corrections = merge.corrected.sorted().compactMap { stored[$0]?.row }
+            // A row the push made unreadable for the user leaves the device that pushed it too.
+            for id in merge.written where stored[id].map({ !isReadable($0.row, by: user) }) == true { merge.correct(id) }
+            let corrections = merge.corrected.sorted().compactMap { stored[$0].map { visible($0.row, to: user) } }
                 + request.changes.filter { refusedNew.contains($0.id) }.map(Self.deletion)
             return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: merge.conflicts, refusals: refusals), written.count)
         }

@@ -1,8 +1,9 @@
 import Foundation
 import OpenSwiftDataSync
 
-/// Decides, on the server, which changes a user may write, beyond the ownership the server always
-/// checks (a user writes only the models their devices created).
+/// Decides, on the server, which changes a user may write and which models their devices hold,
+/// within the ownership the server always checks (a user reads and writes only the models their
+/// devices created).
 ///
 /// The server asks the rules about each model a push inserts, updates or deletes, before it
 /// applies the push. A refused change is left out whole: nothing of it is written, the pushing
@@ -23,10 +24,42 @@ import OpenSwiftDataSync
 ///                             rules: OnlyAdminsSetPrices(admins: ["ada"]))
 /// ```
 ///
-/// Rules run inside the push's transaction: keep them quick, and decide from the change alone.
+/// ``mayRead(_:)`` hides models from a user's devices: a model it refuses reaches them as a
+/// deletion (the server keeps it), and a change to it is refused. The rules are asked as a model
+/// changes and is sent: a model that a change makes readable again reaches the devices with that
+/// change.
+///
+/// Rules run inside pushes and pulls: keep them quick, and decide from what they are given.
 public protocol SyncRules: Sendable {
     /// Whether the change may be written.
     func check(_ change: SyncProposedChange) -> SyncRuleDecision
+    /// Whether the user's devices hold the model. By default, every model the user owns.
+    func mayRead(_ model: SyncReadableModel) -> Bool
+}
+
+extension SyncRules {
+    /// Every model the user owns is read.
+    public func mayRead(_ model: SyncReadableModel) -> Bool { true }
+}
+
+/// A model as the server holds it, as the rules see it when a user's device would receive it.
+public struct SyncReadableModel: Sendable {
+    /// The user whose device would receive the model.
+    public let user: String
+    /// The model's name.
+    public let model: String
+    /// The model's synchronized identifier.
+    public let id: String
+    /// The model's values by property name.
+    public let values: [String: SyncPropertyValue]
+
+    /// A model as the server presents it to the rules; for the tests of your rules.
+    public init(user: String, model: String, id: String, values: [String: SyncPropertyValue]) {
+        self.user = user
+        self.model = model
+        self.id = id
+        self.values = values
+    }
 }
 
 /// One model's change in a push, as the rules see it.
