@@ -98,14 +98,7 @@ extension PostgresSession {
     /// the wait ends a grace period later with the connection lost, rather than never: nothing
     /// can arrive on a closed connection.
     private func awaitReplies(_ replies: Replies, on connection: PostgresConnection, names: [String]) throws {
-        var closedFor = 0
-        while replies.done.wait(timeout: .now() + Self.closedConnectionCheck) == .timedOut {
-            guard connection.isClosed else {
-                closedFor = 0
-                continue
-            }
-            closedFor += 1
-            guard closedFor >= Self.closedConnectionChecks else { continue }
+        guard Self.wait(for: replies.done, unlessClosed: { connection.isClosed }) else {
             let awaited = names.last ?? "a statement"
             throw failure(
                 SwiftDataError(.storeUnavailable, reason: "The connection to \(location.displayName) closed before it answered \(awaited)."),
@@ -113,10 +106,21 @@ extension PostgresSession {
         }
     }
 
+    /// Waits for `signal`; returns `false` instead once `isClosed` has said so at
+    /// ``closedConnectionChecks`` checks in a row, one ``closedConnectionCheck`` apart.
+    static func wait(for signal: DispatchSemaphore, unlessClosed isClosed: () -> Bool) -> Bool {
+        var closedFor = 0
+        while signal.wait(timeout: .now() + closedConnectionCheck) == .timedOut {
+            closedFor = isClosed() ? closedFor + 1 : 0
+            if closedFor >= closedConnectionChecks { return false }
+        }
+        return true
+    }
+
     /// How often a long wait for replies checks that its connection is still open.
-    private static let closedConnectionCheck = DispatchTimeInterval.seconds(1)
+    static let closedConnectionCheck = DispatchTimeInterval.seconds(1)
     /// How many checks in a row must find the connection closed before the wait gives up.
-    private static let closedConnectionChecks = 2
+    static let closedConnectionChecks = 2
 
     /// Waits for the statements sent and not yet answered; throws the first failure among them.
     func settleUnanswered(on connection: PostgresConnection) throws {
