@@ -21,12 +21,16 @@ struct RemoteApplier {
     /// The models' known clocks (``KnownClocks``) are written in the same save: those of
     /// `acknowledged` (a push's), then those of the rows' applied properties.
     ///
+    /// `restoring` names the models whose deletion here the server refused (its rules): a row of
+    /// one is made again, bound to its identifier. Any other row whose model the store no longer
+    /// holds stays away.
+    ///
     /// - Throws: ``LocalSaveDuringApply`` when a local save committed after `pending` was read
     ///   (the values set here could overwrite it): nothing is written, and the apply can start
     ///   again with the pending rows read anew.
     func apply(
         _ rows: [SyncRow], pending: PendingRows, outbox: Outbox, state: SyncState, isSnapshot: Bool = false,
-        acknowledged: [String: KnownClocks.Update] = [:]
+        acknowledged: [String: KnownClocks.Update] = [:], restoring: Set<String> = []
     ) throws {
         var latest: [String: SyncRow] = [:]
         var order: [String] = []
@@ -53,9 +57,9 @@ struct RemoteApplier {
                 if let existing { deletions.append(existing) }
             } else if let existing {
                 models[id] = AppliedModel(model: existing, entity: entities[existing.persistentModelID.entityName] ?? entity, isNew: false, rowKey: rowKey)
-            } else {
-                // New to the store, or deleted here and the deletion acknowledged while the server
-                // keeps the model (its rules refused the deletion): made, and bound to its identifier.
+            } else if local == nil || restoring.contains(id) {
+                // New to the store, or deleted here while the server keeps the model (its rules
+                // refused the deletion): made, and bound to its identifier.
                 models[id] = AppliedModel(model: try context.insertReplicatedModel(of: entity), entity: entity, isNew: true, rowKey: nil)
             }
         }

@@ -135,10 +135,14 @@ actor SyncWorker {
             // Identifiers are bound before they are sent: a retry after any failure sends the same.
             try storeFailure { try store.records.writeCompanionRecords(batch.bindings) }
             var corrections: [SyncRow] = []
+            var restoring: Set<String> = []
             if !batch.changes.isEmpty {
                 sent = true
                 let response = try await transport.push(PushRequest(client: state.client, sequence: batch.sequence, changes: batch.changes, cursor: state.cursor))
                 corrections = response.corrections
+                // A deletion the server's rules refused is undone: the model is made again.
+                let refused = Set(response.refusals.map(\.id))
+                restoring = Set(batch.changes.filter { $0.deleted && refused.contains($0.id) }.map(\.id))
                 if ProcessInfo.processInfo.environment["OSD_SYNC_DEBUG"] != nil { print("PUSH", batch.changes, "->", response) }
                 conflicts.append(contentsOf: response.conflicts)
                 if conflicts.count > 1000 { conflicts.removeFirst(conflicts.count - 1000) }
@@ -156,7 +160,7 @@ actor SyncWorker {
                     try store.records.writeCompanionRecords(state.records + acknowledged.map { KnownClocks.record(of: $0.key, $0.value, entities: entities) })
                 }
             } else {
-                try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged)
+                try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged, restoring: restoring)
             }
             // What the batch covered is no longer pending (the whole count is taken after the pull).
             update { $0.pendingChangeCount = max(0, $0.pendingChangeCount - batch.historyChangeCount) }
@@ -202,10 +206,10 @@ actor SyncWorker {
     /// Applies rows from the server in one transaction with `state`; a snapshot (every row of the
     /// user's) also deletes the synchronized models it does not hold.
     /// `acknowledged` are the known clocks (``KnownClocks``) a push the server acknowledged leaves,
-    /// which the rows' clocks then replace.
+    /// which the rows' clocks then replace; `restoring` the models whose deletion the server refused.
     private func apply(
         _ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, isSnapshot: Bool = false,
-        acknowledged: [String: KnownClocks.Update] = [:]
+        acknowledged: [String: KnownClocks.Update] = [:], restoring: Set<String> = []
     ) throws {
         try storeFailure {
             // A local save between reading the pending rows and the apply's save starts the apply
@@ -219,7 +223,7 @@ actor SyncWorker {
                 let pending = try outbox.pendingRows(after: state.pushedThrough)
                 do {
                     try RemoteApplier(store: store, entities: entities, context: context)
-                        .apply(rows, pending: pending, outbox: outbox, state: state, isSnapshot: isSnapshot, acknowledged: acknowledged)
+                        .apply(rows, pending: pending, outbox: outbox, state: state, isSnapshot: isSnapshot, acknowledged: acknowledged, restoring: restoring)
                     return
                 } catch is LocalSaveDuringApply where attempt < 10 {
                     continue
