@@ -150,6 +150,28 @@ struct SyncServerRequestTests {
         #expect(corrections.first?["deleted"] as? Bool == true)
     }
 
+    /// A batch sent again after its answer was lost, whose new model another device deleted since
+    /// and whose deletion the server trimmed: the answer tells of the deletion, so that the model
+    /// does not live on on the device that made it.
+    @Test func aBatchSentAgainAfterItsNewModelWasDeletedAndTrimmedIsAnsweredWithTheDeletion() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        try await hello(server, client: "c1")
+        try await hello(server, client: "c2")
+        #expect(try await push(server, client: "c1", sequence: 1, changes: trip("t1")).0 == 200)
+        let deletion = "{\"entity\": \"Trip\", \"id\": \"t1\", \"deleted\": true, \"values\": {}, \"clocks\": {\"\": {\"t\": 3, \"c\": 0, \"n\": \"c2\"}}}"
+        #expect(try await push(server, client: "c2", sequence: 1, changes: deletion).0 == 200)
+        _ = try await server.server.trimHistory(olderThan: .zero)
+
+        let (status, body) = try await push(server, client: "c1", sequence: 1, changes: trip("t1"))
+        #expect(status == 200)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let corrections = try #require(answer["corrections"] as? [[String: Any]])
+        #expect(corrections.map { $0["id"] as? String } == ["t1"], "\(body)")
+        #expect(corrections.first?["deleted"] as? Bool == true)
+        #expect(try await rowCount(server) == 0)
+    }
+
     /// A new model the rules refuse, in a batch sent again after its answer was lost: the answer
     /// repeats the refusal and the deletion, so that the model does not live on on its device.
     @Test func aRefusedNewModelSentAgainIsRefusedAgain() async throws {

@@ -16,15 +16,20 @@ extension SyncDatabase {
             // The rows whose last change the client has pulled: after this push they are as it holds them.
             let seenByClient = Set(stored.values.filter { $0.row.version <= (request.cursor ?? -1) }.map(\.row.id))
             if applied >= request.sequence {
-                // A batch applied before (its acknowledgment was lost): the state of its rows. An
-                // update of a row the server no longer holds (deleted since, its record trimmed),
-                // and a new model the rules refuse (never written), are answered with the deletion,
-                // as when pushed anew.
+                // A batch applied before (its acknowledgment was lost): the state of its rows. A
+                // model of it the server no longer holds is answered with the deletion, as when
+                // pushed anew: an update of a row deleted since and trimmed, a new model the rules
+                // refuse (never written), and a new model deleted and trimmed since the batch was
+                // applied (the server held it then: once the user's deletions were trimmed, a new
+                // model it does not hold went that way, or was refused for a unique value another
+                // model had, which the first answer told as a deletion too).
                 let refusals = checkRules(changes, user: user, stored: stored).refusals
                 let refused = Set(refusals.map(\.id))
+                let unheldNew = changes.contains { stored[$0.id] == nil && !$0.deleted && $0.isNew != false }
+                let trimmed = unheldNew ? try await trimmedThrough(of: user, on: connection) > 0 : false
                 let corrections = changes.compactMap { change in
                     stored[change.id].map { visible($0.row, to: user) }
-                        ?? (change.isNew == false || refused.contains(change.id) ? Self.deletion(of: change) : nil)
+                        ?? (change.isNew == false || refused.contains(change.id) || (trimmed && !change.deleted) ? Self.deletion(of: change) : nil)
                 }
                 return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: [], refusals: refusals), 0)
             }
