@@ -173,8 +173,11 @@ actor SyncWorker {
         var cursor = state.cursor
         // A download from the start (after the models changed, or when the server trimmed
         // deletions this store has not seen) takes this client's own rows too, and is the whole
-        // of the user's rows: a row of the store it does not hold was deleted.
-        var isSnapshot = state.redownloading && state.cursor == 0
+        // of the user's rows: a row of the store it does not hold was deleted. So is the first
+        // pull of a store that has pushed (killed between its first push and its first pull):
+        // the server asks only a pull after a cursor to start over, and deletions of the models
+        // it pushed may have been trimmed since.
+        var isSnapshot = state.cursor == 0 && (state.redownloading || state.pushedThrough > 0)
         // A page read for this client after this very cursor holds what a first pull would.
         var first = prefetched.flatMap { !isSnapshot && $0.cursor == cursor ? $0.page : nil }
         while true {
@@ -197,7 +200,7 @@ actor SyncWorker {
             cursor = max(cursor, page.cursor)
             if page.upToDate || page.rows.isEmpty { break }
         }
-        guard cursor != state.cursor || !rows.isEmpty || state.redownloading else { return }
+        guard cursor != state.cursor || !rows.isEmpty || state.redownloading || isSnapshot else { return }
         state.cursor = cursor
         state.redownloading = false
         try apply(rows, state: state, store: store, outbox: outbox, isSnapshot: isSnapshot)
