@@ -39,6 +39,13 @@ struct SyncServerRequestTests {
         "{\"entity\": \"Trip\", \"id\": \"\(id)\", \"deleted\": false, \"values\": {\"name\": \(name)}, \"clocks\": {\"name\": {\"t\": 1, \"c\": 0, \"n\": \"c1\"}}}"
     }
 
+    /// Deletes a trip from client c2 and trims every deletion, so that the server holds nothing of it.
+    private func deleteOnAnotherClientAndTrim(_ server: RunningSyncServer, _ id: String) async throws {
+        let deletion = "{\"entity\": \"Trip\", \"id\": \"\(id)\", \"deleted\": true, \"values\": {}, \"clocks\": {\"\": {\"t\": 3, \"c\": 0, \"n\": \"c2\"}}}"
+        #expect(try await push(server, client: "c2", sequence: 1, changes: deletion).0 == 200)
+        _ = try await server.server.trimHistory(olderThan: .zero)
+    }
+
     private func rowCount(_ server: RunningSyncServer, token: String = "token-a") async throws -> Int {
         let (status, _) = try await send(server, "GET", "/v1/changes?after=0&limit=100", token: token)
         #expect(status == 200)
@@ -137,9 +144,7 @@ struct SyncServerRequestTests {
         let update = String(trip("t1", name: "{\"text\": \"Porto\"}").replacingOccurrences(of: "\"t\": 1,", with: "\"t\": 2,").dropLast())
             + ", \"isNew\": false}"
         #expect(try await push(server, client: "c1", sequence: 2, changes: update).0 == 200)
-        let deletion = "{\"entity\": \"Trip\", \"id\": \"t1\", \"deleted\": true, \"values\": {}, \"clocks\": {\"\": {\"t\": 3, \"c\": 0, \"n\": \"c2\"}}}"
-        #expect(try await push(server, client: "c2", sequence: 1, changes: deletion).0 == 200)
-        _ = try await server.server.trimHistory(olderThan: .zero)
+        try await deleteOnAnotherClientAndTrim(server, "t1")
 
         let (status, body) = try await push(server, client: "c1", sequence: 2, changes: update)
         #expect(status == 200)
@@ -159,9 +164,7 @@ struct SyncServerRequestTests {
         try await hello(server, client: "c1")
         try await hello(server, client: "c2")
         #expect(try await push(server, client: "c1", sequence: 1, changes: trip("t1")).0 == 200)
-        let deletion = "{\"entity\": \"Trip\", \"id\": \"t1\", \"deleted\": true, \"values\": {}, \"clocks\": {\"\": {\"t\": 3, \"c\": 0, \"n\": \"c2\"}}}"
-        #expect(try await push(server, client: "c2", sequence: 1, changes: deletion).0 == 200)
-        _ = try await server.server.trimHistory(olderThan: .zero)
+        try await deleteOnAnotherClientAndTrim(server, "t1")
 
         let (status, body) = try await push(server, client: "c1", sequence: 1, changes: trip("t1"))
         #expect(status == 200)

@@ -50,8 +50,7 @@ struct SyncMerge {
             if change.isNew == false, !change.deleted {
                 // An update of a model deleted so long ago that its record was trimmed: the
                 // deletion wins, as over any update; the client is told, and nothing is stored.
-                rows[change.id] = StoredSyncRow(
-                    row: SyncRow(entity: change.entity, id: change.id, deleted: true, values: [:], clocks: [:], version: 0), owner: user)
+                rows[change.id] = StoredSyncRow(row: SyncDatabase.deletion(of: change), owner: user)
                 corrected.insert(change.id)
                 for (name, clock) in change.clocks where name != "" {
                     conflicts.append(SyncConflict(entity: change.entity, id: change.id, property: name, losing: clock, winning: .zero))
