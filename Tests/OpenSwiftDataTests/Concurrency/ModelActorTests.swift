@@ -133,11 +133,12 @@ actor ItemImporter {
                 }
                 return -1
             }
-            for _ in 0..<8 {
+            let (readers, reads) = (TestCounts.count(quick: 4, full: 8), TestCounts.count(quick: 10, full: 40))
+            for _ in 0..<readers {
                 group.addTask {
                     let reader = ModelContext(container)
                     var last = 0
-                    for _ in 0..<40 {
+                    for _ in 0..<reads {
                         let count = try reader.fetchCount(FetchDescriptor<Item>())
                         // Saves commit whole: a reader sees 1,000 plus a multiple of 50, never less than before.
                         #expect(count >= last && (count - 1_000) % 50 == 0)

@@ -16,7 +16,7 @@ import Testing
         try setup.save()
 
         let processes = 4
-        let saves = TestCounts.count(quick: 1_000, full: 2_500)
+        let saves = TestCounts.count(quick: 400, full: 2_500)
         let writers = try (0..<processes).map { number in
             try HelperProcess.start("HistoryWriter", [store.helperArgument, "contend", "\(saves)", "\(processes * saves)", "writer\(number)"])
         }
