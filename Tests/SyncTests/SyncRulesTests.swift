@@ -86,6 +86,16 @@ struct SyncRulesTests {
         #expect(try summary(device) == ["K1 Kept 1.0 -", "T1 Lisbon 100.0 -", "T3 Porto 80.0 -"])
         #expect(try summary(other) == summary(device))
 
+        // A change refused again, for the same model and reason, is listed once.
+        for price in [300.0, 400.0] {
+            let retry = device.context()
+            try #require(try device.trip("T1", in: retry)).price = price
+            try retry.save()
+            await #expect(throws: SyncError.self) { try await device.engine.sync() }
+        }
+        #expect(await device.engine.refusedChanges.map(\.reason) == ["only alice changes a trip's price"])
+        #expect(try summary(device) == ["K1 Kept 1.0 -", "T1 Lisbon 100.0 -", "T3 Porto 80.0 -"])
+
         // The kept trip, made again on the device, is the server's model: its edits sync.
         let again = device.context()
         try #require(try device.trip("K1", in: again)).notes = "still here"

@@ -82,7 +82,8 @@ public final class SyncEngine: Sendable {
     }
 
     /// The pushed changes the server's rules refused (``SyncError/Kind/refused``), most recent
-    /// last (at most 1,000): for a view that tells the user what was undone and why.
+    /// last (at most 1,000), each model and reason once: for a view that tells the user what was
+    /// undone and why.
     public var refusedChanges: [SyncRefusal] {
         get async { await worker.refusals }
     }

@@ -143,10 +143,13 @@ actor SyncWorker {
                 // A deletion the server's rules refused is undone: the model is made again.
                 let refused = Set(response.refusals.map(\.id))
                 restoring = Set(batch.changes.filter { $0.deleted && refused.contains($0.id) }.map(\.id))
-                if ProcessInfo.processInfo.environment["OSD_SYNC_DEBUG"] != nil { print("PUSH", batch.changes, "->", response) }
                 conflicts.append(contentsOf: response.conflicts)
                 if conflicts.count > 1000 { conflicts.removeFirst(conflicts.count - 1000) }
                 refusedNow += response.refusals
+                // A batch sent again (its answer lost, or its apply failed) is refused again: each
+                // refusal is listed once, where it came last.
+                let answered = Set(response.refusals)
+                refusals.removeAll { answered.contains($0) }
                 refusals.append(contentsOf: response.refusals)
                 if refusals.count > 1000 { refusals.removeFirst(refusals.count - 1000) }
             }
