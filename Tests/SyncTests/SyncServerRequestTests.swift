@@ -56,6 +56,18 @@ struct SyncServerRequestTests {
         return (object["rows"] as? [Any])?.count ?? -1
     }
 
+    /// The JSON object of a push's answer.
+    private func answer(_ body: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any], "\(body)")
+    }
+
+    /// The two clients' hellos and a first push of the trip `t1` from `c1`.
+    private func twoClientsAfterAPushOfT1(_ server: RunningSyncServer) async throws {
+        try await hello(server, client: "c1")
+        try await hello(server, client: "c2")
+        #expect(try await push(server, client: "c1", sequence: 1, changes: trip("t1")).0 == 200)
+    }
+
     @Test func requestsWithoutAValidTokenGet401() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }
@@ -138,9 +150,7 @@ struct SyncServerRequestTests {
     @Test func aBatchSentAgainAfterItsModelWasDeletedAndTrimmedIsAnsweredWithTheDeletion() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }
-        try await hello(server, client: "c1")
-        try await hello(server, client: "c2")
-        #expect(try await push(server, client: "c1", sequence: 1, changes: trip("t1")).0 == 200)
+        try await twoClientsAfterAPushOfT1(server)
         let update = String(trip("t1", name: "{\"text\": \"Porto\"}").replacingOccurrences(of: "\"t\": 1,", with: "\"t\": 2,").dropLast())
             + ", \"isNew\": false}"
         #expect(try await push(server, client: "c1", sequence: 2, changes: update).0 == 200)
@@ -148,8 +158,7 @@ struct SyncServerRequestTests {
 
         let (status, body) = try await push(server, client: "c1", sequence: 2, changes: update)
         #expect(status == 200)
-        let answer = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
-        let corrections = try #require(answer["corrections"] as? [[String: Any]])
+        let corrections = try #require(try answer(body)["corrections"] as? [[String: Any]])
         #expect(corrections.count == 1)
         #expect(corrections.first?["id"] as? String == "t1")
         #expect(corrections.first?["deleted"] as? Bool == true)
@@ -161,15 +170,12 @@ struct SyncServerRequestTests {
     @Test func aBatchSentAgainAfterItsNewModelWasDeletedAndTrimmedIsAnsweredWithTheDeletion() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }
-        try await hello(server, client: "c1")
-        try await hello(server, client: "c2")
-        #expect(try await push(server, client: "c1", sequence: 1, changes: trip("t1")).0 == 200)
+        try await twoClientsAfterAPushOfT1(server)
         try await deleteOnAnotherClientAndTrim(server, "t1")
 
         let (status, body) = try await push(server, client: "c1", sequence: 1, changes: trip("t1"))
         #expect(status == 200)
-        let answer = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
-        let corrections = try #require(answer["corrections"] as? [[String: Any]])
+        let corrections = try #require(try answer(body)["corrections"] as? [[String: Any]])
         #expect(corrections.map { $0["id"] as? String } == ["t1"], "\(body)")
         #expect(corrections.first?["deleted"] as? Bool == true)
         #expect(try await rowCount(server) == 0)
@@ -185,10 +191,10 @@ struct SyncServerRequestTests {
         for attempt in 1...2 {
             let (status, body) = try await push(server, client: "c1", sequence: 1, changes: forbidden)
             #expect(status == 200)
-            let answer = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
-            let refusals = try #require(answer["refusals"] as? [[String: Any]], "attempt \(attempt): \(body)")
+            let reply = try answer(body)
+            let refusals = try #require(reply["refusals"] as? [[String: Any]], "attempt \(attempt): \(body)")
             #expect(refusals.map { $0["reason"] as? String } == ["no trip is named Forbidden"])
-            let corrections = try #require(answer["corrections"] as? [[String: Any]])
+            let corrections = try #require(reply["corrections"] as? [[String: Any]])
             #expect(corrections.map { $0["id"] as? String } == ["t1"], "attempt \(attempt): \(body)")
             #expect(corrections.first?["deleted"] as? Bool == true)
         }
