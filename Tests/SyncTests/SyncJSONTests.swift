@@ -111,7 +111,7 @@ struct SyncJSONTests {
     private func same(_ a: PushRequest, _ b: PushRequest) -> Bool {
         a.client == b.client && a.sequence == b.sequence && a.cursor == b.cursor && a.changes.count == b.changes.count
             && zip(a.changes, b.changes).allSatisfy { x, y in
-                x.entity == y.entity && x.id == y.id && x.deleted == y.deleted && x.clocks == y.clocks && x.isNew == y.isNew && x.bases == y.bases && sameValues(x.values, y.values)
+                x.entity == y.entity && x.id == y.id && x.deleted == y.deleted && x.clocks == y.clocks && x.isNew == y.isNew && x.insertedIn == y.insertedIn && x.bases == y.bases && sameValues(x.values, y.values)
             }
     }
 
@@ -187,7 +187,7 @@ private struct SeededRandom {
     mutating func change() -> SyncChange {
         let (values, clocks) = properties()
         return SyncChange(entity: text(), id: text(), deleted: below(4) == 0, values: values, clocks: clocks,
-                          isNew: [nil, true, false][below(3)], bases: below(2) == 0 ? [:] : properties().clocks)
+                          isNew: [nil, true, false][below(3)], insertedIn: below(2) == 0 ? nil : Int64(below(1_000)), bases: below(2) == 0 ? [:] : properties().clocks)
     }
 
     mutating func row() -> SyncRow {

@@ -181,6 +181,30 @@ struct SyncServerRequestTests {
         #expect(try await rowCount(server) == 0)
     }
 
+    /// A new model in a later batch that covers more than the one the server applied (its answer
+    /// lost), whose model another device deleted since and whose deletion the server trimmed: the
+    /// change names the batch that made the model, which the server applied, so the answer tells
+    /// of the deletion rather than the model being made again. A model new in the later batch is
+    /// made.
+    @Test func aNewModelSentAgainInALaterBatchAfterItWasDeletedAndTrimmedIsAnsweredWithTheDeletion() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        try await hello(server, client: "c1")
+        try await hello(server, client: "c2")
+        let made = String(trip("t1").dropLast()) + ", \"isNew\": true, \"insertedIn\": 1}"
+        #expect(try await push(server, client: "c1", sequence: 1, changes: made).0 == 200)
+        try await deleteOnAnotherClientAndTrim(server, "t1")
+
+        let later = String(trip("t2", name: "{\"text\": \"Porto\"}").dropLast()) + ", \"isNew\": true, \"insertedIn\": 3}"
+        let (status, body) = try await push(server, client: "c1", sequence: 3, changes: made + ", " + later)
+        #expect(status == 200)
+        let corrections = try #require(try answer(body)["corrections"] as? [[String: Any]])
+        #expect(corrections.map { $0["id"] as? String } == ["t1"], "\(body)")
+        #expect(corrections.first?["deleted"] as? Bool == true)
+        // Only t2 is held: t1 was not made again.
+        #expect(try await rowCount(server) == 1)
+    }
+
     /// A new model the rules refuse, in a batch sent again after its answer was lost: the answer
     /// repeats the refusal and the deletion, so that the model does not live on on its device.
     @Test func aRefusedNewModelSentAgainIsRefusedAgain() async throws {

@@ -67,7 +67,7 @@ struct BatchBuilder {
             clocks[name] = row.clocks[name] ?? clock
             bases[name] = baseClocks.flatMap { KnownClocks.clock(of: name, in: $0) }
         }
-        changes.append(SyncChange(entity: row.entity.name, id: id, deleted: false, values: values, clocks: clocks, isNew: isNew, bases: bases))
+        changes.append(SyncChange(entity: row.entity.name, id: id, deleted: false, values: values, clocks: clocks, isNew: isNew, insertedIn: row.insertedIn, bases: bases))
         for target in related { try add(target) }
     }
 

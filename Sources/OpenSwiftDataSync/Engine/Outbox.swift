@@ -78,6 +78,7 @@ struct Outbox {
                 switch change.kind {
                 case .insert:
                     rows[key]?.inserted = true
+                    rows[key]?.insertedIn = transaction.id
                     for index in entity.properties { rows[key]?.clocks[entity.name(of: index)] = batch.clock }
                 case .update:
                     for name in store.history.historyFieldLayouts.names(change.changedProperties, of: change.entityName, recordedIn: transaction.id) ?? [] {
@@ -106,6 +107,8 @@ struct PendingRow {
     let entity: ReplicatedEntity
     let key: Int64
     var inserted = false
+    /// The history transaction that inserted the model, when the batch covers it.
+    var insertedIn: Int64?
     var deletedAt: SyncClock?
     /// The clock of each changed property's last change.
     var clocks: [String: SyncClock] = [:]

@@ -43,6 +43,12 @@ package struct SyncChange: Codable, Hashable, Sendable {
     /// an update of a model it no longer holds (deleted, and its record trimmed) with the
     /// deletion, which wins over any update.
     package var isNew: Bool?
+    /// For a new model, the client's batch sequence (``PushRequest/sequence``: its history
+    /// transaction) that made it; absent from clients that predate it. A server that applied the
+    /// client's batches through that sequence held the model before: when it holds it no longer
+    /// (deleted, and its record trimmed), the change is answered with the deletion, as an update
+    /// would be, instead of making the model again.
+    package var insertedIn: Int64?
     /// For an update, the clock of the value each changed property held on the device when it was
     /// changed there (its base): the value the server or the device itself last gave it. The
     /// server tells a conflict from a change made over its current value by it, and shows a
@@ -53,7 +59,7 @@ package struct SyncChange: Codable, Hashable, Sendable {
     /// Creates the value from its parts.
     package init(
         entity: String, id: String, deleted: Bool, values: [String: SyncValue], clocks: [String: SyncClock], isNew: Bool? = nil,
-        bases: [String: SyncClock] = [:]
+        insertedIn: Int64? = nil, bases: [String: SyncClock] = [:]
     ) {
         self.entity = entity
         self.id = id
@@ -61,20 +67,22 @@ package struct SyncChange: Codable, Hashable, Sendable {
         self.values = values
         self.clocks = clocks
         self.isNew = isNew
+        self.insertedIn = insertedIn
         self.bases = bases
     }
 
     private enum CodingKeys: String, CodingKey {
-        case entity, id, deleted, values, clocks, isNew, bases
+        case entity, id, deleted, values, clocks, isNew, insertedIn, bases
     }
 
-    /// Reads a change; `bases` may be absent.
+    /// Reads a change; `isNew`, `insertedIn` and `bases` may be absent.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             entity: try container.decode(String.self, forKey: .entity), id: try container.decode(String.self, forKey: .id),
             deleted: try container.decode(Bool.self, forKey: .deleted), values: try container.decode([String: SyncValue].self, forKey: .values),
             clocks: try container.decode([String: SyncClock].self, forKey: .clocks), isNew: try container.decodeIfPresent(Bool.self, forKey: .isNew),
+            insertedIn: try container.decodeIfPresent(Int64.self, forKey: .insertedIn),
             bases: try container.decodeIfPresent([String: SyncClock].self, forKey: .bases) ?? [:])
     }
 }

@@ -11,7 +11,7 @@ extension SyncDatabase {
             try await connection.query(sql("SELECT pg_advisory_xact_lock(\(lockKey))"), logger: logger)
             let applied = try await checkOwner(of: request.client, user: user, on: connection)
             var aliases = try await aliasTargets(of: request.changes, on: connection)
-            var changes = request.changes.map { $0.resolving(aliases) }
+            var changes = request.changes.map { $0.resolving(aliases).seen(throughBatch: applied) }
             var stored = try await rows(Array(Set(changes.map(\.id))), on: connection)
             // The rows whose last change the client has pulled: after this push they are as it holds them.
             let seenByClient = Set(stored.values.filter { $0.row.version <= (request.cursor ?? -1) }.map(\.row.id))
@@ -22,7 +22,9 @@ extension SyncDatabase {
                 // refuse (never written), and a new model deleted and trimmed since the batch was
                 // applied (the server held it then: once the user's deletions were trimmed, a new
                 // model it does not hold went that way, or was refused for a unique value another
-                // model had, which the first answer told as a deletion too).
+                // model had, which the first answer told as a deletion too). A new model that names
+                // the batch that made it is an update here (`seen(throughBatch:)`); the trim check
+                // serves clients that do not name it.
                 let refusals = checkRules(changes, user: user, stored: stored).refusals
                 let refused = Set(refusals.map(\.id))
                 let unheldNew = changes.contains { stored[$0.id] == nil && !$0.deleted && $0.isNew != false }
@@ -47,7 +49,7 @@ extension SyncDatabase {
             // The rows as they were, for the values the batch replaces.
             var before = stored
             for var change in changes {
-                if !change.deleted, stored[change.id] == nil, let existing = try await holder(of: change, user: user, stored: &stored, on: connection) {
+                if !change.deleted, change.isNew != false, stored[change.id] == nil, let existing = try await holder(of: change, user: user, stored: &stored, on: connection) {
                     // Made on two devices with the same unique values: one model, fields merged.
                     if before[existing] == nil { before[existing] = stored[existing] }
                     aliases[change.id] = existing
@@ -259,6 +261,18 @@ extension SyncDatabase {
 }
 
 extension SyncChange {
+    /// The change as the server takes it once it has applied the client's batches through
+    /// `applied`: a new model made in one of them is new to it no more. (A batch that made it was
+    /// applied, and its answer lost; the batch sent again covers more.) The server answers such a
+    /// model, when it no longer holds it (deleted, and its record trimmed), with the deletion, as
+    /// any update of it, instead of making it again.
+    func seen(throughBatch applied: Int64) -> SyncChange {
+        guard isNew == true, let insertedIn, insertedIn <= applied else { return self }
+        var copy = self
+        copy.isNew = false
+        return copy
+    }
+
     /// The change with identifiers that became others replaced.
     func resolving(_ aliases: [String: String]) -> SyncChange {
         guard !aliases.isEmpty else { return self }

@@ -249,17 +249,19 @@ extension SyncChange: SyncJSONMessage {
     package init(json reader: inout SyncJSONReader) throws(SyncJSONError) {
         var members = RowMembers()
         var isNew: Bool?
+        var insertedIn: Int64?
         var bases: [String: SyncClock] = [:]
         try reader.readObject { reader, key throws(SyncJSONError) in
             if try members.read(key, from: &reader) { return }
             switch key {
             case "isNew": isNew = try reader.readNull() ? nil : reader.readBool()
+            case "insertedIn": insertedIn = try reader.readNull() ? nil : reader.readInt64()
             case "bases": bases = try reader.readClocks()
             default: try reader.skipValue()
             }
         }
         let row = try members.complete("a change")
-        self.init(entity: row.entity, id: row.id, deleted: row.deleted, values: row.values, clocks: row.clocks, isNew: isNew, bases: bases)
+        self.init(entity: row.entity, id: row.id, deleted: row.deleted, values: row.values, clocks: row.clocks, isNew: isNew, insertedIn: insertedIn, bases: bases)
     }
 
     package func write(json writer: inout SyncJSONWriter) throws(SyncJSONError) {
@@ -272,6 +274,10 @@ extension SyncChange: SyncJSONMessage {
             if let isNew {
                 writer.key("isNew")
                 writer.bool(isNew)
+            }
+            if let insertedIn {
+                writer.key("insertedIn")
+                writer.integer(insertedIn)
             }
             if !bases.isEmpty {
                 writer.key("bases")
