@@ -33,17 +33,23 @@ struct ChangeLog {
                 return nil
             }
             defer { group.cancelAll() }
-            let rows = try await client.query(
-                PostgresQuery(unsafeSQL: "SELECT seq, id, property, clock, value FROM \"\(namespace)\".change_log ORDER BY seq"), logger: logger)
-            var log = ChangeLog()
-            let decoder = JSONDecoder()
-            for try await (seq, id, property, clock, value) in rows.decode((Int64, String, String, String, String).self) {
-                let entry = Entry(
-                    seq: seq, id: id, property: property, clock: try decoder.decode(SyncClock.self, from: Data(clock.utf8)),
-                    value: property.isEmpty ? nil : try decoder.decode(SyncValue.self, from: Data(value.utf8)))
-                log.add(entry)
+            // Read under the namespace's write lock: every push begun before the read has
+            // committed, so an entry the read misses was logged after the read began (a push logs
+            // its entries one by one, and a large one commits seconds after its first).
+            return try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(SyncDatabase.lockKey(of: namespace)))"), logger: logger)
+                let rows = try await connection.query(
+                    PostgresQuery(unsafeSQL: "SELECT seq, id, property, clock, value FROM \"\(namespace)\".change_log ORDER BY seq"), logger: logger)
+                var log = ChangeLog()
+                let decoder = JSONDecoder()
+                for try await (seq, id, property, clock, value) in rows.decode((Int64, String, String, String, String).self) {
+                    let entry = Entry(
+                        seq: seq, id: id, property: property, clock: try decoder.decode(SyncClock.self, from: Data(clock.utf8)),
+                        value: property.isEmpty ? nil : try decoder.decode(SyncValue.self, from: Data(value.utf8)))
+                    log.add(entry)
+                }
+                return log
             }
-            return log
         }
     }
 

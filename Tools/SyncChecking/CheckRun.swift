@@ -145,13 +145,15 @@ public struct CheckRun {
     }
 
     /// Trims the server's tombstones and change log, returning the log as read just before: the
-    /// check's rule needs every value ever pushed. What is trimmed was logged a second before the
-    /// read began (a push commits sooner after it logs), so every entry it removes was read.
+    /// check's rule needs every value ever pushed. What is trimmed was logged before the read
+    /// began, and the read waits for the pushes under way (it takes their lock), so every entry
+    /// the trim removes was read. The cut is that moment itself, not an age: the trim process may
+    /// start seconds later on a busy machine, and an age measured from its start would reach
+    /// entries the read never saw.
     private func trim(_ name: String) async throws -> ChangeLog {
-        let started = Date()
+        let cut = Date().addingTimeInterval(-1)
         let log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
-        let age = Int((Date().timeIntervalSince(started) + 1) * 1000)
-        try runTool(["trim", "--postgres", postgresURL, "--name", name, "--age-ms", "\(age)"])
+        try runTool(["trim", "--postgres", postgresURL, "--name", name, "--before-ms", "\(Int64(cut.timeIntervalSince1970 * 1000))"])
         return log
     }
 

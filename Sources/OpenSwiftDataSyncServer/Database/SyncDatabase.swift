@@ -27,7 +27,7 @@ import PostgresNIO
 /// Writes take a transaction-scoped advisory lock of the namespace, so change numbers become
 /// visible in the order they were given, and a pull that has read up to one number never misses a
 /// smaller one committed later.
-struct SyncDatabase: Sendable {
+package struct SyncDatabase: Sendable {
     let client: PostgresClient
     let namespace: String
     let schema: SyncSchema
@@ -44,7 +44,13 @@ struct SyncDatabase: Sendable {
 
     var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     /// The advisory lock of the namespace's writes.
-    var lockKey: Int64 { Int64(bitPattern: Self.stableHash(namespace)) }
+    var lockKey: Int64 { Self.lockKey(of: namespace) }
+
+    /// The advisory lock a namespace's pushes and trims hold until they commit: a reader that takes
+    /// it sees every write begun before it.
+    package static func lockKey(of namespace: String) -> Int64 {
+        Int64(bitPattern: stableHash(namespace))
+    }
 
     /// FNV-1a of a text: the same in every process, unlike `hashValue`.
     static func stableHash(_ text: String) -> UInt64 {
