@@ -3,7 +3,8 @@ import Testing
 @testable import OpenSwiftData
 
 /// Every predicate form returns exactly the models for which `predicate.evaluate` is true, through
-/// every fetch API, on a reopened store of 1,000 seeded rows.
+/// every fetch API, on a reopened store of seeded rows (on SQLite 400, 1,000 with
+/// `OSD_TEST_COUNTS=full`).
 @Suite struct PredicateDifferentialTests {
     /// Evaluates a predicate the way Swift does, treating a force-unwrapped nil as no match.
     private static func evaluate(_ predicate: Predicate<Item>, _ item: Item) -> Bool {
@@ -13,7 +14,7 @@ import Testing
     @Test(arguments: Backend.allCases) func storeResultsEqualSwiftEvaluation(_ backend: Backend) throws {
         let store = TemporaryStore()
         // A custom store is read whole by every fetch: fewer rows keep its run short.
-        let originals = PredicateCorpus.items(count: backend == .sqlite ? 1_000 : 300, seed: 42)
+        let originals = PredicateCorpus.items(count: backend == .sqlite ? TestCounts.count(quick: 400, full: 1_000) : 300, seed: 42)
         do {
             let context = ModelContext(try store.container(Item.self, backend: backend))
             for item in originals { context.insert(item) }
