@@ -45,9 +45,9 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        // The macros' implementations, a library of their own: the macro tests link it directly,
-        // so that the test product is built for the target rather than for the host (which a test
-        // depending on a `.macro` target forces, building the library and its dependencies twice).
+        // The macros' implementations, a library of their own. The macro tests do not link it (nor
+        // swift-syntax): they run the plugin with `--expand` (ExpansionPrinter.swift), so that
+        // swift-syntax is built once, for the host, rather than a second time for the tests.
         .target(
             name: "OpenSwiftDataMacrosKit",
             dependencies: [
@@ -66,6 +66,10 @@ let package = Package(
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftParserDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -259,11 +263,8 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",
-            dependencies: [
-                "OpenSwiftDataMacrosKit",
-                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
-            ],
+            // OpenSwiftData, for its macro plugin, which the tests run.
+            dependencies: ["OpenSwiftData"],
             swiftSettings: testSwiftSettings
         ),
     ],

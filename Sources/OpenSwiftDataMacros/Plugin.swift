@@ -7,7 +7,6 @@ import SwiftSyntaxMacros
 // implementation in `OpenSwiftDataMacrosKit` (see ForwardingMacros.swift).
 
 /// The compiler plugin that hosts every OpenSwiftData macro.
-@main
 struct OpenSwiftDataMacrosPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [
         ModelMacro.self,

@@ -1,5 +1,4 @@
 import Foundation
-import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
 /// What `@Model` generates for a class, and what it refuses.

@@ -1,4 +1,3 @@
-import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
 /// Model shapes from real apps that `@Model` must accept, expanded exactly.
