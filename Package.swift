@@ -45,25 +45,14 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        // The macros' implementations, a library of their own. The macro tests do not link it (nor
-        // swift-syntax): they run the plugin with `--expand` (ExpansionPrinter.swift), so that
-        // swift-syntax is built once, for the host, rather than a second time for the tests.
-        .target(
-            name: "OpenSwiftDataMacrosKit",
-            dependencies: [
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        // The compiler plugin that serves them.
+        // The macros and the compiler plugin that serves them. Nothing else links swift-syntax: the
+        // macro tests run the plugin with `--expand` (ExpansionPrinter.swift), so that swift-syntax
+        // is built once, for the host, not a second time for the target.
         .macro(
             name: "OpenSwiftDataMacros",
             dependencies: [
-                "OpenSwiftDataMacrosKit",
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),

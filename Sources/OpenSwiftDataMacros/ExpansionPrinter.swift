@@ -1,4 +1,3 @@
-import OpenSwiftDataMacrosKit
 import SwiftDiagnostics
 import SwiftParser
 import SwiftParserDiagnostics
@@ -42,14 +41,14 @@ struct ExpansionPrinter {
     private var macroSpecs: [String: MacroSpec] {
         let conformances: [TypeSyntax] = ofSubclass ? [] : ["PersistentModel", "Observable", "_PersistentModelRoot"]
         return [
-            "Model": MacroSpec(type: OpenSwiftDataMacrosKit.ModelMacro.self, conformances: conformances),
-            "_PersistedProperty": MacroSpec(type: OpenSwiftDataMacrosKit.PersistedPropertyMacro.self),
-            "Attribute": MacroSpec(type: OpenSwiftDataMacrosKit.MarkerMacro.self),
-            "Relationship": MacroSpec(type: OpenSwiftDataMacrosKit.MarkerMacro.self),
-            "Transient": MacroSpec(type: OpenSwiftDataMacrosKit.MarkerMacro.self),
-            "Unique": MacroSpec(type: OpenSwiftDataMacrosKit.UniqueMacro.self),
-            "Index": MacroSpec(type: OpenSwiftDataMacrosKit.IndexMacro.self),
-            "ModelActor": MacroSpec(type: OpenSwiftDataMacrosKit.ModelActorMacro.self, conformances: ["ModelActor"]),
+            "Model": MacroSpec(type: ModelMacro.self, conformances: conformances),
+            "_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self),
+            "Attribute": MacroSpec(type: MarkerMacro.self),
+            "Relationship": MacroSpec(type: MarkerMacro.self),
+            "Transient": MacroSpec(type: MarkerMacro.self),
+            "Unique": MacroSpec(type: UniqueMacro.self),
+            "Index": MacroSpec(type: IndexMacro.self),
+            "ModelActor": MacroSpec(type: ModelActorMacro.self, conformances: ["ModelActor"]),
         ]
     }
 

@@ -1,10 +1,8 @@
-import OpenSwiftDataMacrosKit
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
-// The compiler asks this plugin for `OpenSwiftDataMacros.<type>` (the module `#externalMacro`
-// names), so each macro has a type of that name here, which hands its expansions to its
-// implementation in `OpenSwiftDataMacrosKit` (see ForwardingMacros.swift).
+// The compiler asks this plugin for `OpenSwiftDataMacros.<type>`, the module and type each
+// `#externalMacro` names; the types are in Macros/.
 
 /// The compiler plugin that hosts every OpenSwiftData macro.
 struct OpenSwiftDataMacrosPlugin: CompilerPlugin {
@@ -16,34 +14,4 @@ struct OpenSwiftDataMacrosPlugin: CompilerPlugin {
         IndexMacro.self,
         ModelActorMacro.self,
     ]
-}
-
-/// `@Model`.
-struct ModelMacro: ForwardingMemberMacro, ForwardingMemberAttributeMacro, ForwardingExtensionMacro {
-    typealias Implementation = OpenSwiftDataMacrosKit.ModelMacro
-}
-
-/// `@_PersistedProperty`, which `@Model` attaches to each stored property.
-struct PersistedPropertyMacro: ForwardingAccessorMacro, ForwardingPeerMacro {
-    typealias Implementation = OpenSwiftDataMacrosKit.PersistedPropertyMacro
-}
-
-/// `@Attribute`, `@Relationship` and `@Transient`.
-struct MarkerMacro: ForwardingPeerMacro {
-    typealias Implementation = OpenSwiftDataMacrosKit.MarkerMacro
-}
-
-/// `#Unique`.
-struct UniqueMacro: ForwardingDeclarationMacro {
-    typealias Implementation = OpenSwiftDataMacrosKit.UniqueMacro
-}
-
-/// `#Index`.
-struct IndexMacro: ForwardingDeclarationMacro {
-    typealias Implementation = OpenSwiftDataMacrosKit.IndexMacro
-}
-
-/// `@ModelActor`.
-struct ModelActorMacro: ForwardingMemberMacro, ForwardingExtensionMacro {
-    typealias Implementation = OpenSwiftDataMacrosKit.ModelActorMacro
 }

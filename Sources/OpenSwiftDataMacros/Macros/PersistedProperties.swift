@@ -52,7 +52,7 @@ struct PersistedProperty {
 
     /// Whether the storage holds the value itself, its loading tracked by a bit of
     /// `_osdUnloadedProperties` rather than by `nil` (see `hasUnwrappedStorage`).
-    var hasUnwrappedStorage: Bool { !isConstant && !isRelationship && OpenSwiftDataMacrosKit.hasUnwrappedStorage(type) }
+    var hasUnwrappedStorage: Bool { !isConstant && !isRelationship && OpenSwiftDataMacros.hasUnwrappedStorage(type) }
 }
 
 /// Finds the persisted properties of a model class and reports the ones that cannot be persisted.
