@@ -4,9 +4,9 @@
 @main
 enum PluginEntry {
     static func main() throws {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = CommandLine.arguments.dropFirst()
         if arguments.first == "--expand" {
-            ExpansionPrinter(arguments: arguments).run()
+            ExpansionPrinter(options: Array(arguments.dropFirst())).run()
         } else {
             try OpenSwiftDataMacrosPlugin.main()
         }

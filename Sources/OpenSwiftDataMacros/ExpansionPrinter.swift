@@ -24,8 +24,9 @@ struct ExpansionPrinter {
     var moduleName = "TestModule"
     var fileName = "test.swift"
 
-    init(arguments: [String]) {
-        var remaining = arguments.dropFirst()[...]
+    /// Reads the options that follow `--expand`.
+    init(options: [String]) {
+        var remaining = options[...]
         while let argument = remaining.popFirst() {
             switch argument {
             case "--subclass": ofSubclass = true

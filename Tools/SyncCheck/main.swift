@@ -63,9 +63,9 @@ do {
             authenticator: TokenFileAuthenticator(users: [:]), logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await server.postgresClient.run() }
-            // A first trim of nothing opens the connection; the age is then measured from the
-            // moment just before the trim's own transaction, so its cut is the checker's.
-            _ = try await server.trimHistory(olderThan: .seconds(366 * 86_400))
+            // The connection is opened first, so that the age, measured just before the trim's
+            // own transaction begins, puts its cut where the checker's is.
+            _ = try await server.postgresClient.query("SELECT 1", logger: logger)
             let cut = Date(timeIntervalSince1970: Double(Int64(required("before-ms")) ?? 0) / 1000)
             try await server.trimHistory(olderThan: .milliseconds(max(Int64(Date().timeIntervalSince(cut) * 1000), 0)))
             group.cancelAll()
