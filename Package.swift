@@ -30,8 +30,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // The sync server's HTTP routes.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The sync server's HTTP routes. Without the default trait ConfigurationSupport, which would
+        // build swift-configuration, unused here (an app that enables it gets it as usual).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         // A container's events and metrics (ModelContainer.Observability), as server Swift reports them.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),

@@ -25,8 +25,7 @@ import Testing
                 }
             }
 
-            extension Importer: OpenSwiftData.ModelActor {
-            }
+            extension Importer: OpenSwiftData.ModelActor {}
             """)
     }
 

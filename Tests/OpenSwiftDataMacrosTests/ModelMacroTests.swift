@@ -196,6 +196,32 @@ import Testing
         #expect(expansion.contains("public var _osdPrimaryKey"), "subclasses inherit the state fields")
     }
 
+    /// A property of a plain value type (or an optional or array of one) is never a relationship,
+    /// so the relationship methods skip it; any other type may be a model, `@Relationship` or not.
+    @Test func onlyPropertiesThatMayHoldModelsTakePartInRelationships() {
+        let expansion = Expansion("""
+            @Model
+            final class Trip {
+                var name: String
+                var tags: [String]?
+                var home: Port?
+                var stops: [Stop] = []
+                var budget: Money?
+                init(name: String) { self.name = name }
+            }
+            """)
+        #expect(expansion.diagnostics.isEmpty)
+        for plain in 0...1 {
+            #expect(expansion.contains("case \(plain): return nil"))
+        }
+        for other in ["home", "stops", "budget"] {
+            #expect(expansion.contains("guard var value = _\(other) else { return nil }"))
+            #expect(expansion.contains("if let value = _\(other) { try OpenSwiftData._osdVisit(value, body) }"))
+        }
+        #expect(!expansion.contains("guard var value = _name else"))
+        #expect(!expansion.contains("guard var value = _tags else"))
+    }
+
     @Test func persistedPropertyExpandsToTrackedAccessors() {
         assertExpansion(
             """
@@ -207,28 +233,26 @@ import Testing
             expandedSource: """
             final class Trip {
                 var name: String {
-                    @storageRestrictions(initializes: _name)
-                    init(initialValue) {
-                        _name = initialValue
-                    }
-                    get {
-                        _$observationRegistrar.access(self, keyPath: \\.name)
-                        if _name == nil {
-                            _osdFulfill(property: 2)
-                        }
-                        return _name ?? OpenSwiftData._osdPlaceholder(self, property: 2)
-                    }
-                    set {
-                        let value = OpenSwiftData._osdWillSet(self, 2, self._name, newValue)
-                        if let registrar = _$observationRegistrarStorage {
-                            registrar.withMutation(of: self, keyPath: \\.name) {
-                                _name = value
-                            }
-                        } else {
+                @storageRestrictions(initializes: _name)
+                init(initialValue) {
+                    _name = initialValue
+                }
+                get {
+                    _$observationRegistrar.access(self, keyPath: \\.name)
+                    if _name == nil { _osdFulfill(property: 2) }
+                    return _name ?? OpenSwiftData._osdPlaceholder(self, property: 2)
+                }
+                set {
+                    let value = OpenSwiftData._osdWillSet(self, 2, self._name, newValue)
+                    if let registrar = _$observationRegistrarStorage {
+                        registrar.withMutation(of: self, keyPath: \\.name) {
                             _name = value
                         }
-                        _osdDidChange(property: 2)
+                    } else {
+                        _name = value
                     }
+                    _osdDidChange(property: 2)
+                }
                 }
 
                 @exclusivity(unchecked) private var _name: Swift.Optional<String>
@@ -249,29 +273,27 @@ import Testing
             expandedSource: """
             final class Trip {
                 var rating: Int {
-                    @storageRestrictions(initializes: _rating)
-                    init(initialValue) {
-                        _rating = initialValue
-                    }
-                    get {
-                        _$observationRegistrar.access(self, keyPath: \\.rating)
-                        if _osdUnloadedProperties & ((1 as Swift.UInt64) << (2)) != 0 {
-                            _osdFulfill(property: 2)
-                        }
-                        return _rating
-                    }
-                    set {
-                        let value = OpenSwiftData._osdWillSet(self, 2, self._rating, newValue)
-                        if let registrar = _$observationRegistrarStorage {
-                            registrar.withMutation(of: self, keyPath: \\.rating) {
-                                _rating = value
-                            }
-                        } else {
+                @storageRestrictions(initializes: _rating)
+                init(initialValue) {
+                    _rating = initialValue
+                }
+                get {
+                    _$observationRegistrar.access(self, keyPath: \\.rating)
+                    if _osdUnloadedProperties & ((1 as Swift.UInt64) << (2)) != 0 { _osdFulfill(property: 2) }
+                    return _rating
+                }
+                set {
+                    let value = OpenSwiftData._osdWillSet(self, 2, self._rating, newValue)
+                    if let registrar = _$observationRegistrarStorage {
+                        registrar.withMutation(of: self, keyPath: \\.rating) {
                             _rating = value
                         }
-                        _osdUnloadedProperties &= ~((1 as Swift.UInt64) << (2))
-                        _osdDidChange(property: 2)
+                    } else {
+                        _rating = value
                     }
+                    _osdUnloadedProperties &= ~((1 as Swift.UInt64) << (2))
+                    _osdDidChange(property: 2)
+                }
                 }
 
                 @exclusivity(unchecked) private var _rating: Int

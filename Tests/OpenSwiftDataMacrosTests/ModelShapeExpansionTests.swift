@@ -25,41 +25,25 @@ import Testing
                 @exclusivity(unchecked) public var _osdKeyAndFlags: Swift.UInt64 = 0
 
                 public var _osdTemporaryKey: Swift.UInt64 {
-                    get {
-                        _osdKeyAndFlags >> 8
-                    }
-                    set {
-                        _osdKeyAndFlags = newValue << 8 | _osdKeyAndFlags & 0xFF
-                    }
+                    get { _osdKeyAndFlags >> 8 }
+                    set { _osdKeyAndFlags = newValue << 8 | _osdKeyAndFlags & 0xFF }
                 }
 
                 public var _osdFlags: OpenSwiftData._ModelFlags {
-                    get {
-                        OpenSwiftData._ModelFlags(rawValue: Swift.UInt8(truncatingIfNeeded: _osdKeyAndFlags))
-                    }
-                    set {
-                        _osdKeyAndFlags = _osdKeyAndFlags & ~0xFF | Swift.UInt64(newValue.rawValue)
-                    }
+                    get { OpenSwiftData._ModelFlags(rawValue: Swift.UInt8(truncatingIfNeeded: _osdKeyAndFlags)) }
+                    set { _osdKeyAndFlags = _osdKeyAndFlags & ~0xFF | Swift.UInt64(newValue.rawValue) }
                 }
 
                 @exclusivity(unchecked) public var _osdMasks: Swift.UInt64 = 0
 
                 public var _osdChangedProperties: Swift.UInt64 {
-                    get {
-                        _osdMasks & 0xFFFF_FFFF
-                    }
-                    set {
-                        _osdMasks = _osdMasks & 0xFFFF_FFFF_0000_0000 | newValue & 0xFFFF_FFFF
-                    }
+                    get { _osdMasks & 0xFFFF_FFFF }
+                    set { _osdMasks = _osdMasks & 0xFFFF_FFFF_0000_0000 | newValue & 0xFFFF_FFFF }
                 }
 
                 public var _osdUnloadedProperties: Swift.UInt64 {
-                    get {
-                        _osdMasks >> 32
-                    }
-                    set {
-                        _osdMasks = newValue << 32 | _osdMasks & 0xFFFF_FFFF
-                    }
+                    get { _osdMasks >> 32 }
+                    set { _osdMasks = newValue << 32 | _osdMasks & 0xFFFF_FFFF }
                 }
 
                 @exclusivity(unchecked) public var _osdContextReference: OpenSwiftData._ContextReference? = nil
@@ -67,12 +51,8 @@ import Testing
                 @exclusivity(unchecked) public var _osdLocation: OpenSwiftData._ModelLocation? = nil
 
                 public var persistentBackingData: any OpenSwiftData.BackingData<Note> {
-                    get {
-                        OpenSwiftData._ModelBacking<Note>(of: self)
-                    }
-                    set {
-                        _osdAdopt(newValue)
-                    }
+                    get { OpenSwiftData._ModelBacking<Note>(of: self) }
+                    set { _osdAdopt(newValue) }
                 }
 
                 public required init(backingData: any OpenSwiftData.BackingData<Note>) {
@@ -84,17 +64,13 @@ import Testing
                 @exclusivity(unchecked) private var _$observationRegistrarStorage: OpenSwiftData._ModelObservation? = nil
 
                 private var _$observationRegistrar: OpenSwiftData._ModelObservation {
-                    if let registrar = _$observationRegistrarStorage {
-                        return registrar
-                    }
+                    if let registrar = _$observationRegistrarStorage { return registrar }
                     let registrar = OpenSwiftData._ModelObservation()
                     _$observationRegistrarStorage = registrar
                     return registrar
                 }
 
-                public static var _osdPropertyCount: Swift.Int {
-                    1
-                }
+                public static var _osdPropertyCount: Swift.Int { 1 }
 
                 public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
                     [
@@ -102,9 +78,7 @@ import Testing
                     ]
                 }
 
-                public static var _osdEntityName: Swift.String {
-                    "Note"
-                }
+                public static var _osdEntityName: Swift.String { "Note" }
 
                 public static func _osdWriteDefault(property index: Swift.Int, to writer: some OpenSwiftData._RowWriter, at column: Swift.Int32) throws -> Swift.Bool {
                         return false
@@ -112,9 +86,7 @@ import Testing
 
                 @_specialize(exported: false, where Writer == OpenSwiftData._SQLiteStatement)
                 public func _osdEncodeAll<Writer: OpenSwiftData._RowWriter>(to writer: Writer, startingAt column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
-                    guard _osdUnloadedProperties & ((1 as Swift.UInt64) << (0)) == 0 else {
-                        throw Self._osdUnloaded("rating")
-                    }
+                    guard _osdUnloadedProperties & ((1 as Swift.UInt64) << (0)) == 0 else { throw Self._osdUnloaded("rating") }
                     let value0 = _rating
                     try writer._write(value0, column + 0, links)
                 }
@@ -127,28 +99,22 @@ import Testing
 
                 public func _osdRelate(property index: Swift.Int, to other: any OpenSwiftData.PersistentModel, adding: Swift.Bool) -> (any OpenSwiftData.PersistentModel)? {
                     switch index {
-                    case 0:
-                        return nil
-                    default:
-                        return nil
+                    case 0: return nil
+                    default: return nil
                     }
                 }
 
                 public func _osdSetRelated(property index: Swift.Int, to models: [Swift.AnyObject]) {
                     switch index {
-                    case 0:
-                        break
-                    default:
-                        break
+                    case 0: break
+                    default: break
                     }
                 }
 
                 public func _osdVisitRelated(property index: Swift.Int, loading: Swift.Bool, _ body: (any OpenSwiftData.PersistentModel) throws -> Swift.Void) rethrows {
                     switch index {
-                    case 0:
-                        break
-                    default:
-                        break
+                    case 0: break
+                    default: break
                     }
                 }
 
@@ -158,8 +124,7 @@ import Testing
                     case 0:
                         _rating = try row._read((Int).self, column, context)
                         _osdUnloadedProperties &= ~((1 as Swift.UInt64) << (0))
-                    default:
-                        break
+                    default: break
                     }
                 }
 
@@ -167,13 +132,10 @@ import Testing
                 public func _osdEncode<Writer: OpenSwiftData._RowWriter>(property index: Swift.Int, to writer: Writer, at column: Swift.Int32, deferring links: OpenSwiftData._DeferredLinks) throws {
                     switch index {
                     case 0:
-                        guard _osdUnloadedProperties & ((1 as Swift.UInt64) << (0)) == 0 else {
-                            throw Self._osdUnloaded("rating")
-                        }
+                        guard _osdUnloadedProperties & ((1 as Swift.UInt64) << (0)) == 0 else { throw Self._osdUnloaded("rating") }
                         let value = _rating
                         try writer._write(value, column, links)
-                    default:
-                        break
+                    default: break
                     }
                 }
 
@@ -181,23 +143,18 @@ import Testing
                     switch index {
                     case 0:
                         if let registrar = _$observationRegistrarStorage {
-                            registrar.withMutation(of: self, keyPath: \\.rating) {
-                                _osdUnloadedProperties |= ((1 as Swift.UInt64) << (0))
-                            }
+                            registrar.withMutation(of: self, keyPath: \\.rating) { _osdUnloadedProperties |= ((1 as Swift.UInt64) << (0)) }
                         } else {
                             _osdUnloadedProperties |= ((1 as Swift.UInt64) << (0))
                         }
-                    default:
-                        break
+                    default: break
                     }
                 }
 
                 public func _osdRelease(property index: Swift.Int) {
                     switch index {
-                    case 0:
-                        _osdUnloadedProperties |= ((1 as Swift.UInt64) << (0))
-                    default:
-                        break
+                    case 0: _osdUnloadedProperties |= ((1 as Swift.UInt64) << (0))
+                    default: break
                     }
                 }
 
@@ -211,14 +168,11 @@ import Testing
                 }
             }
 
-            extension Note: OpenSwiftData.PersistentModel {
-            }
+            extension Note: OpenSwiftData.PersistentModel {}
 
-            extension Note: Observation.Observable {
-            }
+            extension Note: Observation.Observable {}
 
-            extension Note: OpenSwiftData._PersistentModelRoot {
-            }
+            extension Note: OpenSwiftData._PersistentModelRoot {}
             """)
     }
 
@@ -269,28 +223,26 @@ import Testing
             expandedSource: """
             final class Setting {
                 var key: String! {
-                    @storageRestrictions(initializes: _key)
-                    init(initialValue) {
-                        _key = initialValue
-                    }
-                    get {
-                        _$observationRegistrar.access(self, keyPath: \\.key)
-                        if _key == nil {
-                            _osdFulfill(property: 0)
-                        }
-                        return _key ?? OpenSwiftData._osdPlaceholder(self, property: 0)
-                    }
-                    set {
-                        let value = OpenSwiftData._osdWillSet(self, 0, self._key, newValue)
-                        if let registrar = _$observationRegistrarStorage {
-                            registrar.withMutation(of: self, keyPath: \\.key) {
-                                _key = value
-                            }
-                        } else {
+                @storageRestrictions(initializes: _key)
+                init(initialValue) {
+                    _key = initialValue
+                }
+                get {
+                    _$observationRegistrar.access(self, keyPath: \\.key)
+                    if _key == nil { _osdFulfill(property: 0) }
+                    return _key ?? OpenSwiftData._osdPlaceholder(self, property: 0)
+                }
+                set {
+                    let value = OpenSwiftData._osdWillSet(self, 0, self._key, newValue)
+                    if let registrar = _$observationRegistrarStorage {
+                        registrar.withMutation(of: self, keyPath: \\.key) {
                             _key = value
                         }
-                        _osdDidChange(property: 0)
+                    } else {
+                        _key = value
                     }
+                    _osdDidChange(property: 0)
+                }
                 }
 
                 @exclusivity(unchecked) private var _key: Swift.Optional<String?>

@@ -26,8 +26,8 @@ extension ModelMacro {
     /// temporary key's word (56 bits of key), and in a final class of at most 32 properties, the
     /// changed and unloaded masks in the two halves of one word. Any other class keeps a word per
     /// mask: it has more bits, or may have subclasses that add theirs.
-    static func packedStateFields(packsMasks: Bool) -> [DeclSyntax] {
-        var fields: [DeclSyntax] = [
+    static func packedStateFields(packsMasks: Bool) -> [GeneratedCode] {
+        var fields: [GeneratedCode] = [
             "@exclusivity(unchecked) public var _osdKeyAndFlags: Swift.UInt64 = 0",
             """
             public var _osdTemporaryKey: Swift.UInt64 {
@@ -99,7 +99,7 @@ extension ModelMacro {
         unloadedBits(shape, properties).map { "\n    _osdUnloadedProperties |= \($0)" } ?? ""
     }
 
-    static func schemaMetadata(_ shape: ClassShape, properties: [PersistedProperty]) -> DeclSyntax {
+    static func schemaMetadata(_ shape: ClassShape, properties: [PersistedProperty]) -> GeneratedCode {
         let entries = properties.map { property in
             let metadata: String
             if property.isRelationship {
@@ -122,11 +122,10 @@ extension ModelMacro {
 
     /// A method that switches over the class's own properties (by their index within the class)
     /// and hands any other index to its superclass, or to `otherwise` in a root class.
-    private static func dispatch(_ shape: ClassShape, attributes: String = "", signature: String, cases: [String], superCall: String, otherwise: String) -> DeclSyntax {
+    private static func dispatch(_ shape: ClassShape, attributes: String = "", signature: String, cases: [String], superCall: String, otherwise: String) -> GeneratedCode {
         let subject = shape.isSubclass ? "index - \(shape.propertyOffset)" : "index"
         return """
-            \(raw: attributes)
-            public \(raw: shape.isSubclass ? "override " : "")func \(raw: signature) {
+            \(raw: attributes.isEmpty ? "" : attributes + "\n")public \(raw: shape.isSubclass ? "override " : "")func \(raw: signature) {
                 switch \(raw: subject) {
             \(raw: cases.joined(separator: "\n"))
                 default: \(raw: shape.isSubclass ? superCall : otherwise)
@@ -141,7 +140,7 @@ extension ModelMacro {
         "@_specialize(exported: false, where \(parameter) == OpenSwiftData._SQLiteStatement)"
     }
 
-    static func decodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+    static func decodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
         let offset = shape.isSubclass ? " + offset" : ""
         // A `let` was read as the model was made.
         var lines = properties.enumerated().filter { !$0.element.isConstant }.map { index, property in
@@ -158,7 +157,7 @@ extension ModelMacro {
             """
     }
 
-    static func encodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+    static func encodeAll(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
         let offset = shape.isSubclass ? " + offset" : ""
         let lines = properties.enumerated().map { index, property in
             if property.isConstant { return "    try writer._write(self.\(property.reference), column\(offset) + \(index), links\(property.codingArguments))" }
@@ -178,7 +177,7 @@ extension ModelMacro {
             """
     }
 
-    static func decodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+    static func decodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
         let cases = properties.enumerated().map { index, property in
             property.isConstant ? "    case \(index): break" : """
                 case \(index):
@@ -191,7 +190,7 @@ extension ModelMacro {
             cases: cases, superCall: "try super._osdDecode(property: index, from: row, at: column, resolving: context)", otherwise: "break")
     }
 
-    static func encodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+    static func encodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
         let cases = properties.enumerated().map { index, property in
             if property.isConstant { return "    case \(index): try writer._write(self.\(property.reference), column, links\(property.codingArguments))" }
             if property.isEphemeral { return "    case \(index): " + ephemeralWrite(shape, property, index: index, column: "column") }
@@ -207,7 +206,7 @@ extension ModelMacro {
             cases: cases, superCall: "try super._osdEncode(property: index, to: writer, at: column, deferring: links)", otherwise: "break")
     }
 
-    static func resetOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+    static func resetOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
         // Observers learn that the value changed (a rollback, or a save in another context).
         let cases = properties.enumerated().map { index, property in
             property.isConstant ? "    case \(index): break" : "    case \(index):\n" + observedChange(property, markUnloaded(shape, property, index: index), indent: "        ")
@@ -219,7 +218,7 @@ extension ModelMacro {
 
     /// Forgets one property's loaded value without telling Observation: for a context that is
     /// going away, whose models read the same value again from the store.
-    static func releaseOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+    static func releaseOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
         let cases = properties.enumerated().map { index, property in
             property.isConstant ? "    case \(index): break" : "    case \(index): \(markUnloaded(shape, property, index: index))"
         }
@@ -231,10 +230,9 @@ extension ModelMacro {
     /// Adds `other` to, or removes it from, one relationship's storage without inverse
     /// maintenance: the other half of keeping an inverse consistent. Returns the model a to-one
     /// relationship pointed at before, when `other` replaced it.
-    static func relate(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+    static func relate(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
         let cases = properties.enumerated().map { index, property in
-            // A constant or an unwrapped scalar is never a relationship.
-            property.isConstant || property.hasUnwrappedStorage ? "    case \(index): return nil" : """
+            !property.mayHoldModels ? "    case \(index): return nil" : """
                 case \(index):
                     if _\(property.name) == nil { _osdFulfill(property: \(shape.index(index))) }
                     guard var value = _\(property.name) else { return nil }
@@ -252,9 +250,9 @@ extension ModelMacro {
     }
 
     /// Sets a relationship loaded from the store (the models are all of the destination class).
-    static func setRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+    static func setRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
         let cases = properties.enumerated().map { index, property in
-            property.isConstant || property.hasUnwrappedStorage ? "    case \(index): break" : """
+            !property.mayHoldModels ? "    case \(index): break" : """
                 case \(index):
                     if let value = OpenSwiftData._osdRelatedValue(models, as: (\(property.type)).self) {
             \(observedAssignment(property, "value", indent: "            "))
@@ -267,9 +265,9 @@ extension ModelMacro {
     }
 
     /// Calls `body` with each model a relationship holds, loading it first if `loading`.
-    static func visitRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> DeclSyntax {
+    static func visitRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
         let cases = properties.enumerated().map { index, property in
-            property.isConstant || property.hasUnwrappedStorage ? "    case \(index): break" : """
+            !property.mayHoldModels ? "    case \(index): break" : """
                 case \(index):
                     if loading, _\(property.name) == nil { _osdFulfill(property: \(shape.index(index))) }
                     if let value = _\(property.name) { try OpenSwiftData._osdVisit(value, body) }
@@ -283,7 +281,7 @@ extension ModelMacro {
     /// The declared initial values, for a migration that adds a property and for what an
     /// `.ephemeral` attribute stores: a writer of one property's initial value, which evaluates
     /// the property's initializer expression alone (no model is made, so no `let` needs a value).
-    static func defaults(_ shape: ClassShape, properties: [PersistedProperty]) -> DeclSyntax {
+    static func defaults(_ shape: ClassShape, properties: [PersistedProperty]) -> GeneratedCode {
         let cases = properties.enumerated().compactMap { index, property -> String? in
             guard let initialValue = property.initialValue else { return nil }
             return """
@@ -349,7 +347,7 @@ extension ModelMacro {
     /// For a final class: creates an empty instance without a run-time generic type lookup, and
     /// through an initializer of its own, so that each fetched row does not make and take apart
     /// the backing-data existential `init(backingData:)` receives (about 150 instructions a row).
-    static func factory(typeName: String, assignments: String) -> [DeclSyntax] {
+    static func factory(typeName: String, assignments: String) -> [GeneratedCode] {
         [
             """
             public static func _osdMake() -> \(raw: typeName) {

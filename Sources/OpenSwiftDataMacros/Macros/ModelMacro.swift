@@ -27,7 +27,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             context.diagnose(Diagnostic(node: node, message: ModelDiagnostic.tooManyProperties))
             return []
         }
-        var members: [DeclSyntax] = []
+        var members: [GeneratedCode] = []
         let hasConstants = properties.contains(where: \.isConstant)
         if shape.isSubclass, hasConstants {
             members.append("public override class var _osdHasConstants: Swift.Bool { true }")
@@ -118,7 +118,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         if shape.isFinal && !shape.isSubclass {
             members += factory(typeName: typeName, assignments: initialAssignments(shape, properties) + markAllUnloaded(shape, properties))
         }
-        return members
+        return members.map(\.declaration)
     }
 
     public static func expansion(

@@ -50,6 +50,10 @@ struct PersistedProperty {
         return outsideStrings.contains(".ephemeral")
     }
 
+    /// Whether the property may be a relationship: a `var` that is not of a plain value type
+    /// (a property without `@Relationship` whose type is a model is one too).
+    var mayHoldModels: Bool { !isConstant && (isRelationship || !OpenSwiftDataMacros.isPlainValueType(type)) }
+
     /// Whether the storage holds the value itself, its loading tracked by a bit of
     /// `_osdUnloadedProperties` rather than by `nil` (see `hasUnwrappedStorage`).
     var hasUnwrappedStorage: Bool { !isConstant && !isRelationship && OpenSwiftDataMacros.hasUnwrappedStorage(type) }

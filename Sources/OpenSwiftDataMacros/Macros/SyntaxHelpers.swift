@@ -66,6 +66,24 @@ private let unwrappedStorageTypes: Set<String> = {
     return Set(names + names.map { "Swift." + $0 } + ["Date", "Foundation.Date", "UUID", "Foundation.UUID"])
 }()
 
+/// Value types that are never a model, nor hold one: a property of one of them (or an optional
+/// or array of one) is not a relationship, so the relationship methods `@Model` generates skip it
+/// rather than asking at run time.
+private let plainValueTypes: Set<String> = {
+    let swift = ["String", "Bool", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float"]
+    let foundation = ["Date", "UUID", "Data", "URL", "Decimal"]
+    return Set(swift + swift.map { "Swift." + $0 } + foundation + foundation.map { "Foundation." + $0 })
+}()
+
+/// Whether a property of this stored type can never hold a model (see `plainValueTypes`).
+func isPlainValueType(_ storedType: String) -> Bool {
+    var type = Substring(storedType)
+    if type.hasSuffix("?") { type = type.dropLast() }
+    if type.hasPrefix("["), type.hasSuffix("]"), !type.contains(":") { type = type.dropFirst().dropLast() }
+    if type.hasSuffix("?") { type = type.dropLast() }
+    return plainValueTypes.contains(String(type))
+}
+
 /// Whether a property of this stored type keeps its value without an `Optional` (see
 /// `unwrappedStorageTypes`).
 func hasUnwrappedStorage(_ storedType: String) -> Bool {

@@ -1,0 +1,51 @@
+import SwiftSyntax
+
+/// Declarations a macro writes out as Swift source, written with string interpolation as
+/// swift-syntax's builders are (`\(raw: text)`), and handed to the compiler as written.
+///
+/// The compiler parses an expansion's text itself. Building a `DeclSyntax` from a string literal
+/// parses it in the plugin first, only to print it again; for `@Model`'s members that parse took
+/// about a fifth of the compile time of a file of models (the plugin, like every macro plugin a
+/// package builds, runs a debug build of swift-syntax in debug builds). ``declaration`` skips it:
+/// a placeholder declaration whose one token is the whole text, which the plugin reads only as
+/// text, because the macros pass their expansions on unformatted (see `FormatMode.swift`). The
+/// macro tests parse every expansion (`--expand` reports its syntax errors).
+struct GeneratedCode: ExpressibleByStringInterpolation {
+    /// The Swift source.
+    var text: String
+
+    init(stringLiteral text: String) {
+        self.text = text
+    }
+
+    init(stringInterpolation: Interpolation) {
+        text = stringInterpolation.text
+    }
+
+    /// The source as a declaration for the macro's result, unparsed.
+    var declaration: DeclSyntax {
+        DeclSyntax(MissingDeclSyntax(placeholder: .identifier(text)))
+    }
+
+    struct Interpolation: StringInterpolationProtocol {
+        var text = ""
+
+        init(literalCapacity: Int, interpolationCount: Int) {
+            text.reserveCapacity(literalCapacity + 16 * interpolationCount)
+        }
+
+        mutating func appendLiteral(_ literal: String) {
+            text += literal
+        }
+
+        /// Source text, as written.
+        mutating func appendInterpolation(raw value: some CustomStringConvertible) {
+            text += value.description
+        }
+
+        /// A string literal whose value is `value`.
+        mutating func appendInterpolation(literal value: String) {
+            text += StringLiteralExprSyntax(content: value).description
+        }
+    }
+}
