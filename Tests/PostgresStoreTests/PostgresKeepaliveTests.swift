@@ -23,8 +23,10 @@ struct PostgresKeepaliveTests {
             guard let text = contents(of: table) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
-                guard fields.count > 5, let local = fields[1].split(separator: ":").last, let port = Int(local, radix: 16),
-                      ports.contains(port) else { continue }
+                // Established connections only (state 01): a closed connection that used the same
+                // local port earlier may still be in the table, in TIME_WAIT (its timer kind 3).
+                guard fields.count > 5, fields[3] == "01", let local = fields[1].split(separator: ":").last,
+                      let port = Int(local, radix: 16), ports.contains(port) else { continue }
                 let timer = fields[5].split(separator: ":")
                 guard timer.count == 2, let kind = Int(timer[0], radix: 16), let ticks = Int(timer[1], radix: 16) else { continue }
                 timers.append((kind, ticks))
