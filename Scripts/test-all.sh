@@ -8,7 +8,8 @@
 #    PostgreSQL), and so do PostgreSQL's own tests.
 # 2. With a server: the suites that run on "the default store" (`TemporaryStore`) once more, with
 #    PostgreSQL as that store (`OSD_TEST_BACKEND=postgres`). The suites parameterized over the
-#    stores run no case in this pass (they ran on every store in the first), and the suites that
+#    stores run no case in this pass (they ran on every store in the first), the randomized suites
+#    run half their quick counts (TestCounts.isPostgresPass), and the suites that
 #    touch no store, or are about SQLite files by design, are skipped: corrupt, damaged or foreign
 #    files, file migrations and their kill tests, the SQL plans SQLite chooses, SQLite's statement
 #    cache, several store files in one container, rows written into the file by other programs and

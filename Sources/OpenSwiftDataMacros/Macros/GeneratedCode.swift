@@ -1,15 +1,15 @@
 import SwiftSyntax
 
-/// Declarations a macro writes out as Swift source, written with string interpolation as
-/// swift-syntax's builders are (`\(raw: text)`), and handed to the compiler as written.
+/// Declarations and accessors a macro writes out as Swift source, with string interpolation as
+/// swift-syntax's builders take it (`\(raw: text)`), and handed to the compiler as written.
 ///
 /// The compiler parses an expansion's text itself. Building a `DeclSyntax` from a string literal
-/// parses it in the plugin first, only to print it again; for `@Model`'s members that parse took
-/// about a fifth of the compile time of a file of models (the plugin, like every macro plugin a
-/// package builds, runs a debug build of swift-syntax in debug builds). ``declaration`` skips it:
-/// a placeholder declaration whose one token is the whole text, which the plugin reads only as
-/// text, because the macros pass their expansions on unformatted (see `FormatMode.swift`). The
-/// macro tests parse every expansion (`--expand` reports its syntax errors).
+/// parses it in the plugin first, only to print it again: for `@Model`'s members and each
+/// property's accessors, that parse took about a fifth of the compile time of a file of models
+/// (in a debug build, the plugin runs a debug build of swift-syntax). ``declaration`` and
+/// ``accessor`` skip it: a placeholder node whose one token is the whole text, which the plugin
+/// reads only as text because the macros pass their expansions on unformatted (`FormatMode.swift`).
+/// The macro tests parse every expansion (`--expand` reports its syntax errors).
 struct GeneratedCode: ExpressibleByStringInterpolation {
     /// The Swift source.
     var text: String
@@ -25,6 +25,11 @@ struct GeneratedCode: ExpressibleByStringInterpolation {
     /// The source as a declaration for the macro's result, unparsed.
     var declaration: DeclSyntax {
         DeclSyntax(MissingDeclSyntax(placeholder: .identifier(text)))
+    }
+
+    /// The source as an accessor for the macro's result, unparsed.
+    var accessor: AccessorDeclSyntax {
+        AccessorDeclSyntax(accessorSpecifier: .identifier(text))
     }
 
     struct Interpolation: StringInterpolationProtocol {

@@ -21,7 +21,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         let isUnloaded = unwrapped ? isUnloadedCondition(index) : "_\(name) == nil"
         let loaded = unwrapped ? "_\(name)" : "_\(name) ?? OpenSwiftData._osdPlaceholder(self, property: \(index))"
         let markLoaded = unwrapped ? "\n    " + markLoadedStatement(index) : ""
-        return [
+        let accessors: [GeneratedCode] = [
             """
             @storageRestrictions(initializes: _\(raw: name))
             init(initialValue) {
@@ -49,6 +49,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             }
             """,
         ]
+        return accessors.map(\.accessor)
     }
 
     public static func expansion(
@@ -63,7 +64,8 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         // Generated code only reads and assigns the storage whole (never `inout` across a call),
         // so it skips the run-time exclusivity check.
         let storage = hasUnwrappedStorage(type) ? type : "Swift.Optional<\(type)>"
-        return ["@exclusivity(unchecked) private var _\(raw: name): \(raw: storage)"]
+        let peer: GeneratedCode = "@exclusivity(unchecked) private var _\(raw: name): \(raw: storage)"
+        return [peer.declaration]
     }
 
     /// The property's index: a literal, or `Superclass._osdPropertyCount + n` in a subclass.

@@ -14,7 +14,7 @@ import Testing
     @Test(arguments: Backend.allCases) func storeResultsEqualSwiftEvaluation(_ backend: Backend) throws {
         let store = TemporaryStore()
         // A custom store is read whole by every fetch: fewer rows keep its run short.
-        let originals = PredicateCorpus.items(count: backend == .sqlite ? TestCounts.count(quick: 400, full: 1_000) : 300, seed: 42)
+        let originals = PredicateCorpus.items(count: backend == .sqlite ? TestCounts.count(quick: 400, full: 1_000) : TestCounts.count(quick: 150, full: 300), seed: 42)
         do {
             let context = ModelContext(try store.container(Item.self, backend: backend))
             for item in originals { context.insert(item) }

@@ -33,7 +33,7 @@ import Testing
         weak var firstAuthor: LiveAuthor?
         weak var firstBook: LiveBook?
         weak var lastAuthor: LiveAuthor?
-        for number in 0..<TestCounts.count(quick: 3_000, full: 10_000) {
+        for number in 0..<TestCounts.count(quick: 1_500, full: 10_000) {
             let author = try #require(try request(container))
             // The context is gone: the books load through the stand-in.
             let titles = author.books.map(\.title).sorted()
