@@ -8,7 +8,7 @@ import SwiftSyntax
 /// property's accessors, that parse took about a fifth of the compile time of a file of models
 /// (in a debug build, the plugin runs a debug build of swift-syntax). ``declaration`` and
 /// ``accessor`` skip it: a placeholder node whose one token is the whole text, which the plugin
-/// reads only as text because the macros pass their expansions on unformatted (`FormatMode.swift`).
+/// reads only as text because the macros pass their expansions on unformatted (`LaidOutMacro`).
 /// The macro tests parse every expansion (`--expand` reports its syntax errors).
 struct GeneratedCode: ExpressibleByStringInterpolation {
     /// The Swift source.

@@ -134,6 +134,17 @@ extension ModelMacro {
             """
     }
 
+    /// The switch cases of a method over the class's properties: `body` for each property
+    /// `handles` accepts, and for any other one a case that does `otherwise`.
+    private static func switchCases(
+        _ properties: [PersistedProperty], handling handles: (PersistedProperty) -> Bool, otherwise: String,
+        _ body: (_ index: Int, _ property: PersistedProperty) -> String
+    ) -> [String] {
+        properties.enumerated().map { index, property in
+            handles(property) ? body(index, property) : "    case \(index): \(otherwise)"
+        }
+    }
+
     /// The SQLite store's fast path: the generic row coders also compiled for its statement type,
     /// which the generic entry point dispatches to when given one. Other stores use the generic code.
     static func fastPath(_ parameter: String) -> String {
@@ -178,8 +189,8 @@ extension ModelMacro {
     }
 
     static func decodeOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
-        let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): break" : """
+        let cases = switchCases(properties, handling: { !$0.isConstant }, otherwise: "break") { index, property in
+            """
                 case \(index):
                     _\(property.name) = try row._read((\(property.type)).self, column, context\(property.codingArguments))\(property.hasUnwrappedStorage ? "\n        " + markLoadedStatement(shape.index(index)) : "")
             """
@@ -208,8 +219,8 @@ extension ModelMacro {
 
     static func resetOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
         // Observers learn that the value changed (a rollback, or a save in another context).
-        let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): break" : "    case \(index):\n" + observedChange(property, markUnloaded(shape, property, index: index), indent: "        ")
+        let cases = switchCases(properties, handling: { !$0.isConstant }, otherwise: "break") { index, property in
+            "    case \(index):\n" + observedChange(property, markUnloaded(shape, property, index: index), indent: "        ")
         }
         return dispatch(
             shape, signature: "_osdUnload(property index: Swift.Int)",
@@ -219,8 +230,8 @@ extension ModelMacro {
     /// Forgets one property's loaded value without telling Observation: for a context that is
     /// going away, whose models read the same value again from the store.
     static func releaseOne(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
-        let cases = properties.enumerated().map { index, property in
-            property.isConstant ? "    case \(index): break" : "    case \(index): \(markUnloaded(shape, property, index: index))"
+        let cases = switchCases(properties, handling: { !$0.isConstant }, otherwise: "break") { index, property in
+            "    case \(index): \(markUnloaded(shape, property, index: index))"
         }
         return dispatch(
             shape, signature: "_osdRelease(property index: Swift.Int)",
@@ -231,8 +242,8 @@ extension ModelMacro {
     /// maintenance: the other half of keeping an inverse consistent. Returns the model a to-one
     /// relationship pointed at before, when `other` replaced it.
     static func relate(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
-        let cases = properties.enumerated().map { index, property in
-            !property.mayHoldModels ? "    case \(index): return nil" : """
+        let cases = switchCases(properties, handling: \.mayHoldModels, otherwise: "return nil") { index, property in
+            """
                 case \(index):
                     if _\(property.name) == nil { _osdFulfill(property: \(shape.index(index))) }
                     guard var value = _\(property.name) else { return nil }
@@ -251,8 +262,8 @@ extension ModelMacro {
 
     /// Sets a relationship loaded from the store (the models are all of the destination class).
     static func setRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
-        let cases = properties.enumerated().map { index, property in
-            !property.mayHoldModels ? "    case \(index): break" : """
+        let cases = switchCases(properties, handling: \.mayHoldModels, otherwise: "break") { index, property in
+            """
                 case \(index):
                     if let value = OpenSwiftData._osdRelatedValue(models, as: (\(property.type)).self) {
             \(observedAssignment(property, "value", indent: "            "))
@@ -266,8 +277,8 @@ extension ModelMacro {
 
     /// Calls `body` with each model a relationship holds, loading it first if `loading`.
     static func visitRelated(_ shape: ClassShape, _ properties: [PersistedProperty]) -> GeneratedCode {
-        let cases = properties.enumerated().map { index, property in
-            !property.mayHoldModels ? "    case \(index): break" : """
+        let cases = switchCases(properties, handling: \.mayHoldModels, otherwise: "break") { index, property in
+            """
                 case \(index):
                     if loading, _\(property.name) == nil { _osdFulfill(property: \(shape.index(index))) }
                     if let value = _\(property.name) { try OpenSwiftData._osdVisit(value, body) }

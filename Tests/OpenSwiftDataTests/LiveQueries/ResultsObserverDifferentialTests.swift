@@ -15,8 +15,8 @@ import Testing
     nonisolated static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
         if let given = environment["OSD_OBSERVER_SEED"].flatMap(UInt64.init) { return [given] }
-        // One seed when PostgreSQL is the default store (each save there is a round trip).
-        let count = environment["OSD_OBSERVER_SEEDS"].flatMap(UInt64.init) ?? UInt64(TestCounts.count(quick: TemporaryStore.defaultBackend == .postgres ? 2 : 4, full: 8))
+        // Half of them in the PostgreSQL pass (`TestCounts`: each save there is a round trip).
+        let count = environment["OSD_OBSERVER_SEEDS"].flatMap(UInt64.init) ?? UInt64(TestCounts.count(quick: 4, full: 8))
         return Array(1...max(count, 1))
     }
 
