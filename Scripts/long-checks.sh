@@ -45,6 +45,8 @@ check "the randomized suites at their full counts" env OSD_TEST_COUNTS=full swif
     --filter 'RandomGraphTests|RandomUndoTests|LedgerKillTests|RuleBearingDeleteTests|RandomHistoryTests|AggregateTests|ContentionTests|PredicateDifferentialTests|LargePredicateTests|RandomPredicateTests|MigrationKillTests'
 
 if [ -n "${OSD_POSTGRES_URL:-}" ]; then
+    check "the randomized suites at their full counts, PostgreSQL as the default store" env OSD_TEST_COUNTS=full OSD_TEST_BACKEND=postgres swift test \
+        --filter 'RandomGraphTests|RandomUndoTests|RuleBearingDeleteTests|RandomHistoryTests|ContentionTests|ResultsObserverDifferentialTests|StandInReleaseTests|ModelActorTests'
     check "random predicates on PostgreSQL, 200,000" "$BIN/PredicateFuzz" --postgres --seeds 40 --count 5000 --depth 5 --seed "$SEED"
     check "migrations killed on PostgreSQL, 20 per scenario" "$BIN/MigrationKill" --postgres --kills 20 --rows 2000 --seed "$SEED"
     check "a ledger writer killed on PostgreSQL, 300 times" "$BIN/LedgerKill" --postgres --kills 300 --seed "$SEED"

@@ -9,11 +9,12 @@
 # 2. With a server: the suites that run on "the default store" (`TemporaryStore`) once more, with
 #    PostgreSQL as that store (`OSD_TEST_BACKEND=postgres`). The suites parameterized over the
 #    stores run no case in this pass (they ran on every store in the first), the randomized suites
-#    run half their quick counts (TestCounts.isPostgresPass), and the suites that
+#    run a quarter of their quick counts (TestCounts.isPostgresPass), and the suites that
 #    touch no store, or are about SQLite files by design, are skipped: corrupt, damaged or foreign
 #    files, file migrations and their kill tests, the SQL plans SQLite chooses, SQLite's statement
 #    cache, several store files in one container, rows written into the file by other programs and
-#    tables they removed (PostgresRemovedTableTests covers PostgreSQL), saves of other containers
+#    tables they removed (PostgresRemovedTableTests covers PostgreSQL), the soak (its probe process
+#    works on a file), saves of other containers
 #    while a plan migrates a file (a PostgreSQL plan is one transaction), failure injection into
 #    the SQLite seam and its VFS, migration-plan tests that open store files by URL
 #    (PostgresMigrationTests covers PostgreSQL's plans), and the random predicates of
@@ -28,7 +29,7 @@ cd "$(dirname "$0")/.."
 
 # Suites that touch no store, or that are about SQLite files by design (see above).
 no_store='DemoTests|UndoManagerTests|EditingStateTests|TextOrderTests|PrimaryKeyMapTests|SchemaDescriptionTests|SendabilityTests|RandomPredicateTests|LayerTests'
-sqlite_files='SeveralStoresTests|StoreErrorTests|ForeignWritesTests|ContainerTests|MigrationPlanTests|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|StatementCacheTests|aFileDamagedMidRunGivesErrorsNotTraps|aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch|StorageFaultTests|MergeFailureTests|prefetchedModelsAreLoadedByTheFetchItself|RemovedTableTests|SavesDuringAPlanTests'
+sqlite_files='SoakTests|SeveralStoresTests|StoreErrorTests|ForeignWritesTests|ContainerTests|MigrationPlanTests|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|StatementCacheTests|aFileDamagedMidRunGivesErrorsNotTraps|aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch|StorageFaultTests|MergeFailureTests|prefetchedModelsAreLoadedByTheFetchItself|RemovedTableTests|SavesDuringAPlanTests'
 
 postgres_pass_pid=
 restart_pass_pid=

@@ -69,14 +69,17 @@ public struct SyncServer: Sendable {
     }
 
     /// A server for models described without their classes (what `osd schema` prints).
+    /// `rowsBeforeAnalysis` is how many rows the server writes before it first brings PostgreSQL's
+    /// statistics of its rows table up to date (``RowStatistics``).
     package init(
         postgresURL: String, name: String, syncSchema: SyncSchema, authenticator: some SyncAuthenticator,
-        resolver: (any SyncConflictResolver)? = nil, rules: (any SyncRules)? = nil, recordsChangeLog: Bool = false, logger: Logger
+        resolver: (any SyncConflictResolver)? = nil, rules: (any SyncRules)? = nil, recordsChangeLog: Bool = false, logger: Logger,
+        rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth
     ) throws {
         self.postgresClient = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
         self.database = SyncDatabase(
             client: postgresClient, namespace: "\(name)_sync", schema: syncSchema, recordsChangeLog: recordsChangeLog, resolver: resolver,
-            rules: rules, logger: logger)
+            rules: rules, logger: logger, statistics: RowStatistics(minimumGrowth: rowsBeforeAnalysis))
         self.schema = syncSchema
         self.authenticator = authenticator
         self.logger = logger

@@ -9,7 +9,7 @@ import Testing
 struct SyncRowStatisticsTests {
     @Test func anAnalysisIsDueWhenTheTableGrewByAFifth() {
         let statistics = RowStatistics()
-        #expect(!statistics.recordWrites(RowStatistics.minimumGrowth - 1))
+        #expect(!statistics.recordWrites(RowStatistics.defaultMinimumGrowth - 1))
         #expect(statistics.recordWrites(1))
         // One analysis at a time.
         #expect(!statistics.recordWrites(50_000))
@@ -23,17 +23,19 @@ struct SyncRowStatisticsTests {
 
     @Test(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage))
     func aBulkUploadIsAnalyzedAndDownloadsWhole() async throws {
-        let server = try await RunningSyncServer.start("stats")
+        // A server that analyzes after 500 rows, as the default one does after 5,000.
+        let threshold = 500
+        let server = try await RunningSyncServer.start("stats", rowsBeforeAnalysis: threshold)
         defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let context = a.context()
-        let count = RowStatistics.minimumGrowth + 500
+        let count = threshold + 100
         for index in 0..<count { context.insert(Trip(code: "T\(index)", name: "Trip \(index)", price: Double(index))) }
         try context.save()
         try await a.engine.sync()
 
         let estimate = try psql("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass('\"\(server.name)_sync\".rows')")
-        #expect((Int(estimate) ?? 0) >= RowStatistics.minimumGrowth, "the rows table was not analyzed: \(estimate)")
+        #expect((Int(estimate) ?? 0) >= threshold, "the rows table was not analyzed: \(estimate)")
 
         let b = try SyncDevice(server: server)
         try await b.engine.sync()

@@ -11,24 +11,33 @@ import PostgresNIO
 /// 5,000 read 1,000,000. Autovacuum analyzes the table in time, but only a minute or more after a
 /// bulk upload, when a first download has begun. So the server analyzes the table itself once the
 /// rows written since the last analysis reach a fifth of the table (and at least 5,000).
-final class RowStatistics: Sendable {
+package final class RowStatistics: Sendable {
     private struct State {
         var writtenSinceAnalysis = 0
         var rowsAtAnalysis = 0
         var analyzing = false
     }
 
-    /// Rows written before the first analysis.
-    static let minimumGrowth = 5_000
+    /// Rows written before the first analysis, unless a server says otherwise.
+    package static let defaultMinimumGrowth = 5_000
+
+    /// Rows written before the first analysis, and the least growth that calls for another.
+    let minimumGrowth: Int
 
     private let state = LockedValue(State())
+
+    /// Statistics that ask for an analysis once `minimumGrowth` rows were written, then each time
+    /// the table grew by a fifth (and at least `minimumGrowth`).
+    init(minimumGrowth: Int = RowStatistics.defaultMinimumGrowth) {
+        self.minimumGrowth = minimumGrowth
+    }
 
     /// Notes rows written; returns whether the table is due an analysis, which the caller then runs
     /// and reports with ``analyzed(rowCount:)``.
     func recordWrites(_ count: Int) -> Bool {
         state.withValue { state in
             state.writtenSinceAnalysis += count
-            guard !state.analyzing, state.writtenSinceAnalysis >= max(Self.minimumGrowth, state.rowsAtAnalysis / 5) else { return false }
+            guard !state.analyzing, state.writtenSinceAnalysis >= max(minimumGrowth, state.rowsAtAnalysis / 5) else { return false }
             state.analyzing = true
             return true
         }

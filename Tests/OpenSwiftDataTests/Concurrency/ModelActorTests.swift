@@ -47,13 +47,16 @@ actor ItemImporter {
 
 /// `@ModelActor`, identifiers across actors, and contexts working in parallel on one store.
 @Suite struct ModelActorTests {
+    /// How many items the import tests write: several chunks of each size either way.
+    static let items = TestCounts.count(quick: 2_000, full: 10_000)
+
     @MainActor @Test func anActorImportsInChunksAndTheMainContextSeesIt() async throws {
         let store = TemporaryStore()
         let container = try store.container(Item.self)
         let importer = ItemImporter(modelContainer: container)
-        try await importer.importItems(0..<10_000, chunk: 500)
-        #expect(try container.mainContext.fetchCount(FetchDescriptor<Item>()) == 10_000)
-        #expect(try await importer.count() == 10_000)
+        try await importer.importItems(0..<Self.items, chunk: Self.items / 20)
+        #expect(try container.mainContext.fetchCount(FetchDescriptor<Item>()) == Self.items)
+        #expect(try await importer.count() == Self.items)
         #expect(importer.modelContainer === container)
     }
 
@@ -81,24 +84,25 @@ actor ItemImporter {
     @Test func fourActorsInsertAndUpdateConcurrently() async throws {
         let store = TemporaryStore()
         let container = try store.container(Item.self)
-        // Each actor inserts its own 2,500 items, then adds its number to each of them, while the
-        // others do the same: every insert and every update must land.
+        // Each actor inserts its own quarter of the items, then adds its number to each of them,
+        // while the others do the same: every insert and every update must land.
+        let quarter = Self.items / 4
         try await withThrowingTaskGroup(of: Void.self) { group in
             for actorIndex in 0..<4 {
                 group.addTask {
                     let importer = ItemImporter(modelContainer: container)
-                    let range = (actorIndex * 2_500)..<((actorIndex + 1) * 2_500)
-                    let mine = try await importer.importItems(range, chunk: 250)
-                    #expect(Set(mine).count == 2_500)
+                    let range = (actorIndex * quarter)..<((actorIndex + 1) * quarter)
+                    let mine = try await importer.importItems(range, chunk: quarter / 10)
+                    #expect(Set(mine).count == quarter)
                     try await importer.addToCounts(of: mine, amount: actorIndex + 1)
                 }
             }
             try await group.waitForAll()
         }
         let items = try ModelContext(container).fetch(FetchDescriptor<Item>())
-        #expect(items.count == 10_000)
+        #expect(items.count == quarter * 4)
         let sum = items.reduce(0) { $0 + $1.count }
-        let expected: Int = (0..<10_000).reduce(0, +) + 2_500 * (1 + 2 + 3 + 4)
+        let expected: Int = (0..<(quarter * 4)).reduce(0, +) + quarter * (1 + 2 + 3 + 4)
         #expect(sum == expected)
     }
 

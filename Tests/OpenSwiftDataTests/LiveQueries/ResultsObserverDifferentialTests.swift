@@ -15,7 +15,7 @@ import Testing
     nonisolated static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
         if let given = environment["OSD_OBSERVER_SEED"].flatMap(UInt64.init) { return [given] }
-        // Half of them in the PostgreSQL pass (`TestCounts`: each save there is a round trip).
+        // A quarter of them in the PostgreSQL pass (`TestCounts`: each save there is a round trip).
         let count = environment["OSD_OBSERVER_SEEDS"].flatMap(UInt64.init) ?? UInt64(TestCounts.count(quick: 4, full: 8))
         return Array(1...max(count, 1))
     }

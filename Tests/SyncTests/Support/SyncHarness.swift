@@ -36,17 +36,19 @@ final class RunningSyncServer: Sendable {
     }
 
     /// Starts a server over a namespace of its own, or, given `sharing`, over that server's
-    /// namespace: a second process of the same service.
+    /// namespace: a second process of the same service. `rowsBeforeAnalysis` is the server's
+    /// (``RowStatistics``).
     static func start(
-        _ prefix: String = "sync", resolver: (any SyncConflictResolver)? = nil, rules: (any SyncRules)? = nil, sharing other: RunningSyncServer? = nil
+        _ prefix: String = "sync", resolver: (any SyncConflictResolver)? = nil, rules: (any SyncRules)? = nil, sharing other: RunningSyncServer? = nil,
+        rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth
     ) async throws -> RunningSyncServer {
         let postgres = try #require(SyncPostgres.url)
         let name = other?.name ?? SyncPostgres.freshName(prefix)
         var logger = Logger(label: "sync-test")
         logger.logLevel = .critical
         let server = try SyncServer(
-            postgresURL: postgres, name: name, schema: Schema(syncModels), authenticator: TokenFileAuthenticator(users: tokens),
-            resolver: resolver, rules: rules, logger: logger)
+            postgresURL: postgres, name: name, syncSchema: SyncSchema(StoredSchema(Schema(syncModels))), authenticator: TokenFileAuthenticator(users: tokens),
+            resolver: resolver, rules: rules, logger: logger, rowsBeforeAnalysis: rowsBeforeAnalysis)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
             try await server.run(port: 0) { port in continuation.yield(port) }
