@@ -109,6 +109,10 @@ do {
             restarts += outcome.serverRestarts
             trims += outcome.trims
             for violation in outcome.violations { print("run \(run): \(violation)") }
+            // A line per run, written at once: a long run stopped part of the way still tells
+            // what it checked.
+            print("run \(run) of \(runs): \(outcome.writes) writes, \(outcome.clientKills) clients killed, \(outcome.serverRestarts) server restarts, \(outcome.trims) trims, \(outcome.violations.count) violations; \(violations) in \(run + 1) runs")
+            fflush(nil)
         }
         print("runs: \(runs) × clients: \(clients), writes: \(writes), models at the end: \(rows), clients killed: \(kills), server restarts: \(restarts), trims: \(trims)")
         print("violations: \(violations)")

@@ -5,9 +5,10 @@ import Foundation
 /// (``_PlaceholderValue``) for the types that have one, at any depth.
 ///
 /// A property whose stored value cannot be loaded reads as a placeholder rather than stopping the
-/// process (see ``_osdPlaceholder(_:property:)``); this is how a custom `Codable` type gets one. A
-/// type whose `init(from:)` rejects such values (a `String`-backed enum without an empty case,
-/// say) has none.
+/// process (see ``_osdPlaceholder(_:property:)``); this is how a custom `Codable` type gets one.
+/// A value inside it whose `init(from:)` rejects such values but that holds no references (a
+/// `String`-backed enum without an empty case, say) takes its all-zero value: an enum's first case.
+/// A type that rejects them and holds references has none.
 struct PlaceholderDecoder: Decoder {
     /// How many `Decodable` values enclose this one: a type that contains itself through
     /// something other than an optional or a collection would otherwise never end.
@@ -33,7 +34,12 @@ struct PlaceholderDecoder: Decoder {
         guard depth < 32 else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "\(T.self) nests too deeply for a placeholder"))
         }
-        return try T(from: PlaceholderDecoder(depth: depth + 1))
+        do {
+            return try T(from: PlaceholderDecoder(depth: depth + 1))
+        } catch {
+            if let zero = Placeholder.zeroed(T.self) { return zero }
+            throw error
+        }
     }
 
     /// Every key is absent: optionals decode as `nil`, everything else as its placeholder.

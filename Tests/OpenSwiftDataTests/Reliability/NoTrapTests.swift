@@ -74,7 +74,7 @@ import Testing
         model.address = Address(street: "Main", zip: 12345, tags: ["a"])
         model.optionalAddress = model.address
         model.addresses = [model.address]
-        model.licence = Licence(number: 9, holder: "Ann", issued: Date(), code: UUID(), url: URL(string: "https://example.com")!)
+        model.licence = Licence(number: 9, holder: "Ann", issued: Date(), code: UUID(), url: URL(string: "https://example.com")!, grade: .provisional)
         setup.insert(model)
         setup.insert(Dog(name: "Rex", kennel: Kennel(name: "North")))
         try setup.save()
@@ -102,6 +102,7 @@ import Testing
             #expect(fetched.dictionary.isEmpty)
             #expect(fetched.licence.number == 0 && fetched.licence.holder == "" && fetched.licence.url == URL(fileURLWithPath: "/"),
                     "nested standard types take their own placeholders")
+            #expect(fetched.licence.grade == .full, "a nested enum that decodes no empty value takes its first case")
         }
         #expect(reported.count >= 9, "each failed read is reported: \(reported.count)")
         #expect(fetched.isDeleted)
@@ -434,6 +435,12 @@ struct Licence: Codable, Equatable {
     var issued: Date
     var code: UUID
     var url: URL
+    /// An enum that decodes from its raw `String` and has no empty case, nor a list of cases.
+    var grade: LicenceGrade = .full
+}
+
+enum LicenceGrade: String, Codable {
+    case full, provisional
 }
 
 @Model final class Kennel {
