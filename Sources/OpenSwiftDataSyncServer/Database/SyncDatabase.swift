@@ -40,7 +40,7 @@ package struct SyncDatabase: Sendable {
     var rules: (any SyncRules)?
     let logger: Logger
     /// When to bring PostgreSQL's statistics of the rows table up to date.
-    var statistics = RowStatistics()
+    let statistics: RowStatistics
 
     var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     /// The advisory lock of the namespace's writes.

@@ -11,10 +11,16 @@ import Testing
         (try? predicate.evaluate(item)) ?? false
     }
 
+    /// How many rows a test seeds: `sqlite` on SQLite, `other` elsewhere (a custom store is read
+    /// whole by every fetch, and each PostgreSQL fetch is a round trip: fewer rows keep them short).
+    private static func rows(_ backend: Backend, sqlite: (quick: Int, full: Int), other: (quick: Int, full: Int)) -> Int {
+        let counts = backend == .sqlite ? sqlite : other
+        return TestCounts.count(quick: counts.quick, full: counts.full)
+    }
+
     @Test(arguments: Backend.allCases) func storeResultsEqualSwiftEvaluation(_ backend: Backend) throws {
         let store = TemporaryStore()
-        // A custom store is read whole by every fetch: fewer rows keep its run short.
-        let originals = PredicateCorpus.items(count: backend == .sqlite ? TestCounts.count(quick: 400, full: 1_000) : TestCounts.count(quick: 150, full: 300), seed: 42)
+        let originals = PredicateCorpus.items(count: Self.rows(backend, sqlite: (400, 1_000), other: (150, 300)), seed: 42)
         do {
             let context = ModelContext(try store.container(Item.self, backend: backend))
             for item in originals { context.insert(item) }
@@ -87,8 +93,7 @@ import Testing
     @Test(arguments: Backend.allCases) func pendingChangesAreIncluded(_ backend: Backend) throws {
         let store = TemporaryStore()
         let context = ModelContext(try store.container(Item.self, backend: backend))
-        // A custom store is read whole by every fetch: fewer rows keep its run short.
-        var live = PredicateCorpus.items(count: backend == .sqlite ? TestCounts.count(quick: 250, full: 600) : TestCounts.count(quick: 120, full: 300), seed: 3)
+        var live = PredicateCorpus.items(count: Self.rows(backend, sqlite: (250, 600), other: (120, 300)), seed: 3)
         for item in live { context.insert(item) }
         try context.save()
         for item in live.prefix(50) { item.count = 99 }
