@@ -13,10 +13,13 @@ struct SyncRetentionTests {
         try device.trips().map { "\($0.code) \($0.name)" }
     }
 
-    @Test func aDeviceBehindATrimDownloadsAgainAndKeepsItsUnsentChanges() async throws {
+    /// With pages of one row, the download from the start is applied page by page, and the
+    /// models it does not hold are deleted with its last.
+    @Test(arguments: [2000, 1])
+    func aDeviceBehindATrimDownloadsAgainAndKeepsItsUnsentChanges(pullPageSize: Int) async throws {
         let server = try await RunningSyncServer.start("syncretain")
         defer { Task { await server.stop() } }
-        let (a, b) = try await SyncDevice.pairHoldingATrip(on: server)
+        let (a, b) = try await SyncDevice.pairHoldingATrip(on: server, pullPageSize: pullPageSize)
         let making = a.context()
         for (code, name) in [("T2", "Braga"), ("T3", "Coimbra"), ("T4", "Evora")] { making.insert(Trip(code: code, name: name)) }
         let stop = Stop(place: "Quay", order: 1)

@@ -15,8 +15,12 @@ struct RemoteApplier {
     let context: ModelContext
 
     /// Applies `rows`, skipping the properties and rows `pending` names, and saves with `state`.
-    /// When `rows` are a snapshot (every row of the user's), a synchronized model they do not hold
-    /// is deleted, unless it has changes the server has not acknowledged.
+    ///
+    /// A pull is applied a page at a time: a relationship to a model the store does not hold yet
+    /// waits for a later page (``DanglingReferences``), and the apply of the page that `endsPull`
+    /// stops waiting. On the last page of a snapshot (every row of the user's), `snapshot` holds the
+    /// identifiers of all its pages: a synchronized model not among them is deleted, unless it has
+    /// changes the server has not acknowledged.
     ///
     /// The models' known clocks (``KnownClocks``) are written in the same save: those of
     /// `acknowledged` (a push's), then those of the rows' applied properties.
@@ -29,9 +33,10 @@ struct RemoteApplier {
     ///   (the values set here could overwrite it): nothing is written, and the apply can start
     ///   again with the pending rows read anew.
     func apply(
-        _ rows: [SyncRow], pending: PendingRows, outbox: Outbox, state: SyncState, isSnapshot: Bool = false,
+        _ rows: [SyncRow], pending: PendingRows, outbox: Outbox, state: SyncState, endsPull: Bool = false, snapshot: Set<String>? = nil,
         acknowledged: [String: KnownClocks.Update] = [:], restoring: Set<String> = []
     ) throws {
+        var dangling = try DanglingReferences.load(from: store)
         var latest: [String: SyncRow] = [:]
         var order: [String] = []
         for row in rows where entities[row.entity] != nil {
@@ -49,6 +54,7 @@ struct RemoteApplier {
         }
         for id in order {
             guard let row = latest[id], let entity = entities[row.entity] else { continue }
+            if row.deleted { dangling.removeAll(of: id) }
             let local = locals[id]
             let rowKey = local.map { SyncState.rowKey(entity: $0.entity, key: $0.key) }
             if let rowKey, pending.deleted.contains(rowKey) { continue }
@@ -69,10 +75,16 @@ struct RemoteApplier {
             let kept = rowKey.flatMap { pending.changed[$0] } ?? []
             for index in entity.properties {
                 let name = entity.name(of: index)
-                guard !kept.contains(name) else { continue }
+                guard !kept.contains(name) else {
+                    dangling.set(nil, of: id, property: name)
+                    continue
+                }
                 let value: SnapshotValue
                 if let synced = row.values[name] {
-                    value = try snapshotValue(synced, models: models)
+                    let resolved = try snapshotValue(synced, models: models)
+                    value = resolved.value
+                    let clock = KnownClocks.clock(of: name, in: row.clocks)
+                    dangling.set(resolved.isComplete ? nil : clock.map { DanglingReferences.Reference(targets: synced.targets, clock: $0) }, of: id, property: name)
                 } else if isNew {
                     guard let initial = try context.defaultReplicatedValue(property: index, in: entity) else {
                         throw SyncError(.rejected, "The server sent a new \(entity.name) without a value for \(name), which has no default")
@@ -84,9 +96,11 @@ struct RemoteApplier {
                 try context.setReplicatedValue(value, of: model, property: index, in: entity)
             }
         }
+        try setWaitingRelationships(&dangling, made: models, page: latest, pending: pending, acknowledged: acknowledged)
+        if endsPull { dangling.removeAll() }
         let clocks = try knownClocks(
             after: order.compactMap { latest[$0] }, held: Set(locals.keys), applied: models, pending: pending, acknowledged: acknowledged)
-        if isSnapshot { deletions += try modelsMissing(from: rows, pending: pending) }
+        if let snapshot { deletions += try modelsMissing(from: snapshot, pending: pending) }
         for model in deletions where !model.isDeleted { context.delete(model) }
         var state = state
         for row in rows {
@@ -99,7 +113,7 @@ struct RemoteApplier {
             guard try !outbox.hasLocalTransaction(after: pending.readThrough) else {
                 throw LocalSaveDuringApply()
             }
-            var records = state.records
+            var records = state.records + dangling.records
             records += clocks.map { KnownClocks.record(of: $0.key, $0.value, entities: entities) }
             for (id, entry) in created {
                 guard let key = entry.model.persistentModelID.storeKey else { continue }
@@ -144,8 +158,7 @@ struct RemoteApplier {
     /// them and trimmed the record of it. A deletion wins over an update, so a model with updates
     /// the server has not acknowledged goes too; one inserted here and not acknowledged yet stays,
     /// and is sent.
-    private func modelsMissing(from rows: [SyncRow], pending: PendingRows) throws -> [any PersistentModel] {
-        let held = Set(rows.map(\.id))
+    private func modelsMissing(from held: Set<String>, pending: PendingRows) throws -> [any PersistentModel] {
         var missing: [any PersistentModel] = []
         for entity in entities.keys.sorted() {
             let keys = try context.replicatedKeys(entity: entity)
@@ -160,8 +173,45 @@ struct RemoteApplier {
         return missing
     }
 
-    /// A pulled value with synchronized identifiers replaced by the store's.
-    private func snapshotValue(_ value: SyncValue, models: [String: AppliedModel]) throws -> SnapshotValue {
+    /// Sets the relationships earlier pages left waiting (``DanglingReferences``) on models this
+    /// apply `made`, except those of rows on this `page` (set from the page's values), those with a
+    /// pending local change, and those whose value changed since (another known clock).
+    private func setWaitingRelationships(
+        _ dangling: inout DanglingReferences, made models: [String: AppliedModel], page: [String: SyncRow], pending: PendingRows,
+        acknowledged: [String: KnownClocks.Update]
+    ) throws {
+        guard !dangling.isEmpty else { return }
+        let made = Set(models.filter(\.value.isNew).keys)
+        let waiting = dangling.references.filter { id, properties in
+            page[id] == nil && properties.values.contains { $0.targets.contains(where: made.contains) }
+        }
+        guard !waiting.isEmpty else { return }
+        let locals = try SyncState.rows(of: Array(waiting.keys), in: store)
+        let known = try KnownClocks.clocks(of: waiting.keys.filter { acknowledged[$0] == nil }, in: store)
+        for (id, properties) in waiting {
+            for (name, reference) in properties where reference.targets.contains(where: made.contains) {
+                // Set again below while some of its models are still to come.
+                dangling.set(nil, of: id, property: name)
+                guard let local = locals[id], let entity = entities[local.entity],
+                      let index = entity.properties.first(where: { entity.name(of: $0) == name }),
+                      let relationship = entity.relationship(of: index), let first = reference.targets.first
+                else { continue }
+                let rowKey = SyncState.rowKey(entity: local.entity, key: local.key)
+                guard !pending.deleted.contains(rowKey), pending.changed[rowKey]?.contains(name) != true else { continue }
+                let clocks = acknowledged[id] != nil ? acknowledged[id]?.clocks : known[id]
+                guard let clocks, KnownClocks.clock(of: name, in: clocks) == reference.clock,
+                      let model = try context.existingReplicatedModel(entity: local.entity, key: local.key), !model.isDeleted
+                else { continue }
+                let resolved = try snapshotValue(relationship.isToMany ? .references(reference.targets) : .reference(first), models: models)
+                try context.setReplicatedValue(resolved.value, of: model, property: index, in: entity)
+                if !resolved.isComplete { dangling.set(reference, of: id, property: name) }
+            }
+        }
+    }
+
+    /// A pulled value with synchronized identifiers replaced by the store's, and whether the store
+    /// holds a model for each.
+    private func snapshotValue(_ value: SyncValue, models: [String: AppliedModel]) throws -> (value: SnapshotValue, isComplete: Bool) {
         // A model the store does not hold (deleted here, or never received) is no model: the
         // relationship holds nothing, as a delete rule's nullify leaves it.
         func identifier(_ id: String) throws -> PersistentIdentifier? {
@@ -172,9 +222,14 @@ struct RemoteApplier {
             return model.persistentModelID
         }
         switch value {
-        case .value(let value): return value
-        case .reference(let id): return try identifier(id).map(SnapshotValue.identifier) ?? .null
-        case .references(let ids): return .identifiers(try ids.compactMap(identifier))
+        case .value(let value):
+            return (value, true)
+        case .reference(let id):
+            guard let found = try identifier(id) else { return (.null, false) }
+            return (.identifier(found), true)
+        case .references(let ids):
+            let found = try ids.compactMap(identifier)
+            return (.identifiers(found), found.count == ids.count)
         }
     }
 }

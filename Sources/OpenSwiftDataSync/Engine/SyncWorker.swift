@@ -170,9 +170,12 @@ actor SyncWorker {
         }
     }
 
+    /// Pulls pages until up to date, each applied in a transaction of its own with the cursor
+    /// after it, so that a download of any size holds one page in memory and a stop keeps what was
+    /// applied. A snapshot's pages keep the store's cursor at the start until its last, which
+    /// deletes the models none of its pages held: a snapshot stopped partway starts again.
     private func pullAll(_ store: ReplicationStore, outbox: Outbox, startingWith prefetched: PrefetchedPage?) async throws {
         var state = try storeFailure { try SyncState.load(from: store).state }
-        var rows: [SyncRow] = []
         var cursor = state.cursor
         // A download from the start (after the models changed, or when the server trimmed
         // deletions this store has not seen) takes this client's own rows too, and is the whole
@@ -181,6 +184,8 @@ actor SyncWorker {
         // the server asks only a pull after a cursor to start over, and deletions of the models
         // it pushed may have been trimmed since.
         var isSnapshot = state.cursor == 0 && (state.redownloading || state.pushedThrough > 0)
+        // The identifiers of a snapshot's pages so far.
+        var held: Set<String> = []
         // A page read for this client after this very cursor holds what a first pull would.
         var first = prefetched.flatMap { !isSnapshot && $0.cursor == cursor ? $0.page : nil }
         while true {
@@ -195,26 +200,33 @@ actor SyncWorker {
                 guard cursor > 0 else {
                     throw SyncError(.serverFailure, "The server asked for a download from the start in answer to one")
                 }
-                (rows, cursor, isSnapshot) = ([], 0, true)
+                (cursor, isSnapshot, held) = (0, true, [])
                 state.redownloading = true
                 continue
             }
-            rows += page.rows
-            cursor = max(cursor, page.cursor)
-            if page.upToDate || page.rows.isEmpty { break }
+            let next = max(cursor, page.cursor)
+            // A page may hold no row for this client (all of them its own changes) and still be
+            // followed by more: only the server's word, or a page that moves nothing, ends the pull.
+            let isLast = page.upToDate || (page.rows.isEmpty && next == cursor)
+            if isSnapshot { held.formUnion(page.rows.map(\.id)) }
+            if !page.rows.isEmpty || next != state.cursor || state.redownloading || isSnapshot {
+                var applied = state
+                applied.cursor = isSnapshot && !isLast ? 0 : next
+                applied.redownloading = isSnapshot && !isLast
+                try apply(page.rows, state: applied, store: store, outbox: outbox, endsPull: isLast, snapshot: isSnapshot && isLast ? held : nil)
+                // The apply moved the clock past the page's: the next page starts from the store's.
+                state = try storeFailure { try SyncState.load(from: store).state }
+            }
+            cursor = next
+            if isLast { return }
         }
-        guard cursor != state.cursor || !rows.isEmpty || state.redownloading || isSnapshot else { return }
-        state.cursor = cursor
-        state.redownloading = false
-        try apply(rows, state: state, store: store, outbox: outbox, isSnapshot: isSnapshot)
     }
 
-    /// Applies rows from the server in one transaction with `state`; a snapshot (every row of the
-    /// user's) also deletes the synchronized models it does not hold.
+    /// Applies rows from the server in one transaction with `state` (see ``RemoteApplier``).
     /// `acknowledged` are the known clocks (``KnownClocks``) a push the server acknowledged leaves,
     /// which the rows' clocks then replace; `restoring` the models whose deletion the server refused.
     private func apply(
-        _ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, isSnapshot: Bool = false,
+        _ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, endsPull: Bool = false, snapshot: Set<String>? = nil,
         acknowledged: [String: KnownClocks.Update] = [:], restoring: Set<String> = []
     ) throws {
         try storeFailure {
@@ -229,7 +241,7 @@ actor SyncWorker {
                 let pending = try outbox.pendingRows(after: state.pushedThrough)
                 do {
                     try RemoteApplier(store: store, entities: entities, context: context)
-                        .apply(rows, pending: pending, outbox: outbox, state: state, isSnapshot: isSnapshot, acknowledged: acknowledged, restoring: restoring)
+                        .apply(rows, pending: pending, outbox: outbox, state: state, endsPull: endsPull, snapshot: snapshot, acknowledged: acknowledged, restoring: restoring)
                     return
                 } catch is LocalSaveDuringApply where attempt < 10 {
                     continue

@@ -38,12 +38,16 @@ extension SyncDatabase {
 
     /// A client's page of scanned rows: without the rows it changed last, or a reset when the
     /// user's deletions after the cursor were trimmed.
+    ///
+    /// A download from the start (`client` empty) pages through every live row, and what it does
+    /// not hold its device deletes: the trimmed deletions after its cursor are none of its
+    /// business, and it is never answered with a reset (which would start it over, page after page).
     func page(of scanned: ScannedRows, for client: String) async throws -> PullPage {
         var trimmed = scanned.trimmedThrough
         // No row after the cursor: perhaps because a trim removed them. Read after the rows, a
         // trim that removed deletions after the cursor before they were read has committed, and is seen.
-        if scanned.rows.isEmpty, scanned.cursor > 0 { trimmed = try await trimmedThrough(of: scanned.user) }
-        if scanned.cursor > 0, let trimmed, trimmed > scanned.cursor {
+        if scanned.rows.isEmpty, scanned.cursor > 0, !client.isEmpty { trimmed = try await trimmedThrough(of: scanned.user) }
+        if !client.isEmpty, scanned.cursor > 0, let trimmed, trimmed > scanned.cursor {
             return PullPage(rows: [], cursor: 0, upToDate: false, reset: true)
         }
         // Rows the rules hide from the user reach the devices as deletions.

@@ -74,21 +74,24 @@ final class SyncDevice {
     private(set) var engine: SyncEngine
     private let serverURL: URL
     private let token: String
+    private let pullPageSize: Int
 
-    init(server: RunningSyncServer, token: String = "token-a", directory: URL? = nil) throws {
+    /// A device of the user `token` names; its engine pulls pages of `pullPageSize` rows.
+    init(server: RunningSyncServer, token: String = "token-a", directory: URL? = nil, pullPageSize: Int = 2000) throws {
         self.directory = directory ?? FileManager.default.temporaryDirectory.appending(path: "osd-sync-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
         storeURL = self.directory.appending(path: "device.store")
         serverURL = server.url
         self.token = token
+        self.pullPageSize = pullPageSize
         container = try ModelContainer(for: Schema(syncModels), configurations: ModelConfiguration(url: storeURL))
-        engine = SyncEngine(container: container, configuration: SyncConfiguration(serverURL: server.url, token: token))
+        engine = SyncEngine(container: container, configuration: SyncConfiguration(serverURL: server.url, token: token, pullPageSize: pullPageSize))
     }
 
     /// Closes the store and opens it again, with a new engine: what an app's restart does.
     func restart() throws {
         container = try ModelContainer(for: Schema(syncModels), configurations: ModelConfiguration(url: storeURL))
-        engine = SyncEngine(container: container, configuration: SyncConfiguration(serverURL: serverURL, token: token))
+        engine = SyncEngine(container: container, configuration: SyncConfiguration(serverURL: serverURL, token: token, pullPageSize: pullPageSize))
     }
 
     /// A fresh context of the device's container.
@@ -114,9 +117,10 @@ final class SyncDevice {
 extension SyncDevice {
     /// Two devices of the first user on `server`, both holding the trip `T1` ("Lisbon", at
     /// `price`) that the first device made and both synchronized: where most two-device tests start.
-    static func pairHoldingATrip(on server: RunningSyncServer, price: Double = 0) async throws -> (SyncDevice, SyncDevice) {
+    /// The second device pulls pages of `pullPageSize` rows.
+    static func pairHoldingATrip(on server: RunningSyncServer, price: Double = 0, pullPageSize: Int = 2000) async throws -> (SyncDevice, SyncDevice) {
         let a = try SyncDevice(server: server)
-        let b = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server, pullPageSize: pullPageSize)
         let context = a.context()
         context.insert(Trip(code: "T1", name: "Lisbon", price: price))
         try context.save()
