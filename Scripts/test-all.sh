@@ -11,7 +11,8 @@
 #    stores run no case in this pass (they ran on every store in the first), the randomized suites
 #    run a quarter of their quick counts (TestCounts.isPostgresPass), and the suites that
 #    touch no store, or are about SQLite files by design, are skipped: corrupt, damaged or foreign
-#    files, file migrations and their kill tests, the SQL plans SQLite chooses, SQLite's statement
+#    files, stores Apple's frameworks wrote (read as files; PostgresAppleImportTests imports them
+#    into PostgreSQL), file migrations and their kill tests, the SQL plans SQLite chooses, SQLite's statement
 #    cache, several store files in one container, rows written into the file by other programs and
 #    tables they removed (PostgresRemovedTableTests covers PostgreSQL), the soak (its probe process
 #    works on a file), saves of other containers
@@ -29,7 +30,7 @@ cd "$(dirname "$0")/.."
 
 # Suites that touch no store, or that are about SQLite files by design (see above).
 no_store='DemoTests|UndoManagerTests|EditingStateTests|TextOrderTests|PrimaryKeyMapTests|SchemaDescriptionTests|SendabilityTests|RandomPredicateTests|LayerTests'
-sqlite_files='SoakTests|SeveralStoresTests|StoreErrorTests|ForeignWritesTests|ContainerTests|MigrationPlanTests|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|StatementCacheTests|aFileDamagedMidRunGivesErrorsNotTraps|aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch|StorageFaultTests|MergeFailureTests|prefetchedModelsAreLoadedByTheFetchItself|RemovedTableTests|SavesDuringAPlanTests'
+sqlite_files='AppleModelTests|AppleStoreNewStoreTests|DamagedAppleStoreTests|SoakTests|SeveralStoresTests|StoreErrorTests|ForeignWritesTests|ContainerTests|MigrationPlanTests|anInterruptedMigration|aBackupLeftByAFinishedMigration|IndexTests|StatementCacheTests|aFileDamagedMidRunGivesErrorsNotTraps|aBatchThatFailsToLoadGivesPlaceholdersAndTheErrorAtTheNextFetch|StorageFaultTests|MergeFailureTests|prefetchedModelsAreLoadedByTheFetchItself|RemovedTableTests|SavesDuringAPlanTests'
 
 postgres_pass_pid=
 restart_pass_pid=

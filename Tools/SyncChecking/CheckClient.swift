@@ -36,8 +36,8 @@ public struct CheckClient {
 
     /// The most rows a page of this client's pulls holds, from its seed: mostly small, so that a
     /// pull is applied in several transactions (a kill may come between them) and relationships
-    /// wait for models a later page brings. The final drains (seed 0) pull pages of two rows.
-    private var pullPageSize: Int { [2, 5, 40, 2000][Int((seed >> 16) % 4)] }
+    /// wait for models a later page brings. The final drains (seed 0) pull pages of five rows.
+    private var pullPageSize: Int { [5, 2, 40, 2000][Int((seed >> 16) % 4)] }
 
     /// Runs the operations; a failed synchronization (the server restarting) is retried later.
     public func run() async throws {
