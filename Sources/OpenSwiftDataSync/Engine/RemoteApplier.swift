@@ -32,10 +32,12 @@ struct RemoteApplier {
     /// - Throws: ``LocalSaveDuringApply`` when a local save committed after `pending` was read
     ///   (the values set here could overwrite it): nothing is written, and the apply can start
     ///   again with the pending rows read anew.
+    /// - Returns: The state saved: `state` with the latest clock of the rows.
+    @discardableResult
     func apply(
         _ rows: [SyncRow], pending: PendingRows, outbox: Outbox, state: SyncState, endsPull: Bool = false, snapshot: Set<String>? = nil,
         acknowledged: [String: KnownClocks.Update] = [:], restoring: Set<String> = []
-    ) throws {
+    ) throws -> SyncState {
         var dangling = try DanglingReferences.load(from: store)
         var latest: [String: SyncRow] = [:]
         var order: [String] = []
@@ -121,6 +123,7 @@ struct RemoteApplier {
             }
             return records
         })
+        return state
     }
 
     /// The known clocks the apply leaves, by identifier (`nil` clocks remove a deleted model's): a

@@ -163,7 +163,7 @@ actor SyncWorker {
                     try store.records.writeCompanionRecords(state.records + acknowledged.map { KnownClocks.record(of: $0.key, $0.value, entities: entities) })
                 }
             } else {
-                try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged, restoring: restoring)
+                _ = try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged, restoring: restoring)
             }
             // What the batch covered is no longer pending (the whole count is taken after the pull).
             update { $0.pendingChangeCount = max(0, $0.pendingChangeCount - batch.historyChangeCount) }
@@ -213,26 +213,27 @@ actor SyncWorker {
                 var applied = state
                 applied.cursor = isSnapshot && !isLast ? 0 : next
                 applied.redownloading = isSnapshot && !isLast
-                try apply(page.rows, state: applied, store: store, outbox: outbox, endsPull: isLast, snapshot: isSnapshot && isLast ? held : nil)
-                // The apply moved the clock past the page's: the next page starts from the store's.
-                state = try storeFailure { try SyncState.load(from: store).state }
+                // The apply moved the clock past the page's: the next page starts from the state it saved.
+                state = try apply(page.rows, state: applied, store: store, outbox: outbox, endsPull: isLast, snapshot: isSnapshot && isLast ? held : nil)
             }
             cursor = next
             if isLast { return }
         }
     }
 
-    /// Applies rows from the server in one transaction with `state` (see ``RemoteApplier``).
+    /// Applies rows from the server in one transaction with `state` (see ``RemoteApplier``), and
+    /// returns the state saved.
     /// `acknowledged` are the known clocks (``KnownClocks``) a push the server acknowledged leaves,
     /// which the rows' clocks then replace; `restoring` the models whose deletion the server refused.
     private func apply(
         _ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, endsPull: Bool = false, snapshot: Set<String>? = nil,
         acknowledged: [String: KnownClocks.Update] = [:], restoring: Set<String> = []
-    ) throws {
+    ) throws -> SyncState {
         try storeFailure {
             // A local save between reading the pending rows and the apply's save starts the apply
             // again; an app saving without pause gets ten tries.
-            for attempt in 1...10 {
+            var attempt = 1
+            while true {
                 let context = ModelContext(container)
                 context.author = configuration.author
                 // The server's deletions hold every model a delete rule reached where they were
@@ -240,11 +241,10 @@ actor SyncWorker {
                 context.appliesDeleteRules = false
                 let pending = try outbox.pendingRows(after: state.pushedThrough)
                 do {
-                    try RemoteApplier(store: store, entities: entities, context: context)
+                    return try RemoteApplier(store: store, entities: entities, context: context)
                         .apply(rows, pending: pending, outbox: outbox, state: state, endsPull: endsPull, snapshot: snapshot, acknowledged: acknowledged, restoring: restoring)
-                    return
                 } catch is LocalSaveDuringApply where attempt < 10 {
-                    continue
+                    attempt += 1
                 }
             }
         }
