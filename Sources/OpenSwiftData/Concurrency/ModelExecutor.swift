@@ -28,10 +28,19 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
     private var jobs: [UnownedJob] = []
     private var jobsStart = 0
     private var isScheduled = false
+    /// The threads that run the jobs.
+    private let threads: ModelExecutorThreads
 
     /// Creates an executor for a model context.
     public init(modelContext: ModelContext) {
         self.modelContext = modelContext
+        self.threads = .shared
+    }
+
+    /// Creates an executor whose jobs run on `threads` rather than the process's shared threads.
+    init(modelContext: ModelContext, threads: ModelExecutorThreads) {
+        self.modelContext = modelContext
+        self.threads = threads
     }
 
     /// Schedules a job to run after the jobs enqueued before it.
@@ -42,7 +51,7 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
         let schedules = !isScheduled
         isScheduled = true
         lock.unlock()
-        if schedules { ModelExecutorThreads.shared.schedule(self) }
+        if schedules { threads.schedule(self) }
     }
 
     /// Runs the oldest job, then puts the executor back in line if more are waiting.
@@ -60,7 +69,7 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
         let more = jobsStart < jobs.count
         isScheduled = more
         lock.unlock()
-        if more { ModelExecutorThreads.shared.schedule(self) }
+        if more { threads.schedule(self) }
     }
 
     /// Returns an unowned reference to the executor.

@@ -44,15 +44,24 @@ final class ModelExecutorThreads: @unchecked Sendable {
     func schedule(_ executor: DefaultSerialModelExecutor) {
         condition.lock()
         ready.append(executor)
-        if idle > 0 {
-            condition.signal()
-        } else if started < limit {
+        // An idle thread counts until it wakes, and a signalled one may not have woken yet: an
+        // executor in line beyond the idle threads gets a thread of its own (within the limit),
+        // or it could wait behind a job that blocks while an idle thread was promised to another.
+        if ready.count - readyStart > idle, started < limit {
             started += 1
             let thread = Thread { [self] in work() }
             thread.name = "OpenSwiftData.ModelExecutor"
             thread.start()
         }
+        if idle > 0 { condition.signal() }
         condition.unlock()
+    }
+
+    /// The threads waiting for an executor to have jobs.
+    var idleThreads: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return idle
     }
 
     /// A thread's life: the next executor in line, one of its jobs, and again.

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import OpenSwiftData
+@testable import OpenSwiftData
 import Testing
 
 /// A model actor that can be held inside one of its jobs, as a store call waiting for a lock is.
@@ -47,9 +47,10 @@ actor HeldActor {
         return line.flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) }
     }
 
-    /// Whether `condition` holds within two minutes, looking every 10 ms (without holding a thread).
-    static func eventually(_ condition: () -> Bool) async throws -> Bool {
-        for _ in 0..<12_000 {
+    /// Whether `condition` holds within `seconds` (two minutes unless given), looking every 10 ms
+    /// (without holding a thread).
+    static func eventually(seconds: Int = 120, _ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<(seconds * 100) {
             if condition() { return true }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -83,6 +84,27 @@ actor HeldActor {
         #expect(try await Self.eventually { done.value == actors.count }, "every held job ends once let go")
     }
 
+    /// Jobs that arrive together while a thread idles each get a thread (up to the limit), even
+    /// though the idle thread counts as free until it wakes: none waits behind another that blocks.
+    @Test(.timeLimit(.minutes(2))) func jobsArrivingTogetherEachGetAThreadWhileAnotherBlocks() async throws {
+        let store = TemporaryStore()
+        let container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: store.url))
+        let threads = ModelExecutorThreads(limit: 8)
+        let actors = (0..<8).map { _ in OnExecutor(DefaultSerialModelExecutor(modelContext: ModelContext(container), threads: threads)) }
+        // A job first, so that the pool has one thread, which then idles.
+        await actors[0].run {}
+        #expect(try await Self.eventually { threads.idleThreads == 1 })
+
+        // Each job blocks until all eight run at once, as requests waiting for a lock do.
+        let barrier = Barrier(parties: actors.count)
+        for actor in actors {
+            Task.detached { await actor.run { barrier.arriveAndWait(seconds: 20) } }
+        }
+        let together = try await Self.eventually(seconds: 20) { barrier.arrivals == actors.count }
+        #expect(together, "\(barrier.arrivals) of \(actors.count) jobs ran at once")
+        barrier.open()
+    }
+
     @Test func oneActorsJobsRunOneAtATime() async throws {
         let store = TemporaryStore()
         let container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: store.url))
@@ -106,4 +128,51 @@ final class JobCounter: @unchecked Sendable {
     private var count = 0
     func add() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
+}
+
+/// An actor whose jobs run on a given model executor.
+actor OnExecutor {
+    let executor: DefaultSerialModelExecutor
+
+    init(_ executor: DefaultSerialModelExecutor) {
+        self.executor = executor
+    }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    func run(_ body: @Sendable () -> Void) { body() }
+}
+
+/// A point that blocks each of a number of threads until all of them reached it (or it is opened).
+final class Barrier: @unchecked Sendable {
+    // @unchecked Sendable: `arrived` and `isOpen` are only used while `condition` is held.
+    private let condition = NSCondition()
+    private let parties: Int
+    private var arrived = 0
+    private var isOpen = false
+
+    init(parties: Int) {
+        self.parties = parties
+    }
+
+    /// The threads that reached the barrier.
+    var arrivals: Int { condition.withLock { arrived } }
+
+    /// Blocks until every party arrived, the barrier is opened, or `seconds` passed.
+    func arriveAndWait(seconds: Double) {
+        condition.lock()
+        defer { condition.unlock() }
+        arrived += 1
+        condition.broadcast()
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while arrived < parties, !isOpen, condition.wait(until: deadline) {}
+    }
+
+    /// Lets every waiting thread go.
+    func open() {
+        condition.withLock {
+            isOpen = true
+            condition.broadcast()
+        }
+    }
 }
