@@ -42,11 +42,12 @@ check "preferences and cache writers killed, 1,000 times each" "$BIN/ToolboxKill
 check "the soak, 20,000 rounds of four actors" "$BIN/MemoryProbe" "$STORE_DIR/soak.store" soak 20000
 check "random saves under live observers, 200 seeds" env OSD_OBSERVER_SEEDS=200 swift test --filter ResultsObserverDifferentialTests
 check "the randomized suites at their full counts" env OSD_TEST_COUNTS=full swift test \
-    --filter 'RandomGraphTests|RandomUndoTests|LedgerKillTests|RuleBearingDeleteTests|RandomHistoryTests|AggregateTests|ContentionTests|PredicateDifferentialTests|LargePredicateTests|RandomPredicateTests|MigrationKillTests'
+    --filter 'RandomGraphTests|RandomUndoTests|LedgerKillTests|RuleBearingDeleteTests|RandomHistoryTests|AggregateTests|ContentionTests|PredicateDifferentialTests|LargePredicateTests|RandomPredicateTests|MigrationKillTests|StandInReleaseTests|StatementCacheTests'
 
 if [ -n "${OSD_POSTGRES_URL:-}" ]; then
+    check "every suite of the default store, PostgreSQL as that store" Scripts/test-all.sh --default-store-on-postgres
     check "the randomized suites at their full counts, PostgreSQL as the default store" env OSD_TEST_COUNTS=full OSD_TEST_BACKEND=postgres swift test \
-        --filter 'RandomGraphTests|RandomUndoTests|RuleBearingDeleteTests|RandomHistoryTests|ContentionTests|ResultsObserverDifferentialTests|StandInReleaseTests|ModelActorTests'
+        --filter 'RandomGraphTests|RandomUndoTests|RuleBearingDeleteTests|RandomHistoryTests|ContentionTests|ResultsObserverDifferentialTests|StandInReleaseTests|ModelActorTests|MigrationKillTests'
     check "random predicates on PostgreSQL, 200,000" "$BIN/PredicateFuzz" --postgres --seeds 40 --count 5000 --depth 5 --seed "$SEED"
     check "migrations killed on PostgreSQL, 20 per scenario" "$BIN/MigrationKill" --postgres --kills 20 --rows 2000 --seed "$SEED"
     check "a ledger writer killed on PostgreSQL, 300 times" "$BIN/LedgerKill" --postgres --kills 300 --seed "$SEED"

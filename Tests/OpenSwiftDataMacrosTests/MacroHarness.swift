@@ -64,8 +64,20 @@ enum MacroPlugin {
         var description: String
     }
 
+    /// What the plugin printed for each arguments and input already run: several tests expand the
+    /// same source, and each run of the debug-built plugin costs about half a second.
+    private static let printed = PrintedOutputs()
+
     /// Runs the plugin with `arguments` and `input` on its standard input; returns what it printed.
     static func run(_ arguments: [String], input: String) throws -> String {
+        let key = arguments + [input]
+        if let output = printed[key] { return output }
+        let output = try runProcess(arguments, input: input)
+        printed[key] = output
+        return output
+    }
+
+    private static func runProcess(_ arguments: [String], input: String) throws -> String {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -106,4 +118,16 @@ func assertExpansion(_ source: String, expandedSource: String, sourceLocation: S
 
 extension Expansion: CustomTestStringConvertible {
     var testDescription: String { "the expansion (\(source.count) characters; diagnostics: \(diagnostics))" }
+}
+
+/// The plugin's outputs by arguments and input, shared by the tests running at once.
+final class PrintedOutputs: @unchecked Sendable {
+    // @unchecked Sendable: `outputs` is only used while `lock` is held.
+    private let lock = NSLock()
+    private var outputs: [[String]: String] = [:]
+
+    subscript(key: [String]) -> String? {
+        get { lock.withLock { outputs[key] } }
+        set { lock.withLock { outputs[key] = newValue } }
+    }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import OpenSwiftData
 
 /// Every predicate form returns exactly the models for which `predicate.evaluate` is true, through
-/// every fetch API, on a reopened store of seeded rows (on SQLite 400, 1,000 with
+/// every fetch API, on a reopened store of seeded rows (on SQLite 200, 1,000 with
 /// `OSD_TEST_COUNTS=full`).
 @Suite struct PredicateDifferentialTests {
     /// Evaluates a predicate the way Swift does, treating a force-unwrapped nil as no match.
@@ -20,7 +20,7 @@ import Testing
 
     @Test(arguments: Backend.allCases) func storeResultsEqualSwiftEvaluation(_ backend: Backend) throws {
         let store = TemporaryStore()
-        let originals = PredicateCorpus.items(count: Self.rows(backend, sqlite: (400, 1_000), other: (150, 300)), seed: 42)
+        let originals = PredicateCorpus.items(count: Self.rows(backend, sqlite: (200, 1_000), other: (100, 300)), seed: 42)
         do {
             let context = ModelContext(try store.container(Item.self, backend: backend))
             for item in originals { context.insert(item) }
@@ -93,7 +93,7 @@ import Testing
     @Test(arguments: Backend.allCases) func pendingChangesAreIncluded(_ backend: Backend) throws {
         let store = TemporaryStore()
         let context = ModelContext(try store.container(Item.self, backend: backend))
-        var live = PredicateCorpus.items(count: Self.rows(backend, sqlite: (250, 600), other: (120, 300)), seed: 3)
+        var live = PredicateCorpus.items(count: Self.rows(backend, sqlite: (150, 600), other: (100, 300)), seed: 3)
         for item in live { context.insert(item) }
         try context.save()
         for item in live.prefix(50) { item.count = 99 }

@@ -10,7 +10,7 @@ import Testing
     @Test func randomPredicatesMatchEvaluateOnPlainValues() throws {
         let seed = ProcessInfo.processInfo.environment["OSD_FUZZ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
         let store = TemporaryStore()
-        let count = TestCounts.count(quick: 1_000, full: 2_500)
+        let count = TestCounts.count(quick: 500, full: 2_500)
         let run = try PredicateFuzzRun(seed: seed, count: count, rowCount: 120, url: store.url)
         #expect(run.checked == count)
         #expect(run.mismatches.isEmpty, """
