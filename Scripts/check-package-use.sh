@@ -6,16 +6,22 @@
 #   Scripts/check-package-use.sh                  # builds everything again, in a folder of its own
 #   Scripts/check-package-use.sh --reusing-build  # builds in this checkout's .build folder
 #   Scripts/check-package-use.sh --reusing-build -Xswiftc -use-ld=lld   # options for swift build
+#   Scripts/check-package-use.sh --type-check     # no package: the lines against this checkout's build
 #
-# CI runs it last, with --reusing-build: the modules the tests built are not compiled again (the
-# package's own build state then describes the made package; the next `swift build` here plans again).
+# --type-check builds nothing: each product line must name a library product of Package.swift, and
+# the example must type-check against the modules this checkout's debug build made (`swift build`
+# first). CI runs that (a few seconds; planning a package around this one's dependencies costs
+# SwiftPM about 40 s of CPU even with nothing to compile); Scripts/long-checks.sh builds and runs
+# the package.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 scratch=()
+type_check=0
 case "${1:-}" in
     --reusing-build) scratch=(--scratch-path "$ROOT/.build"); shift ;;
+    --type-check) type_check=1; shift ;;
     "" | -*) ;;
-    *) echo "usage: $0 [--reusing-build] [swift build options]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--reusing-build | --type-check] [swift build options]" >&2; exit 2 ;;
 esac
 options=("$@")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/osd-package-use.XXXXXX")
@@ -59,6 +65,22 @@ awk '/^```swift/ { inside = 1; block = ""; next }
      inside && /^```/ { inside = 0; if (block ~ /^import OpenSwiftData/) { printf "%s", block; exit } ; next }
      inside { block = block $0 "\n" }' "$ROOT/README.md" >"$WORK/App/Sources/App/main.swift"
 grep -q "ModelContainer" "$WORK/App/Sources/App/main.swift" || { echo "README: the example was not found" >&2; exit 1; }
+
+if [ "$type_check" = 1 ]; then
+    echo "== The README's lines against this checkout's build"
+    while read -r name; do
+        grep -qE "\.library\(name: \"$name\"" "$ROOT/Package.swift" \
+            || { echo "README: .product(name: \"$name\") is not a library product of Package.swift" >&2; exit 1; }
+        echo "product $name: a library of Package.swift"
+    done < <(grep -E '^\.product\(name: "[^"]+", package: "OpenSwiftData"\)' <<<"$block" | sed -E 's/^\.product\(name: "([^"]+)".*/\1/')
+    bin=$(cd "$ROOT" && swift build --show-bin-path)
+    [ -x "$bin/OpenSwiftDataMacros-tool" ] || { echo "no build to check against: run swift build first" >&2; exit 1; }
+    swiftc -typecheck -module-name App -I "$bin/Modules" -I "$ROOT/Sources/CSQLite" \
+        -load-plugin-executable "$bin/OpenSwiftDataMacros-tool#OpenSwiftDataMacros" \
+        "$WORK/App/Sources/App/main.swift"
+    echo "the example type-checks"
+    exit 0
+fi
 
 echo "== Building a package made from the README's lines"
 cat "$WORK/App/Package.swift"

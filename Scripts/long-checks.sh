@@ -35,6 +35,7 @@ check() {
     fi
 }
 
+check "a package made from the README's lines, built and run" Scripts/check-package-use.sh
 check "random predicates, 1,000,000" "$BIN/PredicateFuzz" --seeds 10 --count 100000 --seed "$SEED"
 check "migrations killed, 100 per scenario" "$BIN/MigrationKill" --kills 100 --rows 20000 --seed "$SEED"
 check "a ledger writer killed, 1,000 times" "$BIN/LedgerKill" --kills 1000 --seed "$SEED"
