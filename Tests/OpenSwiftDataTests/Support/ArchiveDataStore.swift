@@ -159,9 +159,10 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// Every backend, PostgreSQL only when a server is available (`Scripts/with-postgres.sh`);
     /// `PostgresAvailabilityTests` says when it is not.
     ///
-    /// None in the pass whose default store is PostgreSQL (`OSD_TEST_BACKEND=postgres`, the
-    /// second pass of `Scripts/test-all.sh`): the suites parameterized over the backends ran on
-    /// every one of them in the first pass, and that pass runs the rest again on PostgreSQL.
+    /// None in the pass whose default store is PostgreSQL (`OSD_TEST_BACKEND=postgres`,
+    /// `Scripts/test-all.sh --default-store-on-postgres`): the suites parameterized over the
+    /// backends ran on every one of them in `swift test`, and that pass runs the rest again on
+    /// PostgreSQL.
     static var allCases: [Backend] {
         if TemporaryStore.defaultBackend == .postgres { return [] }
         return PostgresTestServer.url == nil ? [.sqlite, .dataStore] : [.sqlite, .dataStore, .postgres]

@@ -13,11 +13,11 @@ enum TestCounts {
     static let isFull = ProcessInfo.processInfo.environment["OSD_TEST_COUNTS"] == "full"
 
     /// Whether this is the pass that runs the suites of the default store again with PostgreSQL as
-    /// that store (`OSD_TEST_BACKEND=postgres`, `Scripts/test-all.sh`'s second pass). It is there
-    /// for what PostgreSQL does differently, which a quarter of the quick count of a randomized
-    /// suite finds as well (each save there is a round trip to the server); the whole count runs on
-    /// SQLite beside it, and the full counts on either store with `OSD_TEST_COUNTS=full`
-    /// (`Scripts/long-checks.sh` runs both).
+    /// that store (`OSD_TEST_BACKEND=postgres`, `Scripts/test-all.sh --default-store-on-postgres`).
+    /// It is there for what PostgreSQL does differently, which a quarter of the quick count of a
+    /// randomized suite finds as well (each save there is a round trip to the server); the whole
+    /// count runs on SQLite in `swift test`, and the full counts on either store with
+    /// `OSD_TEST_COUNTS=full` (`Scripts/long-checks.sh` runs all three).
     static let isPostgresPass = TemporaryStore.defaultBackend == .postgres
 
     /// `full` when the full counts were asked for, `quick` otherwise (a quarter of it, at least 1,
