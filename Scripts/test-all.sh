@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test once per store:
+# Runs every test, the store-parameterized suites once per store:
 #
 #   Scripts/with-postgres.sh Scripts/test-all.sh [swift test options, e.g. --skip-build]
 #   Scripts/with-postgres.sh Scripts/test-all.sh --default-store-on-postgres [swift test options]
