@@ -20,7 +20,8 @@ import PostgresNIO
 /// try await app.runService()
 /// ```
 ///
-/// Each user reaches only the rows their clients created. Each push is applied in one PostgreSQL
+/// Each user reaches only the rows their clients created and those other users share with them
+/// (``SyncEngine/share(_:with:permission:)``). Each push is applied in one PostgreSQL
 /// transaction, once: a batch sent again after a lost acknowledgment is recognized by its client
 /// and sequence number.
 public struct SyncServer: Sendable {
@@ -79,7 +80,8 @@ public struct SyncServer: Sendable {
         self.postgresClient = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
         self.database = SyncDatabase(
             client: postgresClient, namespace: "\(name)_sync", schema: syncSchema, recordsChangeLog: recordsChangeLog, resolver: resolver,
-            rules: rules, logger: logger, statistics: RowStatistics(minimumGrowth: rowsBeforeAnalysis))
+            rules: rules, logger: logger, statistics: RowStatistics(minimumGrowth: rowsBeforeAnalysis),
+            shareShape: ShareTreeShape(syncSchema))
         self.schema = syncSchema
         self.authenticator = authenticator
         self.logger = logger
@@ -166,7 +168,8 @@ public struct SyncServer: Sendable {
         }
     }
 
-    /// Adds the protocol's routes (`POST /v1/hello`, `POST /v1/push`, `GET /v1/changes`) to a router.
+    /// Adds the protocol's routes (`POST /v1/hello`, `POST /v1/push`, `GET /v1/changes`, and
+    /// `POST` and `GET /v1/shares`) to a router.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.post(RouterPath(SyncPath.hello)) { request, _ in
             await respond {
@@ -185,9 +188,30 @@ public struct SyncServer: Sendable {
                 let user = try await authenticate(request)
                 let push = try await read(PushRequest.self, from: request)
                 try SyncValidation(schema: schema, limit: maximumBatchSize).check(push)
-                let response = try await database.push(push, user: user)
+                let (response, readers) = try await database.push(push, user: user)
                 await announcer.announce(to: user)
+                for reader in readers where reader != user { await announcer.announce(to: reader) }
                 return response
+            }
+        }
+        router.post(RouterPath(SyncPath.shares)) { request, _ in
+            await respond {
+                let user = try await authenticate(request)
+                let share = try await decode(ShareRequest.self, from: request)
+                let readers = if let permission = share.permission {
+                    try await database.share(share.id, with: share.participant, permission: permission, by: user)
+                } else {
+                    try await database.stopSharing(share.id, with: share.participant, by: user)
+                }
+                for reader in readers { await announcer.announce(to: reader) }
+                return SharesResponse(shares: try await database.shares(of: user, id: share.id))
+            }
+        }
+        router.get(RouterPath(SyncPath.shares)) { request, _ in
+            await respond {
+                let user = try await authenticate(request)
+                let id = request.uri.queryParameters["id"].map(String.init)
+                return SharesResponse(shares: try await database.shares(of: user, id: id))
             }
         }
         router.get(RouterPath(SyncPath.changes)) { request, _ in

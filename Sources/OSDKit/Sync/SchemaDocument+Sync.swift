@@ -27,7 +27,7 @@ extension SchemaDocument {
                 for relationship in ancestor.relationships {
                     properties.append(SyncSchema.Property(
                         name: relationship.name, kind: relationship.isToMany ? "toMany" : "toOne", destination: relationship.destination,
-                        isOptional: true))
+                        isOptional: true, deleteRule: relationship.deleteRule, inverse: relationship.inverse))
                 }
             }
             return SyncSchema.Entity(name: model.name, properties: properties, superentity: model.superclass, unique: unique.isEmpty ? nil : unique)

@@ -25,9 +25,9 @@ struct RemoteApplier {
     /// The models' known clocks (``KnownClocks``) are written in the same save: those of
     /// `acknowledged` (a push's), then those of the rows' applied properties.
     ///
-    /// `restoring` names the models whose deletion here the server refused (its rules): a row of
-    /// one is made again, bound to its identifier. Any other row whose model the store no longer
-    /// holds stays away.
+    /// A live row whose model the store no longer holds, and whose deletion here is not pending,
+    /// is made again and bound to its identifier: the server keeps the model (its rules refused
+    /// the deletion here, a share carries it here again, its rules let the user read it again).
     ///
     /// - Throws: ``LocalSaveDuringApply`` when a local save committed after `pending` was read
     ///   (the values set here could overwrite it): nothing is written, and the apply can start
@@ -36,7 +36,7 @@ struct RemoteApplier {
     @discardableResult
     func apply(
         _ rows: [SyncRow], pending: PendingRows, outbox: Outbox, state: SyncState, endsPull: Bool = false, snapshot: Set<String>? = nil,
-        acknowledged: [String: KnownClocks.Update] = [:], restoring: Set<String> = []
+        acknowledged: [String: KnownClocks.Update] = [:]
     ) throws -> SyncState {
         var dangling = try DanglingReferences.load(from: store)
         var latest: [String: SyncRow] = [:]
@@ -65,9 +65,9 @@ struct RemoteApplier {
                 if let existing { deletions.append(existing) }
             } else if let existing {
                 models[id] = AppliedModel(model: existing, entity: entities[existing.persistentModelID.entityName] ?? entity, isNew: false, rowKey: rowKey)
-            } else if local == nil || restoring.contains(id) {
-                // New to the store, or deleted here while the server keeps the model (its rules
-                // refused the deletion): made, and bound to its identifier.
+            } else {
+                // New to the store, or no longer here while the server keeps it: made, and bound
+                // to its identifier.
                 models[id] = AppliedModel(model: try context.insertReplicatedModel(of: entity), entity: entity, isNew: true, rowKey: nil)
             }
         }

@@ -24,7 +24,7 @@ public final class SyncEngine: Sendable {
     /// Where the engine stands; `Observable`.
     public let status: SyncStatus
 
-    private let worker: SyncWorker
+    let worker: SyncWorker
     private let continuous = LockedValue<Task<Void, Never>?>(nil)
     private let listeners = LockedValue<[UUID: AsyncStream<SyncStatus>.Continuation]>([:])
 

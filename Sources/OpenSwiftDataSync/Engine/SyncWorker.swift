@@ -7,7 +7,7 @@ actor SyncWorker {
     let container: ModelContainer
     let configuration: SyncConfiguration
     let status: SyncStatus
-    private let transport: SyncTransport
+    let transport: SyncTransport
     private let onStatusChange: @Sendable () -> Void
     private let entities: [String: ReplicatedEntity]
     private let schema: SyncSchema
@@ -135,14 +135,10 @@ actor SyncWorker {
             // Identifiers are bound before they are sent: a retry after any failure sends the same.
             try storeFailure { try store.records.writeCompanionRecords(batch.bindings) }
             var corrections: [SyncRow] = []
-            var restoring: Set<String> = []
             if !batch.changes.isEmpty {
                 sent = true
                 let response = try await transport.push(PushRequest(client: state.client, sequence: batch.sequence, changes: batch.changes, cursor: state.cursor))
                 corrections = response.corrections
-                // A deletion the server's rules refused is undone: the model is made again.
-                let refused = Set(response.refusals.map(\.id))
-                restoring = Set(batch.changes.filter { $0.deleted && refused.contains($0.id) }.map(\.id))
                 conflicts.append(contentsOf: response.conflicts)
                 if conflicts.count > 1000 { conflicts.removeFirst(conflicts.count - 1000) }
                 refusedNow += response.refusals
@@ -163,7 +159,7 @@ actor SyncWorker {
                     try store.records.writeCompanionRecords(state.records + acknowledged.map { KnownClocks.record(of: $0.key, $0.value, entities: entities) })
                 }
             } else {
-                _ = try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged, restoring: restoring)
+                _ = try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged)
             }
             // What the batch covered is no longer pending (the whole count is taken after the pull).
             update { $0.pendingChangeCount = max(0, $0.pendingChangeCount - batch.historyChangeCount) }
@@ -224,10 +220,10 @@ actor SyncWorker {
     /// Applies rows from the server in one transaction with `state` (see ``RemoteApplier``), and
     /// returns the state saved.
     /// `acknowledged` are the known clocks (``KnownClocks``) a push the server acknowledged leaves,
-    /// which the rows' clocks then replace; `restoring` the models whose deletion the server refused.
+    /// which the rows' clocks then replace.
     private func apply(
         _ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, endsPull: Bool = false, snapshot: Set<String>? = nil,
-        acknowledged: [String: KnownClocks.Update] = [:], restoring: Set<String> = []
+        acknowledged: [String: KnownClocks.Update] = [:]
     ) throws -> SyncState {
         try storeFailure {
             // A local save between reading the pending rows and the apply's save starts the apply
@@ -242,7 +238,7 @@ actor SyncWorker {
                 let pending = try outbox.pendingRows(after: state.pushedThrough)
                 do {
                     return try RemoteApplier(store: store, entities: entities, context: context)
-                        .apply(rows, pending: pending, outbox: outbox, state: state, endsPull: endsPull, snapshot: snapshot, acknowledged: acknowledged, restoring: restoring)
+                        .apply(rows, pending: pending, outbox: outbox, state: state, endsPull: endsPull, snapshot: snapshot, acknowledged: acknowledged)
                 } catch is LocalSaveDuringApply where attempt < 10 {
                     attempt += 1
                 }

@@ -246,4 +246,7 @@ package enum SyncPath {
     package static let hello = "/v1/hello"
     package static let push = "/v1/push"
     package static let changes = "/v1/changes"
+    /// `POST` shares a model or stops sharing it (``ShareRequest``); `GET` lists the user's shares
+    /// (`?id=` those of one model).
+    package static let shares = "/v1/shares"
 }

@@ -17,12 +17,19 @@ package struct SyncSchema: Codable, Hashable, Sendable {
         /// A relationship's destination model.
         package var destination: String?
         package var isOptional: Bool
+        /// A relationship's delete rule (`cascade`, `nullify`, …), when the schema records it: a
+        /// to-many relationship that cascades carries what a share of its model shares.
+        package var deleteRule: String?
+        /// A relationship's inverse on the destination model, when it has one.
+        package var inverse: String?
 
-        package init(name: String, kind: String, destination: String?, isOptional: Bool) {
+        package init(name: String, kind: String, destination: String?, isOptional: Bool, deleteRule: String? = nil, inverse: String? = nil) {
             self.name = name
             self.kind = kind
             self.destination = destination
             self.isOptional = isOptional
+            self.deleteRule = deleteRule
+            self.inverse = inverse
         }
     }
 
@@ -67,7 +74,7 @@ package struct SyncSchema: Codable, Hashable, Sendable {
             for relationship in entity.relationships ?? [] {
                 properties.append(Property(
                     name: relationship.name, kind: relationship.isToMany ? "toMany" : "toOne", destination: relationship.destination,
-                    isOptional: relationship.isOptional))
+                    isOptional: relationship.isOptional, deleteRule: relationship.deleteRule.rawValue, inverse: relationship.inverse))
             }
             return Entity(
                 name: entity.name, properties: properties, superentity: entity.superentity,

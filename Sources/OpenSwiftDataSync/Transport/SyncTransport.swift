@@ -39,6 +39,31 @@ struct SyncTransport: Sendable {
         }
     }
 
+    /// Shares a model, or stops sharing it; answers the model's shares.
+    func share(_ request: ShareRequest) async throws(SyncError) -> SharesResponse {
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(request)
+        } catch {
+            throw SyncError(.storeFailure, "A request to \(SyncPath.shares) could not be encoded: \(error)")
+        }
+        return try decode(SharesResponse.self, from: try await send("POST", SyncPath.shares, body: body), path: SyncPath.shares)
+    }
+
+    /// The shares the user takes part in; with `id`, those of that model.
+    func shares(of id: String?) async throws(SyncError) -> SharesResponse {
+        let query = id.flatMap { $0.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) }.map { "?id=\($0)" } ?? ""
+        return try decode(SharesResponse.self, from: try await send("GET", SyncPath.shares + query, body: nil), path: SyncPath.shares)
+    }
+
+    private func decode<Message: Decodable>(_ type: Message.Type, from data: Data, path: String) throws(SyncError) -> Message {
+        do {
+            return try JSONDecoder().decode(Message.self, from: data)
+        } catch {
+            throw SyncError(.unreachable, "The server's answer to \(path) cannot be read: \(error)")
+        }
+    }
+
     func push(_ request: PushRequest) async throws(SyncError) -> PushResponse {
         let body: Data
         do {

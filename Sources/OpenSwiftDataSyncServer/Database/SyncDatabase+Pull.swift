@@ -10,7 +10,9 @@ extension SyncDatabase {
     }
 
     /// The user's rows changed after `cursor`, in change order, every client's, with the user's
-    /// trim point: what the pulls of every device of the user after that cursor are made of.
+    /// trim point: what the pulls of every device of the user after that cursor are made of. The
+    /// user's rows are their own and those shares carry to them; a row a share carries no more
+    /// comes as a deletion.
     func scan(of user: String, after cursor: Int64, limit: Int) async throws -> ScannedRows {
         var binds = PostgresBindings()
         binds.append(user)
@@ -21,9 +23,14 @@ extension SyncDatabase {
         // row it would remove in the page.
         let rows = try await self.client.query(
             PostgresQuery(unsafeSQL: """
-                SELECT id, entity, deleted, "values", clocks, version, last_client, \
-                (SELECT trimmed_through FROM \(quoted).trims WHERE owner = $1) FROM \(quoted).rows \
-                WHERE owner = $1 AND version > $2 ORDER BY version LIMIT $3
+                SELECT id, entity, deleted, "values", clocks, version, last_client, (SELECT coalesce(max(trimmed_through), 0) \
+                FROM \(quoted).trims WHERE owner = $1 OR owner IN (SELECT owner FROM \(quoted).shares WHERE participant = $1)) FROM (\
+                SELECT id, entity, deleted, "values", clocks, version, last_client FROM \(quoted).rows WHERE owner = $1 AND version > $2 \
+                UNION ALL SELECT DISTINCT ON (r.version) r.id, r.entity, r.deleted, r."values", r.clocks, r.version, r.last_client \
+                FROM \(quoted).shares s JOIN \(quoted).share_members m ON m.root = s.root JOIN \(quoted).rows r ON r.id = m.id \
+                WHERE s.participant = $1 AND r.version > $2 AND r.owner <> $1 \
+                UNION ALL SELECT id, entity, true, '{}', '{}', version, '' FROM \(quoted).share_removals WHERE participant = $1 AND version > $2\
+                ) AS scope ORDER BY version LIMIT $3
                 """, binds: binds),
             logger: logger)
         var scanned = ScannedRows(user: user, cursor: cursor, limit: limit)

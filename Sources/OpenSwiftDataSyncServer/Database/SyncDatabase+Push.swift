@@ -5,9 +5,10 @@ import PostgresNIO
 extension SyncDatabase {
     /// Applies a batch of changes in one transaction: deletions first, then the rest; per property,
     /// the later clock wins; a deletion wins over any change; a new model whose unique values
-    /// another of the user's models has becomes that model. Returns what the client must correct.
-    func push(_ request: PushRequest, user: String) async throws -> PushResponse {
-        let (response, writtenCount) = try await client.withTransaction(logger: logger) { connection in
+    /// another of the user's models has becomes that model. Returns what the client must correct,
+    /// and the users whose devices read the written rows (the user, and those who share them).
+    func push(_ request: PushRequest, user: String) async throws -> (response: PushResponse, readers: [String]) {
+        let (response, writtenCount, readers) = try await client.withTransaction(logger: logger) { connection in
             try await connection.query(sql("SELECT pg_advisory_xact_lock(\(lockKey))"), logger: logger)
             let applied = try await checkOwner(of: request.client, user: user, on: connection)
             var aliases = try await aliasTargets(of: request.changes, on: connection)
@@ -15,6 +16,9 @@ extension SyncDatabase {
             var stored = try await rows(Array(Set(changes.map(\.id))), on: connection)
             // The rows whose last change the client has pulled: after this push they are as it holds them.
             let seenByClient = Set(stored.values.filter { $0.row.version <= (request.cursor ?? -1) }.map(\.row.id))
+            // What shares let the user do with the batch's rows of other users.
+            let foreign = stored.values.filter { $0.owner != user }.map(\.row.id)
+            var access = foreign.isEmpty ? [:] : try await sharedAccess(to: foreign, for: user, on: connection)
             if applied >= request.sequence {
                 // A batch applied before (its acknowledgment was lost): the state of its rows. A
                 // model of it the server no longer holds is answered with the deletion, as when
@@ -25,25 +29,30 @@ extension SyncDatabase {
                 // model had, which the first answer told as a deletion too). A new model that names
                 // the batch that made it is an update here (`seen(throughBatch:)`); the trim check
                 // serves clients that do not name it.
-                let refusals = checkRules(changes, user: user, stored: stored).refusals
+                access.merge(try await accessToParents(of: changes, user: user, on: connection)) { old, _ in old }
+                let shared = checkSharing(changes, user: user, stored: stored, access: access)
+                let refusals = shared.refusals + checkRules(shared.allowed, user: user, stored: stored).refusals
                 let refused = Set(refusals.map(\.id))
                 let unheldNew = changes.contains { stored[$0.id] == nil && !$0.deleted && $0.isNew != false }
                 let trimmed = unheldNew ? try await trimmedThrough(of: user, on: connection) > 0 : false
                 let corrections = changes.compactMap { change in
-                    stored[change.id].map { visible($0.row, to: user) }
+                    stored[change.id].map { answer($0, to: user, access: access) }
                         ?? (change.isNew == false || refused.contains(change.id) || (trimmed && !change.deleted) ? Self.deletion(of: change) : nil)
                 }
-                return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: [], refusals: refusals), 0)
+                return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: [], refusals: refusals), 0, [String]())
             }
-            var deleted = try await checkReferences(of: changes, user: user, stored: stored, on: connection)
-            // Changes the rules refuse are left out whole; new models among them are answered with
-            // their deletion, and relationships to them hold nothing.
-            let (allowed, refusals) = checkRules(changes, user: user, stored: stored)
+            var deleted = try await checkReferences(of: changes, user: user, stored: stored, access: &access, on: connection)
+            // Changes the shares or the rules refuse are left out whole; new models among them are
+            // answered with their deletion, and relationships to them hold nothing.
+            let shared = checkSharing(changes, user: user, stored: stored, access: access)
+            let ruled = checkRules(shared.allowed, user: user, stored: stored)
+            let (allowed, refusals) = (ruled.allowed, shared.refusals + ruled.refusals)
             let refusedNew = Set(refusals.map(\.id).filter { stored[$0] == nil })
             changes = allowed
             deleted.formUnion(refusedNew)
             if recordsChangeLog { try await log(changes, client: request.client, on: connection) }
             var merge = SyncMerge(user: user, resolver: resolver, schema: schema)
+            merge.sharedWithUser = Set(access.compactMap { id, access in if case .readWrite = access { id } else { nil } })
             if resolver != nil { merge.baseValues = try await baseValues(of: changes, stored: stored, on: connection) }
             changes.sort { $0.deleted && !$1.deleted }
             // The rows as they were, for the values the batch replaces.
@@ -68,6 +77,8 @@ extension SyncDatabase {
             }
             try await refuseUniqueCollisions(in: &merge, stored: &stored, user: user, on: connection)
             deleted.formUnion(stored.values.filter(\.row.deleted).map(\.row.id))
+            // Rows that hang off shared models join their shares.
+            let readers = try await joinShares(merge.written.sorted(), stored: &stored, user: user, on: connection)
             var written: [(row: StoredSyncRow, lastClient: String)] = []
             for id in merge.written.sorted() {
                 guard var row = stored[id] else { continue }
@@ -86,22 +97,77 @@ extension SyncDatabase {
             binds.append(request.sequence)
             binds.append(request.client)
             binds.append(ChangeRelay.channel(of: namespace))
-            binds.append(user)
+            binds.append([user] + readers.sorted())
             binds.append(!written.isEmpty)
             try await connection.query(
                 PostgresQuery(unsafeSQL: """
                     WITH applied AS (UPDATE \(quoted).clients SET sequence = $1 WHERE id = $2 RETURNING id) \
-                    SELECT pg_notify($3, $4) FROM applied WHERE $5
+                    SELECT pg_notify($3, u) FROM applied, unnest($4::text[]) AS u WHERE $5
                     """, binds: binds),
                 logger: logger)
             // A row the push made unreadable for the user leaves the device that pushed it too.
             for id in merge.written where stored[id].map({ !isReadable($0.row, by: user) }) == true { merge.correct(id) }
-            let corrections = merge.corrected.sorted().compactMap { stored[$0].map { visible($0.row, to: user) } }
+            let corrections = merge.corrected.sorted().compactMap { stored[$0].map { answer($0, to: user, access: access) } }
                 + request.changes.filter { refusedNew.contains($0.id) }.map(Self.deletion)
-            return (PushResponse(sequence: request.sequence, corrections: corrections, conflicts: merge.conflicts, refusals: refusals), written.count)
+            return (
+                PushResponse(sequence: request.sequence, corrections: corrections, conflicts: merge.conflicts, refusals: refusals), written.count,
+                written.isEmpty ? [] : [user] + readers.sorted())
         }
         await noteWrites(writtenCount)
-        return response
+        return (response, readers)
+    }
+
+    /// What shares let the user do with the parents new models of the batch hang off (which
+    /// ``checkReferences(of:user:stored:access:on:)`` finds for a batch applied anew).
+    private func accessToParents(of changes: [SyncChange], user: String, on connection: PostgresConnection) async throws -> [String: SharedAccess] {
+        let parents = changes.filter { !$0.deleted && $0.isNew != false }.flatMap { change in
+            shareShape.parents(of: SyncRow(entity: change.entity, id: change.id, deleted: false, values: change.values, clocks: [:], version: 0))
+        }
+        guard !parents.isEmpty else { return [:] }
+        let foreign = try await rows(parents, on: connection).values.filter { $0.owner != user }.map(\.row.id)
+        return foreign.isEmpty ? [:] : try await sharedAccess(to: foreign, for: user, on: connection)
+    }
+
+    /// A row as the user's device is told of it: a deletion when it belongs to another user and no
+    /// share carries it to the user.
+    private func answer(_ row: StoredSyncRow, to user: String, access: [String: SharedAccess]) -> SyncRow {
+        switch access[row.row.id] {
+        case _ where row.owner == user, .readOnly, .readWrite: visible(row.row, to: user)
+        case .removed, nil: SyncRow(entity: row.row.entity, id: row.row.id, deleted: true, values: [:], clocks: [:], version: row.row.version)
+        }
+    }
+
+    /// The changes of a push the user's shares allow, and a refusal for each other: a change to a
+    /// model shared read-only, or no longer shared, with the user, and a new model that would hang
+    /// off one shared read-only. A change to another user's model no share ever carried to the user
+    /// is left to the merge, which refuses the whole push.
+    func checkSharing(_ changes: [SyncChange], user: String, stored: [String: StoredSyncRow], access: [String: SharedAccess]) -> (allowed: [SyncChange], refusals: [SyncRefusal]) {
+        guard !access.isEmpty else { return (changes, []) }
+        var allowed: [SyncChange] = []
+        var refusals: [SyncRefusal] = []
+        for change in changes {
+            var reason: String?
+            if let held = stored[change.id], held.owner != user {
+                switch access[change.id] {
+                case .readOnly(let owner): reason = "\(owner) shares this \(change.entity) with \(user) read-only"
+                case .removed: reason = "this \(change.entity) is no longer shared with \(user)"
+                case .readWrite, nil: break
+                }
+            } else if stored[change.id] == nil, !change.deleted {
+                let row = SyncRow(entity: change.entity, id: change.id, deleted: false, values: change.values, clocks: [:], version: 0)
+                for parent in shareShape.parents(of: row) {
+                    if case .readOnly(let owner) = access[parent] {
+                        reason = "\(owner) shares the model this \(change.entity) belongs to with \(user) read-only"
+                    }
+                }
+            }
+            if let reason {
+                refusals.append(SyncRefusal(entity: change.entity, id: change.id, reason: reason))
+            } else {
+                allowed.append(change)
+            }
+        }
+        return (allowed, refusals)
     }
 
     /// Keeps every value of a batch, with its clock, in `change_log`.

@@ -50,12 +50,18 @@ extension SyncDatabase {
         try await client.withConnection { connection in try await trimmedThrough(of: user, on: connection) }
     }
 
-    /// The last change number of the user's trimmed deletions, or 0, read on `connection`.
+    /// The last change number of the user's trimmed deletions, or 0, read on `connection`: of the
+    /// user's own and of those of the users who share models with them. (The removals of ended
+    /// shares are kept: a device that pushes a change to a model no longer shared with its user
+    /// is answered with a refusal, however long it was away.)
     func trimmedThrough(of user: String, on connection: PostgresConnection) async throws -> Int64 {
         var binds = PostgresBindings()
         binds.append(user)
         let rows = try await connection.query(
-            PostgresQuery(unsafeSQL: "SELECT trimmed_through FROM \(quoted).trims WHERE owner = $1", binds: binds), logger: logger)
+            PostgresQuery(unsafeSQL: """
+                SELECT coalesce(max(trimmed_through), 0) FROM \(quoted).trims \
+                WHERE owner = $1 OR owner IN (SELECT owner FROM \(quoted).shares WHERE participant = $1)
+                """, binds: binds), logger: logger)
         var through: Int64 = 0
         // The rows are read to their end: a row stream left midway upsets the connection.
         for try await value in rows.decode(Int64.self) { through = value }

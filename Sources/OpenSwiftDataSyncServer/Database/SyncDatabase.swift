@@ -20,9 +20,11 @@ import PostgresNIO
 ///   became one: the identifier that lost, and the one it became.
 /// - `past_values (id, property, clock, value, logged_at)`: values a change replaced, by the clock
 ///   they were written with, when the server has a resolver: the bases its conflicts show.
-/// - `trims (owner, trimmed_through)`: for each user whose deletions were trimmed
-///   (``SyncServer/trimHistory(olderThan:)``), the last change number trimmed: a client whose
-///   cursor is before it downloads the user's rows again.
+/// - `trims (owner, trimmed_through)`: for each user whose deletions were trimmed (``SyncServer/trimHistory(olderThan:)``), the last change number trimmed: a
+///   client whose cursor is before it, or before that of a user who shares models with its user,
+///   downloads its user's rows again.
+/// - `shares`, `share_members`, `share_removals`: models shared with other users
+///   (``SyncDatabase/share(_:with:permission:by:)``).
 ///
 /// Writes take a transaction-scoped advisory lock of the namespace, so change numbers become
 /// visible in the order they were given, and a pull that has read up to one number never misses a
@@ -41,6 +43,8 @@ package struct SyncDatabase: Sendable {
     let logger: Logger
     /// When to bring PostgreSQL's statistics of the rows table up to date.
     let statistics: RowStatistics
+    /// Which models a share of a model carries.
+    let shareShape: ShareTreeShape
 
     var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     /// The advisory lock of the namespace's writes.
@@ -89,7 +93,7 @@ package struct SyncDatabase: Sendable {
                 CREATE TABLE IF NOT EXISTS \(quoted).past_values (id text NOT NULL, property text NOT NULL, clock text NOT NULL, \
                 value text NOT NULL, logged_at timestamptz NOT NULL, PRIMARY KEY (id, property, clock))
                 """,
-            ] {
+            ] + sharingTables {
                 try await connection.query(sql(statement), logger: logger)
             }
         }
@@ -153,8 +157,12 @@ package struct SyncDatabase: Sendable {
     }
 
     /// Refuses a batch that relates a model to one the user cannot reach: neither in the batch nor
-    /// one of the user's rows. Returns the related models that are deleted.
-    func checkReferences(of changes: [SyncChange], user: String, stored: [String: StoredSyncRow], on connection: PostgresConnection) async throws -> Set<String> {
+    /// one of the user's rows nor shared with the user. Returns the related models that are
+    /// deleted, or that a share no longer carries to the user; adds what the user may do with the
+    /// others' related models to `access`.
+    func checkReferences(
+        of changes: [SyncChange], user: String, stored: [String: StoredSyncRow], access: inout [String: SharedAccess], on connection: PostgresConnection
+    ) async throws -> Set<String> {
         let inBatch = Set(changes.map(\.id))
         var wanted: [String: String] = [:]
         for change in changes {
@@ -169,6 +177,8 @@ package struct SyncDatabase: Sendable {
         // record was trimmed: once the user's deletions were trimmed, such a relationship holds
         // nothing, as one to any deleted model.
         let trimmed = found.count < wanted.count ? try await trimmedThrough(of: user, on: connection) > 0 : false
+        let foreign = found.values.filter { $0.owner != user }.map(\.row.id)
+        if !foreign.isEmpty { access.merge(try await sharedAccess(to: foreign, for: user, on: connection)) { old, _ in old } }
         for (target, place) in wanted.sorted(by: { $0.key < $1.key }) {
             guard let row = found[target] else {
                 if trimmed {
@@ -177,8 +187,16 @@ package struct SyncDatabase: Sendable {
                 }
                 throw SyncProblem(code: "badRequest", message: "\(place) relates to the model \(target), which the server does not hold")
             }
-            guard row.owner == user else {
-                throw SyncProblem(code: "badRequest", message: "\(place) relates to the model \(target), which belongs to another user")
+            if row.owner != user {
+                switch access[target] {
+                case .readOnly, .readWrite: break
+                case .removed:
+                    // A model a share no longer carries to the user: the relationship holds nothing.
+                    deleted.insert(target)
+                    continue
+                case nil:
+                    throw SyncProblem(code: "badRequest", message: "\(place) relates to the model \(target), which belongs to another user")
+                }
             }
             if row.row.deleted { deleted.insert(target) }
         }

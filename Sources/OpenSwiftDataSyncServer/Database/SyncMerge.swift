@@ -17,6 +17,8 @@ struct SyncMerge {
     /// The values the batch's changes name as their bases (``SyncChange/bases``), where the server
     /// keeps them (``SyncDatabase/baseValues(of:stored:on:)``).
     var baseValues: [PastValueKey: SyncValue] = [:]
+    /// Rows of other users that shares let the user change.
+    var sharedWithUser: Set<String> = []
 
     init(user: String, resolver: (any SyncConflictResolver)? = nil, schema: SyncSchema? = nil) {
         self.user = user
@@ -63,7 +65,7 @@ struct SyncMerge {
             written.insert(change.id)
             return
         }
-        guard stored.owner == user else {
+        guard stored.owner == user || sharedWithUser.contains(change.id) else {
             throw SyncProblem(code: "badRequest", message: "The \(change.entity) \(change.id) belongs to another user")
         }
         guard stored.row.entity == change.entity else {

@@ -26,7 +26,7 @@ final class RunningSyncServer: Sendable {
     private let task: Task<Void, any Error>
 
     /// The tokens every harness server accepts.
-    static let tokens = ["token-a": "alice", "token-b": "bob"]
+    static let tokens = ["token-a": "alice", "token-b": "bob", "token-c": "carol"]
 
     private init(url: URL, name: String, server: SyncServer, task: Task<Void, any Error>) {
         self.url = url
