@@ -117,6 +117,15 @@ struct SyncProcessTests {
         #expect(status == 0)
     }
 
+    /// Three users, the first sharing groups with the second (read-write) and the third
+    /// (read-only) and revoking shares now and then: each user's clients converge on what the
+    /// server shares with them.
+    @Test func theConvergenceCheckerFindsNoViolationWithSharesBetweenUsers() throws {
+        let (text, status) = try Self.runChecker(["--runs", "1", "--clients", "6", "--operations", "100", "--seed", "20261204", "--shares"])
+        #expect(text.contains("three users sharing") && text.contains("violations: 0"), "\(text)")
+        #expect(status == 0)
+    }
+
     /// Runs `SyncCheck run` on the test server with `arguments`; returns its report and status.
     private static func runChecker(_ arguments: [String]) throws -> (text: String, status: Int32) {
         let process = Process()

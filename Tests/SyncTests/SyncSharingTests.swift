@@ -249,6 +249,45 @@ struct SyncSharingTests {
         #expect(try Self.summary(alice) == ["T1 Lisbon by night 100.0 [Belém]"])
     }
 
+    /// A model of the participant's moved under a shared model joins the share and becomes the
+    /// owner's; a read-only participant cannot hang one there.
+    @Test func aParticipantsOwnModelMovedUnderASharedOneJoinsTheShare() async throws {
+        let server = try await RunningSyncServer.start("share")
+        defer { Task { await server.stop() } }
+        let (alice, bob) = try await Self.aliceWithATrip(on: server)
+        let carol = try SyncDevice(server: server, token: "token-c")
+        for device in [bob, carol] {
+            let context = device.context()
+            context.insert(Stop(place: "Own stop", order: 9))
+            try context.save()
+            try await device.engine.sync()
+        }
+        _ = try await Self.share("T1", on: alice, with: "bob", permission: .readWrite)
+        _ = try await Self.share("T1", on: alice, with: "carol", permission: .readOnly)
+        for device in [bob, carol] {
+            try await device.engine.sync()
+            let context = device.context()
+            let stop = try #require(try context.fetch(FetchDescriptor<Stop>(predicate: #Predicate { $0.place == "Own stop" })).first)
+            stop.trip = try device.trip("T1", in: context)
+            try context.save()
+        }
+        try await bob.engine.sync()
+        let refused = await #expect(throws: SyncError.self) { try await carol.engine.sync() }
+        #expect(refused?.message.contains("would belong to with carol read-only") == true, "\(refused?.message ?? "")")
+        try await alice.engine.sync()
+        try await carol.engine.sync()
+        #expect(try Self.summary(alice) == ["T1 Lisbon 100.0 [Alfama,Belém,Own stop]"])
+        #expect(try Self.summary(carol) == ["T1 Lisbon 100.0 [Alfama,Belém,Own stop]"], "Bob's stop, now Alice's, is shared with Carol too")
+        #expect(try carol.context().fetch(FetchDescriptor<Stop>()).filter { $0.trip == nil }.map(\.place) == ["Own stop"], "Carol's own stop stays hers, on no trip")
+
+        // Bob's stop is Alice's now: it leaves Bob's device with the share.
+        let context = alice.context()
+        try await alice.engine.stopSharing(try #require(try alice.trip("T1", in: context)), with: "bob")
+        try await bob.engine.sync()
+        #expect(try bob.count(Stop.self) == 0)
+        #expect(try alice.count(Stop.self) == 3)
+    }
+
     @Test func onlyTheOwnerSharesAModel() async throws {
         let server = try await RunningSyncServer.start("share")
         defer { Task { await server.stop() } }

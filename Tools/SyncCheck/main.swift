@@ -8,13 +8,15 @@ import SyncChecking
 // The sync convergence checker and the processes it runs:
 //
 //   SyncCheck run --postgres URL [--runs R] [--clients K] [--operations N] [--seed S] [--no-kills]
-//                 [--trims] [--servers P]
+//                 [--trims] [--servers P] [--shares]
 //   SyncCheck serve --postgres URL --name NAME --port P
 //   SyncCheck client --server URL[,URL…] --store PATH --log PATH --seed S --operations N [--continuous]
+//                    [--token T] [--shares-with USER:PERMISSION[,…]]
 //
 // A run's clients of odd index synchronize continuously (SyncEngine.start()), the others now and then.
 // With --servers P, P server processes serve the run's database; each client moves between them.
-//   SyncCheck drain --server URL[,URL…] --store PATH
+// With --shares, the clients belong to three users in turn, and the first shares groups with the others.
+//   SyncCheck drain --server URL[,URL…] --store PATH [--token T]
 //   SyncCheck dump --store PATH
 
 func option(_ name: String) -> String? {
@@ -51,7 +53,7 @@ do {
         logger.logLevel = .critical
         let server = try SyncServer(
             postgresURL: required("postgres"), name: required("name"), schema: Schema(checkModels),
-            authenticator: TokenFileAuthenticator(users: [CheckRun.token: "checker"]), recordsChangeLog: true, logger: logger)
+            authenticator: TokenFileAuthenticator(users: CheckRun.tokens), recordsChangeLog: true, logger: logger)
         try await server.run(port: Int(required("port")) ?? 0) { port in
             FileHandle.standardOutput.write(Data("listening on \(port)\n".utf8))
         }
@@ -74,10 +76,18 @@ do {
         try await CheckClient(
             serverURLs: urls(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: required("log")),
             seed: UInt64(required("seed")) ?? 1, operations: Int(required("operations")) ?? 10,
-            synchronizesContinuously: CommandLine.arguments.contains("--continuous")
+            synchronizesContinuously: CommandLine.arguments.contains("--continuous"), token: option("token") ?? CheckRun.token,
+            sharesWith: (option("shares-with") ?? "").split(separator: ",").compactMap { pair in
+                let parts = pair.split(separator: ":")
+                guard parts.count == 2, let permission = SyncSharePermission(rawValue: String(parts[1])) else { return nil }
+                return (String(parts[0]), permission)
+            }
         ).run()
     case "drain":
-        try await CheckClient(serverURLs: urls(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: "/dev/null"), seed: 0, operations: 0).drain()
+        try await CheckClient(
+            serverURLs: urls(required("server")), storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: "/dev/null"), seed: 0,
+            operations: 0, token: option("token") ?? CheckRun.token
+        ).drain()
     case "dump":
         let state = try CheckClient(serverURLs: [], storeURL: URL(fileURLWithPath: required("store")), logURL: URL(fileURLWithPath: "/dev/null"), seed: 0, operations: 0).dump()
         let encoder = JSONEncoder()
@@ -90,17 +100,20 @@ do {
         let servers = Int(option("servers") ?? "1") ?? 1
         let seed = UInt64(option("seed") ?? "\(UInt64.random(in: 1...UInt64.max))") ?? 1
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let sharing = CommandLine.arguments.contains("--shares")
         var violations = 0
         var rows = 0
         var writes = 0
         var kills = 0
         var restarts = 0
         var trims = 0
-        print("seed \(seed): \(runs) runs × \(clients) clients × \(operations) operations, \(servers) server process\(servers == 1 ? "" : "es")")
+        var shared = 0
+        print("seed \(seed): \(runs) runs × \(clients) clients × \(operations) operations, \(servers) server process\(servers == 1 ? "" : "es")" + (sharing ? ", three users sharing" : ""))
         for run in 0..<runs {
             let outcome = try await CheckRun(
                 postgresURL: required("postgres"), executable: executable, clients: clients, operations: operations,
-                seed: seed &+ UInt64(run), kills: !CommandLine.arguments.contains("--no-kills"), trims: CommandLine.arguments.contains("--trims"), servers: servers
+                seed: seed &+ UInt64(run), kills: !CommandLine.arguments.contains("--no-kills"), trims: CommandLine.arguments.contains("--trims"), servers: servers,
+                shares: sharing
             ).run()
             violations += outcome.violations.count
             rows += outcome.rows
@@ -108,13 +121,14 @@ do {
             kills += outcome.clientKills
             restarts += outcome.serverRestarts
             trims += outcome.trims
+            shared += outcome.sharedRows
             for violation in outcome.violations { print("run \(run): \(violation)") }
             // A line per run, written at once: a long run stopped part of the way still tells
             // what it checked.
-            print("run \(run) of \(runs): \(outcome.writes) writes, \(outcome.clientKills) clients killed, \(outcome.serverRestarts) server restarts, \(outcome.trims) trims, \(outcome.violations.count) violations; \(violations) in \(run + 1) runs")
+            print("run \(run) of \(runs): \(outcome.writes) writes, \(outcome.clientKills) clients killed, \(outcome.serverRestarts) server restarts, \(outcome.trims) trims, " + (sharing ? "\(outcome.sharedRows) shared models, " : "") + "\(outcome.violations.count) violations; \(violations) in \(run + 1) runs")
             fflush(nil)
         }
-        print("runs: \(runs) × clients: \(clients), writes: \(writes), models at the end: \(rows), clients killed: \(kills), server restarts: \(restarts), trims: \(trims)")
+        print("runs: \(runs) × clients: \(clients), writes: \(writes), models at the end: \(rows), clients killed: \(kills), server restarts: \(restarts), trims: \(trims)" + (sharing ? ", shared models at the end: \(shared)" : ""))
         print("violations: \(violations)")
         exit(violations == 0 ? 0 : 1)
     default:

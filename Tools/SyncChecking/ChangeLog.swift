@@ -73,24 +73,26 @@ struct ChangeLog {
     /// A model's entries, for a violation's message.
     func describe(key: String) -> String {
         guard let id = idOf[key] else { return "none (never pushed)" }
-        return entries.filter { $0.id == id }.map { "\($0.property.isEmpty ? "deleted" : $0.property)@\($0.clock)=\($0.value.map(text) ?? "")" }
+        return entries.filter { $0.id == id }.map { "\($0.property.isEmpty ? "deleted" : $0.property)@\($0.clock)=\($0.value.map { text($0) } ?? "")" }
             .joined(separator: ", ")
     }
 
-    /// The value as the check's dumps write it.
-    func text(_ value: SyncValue) -> String {
+    /// The value as the check's dumps write it: a relationship to a model deleted, or one the
+    /// device's user does not see (outside `visible`, when given), holds nothing.
+    func text(_ value: SyncValue, visible: Set<String>? = nil) -> String {
         switch value {
         case .value(.text(let text)): text
         case .value(.integer(let number)): "\(number)"
         case .value(.real(let number)): "\(number)"
         case .value(.null): "nil"
-        case .reference(let id): deleted.contains(id) ? "nil" : keyOf[id] ?? "unknown \(id)"
+        case .reference(let id): deleted.contains(id) || visible.map { !$0.contains(id) } == true ? "nil" : keyOf[id] ?? "unknown \(id)"
         default: "\(value)"
         }
     }
 
-    /// Where the final state breaks the per-property rule or the deletion rule.
-    func violations(in final: CheckState) -> [String] {
+    /// Where the final state breaks the per-property rule or the deletion rule. With `visible`
+    /// (the models the server lets the state's user see), a model outside it must be absent.
+    func violations(in final: CheckState, visible: Set<String>? = nil) -> [String] {
         var problems: [String] = []
         var latest: [String: [String: Entry]] = [:]
         for entry in entries where !entry.property.isEmpty && entry.property != "key" {
@@ -103,13 +105,17 @@ struct ChangeLog {
                 if row != nil { problems.append("\(key) was deleted (clock-stamped deletion in the log) but is still there") }
                 continue
             }
+            if let visible, !visible.contains(id) {
+                if row != nil { problems.append("\(key) is held, but the server neither has the user own it nor shares it with them") }
+                continue
+            }
             guard let row else {
                 problems.append("\(key) was never deleted but is gone")
                 continue
             }
             for (property, entry) in latest[id] ?? [:] {
                 guard let value = entry.value else { continue }
-                let expected = text(value)
+                let expected = text(value, visible: visible)
                 if row[property] != expected {
                     problems.append("\(key).\(property) is \(row[property] ?? "absent"), but the latest write (\(entry.clock)) is \(expected)")
                 }
@@ -122,10 +128,19 @@ struct ChangeLog {
     }
 
     /// The writes of one client that are lost: its last committed value of a property of a model
-    /// that still exists, which never reached the server.
-    func lostWrites(_ writes: [CheckWrite], client: Int, in final: CheckState) -> [String] {
+    /// that still exists, which never reached the server. With `owned` (the models the client's
+    /// user owns at the end, when users share models), only writes to those models, relating them
+    /// to those models, count: the server refuses changes to shared models it no longer shares or
+    /// shares read-only, and hanging a model off one shared read-only.
+    func lostWrites(_ writes: [CheckWrite], client: Int, in final: CheckState, owned: Set<String>? = nil) -> [String] {
         var last: [String: CheckWrite] = [:]
-        for write in writes { last[write.key + "\u{1F}" + write.property] = write }
+        for write in writes {
+            if let owned {
+                guard let id = idOf[write.key], owned.contains(id) else { continue }
+                if write.property == "group", write.value != "nil", idOf[write.value].map(owned.contains) != true { continue }
+            }
+            last[write.key + "\u{1F}" + write.property] = write
+        }
         var problems: [String] = []
         for write in last.values.sorted(by: { ($0.key, $0.property) < ($1.key, $1.property) }) {
             if write.property.isEmpty {
@@ -142,7 +157,7 @@ struct ChangeLog {
             // A relationship to a model deleted since holds nothing, however it reached the server.
             var written = write.value
             if write.property == "group", let target = idOf[written], deleted.contains(target) { written = "nil" }
-            let reached = entries.contains { $0.id == id && $0.property == write.property && $0.value.map(text) == written }
+            let reached = entries.contains { $0.id == id && $0.property == write.property && $0.value.map { text($0) } == written }
             if !reached {
                 problems.append("client \(client)'s \(write.key).\(write.property) = \(write.value) never reached the server")
             }

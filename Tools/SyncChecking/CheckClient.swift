@@ -16,21 +16,31 @@ public struct CheckClient {
     /// Whether the client synchronizes continuously (``SyncEngine/start()``) while it works, rather
     /// than now and then.
     public var synchronizesContinuously: Bool
+    /// The token of the client's user.
+    public var token: String
+    /// The users the client shares its groups with now and then, with their permissions (and
+    /// stops sharing with): empty for a client that shares nothing.
+    public var sharesWith: [(user: String, permission: SyncSharePermission)]
 
-    public init(serverURLs: [URL], storeURL: URL, logURL: URL, seed: UInt64, operations: Int, synchronizesContinuously: Bool = false) {
+    public init(
+        serverURLs: [URL], storeURL: URL, logURL: URL, seed: UInt64, operations: Int, synchronizesContinuously: Bool = false,
+        token: String = CheckRun.token, sharesWith: [(user: String, permission: SyncSharePermission)] = []
+    ) {
         self.serverURLs = serverURLs
         self.storeURL = storeURL
         self.logURL = logURL
         self.seed = seed
         self.operations = operations
         self.synchronizesContinuously = synchronizesContinuously
+        self.token = token
+        self.sharesWith = sharesWith
     }
 
     /// An engine for each server, in order: one synchronizes at a time.
     private func engines(_ container: ModelContainer) throws -> [SyncEngine] {
         guard !serverURLs.isEmpty else { throw SyncError(.unreachable, "The check client was given no server") }
         return serverURLs.map {
-            SyncEngine(container: container, configuration: SyncConfiguration(serverURL: $0, token: CheckRun.token, pullPageSize: pullPageSize, requestTimeout: 10))
+            SyncEngine(container: container, configuration: SyncConfiguration(serverURL: $0, token: token, pullPageSize: pullPageSize, requestTimeout: 10))
         }
     }
 
@@ -87,6 +97,17 @@ public struct CheckClient {
                 let group = groups[Int(random.next(UInt64(groups.count)))]
                 writes = [CheckWrite(key: group.key, property: "", value: "deleted")]
                 context.delete(group)
+            case 88..<94 where !sharesWith.isEmpty && !groups.isEmpty:
+                // Shares a group (with its items) with another user, or stops sharing it. The
+                // group may be another user's, deleted meanwhile, or not shared: the server says so.
+                let group = groups[Int(random.next(UInt64(groups.count)))]
+                let (user, permission) = sharesWith[Int(random.next(UInt64(sharesWith.count)))]
+                if random.next(3) == 0 {
+                    _ = try? await engines[current].stopSharing(group, with: user)
+                } else {
+                    _ = try? await engines[current].share(group, with: user, permission: permission)
+                }
+                continue
             default:
                 if synchronizesContinuously {
                     if engines.count > 1, random.next(4) == 0 {

@@ -14,9 +14,20 @@ import PostgresNIO
 ///    clock), a deleted model stays deleted, and every model there was inserted by a client;
 /// 3. no acknowledged write is lost: each client's last committed value of each property it wrote,
 ///    on a model that still exists, reached the server's change log.
+///
+/// With shares, the clients belong to three users in turn: the first shares its groups (and their
+/// items) with the second, read-write, and with the third, read-only, and stops sharing them, now
+/// and then. The checks then hold per user: every client of a user (and a new one) holds the same
+/// models, exactly those the server has the user own or shares with them, with the values the
+/// rule picks (a relationship to a model the user does not see holds nothing); a write is lost
+/// when it was to a model its user owns at the end.
 public struct CheckRun {
-    /// The token every check client uses: they share one user's data.
+    /// The token every check client uses without shares: they share one user's data.
     public static let token = "check-token"
+    /// The users of a run with shares: the owner, a read-write and a read-only participant.
+    public static let sharingUsers = ["ann", "ben", "cat"]
+    /// Every token the check server accepts, with its user.
+    public static let tokens = [token: "checker"].merging(sharingUsers.map { ("check-token-\($0)", $0) }) { first, _ in first }
 
     public var postgresURL: String
     /// The `SyncCheck` executable, which runs the server and the clients as processes.
@@ -33,8 +44,13 @@ public struct CheckRun {
     /// ``CheckClient``), and changes reach the others' waiting clients through the database's
     /// notifications.
     public var servers: Int
+    /// Whether the clients belong to three users who share groups (see above).
+    public var shares: Bool
 
-    public init(postgresURL: String, executable: URL, clients: Int, operations: Int, seed: UInt64, kills: Bool, trims: Bool = false, servers: Int = 1) {
+    public init(
+        postgresURL: String, executable: URL, clients: Int, operations: Int, seed: UInt64, kills: Bool, trims: Bool = false, servers: Int = 1,
+        shares: Bool = false
+    ) {
         self.postgresURL = postgresURL
         self.executable = executable
         self.clients = clients
@@ -43,6 +59,17 @@ public struct CheckRun {
         self.kills = kills
         self.trims = trims
         self.servers = max(servers, 1)
+        self.shares = shares
+    }
+
+    /// The user of a client.
+    private func user(of client: Int) -> String {
+        shares ? Self.sharingUsers[client % Self.sharingUsers.count] : "checker"
+    }
+
+    /// The token of a user.
+    private static func token(of user: String) -> String {
+        user == "checker" ? token : "check-token-\(user)"
     }
 
     /// What one run found.
@@ -53,6 +80,9 @@ public struct CheckRun {
         public var clientKills: Int
         public var serverRestarts: Int
         public var trims: Int
+        /// With shares: the models shares carried to their participants at the end, counted per
+        /// participant.
+        public var sharedRows: Int
     }
 
     public func run() async throws -> Outcome {
@@ -110,12 +140,22 @@ public struct CheckRun {
         if trims, logBeforeTrim == nil { logBeforeTrim = try await trim(name) }
         // Everyone synchronizes, twice round, so that each has what the others sent.
         for _ in 0..<2 {
-            for index in 0..<clients { try runTool(["drain", "--server", Self.list(serverURLs), "--store", stores[index].path]) }
+            for index in 0..<clients {
+                try runTool(["drain", "--server", Self.list(serverURLs), "--store", stores[index].path, "--token", Self.token(of: user(of: index))])
+            }
         }
-        let fresh = directory.appending(path: "fresh.store")
-        try runTool(["drain", "--server", Self.list(serverURLs), "--store", fresh.path])
+        // A new client of each user downloads everything.
+        let users = Array(Set((0..<clients).map(user(of:)))).sorted()
+        var clientsOf = Dictionary(grouping: 0..<clients, by: user(of:)).mapValues { $0.map { $0 } }
+        var storesOf = stores
+        for (number, user) in users.enumerated() {
+            let fresh = directory.appending(path: "fresh-\(number).store")
+            try runTool(["drain", "--server", Self.list(serverURLs), "--store", fresh.path, "--token", Self.token(of: user)])
+            clientsOf[user, default: []].append(storesOf.count)
+            storesOf.append(fresh)
+        }
         var states: [CheckState] = []
-        for store in stores + [fresh] {
+        for store in storesOf {
             let output = try runTool(["dump", "--store", store.path])
             states.append(try JSONDecoder().decode(CheckState.self, from: Data(output.utf8)))
         }
@@ -127,21 +167,30 @@ public struct CheckRun {
         var violations: [String] = []
         var log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
         if let logBeforeTrim { log.include(logBeforeTrim) }
-        for (index, state) in states.enumerated().dropFirst() where state != states[0] {
-            let label = index == clients ? "a new client" : "client \(index)"
-            let (key, text) = Self.difference(states[0], state)
-            violations.append("\(label) differs from client 0: \(text); the server's log of it: \(log.describe(key: key))")
-        }
-        let final = states[0]
-        violations += log.violations(in: final)
+        let scope = shares ? try await ServerScope.read(postgresURL: postgresURL, namespace: "\(name)_sync") : nil
+        var rows = 0
         var writes = 0
-        for (index, url) in logs.enumerated() {
-            let written = try WriteLog.read(url)
-            writes += written.count
-            violations += log.lostWrites(written, client: index, in: final)
+        for user in users {
+            let members = clientsOf[user] ?? []
+            guard let first = members.first else { continue }
+            let named = shares ? " of \(user)" : ""
+            for index in members.dropFirst() where states[index] != states[first] {
+                let label = index >= clients ? "a new client\(named)" : "client \(index)"
+                let (key, text) = Self.difference(states[first], states[index])
+                violations.append("\(label) differs from client \(first): \(text); the server's log of it: \(log.describe(key: key))")
+            }
+            let final = states[first]
+            rows += final.rows.count
+            violations += log.violations(in: final, visible: scope?.visible(to: user)).map { shares ? "\(user): \($0)" : $0 }
+            for index in members where index < clients {
+                let written = try WriteLog.read(logs[index])
+                writes += written.count
+                violations += log.lostWrites(written, client: index, in: final, owned: scope?.owned(by: user))
+            }
         }
-        return Outcome(violations: violations, rows: final.rows.count, writes: writes, clientKills: clientKills, serverRestarts: serverRestarts,
-                       trims: logBeforeTrim == nil ? 0 : 1)
+        let sharedRows = scope.map { scope in scope.shared.values.map { $0.intersection(scope.live).count }.reduce(0, +) } ?? 0
+        return Outcome(violations: violations, rows: rows, writes: writes, clientKills: clientKills, serverRestarts: serverRestarts,
+                       trims: logBeforeTrim == nil ? 0 : 1, sharedRows: sharedRows)
     }
 
     /// Trims the server's tombstones and change log, returning the log as read just before: the
@@ -197,10 +246,12 @@ public struct CheckRun {
     private func startClient(_ index: Int, serverURLs: [URL], store: URL, log: URL, seed: UInt64) throws -> Process {
         let process = Process()
         process.executableURL = executable
+        let user = user(of: index)
         process.arguments = [
             "client", "--server", Self.list(serverURLs), "--store", store.path, "--log", log.path, "--seed", "\(seed)",
-            "--operations", "\(operations)",
+            "--operations", "\(operations)", "--token", Self.token(of: user),
         ] + (index % 2 == 1 ? ["--continuous"] : [])
+            + (shares && user == Self.sharingUsers[0] ? ["--shares-with", "\(Self.sharingUsers[1]):readWrite,\(Self.sharingUsers[2]):readOnly"] : [])
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         return process

@@ -117,10 +117,10 @@ extension SyncDatabase {
         return (response, readers)
     }
 
-    /// What shares let the user do with the parents new models of the batch hang off (which
+    /// What shares let the user do with the parents the batch's models would hang off (which
     /// ``checkReferences(of:user:stored:access:on:)`` finds for a batch applied anew).
     private func accessToParents(of changes: [SyncChange], user: String, on connection: PostgresConnection) async throws -> [String: SharedAccess] {
-        let parents = changes.filter { !$0.deleted && $0.isNew != false }.flatMap { change in
+        let parents = changes.filter { !$0.deleted }.flatMap { change in
             shareShape.parents(of: SyncRow(entity: change.entity, id: change.id, deleted: false, values: change.values, clocks: [:], version: 0))
         }
         guard !parents.isEmpty else { return [:] }
@@ -138,8 +138,8 @@ extension SyncDatabase {
     }
 
     /// The changes of a push the user's shares allow, and a refusal for each other: a change to a
-    /// model shared read-only, or no longer shared, with the user, and a new model that would hang
-    /// off one shared read-only. A change to another user's model no share ever carried to the user
+    /// model shared read-only, or no longer shared, with the user, and a change that would hang a
+    /// model off one shared read-only. A change to another user's model no share ever carried to the user
     /// is left to the merge, which refuses the whole push.
     func checkSharing(_ changes: [SyncChange], user: String, stored: [String: StoredSyncRow], access: [String: SharedAccess]) -> (allowed: [SyncChange], refusals: [SyncRefusal]) {
         guard !access.isEmpty else { return (changes, []) }
@@ -153,11 +153,13 @@ extension SyncDatabase {
                 case .removed: reason = "this \(change.entity) is no longer shared with \(user)"
                 case .readWrite, nil: break
                 }
-            } else if stored[change.id] == nil, !change.deleted {
+            }
+            if reason == nil, !change.deleted {
+                // Hanging a model off a shared one adds it to the share.
                 let row = SyncRow(entity: change.entity, id: change.id, deleted: false, values: change.values, clocks: [:], version: 0)
                 for parent in shareShape.parents(of: row) {
                     if case .readOnly(let owner) = access[parent] {
-                        reason = "\(owner) shares the model this \(change.entity) belongs to with \(user) read-only"
+                        reason = "\(owner) shares the model this \(change.entity) would belong to with \(user) read-only"
                     }
                 }
             }

@@ -150,7 +150,7 @@ package struct SyncDatabase: Sendable {
                 SELECT u.id, u.entity, u.owner, u.deleted, u.vals, u.clocks, nextval('\(quoted).versions'), u.last_client, clock_timestamp() \
                 FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::text[], $6::text[], $7::text[]) \
                 WITH ORDINALITY AS u(id, entity, owner, deleted, vals, clocks, last_client, position) ORDER BY u.position \
-                ON CONFLICT (id) DO UPDATE SET deleted = EXCLUDED.deleted, "values" = EXCLUDED."values", \
+                ON CONFLICT (id) DO UPDATE SET owner = EXCLUDED.owner, deleted = EXCLUDED.deleted, "values" = EXCLUDED."values", \
                 clocks = EXCLUDED.clocks, version = EXCLUDED.version, last_client = EXCLUDED.last_client, changed_at = EXCLUDED.changed_at
                 """, binds: binds),
             logger: logger)

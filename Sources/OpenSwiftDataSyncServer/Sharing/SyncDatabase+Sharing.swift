@@ -172,8 +172,10 @@ extension SyncDatabase {
     }
 
     /// Records the shares the batch's rows join: a row whose cascading parent a share carries is
-    /// carried too (and a new row of a participant's belongs to the share's owner, who sees it as
-    /// theirs). Returns the users who read the written rows besides `user`.
+    /// carried too, and a row of the user's that joins a share of another user's becomes that
+    /// user's (a participant's new stop of a shared trip is the owner's, as the trip is: the owner's
+    /// devices hold it, and it leaves the participant's when the share ends). Returns the users
+    /// who read the written rows besides `user`.
     func joinShares(_ written: [String], stored: inout [String: StoredSyncRow], user: String, on connection: PostgresConnection) async throws -> Set<String> {
         guard !written.isEmpty else { return [] }
         var edges: [(child: String, parent: String)] = []
@@ -212,7 +214,7 @@ extension SyncDatabase {
         }
         try await addMembers(joined, on: connection)
         for (root, id) in joined {
-            guard var row = stored[id], row.row.version == 0, row.owner == user, let owner = owners[root], owner != user else { continue }
+            guard var row = stored[id], row.owner == user, let owner = owners[root], owner != user else { continue }
             row.owner = owner
             stored[id] = row
         }
