@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/fluent-kit", exact: "1.57.0"),
         .package(url: "https://github.com/vapor/fluent-postgres-driver", exact: "2.14.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLiteBench", providers: [.apt(["libsqlite3-dev"])]),
@@ -39,6 +40,16 @@ let package = Package(
                 .product(name: "OpenSwiftDataSync", package: "OpenSwiftData"),
                 .product(name: "OpenSwiftDataSyncServer", package: "OpenSwiftData"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        // Fan-out from one sync server process to many waiting clients (Scripts/fanout.sh).
+        .executableTarget(
+            name: "SyncFanOut",
+            dependencies: [
+                .product(name: "OpenSwiftData", package: "OpenSwiftData"),
+                .product(name: "OpenSwiftDataSync", package: "OpenSwiftData"),
+                .product(name: "OpenSwiftDataSyncServer", package: "OpenSwiftData"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // The load harness's servers: the same routes over OpenSwiftData (PostgreSQL, SQLite),

@@ -288,6 +288,42 @@ struct SyncSharingTests {
         #expect(try alice.count(Stop.self) == 3)
     }
 
+    /// A participant who moves a model of theirs under a shared model after the share ended (not
+    /// knowing yet) keeps the model, related to nothing, and its later changes sync.
+    @Test func aModelMovedUnderAShareThatEndedStaysTheParticipants() async throws {
+        let server = try await RunningSyncServer.start("share")
+        defer { Task { await server.stop() } }
+        let (alice, bob) = try await Self.aliceWithATrip(on: server)
+        let own = bob.context()
+        own.insert(Stop(place: "Own stop", order: 9))
+        try own.save()
+        _ = try await Self.share("T1", on: alice, with: "bob", permission: .readWrite)
+        _ = try await Self.share("T1", on: alice, with: "carol", permission: .readOnly)
+        try await bob.engine.sync()
+        let context = alice.context()
+        try await alice.engine.stopSharing(try #require(try alice.trip("T1", in: context)), with: "bob")
+
+        // Bob, offline, puts his stop on the trip; then renames it.
+        let moving = bob.context()
+        let stop = try #require(try moving.fetch(FetchDescriptor<Stop>(predicate: #Predicate { $0.place == "Own stop" })).first)
+        stop.trip = try bob.trip("T1", in: moving)
+        try moving.save()
+        let first = await #expect(throws: SyncError.self) { try await bob.engine.sync() }
+        #expect(first?.kind == .refused, "\(String(describing: first))")
+        let renaming = bob.context()
+        try #require(try renaming.fetch(FetchDescriptor<Stop>()).first).place = "Still mine"
+        try renaming.save()
+        try await bob.engine.sync()
+        #expect(bob.engine.status.lastError == nil)
+        #expect(try bob.trips().isEmpty)
+        #expect(try bob.context().fetch(FetchDescriptor<Stop>()).map { "\($0.place) \($0.trip?.code ?? "-")" } == ["Still mine -"])
+        let carol = try SyncDevice(server: server, token: "token-c")
+        try await carol.engine.sync()
+        try await alice.engine.sync()
+        #expect(try Self.summary(carol) == ["T1 Lisbon 100.0 [Alfama,Belém]"])
+        #expect(try Self.summary(alice) == ["T1 Lisbon 100.0 [Alfama,Belém]"])
+    }
+
     @Test func onlyTheOwnerSharesAModel() async throws {
         let server = try await RunningSyncServer.start("share")
         defer { Task { await server.stop() } }

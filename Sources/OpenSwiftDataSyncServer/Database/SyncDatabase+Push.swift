@@ -77,13 +77,18 @@ extension SyncDatabase {
             }
             try await refuseUniqueCollisions(in: &merge, stored: &stored, user: user, on: connection)
             deleted.formUnion(stored.values.filter(\.row.deleted).map(\.row.id))
-            // Rows that hang off shared models join their shares.
+            // A relationship to a deleted model (or to one no share carries to the user any more)
+            // holds nothing, on every device.
+            for id in merge.written {
+                guard var row = stored[id] else { continue }
+                row.row.values = row.row.values.mapValues { $0.resolving(aliases).droppingReferences(to: deleted) }
+                stored[id] = row
+            }
+            // Rows that hang off shared models join their shares (through what they relate to now).
             let readers = try await joinShares(merge.written.sorted(), stored: &stored, user: user, on: connection)
             var written: [(row: StoredSyncRow, lastClient: String)] = []
             for id in merge.written.sorted() {
-                guard var row = stored[id] else { continue }
-                // A relationship to a deleted model holds nothing, on every device.
-                row.row.values = row.row.values.mapValues { $0.resolving(aliases).droppingReferences(to: deleted) }
+                guard let row = stored[id] else { continue }
                 let isNew = row.row.version == 0
                 written.append((row, isNew || seenByClient.contains(id) ? request.client : ""))
             }

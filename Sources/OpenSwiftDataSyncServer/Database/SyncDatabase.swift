@@ -163,7 +163,9 @@ package struct SyncDatabase: Sendable {
     func checkReferences(
         of changes: [SyncChange], user: String, stored: [String: StoredSyncRow], access: inout [String: SharedAccess], on connection: PostgresConnection
     ) async throws -> Set<String> {
-        let inBatch = Set(changes.map(\.id))
+        // Models the batch makes are reachable; those it changes are checked as any other (a change
+        // the shares refuse does not make its model reachable).
+        let inBatch = Set(changes.filter { stored[$0.id] == nil }.map(\.id))
         var wanted: [String: String] = [:]
         for change in changes {
             for (name, value) in change.values {
@@ -171,7 +173,9 @@ package struct SyncDatabase: Sendable {
             }
         }
         guard !wanted.isEmpty else { return [] }
-        let found = try await rows(Array(wanted.keys), on: connection)
+        var found = stored.filter { wanted[$0.key] != nil }
+        let unread = wanted.keys.filter { found[$0] == nil }
+        if !unread.isEmpty { found.merge(try await rows(unread, on: connection)) { held, _ in held } }
         var deleted: Set<String> = []
         // A model the server does not hold may be one of the user's deleted so long ago that its
         // record was trimmed: once the user's deletions were trimmed, such a relationship holds

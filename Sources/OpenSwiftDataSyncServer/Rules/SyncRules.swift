@@ -2,8 +2,8 @@ import Foundation
 import OpenSwiftDataSync
 
 /// Decides, on the server, which changes a user may write and which models their devices hold,
-/// within the ownership the server always checks (a user reads and writes only the models their
-/// devices created).
+/// within the ownership and shares the server always checks (a user reads and writes the models
+/// their devices created and those shared with them, read-write; reads those shared read-only).
 ///
 /// The server asks the rules about each model a push inserts, updates or deletes, before it
 /// applies the push. A refused change is left out whole: nothing of it is written, the pushing
