@@ -226,7 +226,18 @@ public struct SyncServer: Sendable {
                 }
                 let client = parameters["client"].map(String.init) ?? ""
                 var since = await announcer.generation(of: user)
-                var page = try await database.changes(of: user, client: client, after: after, limit: limit)
+                // A wait for changes (a device's notification channel, opened again after each
+                // answer) shares the read of the user's other devices asking after the same cursor
+                // since the same announcement; a pull that must be current reads on its own.
+                var page = if wait > 0 {
+                    try await database.page(
+                        of: try await scans.rows(of: user, after: after, limit: limit, generation: since) { [database] in
+                            try await database.scan(of: user, after: after, limit: limit, waiting: true)
+                        },
+                        for: client)
+                } else {
+                    try await database.changes(of: user, client: client, after: after, limit: limit)
+                }
                 let deadline = ContinuousClock.now + .seconds(wait)
                 // Waits for a change of another client's (this client's own are skipped).
                 while page.rows.isEmpty && page.upToDate && ContinuousClock.now < deadline && !Task.isCancelled {
@@ -235,7 +246,7 @@ public struct SyncServer: Sendable {
                     // The user's other devices woke with this one: they read the rows once.
                     let cursor = page.cursor
                     let scanned = try await scans.rows(of: user, after: cursor, limit: limit, generation: since) { [database] in
-                        try await database.scan(of: user, after: cursor, limit: limit)
+                        try await database.scan(of: user, after: cursor, limit: limit, waiting: true)
                     }
                     page = try await database.page(of: scanned, for: client)
                 }

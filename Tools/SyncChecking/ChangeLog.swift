@@ -131,10 +131,12 @@ struct ChangeLog {
     /// that still exists, which never reached the server. With `owned` (the models the client's
     /// user owns at the end, when users share models), only writes to those models, relating them
     /// to those models, count: the server refuses changes to shared models it no longer shares or
-    /// shares read-only, and hanging a model off one shared read-only.
-    func lostWrites(_ writes: [CheckWrite], client: Int, in final: CheckState, owned: Set<String>? = nil) -> [String] {
+    /// shares read-only, and hanging a model off one shared read-only. Writes to the models in
+    /// `refused` (whose changes the server refused to this client, whole) do not count either.
+    func lostWrites(_ writes: [CheckWrite], client: Int, in final: CheckState, owned: Set<String>? = nil, refused: Set<String> = []) -> [String] {
         var last: [String: CheckWrite] = [:]
         for write in writes {
+            if let id = idOf[write.key], refused.contains(id) { continue }
             if let owned {
                 guard let id = idOf[write.key], owned.contains(id) else { continue }
                 if write.property == "group", write.value != "nil", idOf[write.value].map(owned.contains) != true { continue }

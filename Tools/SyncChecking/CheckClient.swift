@@ -57,7 +57,9 @@ public struct CheckClient {
         var random = SplitMix(seed: seed)
         let log = try WriteLog(url: logURL)
         if synchronizesContinuously { engines[current].start() }
+        var noted: Set<String> = []
         for _ in 0..<operations {
+            try await noteRefusals(engines, noted: &noted)
             let context = ModelContext(container)
             let items = try context.fetch(FetchDescriptor<CheckItem>(sortBy: [SortDescriptor(\.key)]))
             let groups = try context.fetch(FetchDescriptor<CheckGroup>(sortBy: [SortDescriptor(\.key)]))
@@ -128,6 +130,24 @@ public struct CheckClient {
         }
         await engines[current].stop()
         _ = try? await engines[current].sync()
+        try await noteRefusals(engines, noted: &noted)
+    }
+
+    /// Appends the models the server refused changes of (by synchronized identifier) to the
+    /// client's refusals file (`<log>.refused`): with shares, a change is refused whole, also the
+    /// properties the client changed beside the one refused.
+    private func noteRefusals(_ engines: [SyncEngine], noted: inout Set<String>) async throws {
+        var ids: [String] = []
+        for engine in engines {
+            for refusal in await engine.refusedChanges where noted.insert(refusal.id).inserted { ids.append(refusal.id) }
+        }
+        guard !ids.isEmpty else { return }
+        let url = URL(fileURLWithPath: logURL.path + ".refused")
+        if !FileManager.default.fileExists(atPath: url.path) { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(ids.map { $0 + "\n" }.joined().utf8))
+        try handle.close()
     }
 
     /// Synchronizes until a synchronization succeeds (a server may be restarting), trying each

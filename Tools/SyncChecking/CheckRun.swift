@@ -20,7 +20,8 @@ import PostgresNIO
 /// and then. The checks then hold per user: every client of a user (and a new one) holds the same
 /// models, exactly those the server has the user own or shares with them, with the values the
 /// rule picks (a relationship to a model the user does not see holds nothing); a write is lost
-/// when it was to a model its user owns at the end.
+/// when it was to a model its user owns at the end, and the server refused no change of that model
+/// to the client (a refused change is refused whole).
 public struct CheckRun {
     /// The token every check client uses without shares: they share one user's data.
     public static let token = "check-token"
@@ -185,7 +186,9 @@ public struct CheckRun {
             for index in members where index < clients {
                 let written = try WriteLog.read(logs[index])
                 writes += written.count
-                violations += log.lostWrites(written, client: index, in: final, owned: scope?.owned(by: user))
+                let refused = (try? String(contentsOf: URL(fileURLWithPath: logs[index].path + ".refused"), encoding: .utf8))
+                    .map { Set($0.split(separator: "\n").map(String.init)) } ?? []
+                violations += log.lostWrites(written, client: index, in: final, owned: scope?.owned(by: user), refused: refused)
             }
         }
         let sharedRows = scope.map { scope in scope.shared.values.map { $0.intersection(scope.live).count }.reduce(0, +) } ?? 0

@@ -6,14 +6,19 @@ extension SyncDatabase {
     /// The user's rows changed after `cursor`, in change order, less those whose last change came
     /// from `client` itself.
     func changes(of user: String, client: String, after cursor: Int64, limit: Int) async throws -> PullPage {
-        try await page(of: scan(of: user, after: cursor, limit: limit), for: client)
+        try await page(of: scan(of: user, after: cursor, limit: limit, waiting: false), for: client)
     }
 
     /// The user's rows changed after `cursor`, in change order, every client's, with the user's
     /// trim point: what the pulls of every device of the user after that cursor are made of. The
     /// user's rows are their own and those shares carry to them; a row a share carries no more
     /// comes as a deletion.
-    func scan(of user: String, after cursor: Int64, limit: Int) async throws -> ScannedRows {
+    ///
+    /// A `waiting` pull (a device's notification channel: small pages, read by every reader a
+    /// change wakes) reads through ``scanFunction``, whose plan PostgreSQL keeps; others send the
+    /// query itself, planned for their cursor and page size (a download's pages of thousands of
+    /// rows, which the function would gather before returning).
+    func scan(of user: String, after cursor: Int64, limit: Int, waiting: Bool) async throws -> ScannedRows {
         var binds = PostgresBindings()
         binds.append(user)
         binds.append(cursor)
@@ -22,16 +27,7 @@ extension SyncDatabase {
         // deletions after `cursor` committed before it shows here, one committed after left every
         // row it would remove in the page.
         let rows = try await self.client.query(
-            PostgresQuery(unsafeSQL: """
-                SELECT id, entity, deleted, "values", clocks, version, last_client, (SELECT coalesce(max(trimmed_through), 0) \
-                FROM \(quoted).trims WHERE owner = $1 OR owner IN (SELECT owner FROM \(quoted).shares WHERE participant = $1)) FROM (\
-                SELECT id, entity, deleted, "values", clocks, version, last_client FROM \(quoted).rows WHERE owner = $1 AND version > $2 \
-                UNION ALL SELECT DISTINCT ON (r.version) r.id, r.entity, r.deleted, r."values", r.clocks, r.version, r.last_client \
-                FROM \(quoted).shares s JOIN \(quoted).share_members m ON m.root = s.root JOIN \(quoted).rows r ON r.id = m.id \
-                WHERE s.participant = $1 AND r.version > $2 AND r.owner <> $1 \
-                UNION ALL SELECT id, entity, true, '{}', '{}', version, '' FROM \(quoted).share_removals WHERE participant = $1 AND version > $2\
-                ) AS scope ORDER BY version LIMIT $3
-                """, binds: binds),
+            PostgresQuery(unsafeSQL: waiting ? "SELECT * FROM \(quoted).scan_rows($1, $2, $3)" : "SELECT * FROM (\(scanQuery(user: "$1", after: "$2", limit: "$3"))) AS page", binds: binds),
             logger: logger)
         var scanned = ScannedRows(user: user, cursor: cursor, limit: limit)
         for try await columns in rows.decode((String, String, Bool, String, String, Int64, String, Int64?).self) {
@@ -41,6 +37,36 @@ extension SyncDatabase {
             scanned.trimmedThrough = columns.7
         }
         return scanned
+    }
+
+    /// The query of a scan, with the user, the cursor and the page size as the given expressions:
+    /// the user's own rows, the rows shares carry to them, and the removals of ended shares, each
+    /// read by its index up to a page, then merged.
+    private func scanQuery(user: String, after: String, limit: String) -> String {
+        """
+        SELECT scope.id, scope.entity, scope.deleted, scope.vals, scope.clocks, scope.version, scope.last_client, \
+        (SELECT coalesce(max(t.trimmed_through), 0) FROM \(quoted).trims t \
+        WHERE t.owner = \(user) OR t.owner IN (SELECT s.owner FROM \(quoted).shares s WHERE s.participant = \(user)))::bigint FROM (\
+        (SELECT r.id, r.entity, r.deleted, r."values" AS vals, r.clocks, r.version, r.last_client FROM \(quoted).rows r \
+        WHERE r.owner = \(user) AND r.version > \(after) ORDER BY r.version LIMIT \(limit)) \
+        UNION ALL (SELECT DISTINCT ON (r.version) r.id, r.entity, r.deleted, r."values", r.clocks, r.version, r.last_client \
+        FROM \(quoted).shares s JOIN \(quoted).share_members m ON m.root = s.root JOIN \(quoted).rows r ON r.id = m.id \
+        WHERE s.participant = \(user) AND r.version > \(after) AND r.owner <> \(user) ORDER BY r.version LIMIT \(limit)) \
+        UNION ALL (SELECT x.id, x.entity, true, '{}', '{}', x.version, ''::text FROM \(quoted).share_removals x \
+        WHERE x.participant = \(user) AND x.version > \(after) ORDER BY x.version LIMIT \(limit))\
+        ) AS scope ORDER BY scope.version LIMIT \(limit)
+        """
+    }
+
+    /// The function waiting pulls read through (``scan(of:after:limit:waiting:)``): PL/pgSQL keeps
+    /// the plan of its query on each connection, where a query sent as text is planned on every
+    /// pull, and a change wakes a pull of every device of every user who reads it.
+    var scanFunction: String {
+        """
+        CREATE OR REPLACE FUNCTION \(quoted).scan_rows(p_user text, p_after bigint, p_limit bigint) \
+        RETURNS TABLE (o_id text, o_entity text, o_deleted boolean, o_values text, o_clocks text, o_version bigint, o_last_client text, o_trimmed bigint) \
+        LANGUAGE plpgsql STABLE AS $scan$ BEGIN RETURN QUERY \(scanQuery(user: "p_user", after: "p_after", limit: "p_limit")); END $scan$
+        """
     }
 
     /// A client's page of scanned rows: without the rows it changed last, or a reset when the

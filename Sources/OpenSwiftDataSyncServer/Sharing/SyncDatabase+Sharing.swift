@@ -59,13 +59,16 @@ extension SyncDatabase {
             try await addMembers(members.map { (root: id, id: $0) }, on: connection)
             if isNew {
                 // The participant's devices pulled past these rows' change numbers long ago: the
-                // rows take new ones, and reach them with their next pull.
+                // rows take new ones, parents before what hangs off them, and reach them with their
+                // next pull.
                 var renumber = PostgresBindings()
                 renumber.append(members)
                 try await connection.query(
                     PostgresQuery(unsafeSQL: """
-                        UPDATE \(quoted).rows AS r SET version = nextval('\(quoted).versions'), last_client = '' \
-                        FROM unnest($1::text[]) WITH ORDINALITY AS u(id, position) WHERE r.id = u.id
+                        UPDATE \(quoted).rows AS r SET version = n.version, last_client = '' FROM (\
+                        SELECT u.id, nextval('\(quoted).versions') AS version FROM (\
+                        SELECT id, position FROM unnest($1::text[]) WITH ORDINALITY AS v(id, position) ORDER BY position) AS u\
+                        ) AS n WHERE r.id = n.id
                         """, binds: renumber),
                     logger: logger)
             }
@@ -95,7 +98,8 @@ extension SyncDatabase {
                 throw SyncProblem(code: "badRequest", message: "The model \(id) is not shared with \(participant) by or with \(user)")
             }
             // The rows leave the participant's devices, as deletions with change numbers of their
-            // own, except those another share with the participant still carries.
+            // own, except those another share with the participant still carries; deleted ones
+            // too (the participant may not have pulled the deletion yet, and would not now).
             var removal = PostgresBindings()
             removal.append(id)
             removal.append(participant)
@@ -104,7 +108,7 @@ extension SyncDatabase {
                     INSERT INTO \(quoted).share_removals (participant, id, entity, version, changed_at) \
                     SELECT $2, r.id, r.entity, nextval('\(quoted).versions'), clock_timestamp() \
                     FROM \(quoted).share_members m JOIN \(quoted).rows r ON r.id = m.id \
-                    WHERE m.root = $1 AND NOT r.deleted AND r.owner <> $2 AND NOT EXISTS (\
+                    WHERE m.root = $1 AND r.owner <> $2 AND NOT EXISTS (\
                     SELECT 1 FROM \(quoted).share_members o JOIN \(quoted).shares s ON s.root = o.root \
                     WHERE o.id = m.id AND s.participant = $2)
                     """, binds: removal),
@@ -188,17 +192,21 @@ extension SyncDatabase {
         }
         var roots: [String: Set<String>] = [:]
         var owners: [String: String] = [:]
+        /// The owner and participants of each share.
+        var users: [String: Set<String>] = [:]
         if !edges.isEmpty {
             var binds = PostgresBindings()
             binds.append(Array(Set(edges.map(\.parent))))
             let rows = try await connection.query(
                 PostgresQuery(unsafeSQL: """
-                    SELECT m.id, m.root, s.owner FROM \(quoted).share_members m JOIN \(quoted).shares s ON s.root = m.root WHERE m.id = ANY($1)
+                    SELECT m.id, m.root, s.owner, s.participant FROM \(quoted).share_members m JOIN \(quoted).shares s ON s.root = m.root \
+                    WHERE m.id = ANY($1)
                     """, binds: binds),
                 logger: logger)
-            for try await (id, root, owner) in rows.decode((String, String, String).self) {
+            for try await (id, root, owner, participant) in rows.decode((String, String, String, String).self) {
                 roots[id, default: []].insert(root)
                 owners[root] = owner
+                users[root, default: []].formUnion([owner, participant])
             }
         }
         var joined: [(root: String, id: String)] = []
@@ -213,12 +221,17 @@ extension SyncDatabase {
             }
         }
         try await addMembers(joined, on: connection)
+        var readers: Set<String> = []
         for (root, id) in joined {
+            readers.formUnion(users[root] ?? [])
             guard var row = stored[id], row.owner == user, let owner = owners[root], owner != user else { continue }
             row.owner = owner
             stored[id] = row
         }
-        return try await readers(of: written, on: connection).subtracting([user])
+        // A new row is carried by the shares it joined alone.
+        let existing = written.filter { stored[$0].map { $0.row.version != 0 } == true }
+        if !existing.isEmpty { readers.formUnion(try await self.readers(of: existing, on: connection)) }
+        return readers.subtracting([user])
     }
 
     /// The owners and participants of the shares that carry any of the rows.
