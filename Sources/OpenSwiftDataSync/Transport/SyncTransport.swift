@@ -25,35 +25,27 @@ struct SyncTransport: Sendable {
     }
 
     func hello(_ request: HelloRequest) async throws(SyncError) -> HelloResponse {
-        let body: Data
-        do {
-            body = try JSONEncoder().encode(request)
-        } catch {
-            throw SyncError(.storeFailure, "A request to \(SyncPath.hello) could not be encoded: \(error)")
-        }
-        let data = try await send("POST", SyncPath.hello, body: body)
-        do {
-            return try JSONDecoder().decode(HelloResponse.self, from: data)
-        } catch {
-            throw SyncError(.unreachable, "The server's answer to \(SyncPath.hello) cannot be read: \(error)")
-        }
+        try decode(HelloResponse.self, from: try await send("POST", SyncPath.hello, body: try encode(request, for: SyncPath.hello)), path: SyncPath.hello)
     }
 
     /// Shares a model, or stops sharing it; answers the model's shares.
     func share(_ request: ShareRequest) async throws(SyncError) -> SharesResponse {
-        let body: Data
-        do {
-            body = try JSONEncoder().encode(request)
-        } catch {
-            throw SyncError(.storeFailure, "A request to \(SyncPath.shares) could not be encoded: \(error)")
-        }
-        return try decode(SharesResponse.self, from: try await send("POST", SyncPath.shares, body: body), path: SyncPath.shares)
+        try decode(SharesResponse.self, from: try await send("POST", SyncPath.shares, body: try encode(request, for: SyncPath.shares)), path: SyncPath.shares)
     }
 
     /// The shares the user takes part in; with `id`, those of that model.
     func shares(of id: String?) async throws(SyncError) -> SharesResponse {
-        let query = id.flatMap { $0.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) }.map { "?id=\($0)" } ?? ""
+        let unreserved = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        let query = id.flatMap { $0.addingPercentEncoding(withAllowedCharacters: unreserved) }.map { "?id=\($0)" } ?? ""
         return try decode(SharesResponse.self, from: try await send("GET", SyncPath.shares + query, body: nil), path: SyncPath.shares)
+    }
+
+    private func encode(_ request: some Encodable, for path: String) throws(SyncError) -> Data {
+        do {
+            return try JSONEncoder().encode(request)
+        } catch {
+            throw SyncError(.storeFailure, "A request to \(path) could not be encoded: \(error)")
+        }
     }
 
     private func decode<Message: Decodable>(_ type: Message.Type, from data: Data, path: String) throws(SyncError) -> Message {

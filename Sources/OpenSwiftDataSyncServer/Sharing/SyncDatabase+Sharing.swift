@@ -55,9 +55,13 @@ extension SyncDatabase {
                 logger: logger)
             var isNew = false
             for try await created in inserted.decode(Bool.self) { isNew = created }
-            let members = try await tree(of: root, owner: user, on: connection)
+            var members = try await tree(of: root, owner: user, on: connection)
             try await addMembers(members.map { (root: id, id: $0) }, on: connection)
             if isNew {
+                // The share carries what other participants' shares of the model gathered too
+                // (children moved away from it since stay shared).
+                let found = Set(members)
+                members += try await recordedMembers(of: id, on: connection).filter { !found.contains($0) }
                 // The participant's devices pulled past these rows' change numbers long ago: the
                 // rows take new ones, parents before what hangs off them, and reach them with their
                 // next pull.
@@ -296,6 +300,17 @@ extension SyncDatabase {
             members += frontier.map(\.id)
         }
         return members
+    }
+
+    /// The rows recorded as carried by a share of `root`.
+    private func recordedMembers(of root: String, on connection: PostgresConnection) async throws -> [String] {
+        var binds = PostgresBindings()
+        binds.append(root)
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT id FROM \(quoted).share_members WHERE root = $1 ORDER BY id", binds: binds), logger: logger)
+        var ids: [String] = []
+        for try await id in rows.decode(String.self) { ids.append(id) }
+        return ids
     }
 
     private func addMembers(_ members: [(root: String, id: String)], on connection: PostgresConnection) async throws {
