@@ -289,7 +289,8 @@ struct SyncSharingTests {
     }
 
     /// A participant who moves a model of theirs under a shared model after the share ended (not
-    /// knowing yet) keeps the model, related to nothing, and its later changes sync.
+    /// knowing yet) has the move refused: the model stays theirs, related to nothing, and its
+    /// later changes sync.
     @Test func aModelMovedUnderAShareThatEndedStaysTheParticipants() async throws {
         let server = try await RunningSyncServer.start("share")
         defer { Task { await server.stop() } }
@@ -310,6 +311,7 @@ struct SyncSharingTests {
         try moving.save()
         let first = await #expect(throws: SyncError.self) { try await bob.engine.sync() }
         #expect(first?.kind == .refused, "\(String(describing: first))")
+        #expect(first?.message.contains("Stop.trip relates to the model") == true && first?.message.contains("no longer shared with bob") == true)
         let renaming = bob.context()
         try #require(try renaming.fetch(FetchDescriptor<Stop>()).first).place = "Still mine"
         try renaming.save()

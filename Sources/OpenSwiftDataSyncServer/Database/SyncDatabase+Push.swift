@@ -29,7 +29,7 @@ extension SyncDatabase {
                 // model had, which the first answer told as a deletion too). A new model that names
                 // the batch that made it is an update here (`seen(throughBatch:)`); the trim check
                 // serves clients that do not name it.
-                access.merge(try await accessToParents(of: changes, user: user, on: connection)) { old, _ in old }
+                access.merge(try await accessToReferences(of: changes, user: user, on: connection)) { old, _ in old }
                 let shared = checkSharing(changes, user: user, stored: stored, access: access)
                 let refusals = shared.refusals + checkRules(shared.allowed, user: user, stored: stored).refusals
                 let refused = Set(refusals.map(\.id))
@@ -122,14 +122,12 @@ extension SyncDatabase {
         return (response, readers)
     }
 
-    /// What shares let the user do with the parents the batch's models would hang off (which
+    /// What shares let the user do with the models the batch's models relate to (which
     /// ``checkReferences(of:user:stored:access:on:)`` finds for a batch applied anew).
-    private func accessToParents(of changes: [SyncChange], user: String, on connection: PostgresConnection) async throws -> [String: SharedAccess] {
-        let parents = changes.filter { !$0.deleted }.flatMap { change in
-            shareShape.parents(of: SyncRow(entity: change.entity, id: change.id, deleted: false, values: change.values, clocks: [:], version: 0))
-        }
-        guard !parents.isEmpty else { return [:] }
-        let foreign = try await rows(parents, on: connection).values.filter { $0.owner != user }.map(\.row.id)
+    private func accessToReferences(of changes: [SyncChange], user: String, on connection: PostgresConnection) async throws -> [String: SharedAccess] {
+        let targets = Set(changes.filter { !$0.deleted }.flatMap { $0.values.values.flatMap(\.referencedIDs) })
+        guard !targets.isEmpty else { return [:] }
+        let foreign = try await rows(Array(targets), on: connection).values.filter { $0.owner != user }.map(\.row.id)
         return foreign.isEmpty ? [:] : try await sharedAccess(to: foreign, for: user, on: connection)
     }
 
@@ -143,8 +141,9 @@ extension SyncDatabase {
     }
 
     /// The changes of a push the user's shares allow, and a refusal for each other: a change to a
-    /// model shared read-only, or no longer shared, with the user, and a change that would hang a
-    /// model off one shared read-only. A change to another user's model no share ever carried to the user
+    /// model shared read-only, or no longer shared, with the user, a change that would hang a
+    /// model off one shared read-only, and a change relating a model to one no longer shared
+    /// with the user. A change to another user's model no share ever carried to the user
     /// is left to the merge, which refuses the whole push.
     func checkSharing(_ changes: [SyncChange], user: String, stored: [String: StoredSyncRow], access: [String: SharedAccess]) -> (allowed: [SyncChange], refusals: [SyncRefusal]) {
         guard !access.isEmpty else { return (changes, []) }
@@ -165,6 +164,13 @@ extension SyncDatabase {
                 for parent in shareShape.parents(of: row) {
                     if case .readOnly(let owner) = access[parent] {
                         reason = "\(owner) shares the model this \(change.entity) would belong to with \(user) read-only"
+                    }
+                }
+                // A relationship to a model no longer shared with the user is not written, and not
+                // dropped in silence either: the change is refused, and its device told.
+                for (name, value) in change.values where reason == nil {
+                    if let target = value.referencedIDs.first(where: { access[$0] == .removed }) {
+                        reason = "\(change.entity).\(name) relates to the model \(target), which is no longer shared with \(user)"
                     }
                 }
             }
