@@ -189,6 +189,7 @@ public struct SyncServer: Sendable {
                 let push = try await read(PushRequest.self, from: request)
                 try SyncValidation(schema: schema, limit: maximumBatchSize).check(push)
                 let (response, readers) = try await database.push(push, user: user)
+                // The user's pulls wait for the corrections too, written or not.
                 await announcer.announce(to: user)
                 for reader in readers where reader != user { await announcer.announce(to: reader) }
                 return response

@@ -24,18 +24,7 @@ struct ChangeLog {
     var deleted: Set<String> = []
 
     static func read(postgresURL: String, namespace: String) async throws -> ChangeLog {
-        var logger = Logger(label: "sync-check")
-        logger.logLevel = .critical
-        let client = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
-        return try await withThrowingTaskGroup(of: ChangeLog?.self) { group in
-            group.addTask {
-                await client.run()
-                return nil
-            }
-            defer { group.cancelAll() }
-            // Read under the namespace's write lock: every push begun before the read has
-            // committed, so an entry the read misses was logged after the read began (a push logs
-            // its entries one by one, and a large one commits seconds after its first).
+        try await withCheckDatabase(postgresURL: postgresURL) { client, logger in
             return try await client.withTransaction(logger: logger) { connection in
                 try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(SyncDatabase.lockKey(of: namespace)))"), logger: logger)
                 let rows = try await connection.query(

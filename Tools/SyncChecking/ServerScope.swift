@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import OpenSwiftDataSync
 import OpenSwiftDataSyncServer
 import PostgresNIO
@@ -25,15 +24,7 @@ struct ServerScope {
     }
 
     static func read(postgresURL: String, namespace: String) async throws -> ServerScope {
-        var logger = Logger(label: "sync-check")
-        logger.logLevel = .critical
-        let client = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
-        return try await withThrowingTaskGroup(of: ServerScope?.self) { group in
-            group.addTask {
-                await client.run()
-                return nil
-            }
-            defer { group.cancelAll() }
+        try await withCheckDatabase(postgresURL: postgresURL) { client, logger in
             var scope = ServerScope()
             let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT id, owner, deleted FROM \"\(namespace)\".rows"), logger: logger)
             for try await (id, owner, deleted) in rows.decode((String, String, Bool).self) {

@@ -6,7 +6,8 @@ extension SyncDatabase {
     /// Applies a batch of changes in one transaction: deletions first, then the rest; per property,
     /// the later clock wins; a deletion wins over any change; a new model whose unique values
     /// another of the user's models has becomes that model. Returns what the client must correct,
-    /// and the users whose devices read the written rows (the user, and those who share them).
+    /// and the users whose devices read the written rows (the user, and those who share them;
+    /// none when nothing was written).
     func push(_ request: PushRequest, user: String) async throws -> (response: PushResponse, readers: [String]) {
         let (response, writtenCount, readers) = try await client.withTransaction(logger: logger) { connection in
             try await connection.query(sql("SELECT pg_advisory_xact_lock(\(lockKey))"), logger: logger)
@@ -85,7 +86,7 @@ extension SyncDatabase {
                 stored[id] = row
             }
             // Rows that hang off shared models join their shares (through what they relate to now).
-            let readers = try await joinShares(merge.written.sorted(), stored: &stored, user: user, on: connection)
+            let announced = [user] + (try await joinShares(merge.written.sorted(), stored: &stored, user: user, on: connection)).sorted()
             var written: [(row: StoredSyncRow, lastClient: String)] = []
             for id in merge.written.sorted() {
                 guard let row = stored[id] else { continue }
@@ -102,7 +103,7 @@ extension SyncDatabase {
             binds.append(request.sequence)
             binds.append(request.client)
             binds.append(ChangeRelay.channel(of: namespace))
-            binds.append([user] + readers.sorted())
+            binds.append(announced)
             binds.append(!written.isEmpty)
             try await connection.query(
                 PostgresQuery(unsafeSQL: """
@@ -116,7 +117,7 @@ extension SyncDatabase {
                 + request.changes.filter { refusedNew.contains($0.id) }.map(Self.deletion)
             return (
                 PushResponse(sequence: request.sequence, corrections: corrections, conflicts: merge.conflicts, refusals: refusals), written.count,
-                written.isEmpty ? [] : [user] + readers.sorted())
+                written.isEmpty ? [] : announced)
         }
         await noteWrites(writtenCount)
         return (response, readers)
@@ -136,7 +137,7 @@ extension SyncDatabase {
     private func answer(_ row: StoredSyncRow, to user: String, access: [String: SharedAccess]) -> SyncRow {
         switch access[row.row.id] {
         case _ where row.owner == user, .readOnly, .readWrite: visible(row.row, to: user)
-        case .removed, nil: SyncRow(entity: row.row.entity, id: row.row.id, deleted: true, values: [:], clocks: [:], version: row.row.version)
+        case .removed, nil: Self.hidden(row.row)
         }
     }
 

@@ -35,7 +35,12 @@ extension SyncDatabase {
 
     /// A row as the user's devices receive it: a deletion when the rules hide it.
     func visible(_ row: SyncRow, to user: String) -> SyncRow {
-        isReadable(row, by: user) ? row : SyncRow(entity: row.entity, id: row.id, deleted: true, values: [:], clocks: [:], version: row.version)
+        isReadable(row, by: user) ? row : Self.hidden(row)
+    }
+
+    /// A row as a device that may not hold it receives it: its deletion, at its change number.
+    static func hidden(_ row: SyncRow) -> SyncRow {
+        SyncRow(entity: row.entity, id: row.id, deleted: true, values: [:], clocks: [:], version: row.version)
     }
 
     /// A pulled row as the user's devices receive it: a deletion when the rules hide it.

@@ -194,13 +194,17 @@ extension SyncDatabase {
                 edges += shareShape.listedChildren(of: row).map { ($0, id) }
             }
         }
+        // One read of the shares that carry the written rows (their readers) and the rows they
+        // hang off (which shares they join).
+        let existing = written.filter { stored[$0].map { $0.row.version != 0 } == true }
+        let lookup = Set(edges.map(\.parent)).union(existing)
         var roots: [String: Set<String>] = [:]
         var owners: [String: String] = [:]
         /// The owner and participants of each share.
         var users: [String: Set<String>] = [:]
-        if !edges.isEmpty {
+        if !lookup.isEmpty {
             var binds = PostgresBindings()
-            binds.append(Array(Set(edges.map(\.parent))))
+            binds.append(Array(lookup))
             let rows = try await connection.query(
                 PostgresQuery(unsafeSQL: """
                     SELECT m.id, m.root, s.owner, s.participant FROM \(quoted).share_members m JOIN \(quoted).shares s ON s.root = m.root \
@@ -213,8 +217,9 @@ extension SyncDatabase {
                 users[root, default: []].formUnion([owner, participant])
             }
         }
+        var readers = Set(existing.flatMap { roots[$0] ?? [] }.flatMap { users[$0] ?? [] })
         var joined: [(root: String, id: String)] = []
-        var changed = !roots.isEmpty
+        var changed = !roots.isEmpty && !edges.isEmpty
         while changed {
             changed = false
             for edge in edges {
@@ -225,34 +230,13 @@ extension SyncDatabase {
             }
         }
         try await addMembers(joined, on: connection)
-        var readers: Set<String> = []
         for (root, id) in joined {
             readers.formUnion(users[root] ?? [])
             guard var row = stored[id], row.owner == user, let owner = owners[root], owner != user else { continue }
             row.owner = owner
             stored[id] = row
         }
-        // A new row is carried by the shares it joined alone.
-        let existing = written.filter { stored[$0].map { $0.row.version != 0 } == true }
-        if !existing.isEmpty { readers.formUnion(try await self.readers(of: existing, on: connection)) }
         return readers.subtracting([user])
-    }
-
-    /// The owners and participants of the shares that carry any of the rows.
-    private func readers(of ids: [String], on connection: PostgresConnection) async throws -> Set<String> {
-        var binds = PostgresBindings()
-        binds.append(ids)
-        let rows = try await connection.query(
-            PostgresQuery(unsafeSQL: """
-                SELECT DISTINCT s.owner, s.participant FROM \(quoted).share_members m JOIN \(quoted).shares s ON s.root = m.root WHERE m.id = ANY($1)
-                """, binds: binds),
-            logger: logger)
-        var users: Set<String> = []
-        for try await (owner, participant) in rows.decode((String, String).self) {
-            users.insert(owner)
-            users.insert(participant)
-        }
-        return users
     }
 
     // MARK: Support
