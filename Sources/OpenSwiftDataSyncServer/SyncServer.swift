@@ -4,6 +4,7 @@ import Logging
 import OpenSwiftData
 import OpenSwiftDataSync
 import PostgresNIO
+import ServiceLifecycle
 
 /// An OpenSwiftData sync server: the routes ``SyncEngine`` talks to, over a PostgreSQL database
 /// that holds every user's synchronized rows.
@@ -94,8 +95,10 @@ public struct SyncServer: Sendable {
         try await database.prepare()
     }
 
-    /// Serves on `host` and `port` until the task is cancelled, calling `onListening` with the port
-    /// once the server accepts connections (after its tables are ready).
+    /// Serves on `host` and `port` until the task is cancelled or the process gets `SIGTERM` or
+    /// `SIGINT`, calling `onListening` with the port once the server accepts connections (after its
+    /// tables are ready). Stopping, it accepts no more connections, ends its waiting pulls and
+    /// answers the requests it accepted (at most 10 seconds), then returns.
     public func run(host: String = "127.0.0.1", port: Int, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let router = Router()
         addRoutes(to: router)
@@ -106,13 +109,34 @@ public struct SyncServer: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await postgresClient.run() }
             try await prepareWhenReachable()
-            group.addTask { try await app.runService() }
+            group.addTask { try await serveUntilCancelled(app) }
             group.addTask { await relayChanges() }
             if let retention {
                 group.addTask { try await trimContinuously(keeping: retention) }
             }
             try await group.next()
             group.cancelAll()
+        }
+    }
+
+    /// Runs the HTTP server until the task is cancelled or the process gets `SIGTERM` or `SIGINT`,
+    /// then stops it gracefully: it accepts no more connections, ends its waiting pulls, and
+    /// answers what it accepted. (Cancelling a NIO server at once can stop the process, when a
+    /// connection was accepted and not yet handed to its handler.)
+    private func serveUntilCancelled(_ app: some ApplicationProtocol) async throws {
+        await announcer.open()
+        // The group stops its services last first: the waits end, then the server stops.
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: app), .init(service: WaitingPullsCloser(announcer: announcer), successTerminationBehavior: .ignore)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        let services = ServiceGroup(configuration: configuration)
+        // Not a child task: the caller's cancellation reaches the server as a graceful shutdown.
+        let serving = Task { try await services.run() }
+        try await withTaskCancellationHandler {
+            try await serving.value
+        } onCancel: {
+            Task { await services.triggerGracefulShutdown() }
         }
     }
 

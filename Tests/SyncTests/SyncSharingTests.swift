@@ -326,34 +326,78 @@ struct SyncSharingTests {
         #expect(try Self.summary(alice) == ["T1 Lisbon 100.0 [Alfama,Belém]"])
     }
 
-    /// A stop moved off a shared trip stays shared; a new participant's device, which pulled past
-    /// the stop's last change, receives it with the rest of the share.
-    @Test func aNewParticipantReceivesWhatTheShareGatheredBefore() async throws {
+    /// A stop moved off a shared trip leaves the share: it leaves the participants' devices (not
+    /// the owner's), a new participant never receives it, and moving it back shares it again. A
+    /// stop moved between two trips shared with the same participant stays on their devices.
+    @Test func aModelMovedOffASharedModelLeavesTheShare() async throws {
         let server = try await RunningSyncServer.start("share")
         defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         _ = try await Self.share("T1", on: alice, with: "bob", permission: .readOnly)
+        try await bob.engine.sync()
+        #expect(try Self.summary(bob) == ["T1 Lisbon 100.0 [Alfama,Belém]"])
+
         let moving = alice.context()
         let other = Trip(code: "T2", name: "Porto")
         moving.insert(other)
         try #require(try alice.trip("T1", in: moving)).stops.first { $0.place == "Alfama" }?.trip = other
         try moving.save()
         try await alice.engine.sync()
+        try await bob.engine.sync()
+        #expect(try Self.summary(bob) == ["T1 Lisbon 100.0 [Belém]"])
+        #expect(try bob.context().fetch(FetchDescriptor<Stop>()).map(\.place) == ["Belém"], "the moved stop left Bob's device")
+        #expect(try Self.summary(alice) == ["T1 Lisbon 100.0 [Belém]", "T2 Porto 0.0 [Alfama]"])
+
         let carol = try SyncDevice(server: server, token: "token-c")
-        let own = carol.context()
-        own.insert(Trip(code: "C1", name: "Carol's"))
-        try own.save()
-        try await carol.engine.sync()
         _ = try await Self.share("T1", on: alice, with: "carol", permission: .readOnly)
         try await carol.engine.sync()
+        #expect(try carol.context().fetch(FetchDescriptor<Stop>()).map(\.place) == ["Belém"])
+
+        // Back on the shared trip, the stop reaches both participants again.
+        let back = alice.context()
+        try #require(try alice.trip("T2", in: back)).stops.first?.trip = try alice.trip("T1", in: back)
+        try back.save()
+        try await alice.engine.sync()
+        for device in [bob, carol] {
+            try await device.engine.sync()
+            #expect(try Self.summary(device) == ["T1 Lisbon 100.0 [Alfama,Belém]"])
+        }
+
+        // Between two trips shared with Bob, a stop stays on his devices.
+        _ = try await Self.share("T2", on: alice, with: "bob", permission: .readWrite)
+        let hop = alice.context()
+        try #require(try alice.trip("T1", in: hop)).stops.first { $0.place == "Belém" }?.trip = try alice.trip("T2", in: hop)
+        try hop.save()
+        try await alice.engine.sync()
         try await bob.engine.sync()
-        let fresh = try SyncDevice(server: server, token: "token-c")
+        try await carol.engine.sync()
+        #expect(try Self.summary(bob) == ["T1 Lisbon 100.0 [Alfama]", "T2 Porto 0.0 [Belém]"])
+        #expect(try Self.summary(carol) == ["T1 Lisbon 100.0 [Alfama]"])
+        #expect(try carol.context().fetch(FetchDescriptor<Stop>()).map(\.place) == ["Alfama"])
+        let fresh = try SyncDevice(server: server, token: "token-b")
         try await fresh.engine.sync()
-        #expect(try Self.summary(bob) == ["T1 Lisbon 100.0 [Belém]"])
-        #expect(try carol.context().fetch(FetchDescriptor<Stop>()).map(\.place).sorted() == ["Alfama", "Belém"])
-        #expect(try Self.summary(carol) == ["C1 Carol's 0.0 []", "T1 Lisbon 100.0 [Belém]"])
-        #expect(try Self.summary(fresh) == Self.summary(carol))
-        #expect(try fresh.context().fetch(FetchDescriptor<Stop>()).map(\.place).sorted() == ["Alfama", "Belém"])
+        #expect(try Self.summary(fresh) == Self.summary(bob))
+    }
+
+    /// A read-write participant who moves the owner's shared model under a model of their own
+    /// has the move refused and undone: the model stays the owner's, on the shared model.
+    @Test func aParticipantCannotMoveASharedModelUnderTheirOwn() async throws {
+        let server = try await RunningSyncServer.start("share")
+        defer { Task { await server.stop() } }
+        let (alice, bob) = try await Self.aliceWithATrip(on: server)
+        _ = try await Self.share("T1", on: alice, with: "bob", permission: .readWrite)
+        try await bob.engine.sync()
+        let moving = bob.context()
+        let own = Trip(code: "B1", name: "Bob's")
+        moving.insert(own)
+        try #require(try bob.trip("T1", in: moving)).stops.first { $0.place == "Alfama" }?.trip = own
+        try moving.save()
+        let refused = await #expect(throws: SyncError.self) { try await bob.engine.sync() }
+        #expect(refused?.kind == .refused)
+        #expect(refused?.message.contains("is alice's: it moves only under models alice shares with bob") == true, "\(refused?.message ?? "")")
+        try await alice.engine.sync()
+        #expect(try Self.summary(bob) == ["B1 Bob's 0.0 []", "T1 Lisbon 100.0 [Alfama,Belém]"])
+        #expect(try Self.summary(alice) == ["T1 Lisbon 100.0 [Alfama,Belém]"])
     }
 
     @Test func onlyTheOwnerSharesAModel() async throws {

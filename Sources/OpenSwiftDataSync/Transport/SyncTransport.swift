@@ -18,11 +18,19 @@ struct SyncTransport: Sendable {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
         sessionConfiguration.timeoutIntervalForResource = configuration.requestTimeout * 2
-        session = URLSession(configuration: sessionConfiguration)
         let waitConfiguration = URLSessionConfiguration.ephemeral
         waitConfiguration.httpMaximumConnectionsPerHost = 64
+        #if canImport(FoundationNetworking)
+        for sessions in [sessionConfiguration, waitConfiguration] {
+            sessions.httpAdditionalHeaders = ["Authorization": Self.authorization(configuration.token)]
+        }
+        #endif
+        session = URLSession(configuration: sessionConfiguration)
         waitSession = URLSession(configuration: waitConfiguration)
     }
+
+    /// The `Authorization` header's value.
+    private static func authorization(_ token: String) -> String { "Bearer \(token)" }
 
     func hello(_ request: HelloRequest) async throws(SyncError) -> HelloResponse {
         try decode(HelloResponse.self, from: try await send("POST", SyncPath.hello, body: try encode(request, for: SyncPath.hello)), path: SyncPath.hello)
@@ -91,7 +99,14 @@ struct SyncTransport: Sendable {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.timeoutInterval = timeout ?? configuration.requestTimeout
-        request.setValue("Bearer \(configuration.token)", forHTTPHeaderField: "Authorization")
+        // On Linux the sessions carry the token: FoundationNetworking converts a request's own
+        // headers to `[AnyHashable: Any]` as it starts each request, the step a test run once
+        // stopped in (a dynamic cast trapped; swift-corelibs-foundation, Swift 6.3.1). Waits, the
+        // most frequent requests, then carry no header of their own. Apple's URL loading system
+        // reserves `Authorization` in `httpAdditionalHeaders`, so there the request carries it.
+        #if !canImport(FoundationNetworking)
+        request.setValue(Self.authorization(configuration.token), forHTTPHeaderField: "Authorization")
+        #endif
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = body

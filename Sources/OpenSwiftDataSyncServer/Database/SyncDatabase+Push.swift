@@ -86,7 +86,7 @@ extension SyncDatabase {
                 stored[id] = row
             }
             // Rows that hang off shared models join their shares (through what they relate to now).
-            let announced = [user] + (try await joinShares(merge.written.sorted(), stored: &stored, user: user, on: connection)).sorted()
+            var readers = try await joinShares(merge.written.sorted(), stored: &stored, user: user, on: connection)
             var written: [(row: StoredSyncRow, lastClient: String)] = []
             for id in merge.written.sorted() {
                 guard let row = stored[id] else { continue }
@@ -96,6 +96,9 @@ extension SyncDatabase {
             try await write(written, on: connection)
             try await replaceKeys(of: written.map(\.row), on: connection)
             if resolver != nil { try await keepReplacedValues(of: written.map(\.row), before: before, on: connection) }
+            // Rows moved off shared models leave those shares (through what they relate to now).
+            readers.formUnion(try await leaveShares(merge.written.sorted(), stored: stored, before: before, on: connection))
+            let announced = [user] + readers.subtracting([user]).sorted()
             // The batch is applied; when it wrote rows, every server process on the database wakes
             // its pulls of the user when this commits (one statement: a round trip less per push;
             // the UPDATE in WITH runs whether or not a row is announced).
@@ -165,6 +168,11 @@ extension SyncDatabase {
                 for parent in shareShape.parents(of: row) {
                     if case .readOnly(let owner) = access[parent] {
                         reason = "\(owner) shares the model this \(change.entity) would belong to with \(user) read-only"
+                    }
+                    // Another user's shared model stays theirs, under models they share: moved
+                    // under one of the user's own, it would leave the user's devices.
+                    if let held = stored[change.id], held.owner != user, access[parent] == nil, stored[parent]?.owner != held.owner {
+                        reason = "this \(change.entity) is \(held.owner)'s: it moves only under models \(held.owner) shares with \(user)"
                     }
                 }
                 // A relationship to a model no longer shared with the user is not written, and not

@@ -13,6 +13,8 @@ actor ChangeAnnouncer {
     private var slots: [UUID: Slot] = [:]
     /// The waiting pulls of each user.
     private var waiters: [String: Set<UUID>] = [:]
+    /// Whether the server is stopping: pulls no longer wait.
+    private var isClosed = false
 
     /// The number of a user's announcements so far.
     func generation(of user: String) -> UInt64 { generations[user] ?? 0 }
@@ -23,6 +25,19 @@ actor ChangeAnnouncer {
         for id in waiters.removeValue(forKey: user) ?? [] {
             if case .waiting(let continuation) = slots.removeValue(forKey: id) { continuation.resume() }
         }
+    }
+
+    /// Lets pulls wait again: the server runs (again).
+    func open() { isClosed = false }
+
+    /// Ends every wait, now and later: the server is stopping, and its waiting pulls answer with
+    /// what they read so that their connections close.
+    func close() {
+        isClosed = true
+        for id in waiters.values.joined() {
+            if case .waiting(let continuation) = slots.removeValue(forKey: id) { continuation.resume() }
+        }
+        waiters = [:]
     }
 
     /// Waits until an announcement after `since` (at once if one came already), at most `seconds`,
@@ -44,7 +59,7 @@ actor ChangeAnnouncer {
 
     private func enqueue(_ id: UUID, user: String, since: UInt64) async {
         if case .woken = slots[id] { return }
-        guard generation(of: user) == since else { return }
+        guard !isClosed, generation(of: user) == since else { return }
         await withCheckedContinuation { continuation in
             slots[id] = .waiting(continuation)
             waiters[user, default: []].insert(id)

@@ -65,16 +65,7 @@ extension SyncDatabase {
                 // The participant's devices pulled past these rows' change numbers long ago: the
                 // rows take new ones, parents before what hangs off them, and reach them with their
                 // next pull.
-                var renumber = PostgresBindings()
-                renumber.append(members)
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: """
-                        UPDATE \(quoted).rows AS r SET version = n.version, last_client = '' FROM (\
-                        SELECT u.id, nextval('\(quoted).versions') AS version FROM (\
-                        SELECT id, position FROM unnest($1::text[]) WITH ORDINALITY AS v(id, position) ORDER BY position) AS u\
-                        ) AS n WHERE r.id = n.id
-                        """, binds: renumber),
-                    logger: logger)
+                try await renumber(members, on: connection)
             }
             try await notify([participant], on: connection)
             return [participant]
@@ -101,22 +92,9 @@ extension SyncDatabase {
             guard let owner else {
                 throw SyncProblem(code: "badRequest", message: "The model \(id) is not shared with \(participant) by or with \(user)")
             }
-            // The rows leave the participant's devices, as deletions with change numbers of their
-            // own, except those another share with the participant still carries; deleted ones
-            // too (the participant may not have pulled the deletion yet, and would not now).
-            var removal = PostgresBindings()
-            removal.append(id)
-            removal.append(participant)
-            try await connection.query(
-                PostgresQuery(unsafeSQL: """
-                    INSERT INTO \(quoted).share_removals (participant, id, entity, version, changed_at) \
-                    SELECT $2, r.id, r.entity, nextval('\(quoted).versions'), clock_timestamp() \
-                    FROM \(quoted).share_members m JOIN \(quoted).rows r ON r.id = m.id \
-                    WHERE m.root = $1 AND r.owner <> $2 AND NOT EXISTS (\
-                    SELECT 1 FROM \(quoted).share_members o JOIN \(quoted).shares s ON s.root = o.root \
-                    WHERE o.id = m.id AND s.participant = $2)
-                    """, binds: removal),
-                logger: logger)
+            // The rows leave the participant's devices; deleted ones too (the participant may not
+            // have pulled the deletion yet, and would not now).
+            try await remove(try await recordedMembers(of: id, on: connection), from: [participant], on: connection)
             // A model shared with no one carries nothing: sharing it again finds its rows anew.
             var forget = PostgresBindings()
             forget.append(id)
@@ -229,7 +207,17 @@ extension SyncDatabase {
                 }
             }
         }
+        // A model the batch moved under a shared model brings what cascades from it: rows the
+        // participants pulled past long ago, which take new change numbers to reach them.
+        var carried: [String] = []
+        for (root, id) in joined {
+            guard let row = stored[id], row.row.version != 0 else { continue }
+            let subtree = try await tree(of: row.row, owner: row.owner, on: connection).filter { stored[$0] == nil }
+            joined += subtree.map { (root, $0) }
+            carried += subtree
+        }
         try await addMembers(joined, on: connection)
+        try await renumber(carried, on: connection)
         for (root, id) in joined {
             readers.formUnion(users[root] ?? [])
             guard var row = stored[id], row.owner == user, let owner = owners[root], owner != user else { continue }
@@ -237,6 +225,109 @@ extension SyncDatabase {
             stored[id] = row
         }
         return readers.subtracting([user])
+    }
+
+    /// Takes rows out of the shares they no longer hang off: a model moved from a shared model
+    /// to one that no share carries (or that other shares carry) leaves the first share with what
+    /// cascades from it, and the participants' devices, as when the share ends. `before` holds
+    /// the rows as they were before the batch. Returns the participants to announce it to.
+    ///
+    /// Runs once the batch is written, after ``joinShares(_:stored:user:on:)``: a model moved
+    /// between two shares with the same participant stays on the participant's devices.
+    func leaveShares(_ written: [String], stored: [String: StoredSyncRow], before: [String: StoredSyncRow], on connection: PostgresConnection) async throws -> Set<String> {
+        guard !shareShape.isEmpty else { return [] }
+        // The rows whose cascading parents changed: those naming another parent, and those a
+        // parent's list no longer holds.
+        var moved: Set<String> = []
+        for id in written {
+            guard let old = before[id]?.row, old.version != 0, let new = stored[id]?.row else { continue }
+            if !new.deleted, shareShape.parents(of: old) != shareShape.parents(of: new) { moved.insert(id) }
+            moved.formUnion(Set(shareShape.listedChildren(of: old)).subtracting(shareShape.listedChildren(of: new)))
+        }
+        guard !moved.isEmpty else { return [] }
+        let held = try await rows(Array(moved), on: connection).filter { !$0.value.row.deleted }
+        // Each moved row's parents now: those it names, and the batch's rows that list it.
+        var parents = held.mapValues { shareShape.parents(of: $0.row) }
+        for id in written {
+            guard let row = stored[id]?.row else { continue }
+            for child in shareShape.listedChildren(of: row) where held[child] != nil { parents[child, default: []].append(id) }
+        }
+        var binds = PostgresBindings()
+        binds.append(Array(Set(held.keys).union(parents.values.joined())))
+        let memberships = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT id, root FROM \(quoted).share_members WHERE id = ANY($1)", binds: binds),
+            logger: logger)
+        var roots: [String: Set<String>] = [:]
+        for try await (id, root) in memberships.decode((String, String).self) { roots[id, default: []].insert(root) }
+        var leaving: [String: Set<String>] = [:]
+        for (id, row) in held.sorted(by: { $0.key < $1.key }) {
+            for root in roots[id] ?? [] where root != id && !parents[id, default: []].contains(where: { roots[$0]?.contains(root) == true }) {
+                // What cascades from the row leaves with it.
+                leaving[root, default: []].formUnion(try await tree(of: row.row, owner: row.owner, on: connection))
+            }
+        }
+        var participants: Set<String> = []
+        for (root, ids) in leaving.sorted(by: { $0.key < $1.key }) {
+            var forget = PostgresBindings()
+            forget.append(root)
+            forget.append(Array(ids))
+            let left = try await connection.query(
+                PostgresQuery(unsafeSQL: "DELETE FROM \(quoted).share_members WHERE root = $1 AND id = ANY($2) RETURNING id", binds: forget),
+                logger: logger)
+            var members: [String] = []
+            for try await id in left.decode(String.self) { members.append(id) }
+            let readers = try await self.participants(of: root, on: connection)
+            try await remove(members, from: readers, on: connection)
+            participants.formUnion(readers)
+        }
+        return participants
+    }
+
+    /// Gives the rows new change numbers, in order (parents before what hangs off them), so that
+    /// devices that pulled past them pull them again.
+    private func renumber(_ ids: [String], on connection: PostgresConnection) async throws {
+        guard !ids.isEmpty else { return }
+        var binds = PostgresBindings()
+        binds.append(ids)
+        try await connection.query(
+            PostgresQuery(unsafeSQL: """
+                UPDATE \(quoted).rows AS r SET version = n.version, last_client = '' FROM (\
+                SELECT u.id, nextval('\(quoted).versions') AS version FROM (\
+                SELECT id, position FROM unnest($1::text[]) WITH ORDINALITY AS v(id, position) ORDER BY position) AS u\
+                ) AS n WHERE r.id = n.id
+                """, binds: binds),
+            logger: logger)
+    }
+
+    /// The users a model is shared with.
+    private func participants(of root: String, on connection: PostgresConnection) async throws -> [String] {
+        var binds = PostgresBindings()
+        binds.append(root)
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT participant FROM \(quoted).shares WHERE root = $1 ORDER BY participant", binds: binds), logger: logger)
+        var users: [String] = []
+        for try await user in rows.decode(String.self) { users.append(user) }
+        return users
+    }
+
+    /// The rows leave the participants' devices, as deletions with change numbers of their own,
+    /// except where another share with the participant still carries them or the participant
+    /// owns them.
+    private func remove(_ ids: [String], from participants: [String], on connection: PostgresConnection) async throws {
+        guard !ids.isEmpty, !participants.isEmpty else { return }
+        var binds = PostgresBindings()
+        binds.append(ids)
+        binds.append(participants)
+        try await connection.query(
+            PostgresQuery(unsafeSQL: """
+                INSERT INTO \(quoted).share_removals (participant, id, entity, version, changed_at) \
+                SELECT p.participant, r.id, r.entity, nextval('\(quoted).versions'), clock_timestamp() \
+                FROM unnest($2::text[]) AS p(participant) JOIN \(quoted).rows r ON r.id = ANY($1) \
+                WHERE r.owner <> p.participant AND NOT EXISTS (\
+                SELECT 1 FROM \(quoted).share_members o JOIN \(quoted).shares s ON s.root = o.root \
+                WHERE o.id = r.id AND s.participant = p.participant)
+                """, binds: binds),
+            logger: logger)
     }
 
     // MARK: Support
