@@ -47,7 +47,8 @@ public struct SyncServer: Sendable {
     private let authenticator: any SyncAuthenticator
     private let announcer = ChangeAnnouncer()
     /// The reads of the pulls a change wakes together.
-    private let scans = SharedScans()
+    /// The reads of waiting pulls, batched.
+    private let scans: BatchedScans
     private let logger: Logger
 
     /// A server for the models of `schema`, keeping its rows in the PostgreSQL database at
@@ -79,10 +80,12 @@ public struct SyncServer: Sendable {
         rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth
     ) throws {
         self.postgresClient = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
-        self.database = SyncDatabase(
+        let database = SyncDatabase(
             client: postgresClient, namespace: "\(name)_sync", schema: syncSchema, recordsChangeLog: recordsChangeLog, resolver: resolver,
             rules: rules, logger: logger, statistics: RowStatistics(minimumGrowth: rowsBeforeAnalysis),
             shareShape: ShareTreeShape(syncSchema))
+        self.database = database
+        self.scans = BatchedScans { scans in try await database.scan(scans) }
         self.schema = syncSchema
         self.authenticator = authenticator
         self.logger = logger
@@ -147,6 +150,11 @@ public struct SyncServer: Sendable {
     /// a device connected to another process learns of a change when its pull's wait ends.
     public func relayChanges() async {
         await ChangeRelay(client: postgresClient, namespace: database.namespace, announcer: announcer, logger: logger).listen()
+    }
+
+    /// How many pulls wait for changes in this process.
+    package func waitingPullCount() async -> Int {
+        await announcer.waitingCount
     }
 
     /// The number of pushes of a user's rows this process has announced to its waiting pulls,
@@ -252,28 +260,24 @@ public struct SyncServer: Sendable {
                 let client = parameters["client"].map(String.init) ?? ""
                 var since = await announcer.generation(of: user)
                 // A wait for changes (a device's notification channel, opened again after each
-                // answer) shares the read of the user's other devices asking after the same cursor
-                // since the same announcement; a pull that must be current reads on its own.
+                // answer) is read with the waits asking at the same time (``BatchedScans``); a
+                // pull that must be current reads on its own.
                 var page = if wait > 0 {
-                    try await database.page(
-                        of: try await scans.rows(of: user, after: after, limit: limit, generation: since) { [database] in
-                            try await database.scan(of: user, after: after, limit: limit, waiting: true)
-                        },
-                        for: client)
+                    try await database.page(of: try await scans.rows(of: user, after: after, limit: limit), for: client)
                 } else {
                     try await database.changes(of: user, client: client, after: after, limit: limit)
                 }
                 let deadline = ContinuousClock.now + .seconds(wait)
                 // Waits for a change of another client's (this client's own are skipped).
                 while page.rows.isEmpty && page.upToDate && ContinuousClock.now < deadline && !Task.isCancelled {
-                    await announcer.wait(for: user, seconds: Double((deadline - ContinuousClock.now).components.seconds) + 0.001, since: since)
+                    let seconds = Double((deadline - ContinuousClock.now).components.seconds) + 0.001
+                    // The server is stopping: the wait answers what it read, and its device asks
+                    // again (of this server once it runs again, or of another).
+                    guard await announcer.wait(for: user, seconds: seconds, since: since) else { break }
                     since = await announcer.generation(of: user)
-                    // The user's other devices woke with this one: they read the rows once.
-                    let cursor = page.cursor
-                    let scanned = try await scans.rows(of: user, after: cursor, limit: limit, generation: since) { [database] in
-                        try await database.scan(of: user, after: cursor, limit: limit, waiting: true)
-                    }
-                    page = try await database.page(of: scanned, for: client)
+                    // The pulls this change woke read together (the user's other devices, and the
+                    // other users the change is shared with).
+                    page = try await database.page(of: try await scans.rows(of: user, after: page.cursor, limit: limit), for: client)
                 }
                 return page
             }

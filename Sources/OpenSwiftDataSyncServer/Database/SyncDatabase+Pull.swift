@@ -6,7 +6,7 @@ extension SyncDatabase {
     /// The user's rows changed after `cursor`, in change order, less those whose last change came
     /// from `client` itself.
     func changes(of user: String, client: String, after cursor: Int64, limit: Int) async throws -> PullPage {
-        try await page(of: scan(of: user, after: cursor, limit: limit, waiting: false), for: client)
+        try await page(of: scan(of: user, after: cursor, limit: limit), for: client)
     }
 
     /// The user's rows changed after `cursor`, in change order, every client's, with the user's
@@ -14,11 +14,10 @@ extension SyncDatabase {
     /// user's rows are their own and those shares carry to them; a row a share carries no more
     /// comes as a deletion.
     ///
-    /// A `waiting` pull (a device's notification channel: small pages, read by every reader a
-    /// change wakes) reads through ``scanFunction``, whose plan PostgreSQL keeps; others send the
-    /// query itself, planned for their cursor and page size (a download's pages of thousands of
-    /// rows, which the function would gather before returning).
-    func scan(of user: String, after cursor: Int64, limit: Int, waiting: Bool) async throws -> ScannedRows {
+    /// The query is sent itself, planned for its cursor and page size (a download's pages of
+    /// thousands of rows, which ``scanFunction`` would gather before returning); waiting pulls read
+    /// through that function, in batches (``scan(_:)``).
+    func scan(of user: String, after cursor: Int64, limit: Int) async throws -> ScannedRows {
         var binds = PostgresBindings()
         binds.append(user)
         binds.append(cursor)
@@ -27,7 +26,7 @@ extension SyncDatabase {
         // deletions after `cursor` committed before it shows here, one committed after left every
         // row it would remove in the page.
         let rows = try await self.client.query(
-            PostgresQuery(unsafeSQL: waiting ? "SELECT * FROM \(quoted).scan_rows($1, $2, $3)" : "SELECT * FROM (\(scanQuery(user: "$1", after: "$2", limit: "$3"))) AS page", binds: binds),
+            PostgresQuery(unsafeSQL: "SELECT * FROM (\(scanQuery(user: "$1", after: "$2", limit: "$3"))) AS page", binds: binds),
             logger: logger)
         var scanned = ScannedRows(user: user, cursor: cursor, limit: limit)
         for try await columns in rows.decode((String, String, Bool, String, String, Int64, String, Int64?).self) {
@@ -37,6 +36,32 @@ extension SyncDatabase {
             scanned.trimmedThrough = columns.7
         }
         return scanned
+    }
+
+    /// The scans of waiting pulls (``BatchedScans``), in one statement, each through
+    /// ``scanFunction``: what ``scan(of:after:limit:)`` reads for each.
+    func scan(_ scans: [BatchedScans.Scan]) async throws -> [BatchedScans.Scan: ScannedRows] {
+        guard !scans.isEmpty else { return [:] }
+        var binds = PostgresBindings()
+        binds.append(scans.map(\.user))
+        binds.append(scans.map(\.cursor))
+        binds.append(scans.map { Int64($0.limit) })
+        let rows = try await self.client.query(
+            PostgresQuery(unsafeSQL: """
+                SELECT u.n, s.* FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS u(usr, after, lim, n) \
+                CROSS JOIN LATERAL \(quoted).scan_rows(u.usr, u.after, u.lim) AS s ORDER BY u.n, s.o_version
+                """, binds: binds),
+            logger: logger)
+        var scanned = scans.map { ScannedRows(user: $0.user, cursor: $0.cursor, limit: $0.limit) }
+        for try await columns in rows.decode((Int64, String, String, Bool, String, String, Int64, String, Int64?).self) {
+            let index = Int(columns.0) - 1
+            guard scanned.indices.contains(index) else { continue }
+            scanned[index].rows.append(ScannedRows.Row(
+                row: PullPage.Row(id: columns.1, entity: columns.2, deleted: columns.3, values: columns.4, clocks: columns.5, version: columns.6),
+                lastClient: columns.7))
+            scanned[index].trimmedThrough = columns.8
+        }
+        return Dictionary(zip(scans, scanned), uniquingKeysWith: { first, _ in first })
     }
 
     /// The query of a scan, with the user, the cursor and the page size as the given expressions:
@@ -58,7 +83,7 @@ extension SyncDatabase {
         """
     }
 
-    /// The function waiting pulls read through (``scan(of:after:limit:waiting:)``): PL/pgSQL keeps
+    /// The function waiting pulls read through (``scan(_:)``): PL/pgSQL keeps
     /// the plan of its query on each connection, where a query sent as text is planned on every
     /// pull, and a change wakes a pull of every device of every user who reads it.
     var scanFunction: String {

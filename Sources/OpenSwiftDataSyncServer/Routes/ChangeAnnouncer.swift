@@ -16,6 +16,9 @@ actor ChangeAnnouncer {
     /// Whether the server is stopping: pulls no longer wait.
     private var isClosed = false
 
+    /// How many pulls wait for an announcement.
+    var waitingCount: Int { waiters.values.reduce(0) { $0 + $1.count } }
+
     /// The number of a user's announcements so far.
     func generation(of user: String) -> UInt64 { generations[user] ?? 0 }
 
@@ -41,8 +44,8 @@ actor ChangeAnnouncer {
     }
 
     /// Waits until an announcement after `since` (at once if one came already), at most `seconds`,
-    /// or until the task is cancelled.
-    nonisolated func wait(for user: String, seconds: Double, since: UInt64) async {
+    /// or until the task is cancelled. Returns false, at once, once the announcer is closed.
+    nonisolated func wait(for user: String, seconds: Double, since: UInt64) async -> Bool {
         let id = UUID()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.enqueue(id, user: user, since: since) }
@@ -54,7 +57,7 @@ actor ChangeAnnouncer {
             group.cancelAll()
             await self.wake(id)
         }
-        await forget(id, user: user)
+        return await forget(id, user: user)
     }
 
     private func enqueue(_ id: UUID, user: String, since: UInt64) async {
@@ -73,9 +76,11 @@ actor ChangeAnnouncer {
         slots[id] = .woken
     }
 
-    private func forget(_ id: UUID, user: String) {
+    /// Forgets a wait that ended; answers whether the announcer is still open.
+    private func forget(_ id: UUID, user: String) -> Bool {
         slots[id] = nil
         waiters[user]?.remove(id)
         if waiters[user]?.isEmpty == true { waiters[user] = nil }
+        return !isClosed
     }
 }
