@@ -31,11 +31,13 @@ let package = Package(
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
             ]
         ),
+        // The sync benchmarks' command-line options and output.
+        .target(name: "SyncBenchmarkSupport"),
         // Sync on loopback: pushes, initial sync against postgres-nio + raw SQLite, propagation.
         .executableTarget(
             name: "SyncBenchmarks",
             dependencies: [
-                "CSQLiteBench",
+                "CSQLiteBench", "SyncBenchmarkSupport",
                 .product(name: "OpenSwiftData", package: "OpenSwiftData"),
                 .product(name: "OpenSwiftDataSync", package: "OpenSwiftData"),
                 .product(name: "OpenSwiftDataSyncServer", package: "OpenSwiftData"),
@@ -46,6 +48,7 @@ let package = Package(
         .executableTarget(
             name: "SyncFanOut",
             dependencies: [
+                "SyncBenchmarkSupport",
                 .product(name: "OpenSwiftData", package: "OpenSwiftData"),
                 .product(name: "OpenSwiftDataSync", package: "OpenSwiftData"),
                 .product(name: "OpenSwiftDataSyncServer", package: "OpenSwiftData"),

@@ -5,6 +5,7 @@ import OpenSwiftData
 import OpenSwiftDataSync
 import OpenSwiftDataSyncServer
 import PostgresNIO
+import SyncBenchmarkSupport
 
 // Sync on loopback: server, PostgreSQL and clients on this machine, one process.
 //
@@ -31,17 +32,6 @@ final class Trip {
         self.notes = notes
         self.rating = rating
     }
-}
-
-/// Prints a line at once (standard output may be a file).
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func option(_ name: String, _ fallback: Int) -> Int {
-    let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: "--" + name), index + 1 < arguments.count else { return fallback }
-    return Int(arguments[index + 1]) ?? fallback
 }
 
 /// The process's resident and peak memory, in MiB.

@@ -5,6 +5,7 @@ import NIOCore
 import OpenSwiftData
 import OpenSwiftDataSync
 import OpenSwiftDataSyncServer
+import SyncBenchmarkSupport
 
 // Fan-out from one sync server process to many connected clients, on loopback:
 //
@@ -29,22 +30,6 @@ final class Trip {
         self.name = name
         self.price = price
     }
-}
-
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func option(_ name: String, _ fallback: Int) -> Int {
-    let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: "--" + name), index + 1 < arguments.count else { return fallback }
-    return Int(arguments[index + 1]) ?? fallback
-}
-
-func text(_ name: String) -> String? {
-    let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: "--" + name), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
 }
 
 /// A process's resident memory (MiB) and thread count, from /proc.

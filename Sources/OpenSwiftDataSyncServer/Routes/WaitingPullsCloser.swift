@@ -6,9 +6,12 @@ struct WaitingPullsCloser: Service {
     let announcer: ChangeAnnouncer
 
     func run() async {
-        // Returns when the shutdown begins, or when the task is cancelled: either way, the server
-        // is stopping.
-        try? await gracefulShutdown()
+        do {
+            try await gracefulShutdown()
+        } catch {
+            // `gracefulShutdown()` throws only when the task is cancelled: the server is stopping
+            // then too, and its waits end all the same.
+        }
         await announcer.close()
     }
 }

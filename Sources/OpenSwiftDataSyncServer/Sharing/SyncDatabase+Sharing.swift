@@ -209,15 +209,14 @@ extension SyncDatabase {
         }
         // A model the batch moved under a shared model brings what cascades from it: rows the
         // participants pulled past long ago, which take new change numbers to reach them.
-        var carried: [String] = []
+        var subtrees: [String: [String]] = [:]
         for (root, id) in joined {
             guard let row = stored[id], row.row.version != 0 else { continue }
-            let subtree = try await tree(of: row.row, owner: row.owner, on: connection).filter { stored[$0] == nil }
-            joined += subtree.map { (root, $0) }
-            carried += subtree
+            if subtrees[id] == nil { subtrees[id] = try await tree(of: row.row, owner: row.owner, on: connection).filter { stored[$0] == nil } }
+            joined += (subtrees[id] ?? []).map { (root, $0) }
         }
         try await addMembers(joined, on: connection)
-        try await renumber(carried, on: connection)
+        try await renumber(Array(Set(subtrees.values.joined())), on: connection)
         for (root, id) in joined {
             readers.formUnion(users[root] ?? [])
             guard var row = stored[id], row.owner == user, let owner = owners[root], owner != user else { continue }
@@ -245,7 +244,11 @@ extension SyncDatabase {
             moved.formUnion(Set(shareShape.listedChildren(of: old)).subtracting(shareShape.listedChildren(of: new)))
         }
         guard !moved.isEmpty else { return [] }
-        let held = try await rows(Array(moved), on: connection).filter { !$0.value.row.deleted }
+        // The batch's rows as written; the children its lists let go, as the server holds them.
+        var held = stored.filter { moved.contains($0.key) }
+        let unread = moved.filter { held[$0] == nil }
+        if !unread.isEmpty { held.merge(try await rows(Array(unread), on: connection)) { written, _ in written } }
+        held = held.filter { !$0.value.row.deleted }
         // Each moved row's parents now: those it names, and the batch's rows that list it.
         var parents = held.mapValues { shareShape.parents(of: $0.row) }
         for id in written {
@@ -261,10 +264,11 @@ extension SyncDatabase {
         for try await (id, root) in memberships.decode((String, String).self) { roots[id, default: []].insert(root) }
         var leaving: [String: Set<String>] = [:]
         for (id, row) in held.sorted(by: { $0.key < $1.key }) {
-            for root in roots[id] ?? [] where root != id && !parents[id, default: []].contains(where: { roots[$0]?.contains(root) == true }) {
-                // What cascades from the row leaves with it.
-                leaving[root, default: []].formUnion(try await tree(of: row.row, owner: row.owner, on: connection))
-            }
+            let left = (roots[id] ?? []).filter { root in root != id && !parents[id, default: []].contains { roots[$0]?.contains(root) == true } }
+            guard !left.isEmpty else { continue }
+            // What cascades from the row leaves with it.
+            let subtree = try await tree(of: row.row, owner: row.owner, on: connection)
+            for root in left { leaving[root, default: []].formUnion(subtree) }
         }
         var participants: Set<String> = []
         for (root, ids) in leaving.sorted(by: { $0.key < $1.key }) {
