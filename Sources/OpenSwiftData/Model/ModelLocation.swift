@@ -9,10 +9,20 @@ public final class _ModelLocation: Sendable {
     /// The hash of the two names, which identifiers of the location combine instead of hashing
     /// the strings each time.
     let namesHash: Int
+    /// The keys of the store, when it is a custom data store that chose its own: held here so
+    /// that the table lives as long as any model or identifier of the store.
+    let keys: ExternalKeyTable?
 
-    init(entityName: String, storeIdentifier: String?) {
+    /// The location of `entityName` in the store `storeIdentifier`, with the store's table of
+    /// keys when one is in use.
+    convenience init(entityName: String, storeIdentifier: String?) {
+        self.init(entityName: entityName, storeIdentifier: storeIdentifier, keys: storeIdentifier.flatMap(ExternalKeyTable.existingTable(for:)))
+    }
+
+    init(entityName: String, storeIdentifier: String?, keys: ExternalKeyTable?) {
         self.entityName = entityName
         self.storeIdentifier = storeIdentifier
+        self.keys = keys
         var hasher = Hasher()
         hasher.combine(storeIdentifier)
         hasher.combine(entityName)

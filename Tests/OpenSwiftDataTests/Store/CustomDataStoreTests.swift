@@ -59,6 +59,45 @@ import Testing
         #expect(String(decoding: try JSONEncoder().encode(byString), as: UTF8.self).contains("paris"), "the store's own key is what is encoded")
     }
 
+    @Test func aStoresKeysAreKeptWhileAnIdentifierOfItLives() throws {
+        let store = "keys-\(UUID())"
+        var kept: PersistentIdentifier? = try PersistentIdentifier.identifier(for: store, entityName: "Trip", primaryKey: "rome")
+        for number in 0..<100 { _ = try PersistentIdentifier.identifier(for: store, entityName: "Trip", primaryKey: number) }
+        #expect(ExternalKeyTable.existingTable(for: store)?.count == 101, "an identifier keeps its store's table, with every key it gave a number")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let encoded = try encoder.encode(kept)
+        #expect(try JSONDecoder().decode(PersistentIdentifier.self, from: encoded) == kept)
+        kept = nil
+        #expect(ExternalKeyTable.existingTable(for: store) == nil, "no identifier of the store is left, so neither are its keys")
+        let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: encoded)
+        #expect(decoded == (try PersistentIdentifier.identifier(for: store, entityName: "Trip", primaryKey: "rome")))
+        #expect(try encoder.encode(decoded) == encoded, "the store's own key is encoded, not the number the table gave it")
+    }
+
+    @Test func aCustomStoresKeysGoWithItsContainersAndModels() throws {
+        let store = TemporaryStore()
+        let storeIdentifier = store.url.path
+        var encoded: [String: Data] = [:]
+        do {
+            let context = ModelContext(try store.container(Note.self, backend: .dataStore))
+            for number in 0..<50 { context.insert(Note(text: "note \(number)")) }
+            try context.save()
+            for note in try context.fetch(FetchDescriptor<Note>()) { encoded[note.text] = try JSONEncoder().encode(note.persistentModelID) }
+            #expect(ExternalKeyTable.existingTable(for: storeIdentifier)?.count == 50)
+        }
+        #expect(ExternalKeyTable.existingTable(for: storeIdentifier) == nil, "the container, its contexts and models are gone, and so are the store's keys")
+        // Reopened: the same keys, numbered anew, name the same models.
+        let context = ModelContext(try store.container(Note.self, backend: .dataStore))
+        let notes = try context.fetch(FetchDescriptor<Note>())
+        #expect(notes.count == 50)
+        for note in notes {
+            let earlier = try JSONDecoder().decode(PersistentIdentifier.self, from: try #require(encoded[note.text]))
+            #expect(earlier == note.persistentModelID)
+            #expect((context.model(for: earlier) as? Note)?.text == note.text)
+        }
+    }
+
     @Test func aStoreThatKeepsTemporaryIdentifiersIsAClearError() throws {
         let store = TemporaryStore()
         let context = ModelContext(try ModelContainer(for: Schema([Note.self]), configurations: [ForgetfulConfiguration(url: store.url)]))

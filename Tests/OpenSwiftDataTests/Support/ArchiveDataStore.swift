@@ -5,7 +5,9 @@ import OpenSwiftDataPostgres
 
 /// A custom `DataStore` written as an app writes one, against the public API only: it keeps each
 /// model's snapshot encoded as JSON in an archive named by a URL, which lives as long as the test
-/// process (so a second container on the same URL is a "reopen"). It assigns `Int` primary keys,
+/// process (so a second container on the same URL is a "reopen"), each under its identifier's
+/// encoded form, as a file would hold it (no live identifier of the store outlives its containers
+/// and models here, as none does with a store on disk). It assigns `Int` primary keys,
 /// declines predicates and sorts as Apple's sample store does, can be told to fail a save, and
 /// logs the editing state of each request when its configuration has a log.
 final class ArchiveDataStore: DataStore {
@@ -16,14 +18,14 @@ final class ArchiveDataStore: DataStore {
     let identifier: String
     let schema: Schema
 
-    /// The archives, by URL: each model's encoded snapshot, by identifier, in insertion order.
+    /// The archives, by URL: each model's encoded snapshot, by encoded identifier, in insertion order.
     nonisolated(unsafe) private static var archives: [URL: Archive] = [:]
     private static let lock = NSLock()
 
     struct Archive {
         var nextKey = 1
-        var order: [PersistentIdentifier] = []
-        var snapshots: [PersistentIdentifier: Data] = [:]
+        var order: [Data] = []
+        var snapshots: [Data: Data] = [:]
     }
 
     /// Errors the next save to an archive throws before writing anything, by URL.
@@ -65,6 +67,16 @@ final class ArchiveDataStore: DataStore {
 
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
+    private static let keyEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    /// The form an identifier is archived under: equal identifiers give equal data.
+    private static func key(of identifier: PersistentIdentifier) throws -> Data {
+        try keyEncoder.encode(identifier)
+    }
 
     func initializeState(for editingState: EditingState) { configuration.log?.append("initialize \(editingState.id)") }
 
@@ -98,17 +110,17 @@ final class ArchiveDataStore: DataStore {
             }
             for snapshot in request.inserted {
                 let permanent = snapshot.copy(persistentIdentifier: remapped[snapshot.persistentIdentifier]!, remappedIdentifiers: remapped)
-                let key = permanent.persistentIdentifier
+                let key = try Self.key(of: permanent.persistentIdentifier)
                 copy.order.append(key)
                 copy.snapshots[key] = try Self.encoder.encode(permanent)
             }
             for snapshot in request.updated {
-                let key = snapshot.persistentIdentifier
+                let key = try Self.key(of: snapshot.persistentIdentifier)
                 guard copy.snapshots[key] != nil else { throw DataStoreError.unsupportedFeature }
                 copy.snapshots[key] = try Self.encoder.encode(snapshot.copy(persistentIdentifier: snapshot.persistentIdentifier, remappedIdentifiers: remapped))
             }
             for snapshot in request.deleted {
-                let key = snapshot.persistentIdentifier
+                let key = try Self.key(of: snapshot.persistentIdentifier)
                 copy.snapshots[key] = nil
                 copy.order.removeAll { $0 == key }
             }

@@ -12,7 +12,14 @@ func residentGrowth(ofProbe work: String, rounds: Int) throws -> Int? {
     let store = TemporaryStore()
     let (status, text) = try HelperProcess.run("MemoryProbe", [store.url.path, work, "\(rounds)"])
     #expect(status == 0, "MemoryProbe \(work): \(text)")
-    return try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "MemoryProbe printed \(text)")
+    guard let growth = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw UnreadableProbeOutput(text: text) }
+    return growth
+}
+
+/// What a memory probe printed instead of a number of bytes.
+struct UnreadableProbeOutput: Error, CustomStringConvertible {
+    let text: String
+    var description: String { "MemoryProbe printed \(text)" }
 }
 
 /// Whether this process runs under ThreadSanitizer, whose runtime defines `__tsan_init`: its

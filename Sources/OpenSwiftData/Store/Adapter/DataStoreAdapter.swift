@@ -14,6 +14,8 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, DescriptorFetching
     // @unchecked Sendable: `store`, `snapshots` and `remapped` are only used while `lock` is held.
     let store: Store
     let identifier: String
+    /// The keys the store chose, held for as long as the adapter lives (see ``ExternalKeyTable``).
+    let keyTable: ExternalKeyTable
     var isReadOnly: Bool { false }
     private let shapes: [String: RowShape]
     let entities: [Schema.Entity]
@@ -37,6 +39,7 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, DescriptorFetching
     init(store: Store, schema: Schema) {
         self.store = store
         self.identifier = store.identifier
+        self.keyTable = ExternalKeyTable.table(for: store.identifier)
         self.entities = schema.entities
         self.shapes = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, RowShape(entity: $0)) })
         store.initializeState(for: editingState)
@@ -260,7 +263,7 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, DescriptorFetching
     func snapshots(of entity: Schema.Entity, keys: [Int64]) throws -> [(snapshot: DefaultSnapshot, key: Int64)] {
         let missing = keys.filter { snapshots[$0] == nil }
         if !missing.isEmpty {
-            let location = _ModelLocation(entityName: entity.name, storeIdentifier: identifier)
+            let location = _ModelLocation(entityName: entity.name, storeIdentifier: identifier, keys: keyTable)
             let ids = missing.map { PersistentIdentifier(location: location, key: .permanent($0)) }
             for snapshot in try store.cachedSnapshots(for: ids, editingState: editingState).values { try remember(snapshot) }
             if missing.contains(where: { snapshots[$0] == nil }) { _ = try allSnapshots(of: entity) }
@@ -290,8 +293,8 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, DescriptorFetching
 
     /// The identifier of the model a key names in this store.
     func identifier(ofKey key: Int64) -> PersistentIdentifier? {
-        if let entry = ExternalKeys.shared.externalKey(for: key, store: identifier) {
-            return PersistentIdentifier(storeIdentifier: identifier, entityName: entry.entityName, key: .permanent(key))
+        if let entry = keyTable.entry(for: key) {
+            return PersistentIdentifier(location: _ModelLocation(entityName: entry.entityName, storeIdentifier: identifier, keys: keyTable), key: .permanent(key))
         }
         return snapshots[key]?.persistentIdentifier
     }
