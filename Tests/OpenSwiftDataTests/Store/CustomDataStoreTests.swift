@@ -75,6 +75,28 @@ import Testing
         #expect(try encoder.encode(decoded) == encoded, "the store's own key is encoded, not the number the table gave it")
     }
 
+    @Test func identifiersMadeAndDroppedOnManyThreadsAtOnceStayEqualByKey() async throws {
+        let store = "churn-\(UUID())"
+        let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var mismatches = 0
+                    for round in 0..<2_000 {
+                        // Tables come and go as the threads' identifiers do.
+                        let first = try PersistentIdentifier.identifier(for: store, entityName: "Trip", primaryKey: round % 7)
+                        let again = try JSONDecoder().decode(PersistentIdentifier.self, from: try JSONEncoder().encode(first))
+                        let other = try PersistentIdentifier.identifier(for: store, entityName: "Trip", primaryKey: round % 7 + 1)
+                        if first != again || first == other { mismatches += 1 }
+                    }
+                    return mismatches
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+        #expect(ExternalKeyTable.existingTable(for: store) == nil)
+    }
+
     @Test func aCustomStoresKeysGoWithItsContainersAndModels() throws {
         let store = TemporaryStore()
         let storeIdentifier = store.url.path

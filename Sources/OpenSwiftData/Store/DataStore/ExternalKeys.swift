@@ -106,8 +106,13 @@ final class ExternalKeyTable: Sendable {
 
     /// Forgets a store's entry once its table has gone; a table made for the store since stays.
     private static func tableEnded(for storeIdentifier: String) {
-        registry.withValue { registry in
-            if registry[storeIdentifier]?.table == nil { registry[storeIdentifier] = nil }
+        // The store's current table, if any, leaves the lock with the caller: were its last
+        // reference released inside, its own `deinit` would take the lock again.
+        let current = registry.withValue { registry in
+            let current = registry[storeIdentifier]?.table
+            if current == nil { registry[storeIdentifier] = nil }
+            return current
         }
+        withExtendedLifetime(current) {}
     }
 }
