@@ -8,7 +8,7 @@ import SyncChecking
 // The sync convergence checker and the processes it runs:
 //
 //   SyncCheck run --postgres URL [--runs R] [--clients K] [--operations N] [--seed S] [--no-kills]
-//                 [--trims] [--servers P] [--shares]
+//                 [--trims] [--servers P] [--shares] [--pauses]
 //   SyncCheck serve --postgres URL --name NAME --port P
 //   SyncCheck client --server URL[,URL…] --store PATH --log PATH --seed S --operations N [--continuous]
 //                    [--token T] [--shares-with USER:PERMISSION[,…]]
@@ -16,6 +16,7 @@ import SyncChecking
 // A run's clients of odd index synchronize continuously (SyncEngine.start()), the others now and then.
 // With --servers P, P server processes serve the run's database; each client moves between them.
 // With --shares, the clients belong to three users in turn, and the first shares groups with the others.
+// With --pauses, a client or server process is stopped (SIGSTOP) for 1 to 12 seconds, up to twice a run.
 //   SyncCheck drain --server URL[,URL…] --store PATH [--token T]
 //   SyncCheck dump --store PATH
 
@@ -101,19 +102,21 @@ do {
         let seed = UInt64(option("seed") ?? "\(UInt64.random(in: 1...UInt64.max))") ?? 1
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let sharing = CommandLine.arguments.contains("--shares")
+        let pausing = CommandLine.arguments.contains("--pauses")
         var violations = 0
         var rows = 0
         var writes = 0
         var kills = 0
         var restarts = 0
         var trims = 0
+        var paused = 0
         var shared = 0
-        print("seed \(seed): \(runs) runs × \(clients) clients × \(operations) operations, \(servers) server process\(servers == 1 ? "" : "es")" + (sharing ? ", three users sharing" : ""))
+        print("seed \(seed): \(runs) runs × \(clients) clients × \(operations) operations, \(servers) server process\(servers == 1 ? "" : "es")" + (sharing ? ", three users sharing" : "") + (pausing ? ", processes paused" : ""))
         for run in 0..<runs {
             let outcome = try await CheckRun(
                 postgresURL: required("postgres"), executable: executable, clients: clients, operations: operations,
                 seed: seed &+ UInt64(run), kills: !CommandLine.arguments.contains("--no-kills"), trims: CommandLine.arguments.contains("--trims"), servers: servers,
-                shares: sharing
+                shares: sharing, pauses: pausing
             ).run()
             violations += outcome.violations.count
             rows += outcome.rows
@@ -121,14 +124,15 @@ do {
             kills += outcome.clientKills
             restarts += outcome.serverRestarts
             trims += outcome.trims
+            paused += outcome.pauses
             shared += outcome.sharedRows
             for violation in outcome.violations { print("run \(run): \(violation)") }
             // A line per run, written at once: a long run stopped part of the way still tells
             // what it checked.
-            print("run \(run) of \(runs): \(outcome.writes) writes, \(outcome.clientKills) clients killed, \(outcome.serverRestarts) server restarts, \(outcome.trims) trims, " + (sharing ? "\(outcome.sharedRows) shared models, " : "") + "\(outcome.violations.count) violations; \(violations) in \(run + 1) runs")
+            print("run \(run) of \(runs): \(outcome.writes) writes, \(outcome.clientKills) clients killed, \(outcome.serverRestarts) server restarts, \(outcome.trims) trims, " + (pausing ? "\(outcome.pauses) pauses, " : "") + (sharing ? "\(outcome.sharedRows) shared models, " : "") + "\(outcome.violations.count) violations; \(violations) in \(run + 1) runs")
             fflush(nil)
         }
-        print("runs: \(runs) × clients: \(clients), writes: \(writes), models at the end: \(rows), clients killed: \(kills), server restarts: \(restarts), trims: \(trims)" + (sharing ? ", shared models at the end: \(shared)" : ""))
+        print("runs: \(runs) × clients: \(clients), writes: \(writes), models at the end: \(rows), clients killed: \(kills), server restarts: \(restarts), trims: \(trims)" + (pausing ? ", pauses: \(paused)" : "") + (sharing ? ", shared models at the end: \(shared)" : ""))
         print("violations: \(violations)")
         exit(violations == 0 ? 0 : 1)
     default:

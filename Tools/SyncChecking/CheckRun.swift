@@ -47,10 +47,15 @@ public struct CheckRun {
     public var servers: Int
     /// Whether the clients belong to three users who share groups (see above).
     public var shares: Bool
+    /// Whether a client or server process is paused (SIGSTOP) now and then for up to 12 seconds,
+    /// as a machine that stalls or a virtual machine that is suspended: a paused server holds its
+    /// connections, transactions and locks, and the clients' requests (10 s timeouts) may end
+    /// before their answers; a paused client holds its store's locks.
+    public var pauses: Bool
 
     public init(
         postgresURL: String, executable: URL, clients: Int, operations: Int, seed: UInt64, kills: Bool, trims: Bool = false, servers: Int = 1,
-        shares: Bool = false
+        shares: Bool = false, pauses: Bool = false
     ) {
         self.postgresURL = postgresURL
         self.executable = executable
@@ -61,6 +66,7 @@ public struct CheckRun {
         self.trims = trims
         self.servers = max(servers, 1)
         self.shares = shares
+        self.pauses = pauses
     }
 
     /// The user of a client.
@@ -81,6 +87,8 @@ public struct CheckRun {
         public var clientKills: Int
         public var serverRestarts: Int
         public var trims: Int
+        /// How many times a process was paused.
+        public var pauses: Int
         /// With shares: the models shares carried to their participants at the end, counted per
         /// participant.
         public var sharedRows: Int
@@ -97,6 +105,7 @@ public struct CheckRun {
         let serverURLs = serverProcesses.map(\.url)
         var clientKills = 0
         var serverRestarts = 0
+        var pauses = 0
         let stores = (0..<clients).map { directory.appending(path: "client-\($0).store") }
         let logs = (0..<clients).map { directory.appending(path: "client-\($0).log") }
         var running: [Int: Process] = [:]
@@ -135,6 +144,16 @@ public struct CheckRun {
                 serverProcesses[victim] = try startServer(name: name, port: server.port)
                 serverRestarted = true
                 serverRestarts += 1
+            }
+            if self.pauses, pauses < 2, random.next(10) == 0 {
+                // One of the running processes, servers included, stops for 1 to 12 seconds; the
+                // others go on meanwhile.
+                let candidates = running.sorted { $0.key < $1.key }.map(\.value) + serverProcesses.map(\.process)
+                let victim = candidates[Int(random.next(UInt64(candidates.count)))]
+                kill(victim.processIdentifier, SIGSTOP)
+                try await Task.sleep(for: .milliseconds(1_000 + Int(random.next(11_000))))
+                kill(victim.processIdentifier, SIGCONT)
+                pauses += 1
             }
         }
         // A run whose clients finished before the trim's round is trimmed now, before they all catch up.
@@ -193,7 +212,7 @@ public struct CheckRun {
         }
         let sharedRows = scope.map { scope in scope.shared.values.map { $0.intersection(scope.live).count }.reduce(0, +) } ?? 0
         return Outcome(violations: violations, rows: rows, writes: writes, clientKills: clientKills, serverRestarts: serverRestarts,
-                       trims: logBeforeTrim == nil ? 0 : 1, sharedRows: sharedRows)
+                       trims: logBeforeTrim == nil ? 0 : 1, pauses: pauses, sharedRows: sharedRows)
     }
 
     /// Trims the server's tombstones and change log, returning the log as read just before: the
