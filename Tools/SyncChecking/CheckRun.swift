@@ -105,7 +105,7 @@ public struct CheckRun {
         let serverURLs = serverProcesses.map(\.url)
         var clientKills = 0
         var serverRestarts = 0
-        var pauses = 0
+        var pauseCount = 0
         let stores = (0..<clients).map { directory.appending(path: "client-\($0).store") }
         let logs = (0..<clients).map { directory.appending(path: "client-\($0).log") }
         var running: [Int: Process] = [:]
@@ -145,7 +145,7 @@ public struct CheckRun {
                 serverRestarted = true
                 serverRestarts += 1
             }
-            if self.pauses, pauses < 2, random.next(10) == 0 {
+            if pauses, pauseCount < 2, random.next(10) == 0 {
                 // One of the running processes, servers included, stops for 1 to 12 seconds; the
                 // others go on meanwhile.
                 let candidates = running.sorted { $0.key < $1.key }.map(\.value) + serverProcesses.map(\.process)
@@ -153,7 +153,7 @@ public struct CheckRun {
                 kill(victim.processIdentifier, SIGSTOP)
                 try await Task.sleep(for: .milliseconds(1_000 + Int(random.next(11_000))))
                 kill(victim.processIdentifier, SIGCONT)
-                pauses += 1
+                pauseCount += 1
             }
         }
         // A run whose clients finished before the trim's round is trimmed now, before they all catch up.
@@ -212,7 +212,7 @@ public struct CheckRun {
         }
         let sharedRows = scope.map { scope in scope.shared.values.map { $0.intersection(scope.live).count }.reduce(0, +) } ?? 0
         return Outcome(violations: violations, rows: rows, writes: writes, clientKills: clientKills, serverRestarts: serverRestarts,
-                       trims: logBeforeTrim == nil ? 0 : 1, pauses: pauses, sharedRows: sharedRows)
+                       trims: logBeforeTrim == nil ? 0 : 1, pauses: pauseCount, sharedRows: sharedRows)
     }
 
     /// Trims the server's tombstones and change log, returning the log as read just before: the

@@ -11,18 +11,18 @@ public final class _ModelLocation: Sendable {
     let namesHash: Int
     /// The keys of the store, when it is a custom data store that chose its own: held here so
     /// that the table lives as long as any model or identifier of the store.
-    let keys: ExternalKeyTable?
+    let keyTable: ExternalKeyTable?
 
     /// The location of `entityName` in the store `storeIdentifier`, with the store's table of
     /// keys when one is in use.
     convenience init(entityName: String, storeIdentifier: String?) {
-        self.init(entityName: entityName, storeIdentifier: storeIdentifier, keys: storeIdentifier.flatMap(ExternalKeyTable.existingTable(for:)))
+        self.init(entityName: entityName, storeIdentifier: storeIdentifier, keyTable: storeIdentifier.flatMap(ExternalKeyTable.existingTable(for:)))
     }
 
-    init(entityName: String, storeIdentifier: String?, keys: ExternalKeyTable?) {
+    init(entityName: String, storeIdentifier: String?, keyTable: ExternalKeyTable?) {
         self.entityName = entityName
         self.storeIdentifier = storeIdentifier
-        self.keys = keys
+        self.keyTable = keyTable
         var hasher = Hasher()
         hasher.combine(storeIdentifier)
         hasher.combine(entityName)

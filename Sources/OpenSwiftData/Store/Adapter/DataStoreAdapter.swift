@@ -263,7 +263,7 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, DescriptorFetching
     func snapshots(of entity: Schema.Entity, keys: [Int64]) throws -> [(snapshot: DefaultSnapshot, key: Int64)] {
         let missing = keys.filter { snapshots[$0] == nil }
         if !missing.isEmpty {
-            let location = _ModelLocation(entityName: entity.name, storeIdentifier: identifier, keys: keyTable)
+            let location = _ModelLocation(entityName: entity.name, storeIdentifier: identifier, keyTable: keyTable)
             let ids = missing.map { PersistentIdentifier(location: location, key: .permanent($0)) }
             for snapshot in try store.cachedSnapshots(for: ids, editingState: editingState).values { try remember(snapshot) }
             if missing.contains(where: { snapshots[$0] == nil }) { _ = try allSnapshots(of: entity) }
@@ -294,7 +294,7 @@ final class DataStoreAdapter<Store: DataStore>: StoreBackend, DescriptorFetching
     /// The identifier of the model a key names in this store.
     func identifier(ofKey key: Int64) -> PersistentIdentifier? {
         if let entry = keyTable.entry(for: key) {
-            return PersistentIdentifier(location: _ModelLocation(entityName: entry.entityName, storeIdentifier: identifier, keys: keyTable), key: .permanent(key))
+            return PersistentIdentifier(location: _ModelLocation(entityName: entry.entityName, storeIdentifier: identifier, keyTable: keyTable), key: .permanent(key))
         }
         return snapshots[key]?.persistentIdentifier
     }

@@ -18,15 +18,15 @@ extension PersistentIdentifier {
     /// The identifier of the model a custom store holds under `key`, numbered by the store's
     /// table of keys.
     private init(storeIdentifier: String, entityName: String, externalKey key: ExternalKey) {
-        let keys = ExternalKeyTable.table(for: storeIdentifier)
-        let number = keys.number(for: key, entityName: entityName)
-        self.init(location: _ModelLocation(entityName: entityName, storeIdentifier: storeIdentifier, keys: keys), key: .permanent(number))
+        let keyTable = ExternalKeyTable.table(for: storeIdentifier)
+        let number = keyTable.number(for: key, entityName: entityName)
+        self.init(location: _ModelLocation(entityName: entityName, storeIdentifier: storeIdentifier, keyTable: keyTable), key: .permanent(number))
     }
 
     /// The key a custom data store chose for the model, when it has one.
     var externalKey: ExternalKey? {
         guard let number = primaryKey else { return nil }
-        return location.keys?.entry(for: number)?.key
+        return location.keyTable?.entry(for: number)?.key
     }
 
     private enum CodingKeys: String, CodingKey {
