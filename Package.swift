@@ -123,7 +123,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncTests",
-            dependencies: ["OpenSwiftDataSync", "OpenSwiftDataSyncServer", "OpenSwiftData", "osd", "SyncCheck", "SyncNotes"],
+            dependencies: [
+                "OpenSwiftDataSync", "OpenSwiftDataSyncServer", "OpenSwiftData", "osd", "SyncCheck", "SyncNotes",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: testSwiftSettings
         ),
         // Preferences, secrets, files and caches: a product of its own, so that an app that uses only

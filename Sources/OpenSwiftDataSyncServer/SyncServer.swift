@@ -103,7 +103,17 @@ public struct SyncServer: Sendable {
     /// tables are ready). Stopping, it accepts no more connections, ends its waiting pulls and
     /// answers the requests it accepted (at most 10 seconds), then returns.
     public func run(host: String = "127.0.0.1", port: Int, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await run(host: host, port: port, configuringRouter: { _ in }, onListening: onListening)
+    }
+
+    /// Serves as ``run(host:port:onListening:)`` does, with `configuringRouter` given the router
+    /// before the protocol's routes are added (a middleware that runs before every request).
+    package func run(
+        host: String = "127.0.0.1", port: Int, configuringRouter: (Router<BasicRequestContext>) -> Void,
+        onListening: @escaping @Sendable (Int) async -> Void
+    ) async throws {
         let router = Router()
+        configuringRouter(router)
         addRoutes(to: router)
         let app = Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "OpenSwiftDataSync"),
@@ -171,6 +181,14 @@ public struct SyncServer: Sendable {
     @discardableResult
     public func trimHistory(olderThan age: Duration) async throws -> SyncTrimResult {
         try await database.trim(olderThan: age)
+    }
+
+    /// Removes the records of models deleted more than `age` ago, as ``trimHistory(olderThan:)``
+    /// does, keeping the change log whole when `keepingChangeLog`: a checker that compares the
+    /// stores with every value ever pushed reads it at the end.
+    @discardableResult
+    package func trimHistory(olderThan age: Duration, keepingChangeLog: Bool) async throws -> SyncTrimResult {
+        try await database.trim(olderThan: age, keepingChangeLog: keepingChangeLog)
     }
 
     /// Trims what ``retention`` does not keep, now and then every tenth of it, until cancelled.

@@ -18,10 +18,12 @@ struct SyncJSONTests {
             #expect(same(try PushRequest(jsonData: theirs), push), "round \(round): \(String(decoding: theirs, as: UTF8.self))")
 
             let pull = PullResponse(rows: (0..<random.below(4)).map { _ in random.row() }, cursor: random.int64(), upToDate: random.below(2) == 0,
-                                    reset: random.below(3) == 0 ? true : nil)
-            #expect(sameRows(try JSONDecoder().decode(PullResponse.self, from: try pull.jsonData()).rows, pull.rows))
+                                    reset: random.below(3) == 0 ? true : nil, trimmedThrough: random.below(2) == 0 ? random.int64() : nil)
+            let ourPull = try JSONDecoder().decode(PullResponse.self, from: try pull.jsonData())
+            #expect(sameRows(ourPull.rows, pull.rows) && ourPull.trimmedThrough == pull.trimmedThrough)
             let decoded = try PullResponse(jsonData: try JSONEncoder().encode(pull))
             #expect(sameRows(decoded.rows, pull.rows) && decoded.cursor == pull.cursor && decoded.upToDate == pull.upToDate && decoded.reset == pull.reset)
+            #expect(decoded.trimmedThrough == pull.trimmedThrough)
 
             let answer = PushResponse(sequence: random.int64(), corrections: [random.row()], conflicts: [
                 SyncConflict(entity: random.text(), id: random.text(), property: random.text(), losing: random.clock(), winning: random.clock()),

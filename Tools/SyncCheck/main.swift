@@ -70,7 +70,8 @@ do {
             // own transaction begins, puts its cut where the checker's is.
             _ = try await server.postgresClient.query("SELECT 1", logger: logger)
             let cut = Date(timeIntervalSince1970: Double(Int64(required("before-ms")) ?? 0) / 1000)
-            try await server.trimHistory(olderThan: .milliseconds(max(Int64(Date().timeIntervalSince(cut) * 1000), 0)))
+            // The change log stays whole: the checker reads every value ever pushed from it at the end.
+            try await server.trimHistory(olderThan: .milliseconds(max(Int64(Date().timeIntervalSince(cut) * 1000), 0)), keepingChangeLog: true)
             group.cancelAll()
         }
     case "client":
@@ -127,6 +128,9 @@ do {
             paused += outcome.pauses
             shared += outcome.sharedRows
             for violation in outcome.violations { print("run \(run): \(violation)") }
+            if let (directory, namespace) = outcome.kept {
+                print("run \(run): its stores and clients' logs are kept in \(directory.path), its server's tables in the namespace \(namespace)")
+            }
             // A line per run, written at once: a long run stopped part of the way still tells
             // what it checked.
             print("run \(run) of \(runs): \(outcome.writes) writes, \(outcome.clientKills) clients killed, \(outcome.serverRestarts) server restarts, \(outcome.trims) trims, " + (pausing ? "\(outcome.pauses) pauses, " : "") + (sharing ? "\(outcome.sharedRows) shared models, " : "") + "\(outcome.violations.count) violations; \(violations) in \(run + 1) runs")

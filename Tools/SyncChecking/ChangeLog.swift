@@ -51,14 +51,6 @@ struct ChangeLog {
         }
     }
 
-    /// This log with the entries of an earlier read of it that the server has trimmed since.
-    mutating func include(_ earlier: ChangeLog) {
-        let present = Set(entries.map(\.seq))
-        let all = entries + earlier.entries.filter { !present.contains($0.seq) }
-        self = ChangeLog()
-        for entry in all.sorted(by: { $0.seq < $1.seq }) { add(entry) }
-    }
-
     /// A model's entries, for a violation's message.
     func describe(key: String) -> String {
         guard let id = idOf[key] else { return "none (never pushed)" }

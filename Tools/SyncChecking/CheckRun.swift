@@ -92,12 +92,17 @@ public struct CheckRun {
         /// With shares: the models shares carried to their participants at the end, counted per
         /// participant.
         public var sharedRows: Int
+        /// Where the stores and clients' logs of a run that found a violation are kept, with the
+        /// namespace of its server's tables.
+        public var kept: (directory: URL, namespace: String)?
     }
 
     public func run() async throws -> Outcome {
         let directory = FileManager.default.temporaryDirectory.appending(path: "osd-sync-check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        // A run that finds a violation keeps its stores and clients' logs, and says where.
+        var keep = false
+        defer { if !keep { try? FileManager.default.removeItem(at: directory) } }
         let name = "check_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(10).lowercased()
         var random = SplitMix(seed: seed)
 
@@ -115,8 +120,7 @@ public struct CheckRun {
             remaining[index] -= 1
         }
         var serverRestarted = !kills
-        // The log as read before the trim: the check's rule needs every value ever pushed.
-        var logBeforeTrim: ChangeLog?
+        var trimmed = false
         // The trim comes after ten to twenty-four rounds of the loop (about two to five seconds),
         // while the clients work.
         let trimRound = trims ? 10 + Int(random.next(15)) : -1
@@ -127,7 +131,7 @@ public struct CheckRun {
             for (index, process) in running where !process.isRunning {
                 running[index] = nil
             }
-            if round == trimRound { logBeforeTrim = try await trim(name) }
+            if round == trimRound { try trim(name, trimmed: &trimmed) }
             guard kills else { continue }
             if let (index, process) = running.randomElement(using: &random), random.next(4) == 0, remaining[index] > 0 {
                 kill(process.processIdentifier, SIGKILL)
@@ -157,7 +161,7 @@ public struct CheckRun {
             }
         }
         // A run whose clients finished before the trim's round is trimmed now, before they all catch up.
-        if trims, logBeforeTrim == nil { logBeforeTrim = try await trim(name) }
+        if trims, !trimmed { try trim(name, trimmed: &trimmed) }
         // Everyone synchronizes, twice round, so that each has what the others sent.
         for _ in 0..<2 {
             for index in 0..<clients {
@@ -185,8 +189,7 @@ public struct CheckRun {
         }
 
         var violations: [String] = []
-        var log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
-        if let logBeforeTrim { log.include(logBeforeTrim) }
+        let log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
         let scope = shares ? try await ServerScope.read(postgresURL: postgresURL, namespace: "\(name)_sync") : nil
         var rows = 0
         var writes = 0
@@ -210,22 +213,21 @@ public struct CheckRun {
                 violations += log.lostWrites(written, client: index, in: final, owned: scope?.owned(by: user), refused: refused)
             }
         }
+        keep = !violations.isEmpty
         let sharedRows = scope.map { scope in scope.shared.values.map { $0.intersection(scope.live).count }.reduce(0, +) } ?? 0
         return Outcome(violations: violations, rows: rows, writes: writes, clientKills: clientKills, serverRestarts: serverRestarts,
-                       trims: logBeforeTrim == nil ? 0 : 1, pauses: pauseCount, sharedRows: sharedRows)
+                       trims: trimmed ? 1 : 0, pauses: pauseCount, sharedRows: sharedRows, kept: keep ? (directory, "\(name)_sync") : nil)
     }
 
-    /// Trims the server's tombstones and change log, returning the log as read just before: the
-    /// check's rule needs every value ever pushed. What is trimmed was logged before the read
-    /// began, and the read waits for the pushes under way (it takes their lock), so every entry
-    /// the trim removes was read. The cut is that moment itself, not an age: the trim process may
-    /// start seconds later on a busy machine, and an age measured from its start would reach
-    /// entries the read never saw.
-    private func trim(_ name: String) async throws -> ChangeLog {
+    /// Trims the server's tombstones older than a second, keeping its change log whole: the
+    /// check's rule needs every value ever pushed. (A log read before a trim by time, with the
+    /// trim cutting at the read's start, lost entries when the trim process stalled for over a
+    /// second between measuring its age and starting its transaction.) The cut is that moment
+    /// itself, not an age: the trim process may start seconds later on a busy machine.
+    private func trim(_ name: String, trimmed: inout Bool) throws {
         let cut = Date().addingTimeInterval(-1)
-        let log = try await ChangeLog.read(postgresURL: postgresURL, namespace: "\(name)_sync")
         try runTool(["trim", "--postgres", postgresURL, "--name", name, "--before-ms", "\(Int64(cut.timeIntervalSince1970 * 1000))"])
-        return log
+        trimmed = true
     }
 
     // MARK: Processes

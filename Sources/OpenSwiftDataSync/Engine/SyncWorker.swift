@@ -180,8 +180,12 @@ actor SyncWorker {
         // the server asks only a pull after a cursor to start over, and deletions of the models
         // it pushed may have been trimmed since.
         var isSnapshot = state.cursor == 0 && (state.redownloading || state.pushedThrough > 0)
-        // The identifiers of a snapshot's pages so far.
+        // The identifiers of a snapshot's pages so far, and the user's trim point its first page
+        // read: a snapshot during which the server trims deletions starts over, since a model
+        // an earlier page brought may have been deleted and its deletion trimmed before a later
+        // page would have brought it.
         var held: Set<String> = []
+        var trimmedAtStart: Int64?
         // A page read for this client after this very cursor holds what a first pull would.
         var first = prefetched.flatMap { !isSnapshot && $0.cursor == cursor ? $0.page : nil }
         while true {
@@ -196,9 +200,16 @@ actor SyncWorker {
                 guard cursor > 0 else {
                     throw SyncError(.serverFailure, "The server asked for a download from the start in answer to one")
                 }
-                (cursor, isSnapshot, held) = (0, true, [])
+                (cursor, isSnapshot, held, trimmedAtStart) = (0, true, [], nil)
                 state.redownloading = true
                 continue
+            }
+            if isSnapshot, let trimmed = page.trimmedThrough {
+                if let start = trimmedAtStart, trimmed > start {
+                    (cursor, held, trimmedAtStart) = (0, [], nil)
+                    continue
+                }
+                trimmedAtStart = trimmedAtStart ?? trimmed
             }
             let next = max(cursor, page.cursor)
             // A page may hold no row for this client (all of them its own changes) and still be

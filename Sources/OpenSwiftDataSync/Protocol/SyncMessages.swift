@@ -218,13 +218,19 @@ package struct PullResponse: Codable, Sendable {
     /// Whether the server no longer keeps every change after the cursor asked for (it trimmed
     /// deletions made since): the client downloads everything again, from cursor 0.
     package var reset: Bool?
+    /// For a page of a download from the start (a pull without a client), the last change number
+    /// of the user's trimmed deletions when the page was read (0 when none was trimmed); absent
+    /// from servers that predate it. A download during which it grows starts over: the trim may
+    /// have removed the deletion of a model an earlier page brought, which no later page brings.
+    package var trimmedThrough: Int64?
 
     /// Creates the value from its parts.
-    package init(rows: [SyncRow], cursor: Int64, upToDate: Bool, reset: Bool? = nil) {
+    package init(rows: [SyncRow], cursor: Int64, upToDate: Bool, reset: Bool? = nil, trimmedThrough: Int64? = nil) {
         self.rows = rows
         self.cursor = cursor
         self.upToDate = upToDate
         self.reset = reset
+        self.trimmedThrough = trimmedThrough
     }
 }
 

@@ -100,17 +100,22 @@ extension SyncDatabase {
     /// A download from the start (`client` empty) pages through every live row, and what it does
     /// not hold its device deletes: the trimmed deletions after its cursor are none of its
     /// business, and it is never answered with a reset (which would start it over, page after page).
+    ///
+    /// A download's page says the user's trim point instead: a download during which it grows
+    /// starts over (a deletion it trimmed may be of a model an earlier page brought).
     func page(of scanned: ScannedRows, for client: String) async throws -> PullPage {
         var trimmed = scanned.trimmedThrough
         // No row after the cursor: perhaps because a trim removed them. Read after the rows, a
         // trim that removed deletions after the cursor before they were read has committed, and is seen.
-        if scanned.rows.isEmpty, scanned.cursor > 0, !client.isEmpty { trimmed = try await trimmedThrough(of: scanned.user) }
+        if scanned.rows.isEmpty, scanned.cursor > 0 || client.isEmpty { trimmed = try await trimmedThrough(of: scanned.user) }
         if !client.isEmpty, scanned.cursor > 0, let trimmed, trimmed > scanned.cursor {
             return PullPage(rows: [], cursor: 0, upToDate: false, reset: true)
         }
         // Rows the rules hide from the user reach the devices as deletions.
         let rows = try scanned.rows.compactMap { client.isEmpty || $0.lastClient != client ? try visible($0.row, to: scanned.user) : nil }
-        return PullPage(rows: rows, cursor: scanned.rows.last?.row.version ?? scanned.cursor, upToDate: scanned.rows.count < scanned.limit)
+        return PullPage(
+            rows: rows, cursor: scanned.rows.last?.row.version ?? scanned.cursor, upToDate: scanned.rows.count < scanned.limit,
+            trimmedThrough: client.isEmpty ? trimmed ?? 0 : nil)
     }
 }
 
@@ -155,9 +160,11 @@ struct PullPage: SyncJSONWritable {
     var upToDate: Bool
     /// Whether the client downloads everything again (see ``PullResponse/reset``).
     var reset: Bool?
+    /// A download's page: the user's trim point (see ``PullResponse/trimmedThrough``).
+    var trimmedThrough: Int64?
 
     func write(json writer: inout SyncJSONWriter) throws(SyncJSONError) {
-        try PullResponse.write(cursor: cursor, upToDate: upToDate, reset: reset, json: &writer) { writer throws(SyncJSONError) in
+        try PullResponse.write(cursor: cursor, upToDate: upToDate, reset: reset, trimmedThrough: trimmedThrough, json: &writer) { writer throws(SyncJSONError) in
             try writer.array { writer throws(SyncJSONError) in
                 for row in rows {
                     writer.element()

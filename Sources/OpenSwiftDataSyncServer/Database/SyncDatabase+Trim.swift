@@ -6,8 +6,9 @@ extension SyncDatabase {
     /// Removes the deletions (tombstones), the change log entries and the past values (the bases
     /// a resolver sees) written more than `age` ago, in one transaction, and records for each user the last change number it removed: a
     /// client whose cursor is before that number may have missed a deletion, and downloads the
-    /// user's rows again on its next pull. Returns what was removed.
-    func trim(olderThan age: Duration) async throws -> SyncTrimResult {
+    /// user's rows again on its next pull. With `keepingChangeLog`, the change log stays whole.
+    /// Returns what was removed.
+    func trim(olderThan age: Duration, keepingChangeLog: Bool = false) async throws -> SyncTrimResult {
         let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
         var binds = PostgresBindings()
         binds.append(seconds)
@@ -24,7 +25,7 @@ extension SyncDatabase {
                     """, binds: binds),
                 logger: logger)
             for try await count in trimmed.decode(Int64.self) { result.deletions = Int(count) }
-            result.changeLogEntries = try await removeEntries(of: "change_log", olderThan: binds, on: connection)
+            if !keepingChangeLog { result.changeLogEntries = try await removeEntries(of: "change_log", olderThan: binds, on: connection) }
             result.pastValues = try await removeEntries(of: "past_values", olderThan: binds, on: connection)
             return result
         }

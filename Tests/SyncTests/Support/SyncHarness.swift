@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import Logging
 import OpenSwiftData
 import OpenSwiftDataSync
@@ -37,10 +38,10 @@ final class RunningSyncServer: Sendable {
 
     /// Starts a server over a namespace of its own, or, given `sharing`, over that server's
     /// namespace: a second process of the same service. `rowsBeforeAnalysis` is the server's
-    /// (``RowStatistics``).
+    /// (``RowStatistics``); `configuringRouter` adds middleware before the protocol's routes.
     static func start(
         _ prefix: String = "sync", resolver: (any SyncConflictResolver)? = nil, rules: (any SyncRules)? = nil, sharing other: RunningSyncServer? = nil,
-        rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth
+        rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth, configuringRouter: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> RunningSyncServer {
         let postgres = try #require(SyncPostgres.url)
         let name = other?.name ?? SyncPostgres.freshName(prefix)
@@ -51,7 +52,7 @@ final class RunningSyncServer: Sendable {
             resolver: resolver, rules: rules, logger: logger, rowsBeforeAnalysis: rowsBeforeAnalysis)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
-            try await server.run(port: 0) { port in continuation.yield(port) }
+            try await server.run(port: 0, configuringRouter: configuringRouter) { port in continuation.yield(port) }
         }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())

@@ -466,30 +466,32 @@ extension PushResponse: SyncJSONMessage {
 
 extension PullResponse: SyncJSONMessage {
     package init(json reader: inout SyncJSONReader) throws(SyncJSONError) {
-        var rows: [SyncRow]?, cursor: Int64?, upToDate: Bool?, reset: Bool?
+        var rows: [SyncRow]?, cursor: Int64?, upToDate: Bool?, reset: Bool?, trimmedThrough: Int64?
         try reader.readObject { reader, key throws(SyncJSONError) in
             switch key {
             case "rows": rows = try reader.readList(of: SyncRow.self)
             case "cursor": cursor = try reader.readInt64()
             case "upToDate": upToDate = try reader.readBool()
             case "reset": reset = try reader.readNull() ? nil : reader.readBool()
+            case "trimmedThrough": trimmedThrough = try reader.readNull() ? nil : reader.readInt64()
             default: try reader.skipValue()
             }
         }
         self.init(
             rows: try required(rows, "rows", of: "a pull's answer"), cursor: try required(cursor, "cursor", of: "a pull's answer"),
-            upToDate: try required(upToDate, "upToDate", of: "a pull's answer"), reset: reset)
+            upToDate: try required(upToDate, "upToDate", of: "a pull's answer"), reset: reset, trimmedThrough: trimmedThrough)
     }
 
     package func write(json writer: inout SyncJSONWriter) throws(SyncJSONError) {
-        try PullResponse.write(cursor: cursor, upToDate: upToDate, reset: reset, json: &writer) { writer throws(SyncJSONError) in
+        try PullResponse.write(cursor: cursor, upToDate: upToDate, reset: reset, trimmedThrough: trimmedThrough, json: &writer) { writer throws(SyncJSONError) in
             try writer.list(rows)
         }
     }
 
     /// Writes a pull's answer whose rows `rows` writes.
     package static func write(
-        cursor: Int64, upToDate: Bool, reset: Bool?, json writer: inout SyncJSONWriter, rows: (inout SyncJSONWriter) throws(SyncJSONError) -> Void
+        cursor: Int64, upToDate: Bool, reset: Bool?, trimmedThrough: Int64? = nil, json writer: inout SyncJSONWriter,
+        rows: (inout SyncJSONWriter) throws(SyncJSONError) -> Void
     ) throws(SyncJSONError) {
         try writer.object { writer throws(SyncJSONError) in
             writer.key("rows")
@@ -501,6 +503,10 @@ extension PullResponse: SyncJSONMessage {
             if let reset {
                 writer.key("reset")
                 writer.bool(reset)
+            }
+            if let trimmedThrough {
+                writer.key("trimmedThrough")
+                writer.integer(trimmedThrough)
             }
         }
     }
