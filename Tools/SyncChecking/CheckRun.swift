@@ -131,7 +131,10 @@ public struct CheckRun {
             for (index, process) in running where !process.isRunning {
                 running[index] = nil
             }
-            if round == trimRound { try trim(name, trimmed: &trimmed) }
+            if round == trimRound {
+                try trim(name)
+                trimmed = true
+            }
             guard kills else { continue }
             if let (index, process) = running.randomElement(using: &random), random.next(4) == 0, remaining[index] > 0 {
                 kill(process.processIdentifier, SIGKILL)
@@ -161,7 +164,10 @@ public struct CheckRun {
             }
         }
         // A run whose clients finished before the trim's round is trimmed now, before they all catch up.
-        if trims, !trimmed { try trim(name, trimmed: &trimmed) }
+        if trims, !trimmed {
+            try trim(name)
+            trimmed = true
+        }
         // Everyone synchronizes, twice round, so that each has what the others sent.
         for _ in 0..<2 {
             for index in 0..<clients {
@@ -224,10 +230,9 @@ public struct CheckRun {
     /// trim cutting at the read's start, lost entries when the trim process stalled for over a
     /// second between measuring its age and starting its transaction.) The cut is that moment
     /// itself, not an age: the trim process may start seconds later on a busy machine.
-    private func trim(_ name: String, trimmed: inout Bool) throws {
+    private func trim(_ name: String) throws {
         let cut = Date().addingTimeInterval(-1)
         try runTool(["trim", "--postgres", postgresURL, "--name", name, "--before-ms", "\(Int64(cut.timeIntervalSince1970 * 1000))"])
-        trimmed = true
     }
 
     // MARK: Processes
