@@ -159,7 +159,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OSDToolTests",
-            dependencies: ["osd", "OSDKit", "OpenSwiftData", "OpenSwiftDataPostgres"],
+            dependencies: ["osd", "OSDKit", "OpenSwiftData", "OpenSwiftDataPostgres", "OpenSwiftDataSync"],
             exclude: ["Golden"],
             swiftSettings: testSwiftSettings
         ),

@@ -35,8 +35,18 @@ struct SyncServerRequestTests {
         try await send(server, "POST", "/v1/push", token: token, body: "{\"client\": \"\(client)\", \"sequence\": \(sequence), \"changes\": [\(changes)]}")
     }
 
+    /// A new trip: its name, and the values a new `Trip` must have (its code is its identifier).
     private func trip(_ id: String, name: String = "{\"text\": \"Lisbon\"}") -> String {
-        "{\"entity\": \"Trip\", \"id\": \"\(id)\", \"deleted\": false, \"values\": {\"name\": \(name)}, \"clocks\": {\"name\": {\"t\": 1, \"c\": 0, \"n\": \"c1\"}}}"
+        let values = ["name": name, "code": "{\"text\": \"\(id)\"}", "price": "{\"real\": 10}", "start": "{\"date\": 0}"]
+        return change("Trip", id, values: values)
+    }
+
+    /// A change of a model: its values, each with a clock of client c1.
+    private func change(_ entity: String, _ id: String, values: [String: String]) -> String {
+        let names = values.keys.sorted()
+        let valueText = names.map { "\"\($0)\": \(values[$0] ?? "null")" }.joined(separator: ", ")
+        let clockText = names.map { "\"\($0)\": {\"t\": 1, \"c\": 0, \"n\": \"c1\"}" }.joined(separator: ", ")
+        return "{\"entity\": \"\(entity)\", \"id\": \"\(id)\", \"deleted\": false, \"values\": {\(valueText)}, \"clocks\": {\(clockText)}}"
     }
 
     /// Deletes a trip from client c2 and trims every deletion, so that the server holds nothing of it.
@@ -100,6 +110,30 @@ struct SyncServerRequestTests {
         let (notJSON, _) = try await send(server, "POST", "/v1/push", body: "not json")
         #expect(notJSON == 400)
         #expect(try await rowCount(server) == 0)
+    }
+
+    /// A new model without a value its model requires (neither optional nor given an initial
+    /// value) would stop every device that pulled it: the push is refused, naming the property,
+    /// and nothing is written. An update need not carry it, and an optional or defaulted property
+    /// may be left out of a new model.
+    @Test func aNewModelWithoutARequiredValueGets400AndWritesNothing() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        try await hello(server, client: "c1")
+        let withoutPrice = change("Trip", "t1", values: ["name": "{\"text\": \"Lisbon\"}", "code": "{\"text\": \"t1\"}", "start": "{\"date\": 0}"])
+        let (status, message) = try await push(server, client: "c1", changes: trip("t0") + ", " + withoutPrice)
+        #expect(status == 400)
+        #expect(message.contains("Trip.price"), "\(message)")
+        #expect(message.contains("t1"), "\(message)")
+        #expect(try await rowCount(server) == 0)
+
+        // Leaving out `notes` (optional) and `cost` (an initial value) is fine, and so is an update
+        // that changes only the name.
+        #expect(try await push(server, client: "c1", sequence: 1, changes: trip("t1")).0 == 200)
+        let rename = String(change("Trip", "t1", values: ["name": "{\"text\": \"Porto\"}"]).replacingOccurrences(of: "\"t\": 1,", with: "\"t\": 2,").dropLast())
+            + ", \"isNew\": false}"
+        #expect(try await push(server, client: "c1", sequence: 2, changes: rename).0 == 200)
+        #expect(try await rowCount(server) == 1)
     }
 
     @Test func anotherUsersRowsCannotBeWrittenOrReferred() async throws {
@@ -237,5 +271,30 @@ struct SyncServerRequestTests {
         #expect(message.contains("2.0.0"))
         #expect(message.contains("1.0.0"))
         #expect(message.contains("rating"))
+    }
+
+    /// A client whose model lacks a property the server requires in every new model would make
+    /// models no other device can: its hello is refused, naming both versions and the property.
+    @Test func aClientLackingAPropertyTheServerRequiresGetsASchemaError() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        var schema = SyncSchema(StoredSchema(Schema(syncModels)))
+        schema.version = "0.9.0"
+        let trip = try #require(schema.entities.firstIndex { $0.name == "Trip" })
+        let served = SyncSchema(StoredSchema(Schema(syncModels))).entities[trip].properties
+        #expect(served.first { $0.name == "price" }?.requiresValue == true)
+        #expect(served.first { $0.name == "cost" }?.requiresValue == false)
+        #expect(served.first { $0.name == "notes" }?.requiresValue == false)
+        // Leaving out a defaulted property is fine; leaving out a required one is not.
+        schema.entities[trip].properties.removeAll { $0.name == "cost" }
+        let fine = String(decoding: try JSONEncoder().encode(schema), as: UTF8.self)
+        #expect(try await send(server, "POST", "/v1/hello", body: "{\"client\": \"c8\", \"schema\": \(fine)}").0 == 200)
+        schema.entities[trip].properties.removeAll { $0.name == "price" }
+        let text = String(decoding: try JSONEncoder().encode(schema), as: UTF8.self)
+        let (status, message) = try await send(server, "POST", "/v1/hello", body: "{\"client\": \"c9\", \"schema\": \(text)}")
+        #expect(status == 409)
+        #expect(message.contains("0.9.0"))
+        #expect(message.contains("1.0.0"))
+        #expect(message.contains("Trip.price"))
     }
 }

@@ -44,6 +44,7 @@ extension SchemaDocument {
             ("codable", attribute.codable.map { "\($0)" }),
             ("transformer", attribute.transformer.map(ValueText.quoted)),
             ("transformerName", attribute.transformerName.map(ValueText.quoted)),
+            ("hasDefault", attribute.hasDefault.map { "\($0)" }),
         ])
     }
 

@@ -22,7 +22,8 @@ extension SchemaDocument {
                     // An unknown type kept as bytes was transformed by a transformer the record
                     // predates naming: not `codable`, so that the schema asks for its transformer.
                     codable: AttributeType.storage(of: type) == nil && !isTransformed && attribute.storage != .blob ? true : nil,
-                    transformer: attribute.transformer, transformerName: attribute.transformerName)
+                    transformer: attribute.transformer, transformerName: attribute.transformerName,
+                    hasDefault: attribute.isOptional ? nil : attribute.hasDefault)
             }
             let relationships = entity.recordedRelationships.filter { !inherited.contains($0.name) }.map { relationship in
                 Relationship(

@@ -12,7 +12,8 @@ import Foundation
 /// Attributes take `type` (see ``AttributeType``), `optional`, `unique`, `indexed`, `default`
 /// (a JSON value of the type, or `"now"` for a `Date`), `originalName` and `externalStorage`;
 /// `codable` (`true`) for a `Codable` type of the app's own, and `transformer` (a class) or
-/// `transformerName` (a registered name) for a `.transformable(by:)` attribute.
+/// `transformerName` (a registered name) for a `.transformable(by:)` attribute; `hasDefault`
+/// says whether a non-optional attribute has an initial value that `default` does not give.
 /// Relationships take `destination`, `toMany`, `deleteRule` (`nullify`, the default, `cascade`,
 /// `deny`, `noAction`), `inverse` and `originalName`. A model may add `superclass`, and
 /// `unique` and `indexes` for constraints over several attributes (lists of attribute names).
@@ -71,8 +72,12 @@ package struct SchemaDocument: Codable, Equatable, Sendable {
         package var transformer: String?
         /// The registered value transformer name of a `.transformable(by: "name")` attribute.
         package var transformerName: String?
+        /// Whether a new model starts with a value of its own for a non-optional attribute, when
+        /// `default` does not say which: a store's record tells (`osd schema`), absent when it
+        /// does not. The sync server requires the value of one without in every new model.
+        package var hasDefault: Bool?
 
-        package init(name: String, type: String, optional: Bool? = nil, unique: Bool? = nil, indexed: Bool? = nil, default: DefaultValue? = nil, originalName: String? = nil, externalStorage: Bool? = nil, codable: Bool? = nil, transformer: String? = nil, transformerName: String? = nil) {
+        package init(name: String, type: String, optional: Bool? = nil, unique: Bool? = nil, indexed: Bool? = nil, default: DefaultValue? = nil, originalName: String? = nil, externalStorage: Bool? = nil, codable: Bool? = nil, transformer: String? = nil, transformerName: String? = nil, hasDefault: Bool? = nil) {
             self.name = name
             self.type = type
             self.optional = optional
@@ -84,6 +89,7 @@ package struct SchemaDocument: Codable, Equatable, Sendable {
             self.codable = codable
             self.transformer = transformer
             self.transformerName = transformerName
+            self.hasDefault = hasDefault
         }
 
         /// Whether the attribute is optional, by `optional` or a type ending in `?`.

@@ -22,7 +22,8 @@ extension SchemaDocument {
                 for attribute in ancestor.attributes {
                     properties.append(SyncSchema.Property(
                         name: attribute.name, kind: try Self.storage(of: attribute, in: ancestor).rawValue, destination: nil,
-                        isOptional: attribute.isOptional))
+                        isOptional: attribute.isOptional,
+                        requiresValue: attribute.isOptional || attribute.default != nil ? false : attribute.hasDefault.map { !$0 }))
                 }
                 for relationship in ancestor.relationships {
                     properties.append(SyncSchema.Property(

@@ -22,14 +22,23 @@ package struct SyncSchema: Codable, Hashable, Sendable {
         package var deleteRule: String?
         /// A relationship's inverse on the destination model, when it has one.
         package var inverse: String?
+        /// Whether a change that makes a model must carry a value for the attribute: it is neither
+        /// optional nor given an initial value by the model, so a device could not make the model
+        /// without one. `nil` when the schema does not say (a relationship, or a store's record
+        /// written before initial values were recorded): no value is required.
+        package var requiresValue: Bool?
 
-        package init(name: String, kind: String, destination: String?, isOptional: Bool, deleteRule: String? = nil, inverse: String? = nil) {
+        package init(
+            name: String, kind: String, destination: String?, isOptional: Bool, deleteRule: String? = nil, inverse: String? = nil,
+            requiresValue: Bool? = nil
+        ) {
             self.name = name
             self.kind = kind
             self.destination = destination
             self.isOptional = isOptional
             self.deleteRule = deleteRule
             self.inverse = inverse
+            self.requiresValue = requiresValue
         }
     }
 
@@ -69,7 +78,9 @@ package struct SyncSchema: Codable, Hashable, Sendable {
             // A to-one relationship's key column is recorded among the attributes too.
             let relationships = Set((entity.relationships ?? []).map(\.name))
             var properties = entity.attributes.filter { !relationships.contains($0.name) }.map {
-                Property(name: $0.name, kind: $0.storage.rawValue, destination: nil, isOptional: $0.isOptional)
+                Property(
+                    name: $0.name, kind: $0.storage.rawValue, destination: nil, isOptional: $0.isOptional,
+                    requiresValue: $0.isOptional ? false : $0.hasDefault.map { !$0 })
             }
             for relationship in entity.relationships ?? [] {
                 properties.append(Property(
@@ -92,7 +103,10 @@ package struct SyncSchema: Codable, Hashable, Sendable {
     /// A model by name.
     package func entity(named name: String) -> Entity? { entities.first { $0.name == name } }
 
-    /// Why this (the server's) schema cannot serve a client's, or an empty list when it can.
+    /// Why this (the server's) schema cannot serve a client's, or an empty list when it can: a
+    /// model or property of the client's that the server lacks or keeps another way, or a property
+    /// the server requires in every new model (``Property/requiresValue``) that the client's model
+    /// lacks, so that the models it makes would stop every other device.
     package func problems(serving client: SyncSchema) -> [String] {
         var problems: [String] = []
         for entity in client.entities {
@@ -110,8 +124,18 @@ package struct SyncSchema: Codable, Hashable, Sendable {
                     problems.append("\(entity.name).\(property.name) holds \(property.describedKind) on the client and \(mine.describedKind) on the server")
                 }
             }
+            let known = Set(entity.properties.map(\.name))
+            for property in served.properties where property.requiresValue == true && !known.contains(property.name) {
+                problems.append("\(entity.name).\(property.name) is unknown to the client, and the server requires it in every new \(entity.name) (it is neither optional nor given an initial value)")
+            }
         }
         return problems
+    }
+
+    /// The first property of the model named `entity` that a change making one must carry and
+    /// `values` lacks (``Property/requiresValue``), or `nil`.
+    package func missingRequiredValue(of entity: String, in values: [String: SyncValue]) -> String? {
+        self.entity(named: entity)?.properties.first { $0.requiresValue == true && values[$0.name] == nil }?.name
     }
 }
 

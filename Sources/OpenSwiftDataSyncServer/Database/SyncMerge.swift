@@ -59,6 +59,12 @@ struct SyncMerge {
                 }
                 return
             }
+            if !change.deleted, let missing = schema?.missingRequiredValue(of: change.entity, in: change.values) {
+                // Every device that pulled the model would fail to make it.
+                throw SyncProblem(
+                    code: "badRequest",
+                    message: "The new \(change.entity) \(change.id) has no value for \(change.entity).\(missing), which is neither optional nor given an initial value")
+            }
             rows[change.id] = StoredSyncRow(
                 row: SyncRow(entity: change.entity, id: change.id, deleted: change.deleted, values: change.deleted ? [:] : change.values, clocks: change.clocks, version: 0),
                 owner: user)

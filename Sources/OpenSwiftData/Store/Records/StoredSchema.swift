@@ -24,6 +24,12 @@ package struct StoredSchema: Codable, Equatable, Sendable {
         /// The registered transformer name of a `.transformable(by: "name")` attribute (absent in
         /// older records).
         package var transformerName: String?
+        /// Whether a new model starts with a value of its own for a non-optional attribute when it
+        /// is given none: the model declares an initial value, or the attribute is `.ephemeral`
+        /// (absent in older records, for optional attributes and for foreign keys). A
+        /// synchronization server requires a value for an attribute without one in every change
+        /// that makes a model.
+        package var hasDefault: Bool?
     }
 
     /// A relationship (absent in older records).
@@ -159,8 +165,9 @@ extension StoredSchema.Entity {
     package init(_ entity: Schema.Entity) {
         self.init(
             name: entity.name,
-            attributes: entity.fields.compactMap { field in
-                field.storage.map { storage in
+            attributes: entity.fields.indices.compactMap { index in
+                let field = entity.fields[index]
+                return field.storage.map { storage in
                     let transformer = field.attribute?.transformer
                     return StoredSchema.Attribute(
                         name: field.name, storage: storage, isOptional: field.isOptional,
@@ -168,7 +175,8 @@ extension StoredSchema.Entity {
                         originalName: field.originalName == field.name ? nil : field.originalName,
                         isExternal: field.isExternal ? true : nil,
                         transformer: transformer.flatMap { $0.isClass ? $0.name : nil },
-                        transformerName: transformer.flatMap { $0.isClass ? nil : $0.name })
+                        transformerName: transformer.flatMap { $0.isClass ? nil : $0.name },
+                        hasDefault: field.attribute == nil || field.isOptional ? nil : field.isEphemeral || Self.declaresInitialValue(entity, property: index))
                 }
             },
             uniquenessConstraints: entity.uniquenessConstraints,
@@ -192,5 +200,17 @@ extension StoredSchema.Entity {
                 return relationship
             },
             superentity: entity.superentity?.name)
+    }
+
+    /// Whether the model declares an initial value for the property at `index`. A declared value
+    /// that cannot be written (a `Codable` value whose encoding throws) still counts: the model
+    /// has one.
+    private static func declaresInitialValue(_ entity: Schema.Entity, property index: Int) -> Bool {
+        let writer = SnapshotWriter(entity: entity, identifierOfKey: { _ in nil })
+        do {
+            return try entity.modelType._osdWriteDefault(property: index, to: writer, at: Int32(index))
+        } catch {
+            return true
+        }
     }
 }
