@@ -29,9 +29,11 @@ public struct SyncServer: Sendable {
     /// The PostgreSQL connection pool; run it (`await postgresClient.run()`, or as one of a
     /// Hummingbird application's services) while the server serves.
     public let postgresClient: PostgresClient
-    /// The most changes one push may carry.
+    /// The most changes one push request may carry. Clients learn it from the hello's answer and
+    /// send a larger batch in parts, which the server applies together.
     public var maximumBatchSize = 10_000
-    /// The largest request body, in bytes.
+    /// The largest request body, in bytes. Clients learn it from the hello's answer and keep each
+    /// part of a batch to a quarter of it.
     public var maximumRequestSize = 64 << 20
     /// The longest a pull may wait for changes, in seconds.
     public var maximumWait = 60
@@ -46,7 +48,6 @@ public struct SyncServer: Sendable {
     private let schema: SyncSchema
     private let authenticator: any SyncAuthenticator
     private let announcer = ChangeAnnouncer()
-    /// The reads of the pulls a change wakes together.
     /// The reads of waiting pulls, batched.
     private let scans: BatchedScans
     private let logger: Logger
@@ -230,14 +231,22 @@ public struct SyncServer: Sendable {
                     throw SyncProblem(code: "schema", message: "The server's schema (version \(schema.version)) cannot serve the client's (version \(hello.schema.version)): \(problems.joined(separator: "; "))")
                 }
                 try await database.register(client: hello.client, user: user)
-                return HelloResponse(user: user, schemaVersion: schema.version)
+                return HelloResponse(
+                    user: user, schemaVersion: schema.version, pushLimits: PushLimits(changes: maximumBatchSize, bytes: maximumRequestSize))
             }
         }
         router.post(RouterPath(SyncPath.push)) { request, _ in
             await respondMessage {
                 let user = try await authenticate(request)
-                let push = try await read(PushRequest.self, from: request)
-                try SyncValidation(schema: schema, limit: maximumBatchSize).check(push)
+                let part = try await read(PushRequest.self, from: request)
+                try SyncValidation(schema: schema, limit: maximumBatchSize).check(part)
+                if part.isEarlierPart {
+                    try await database.keep(part: part, user: user)
+                    return PushResponse(sequence: part.sequence, corrections: [], conflicts: [], refusals: [])
+                }
+                let push = try await database.wholeBatch(endedBy: part)
+                // The whole batch, checked again across its parts: no model twice.
+                if part.parts != nil { try SyncValidation(schema: schema, limit: .max).check(push) }
                 let (response, readers) = try await database.push(push, user: user)
                 // The user's pulls wait for the corrections too, written or not.
                 await announcer.announce(to: user)

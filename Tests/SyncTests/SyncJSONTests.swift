@@ -9,9 +9,10 @@ struct SyncJSONTests {
     @Test func messagesWrittenByEitherSideReadTheSameByTheOther() throws {
         var random = SeededRandom(seed: 0x5EED)
         for round in 0..<300 {
+            let parts = random.below(2) == 0 ? nil : 2 + random.below(50)
             let push = PushRequest(
                 client: random.text(), sequence: random.int64(), changes: (0..<random.below(4)).map { _ in random.change() },
-                cursor: random.below(2) == 0 ? nil : random.int64())
+                cursor: random.below(2) == 0 ? nil : random.int64(), part: parts.map { random.below($0) }, parts: parts)
             let ours = try push.jsonData()
             let theirs = try JSONEncoder().encode(push)
             #expect(same(try JSONDecoder().decode(PushRequest.self, from: ours), push), "round \(round): \(String(decoding: ours, as: UTF8.self))")
@@ -111,7 +112,8 @@ struct SyncJSONTests {
     // MARK: Support
 
     private func same(_ a: PushRequest, _ b: PushRequest) -> Bool {
-        a.client == b.client && a.sequence == b.sequence && a.cursor == b.cursor && a.changes.count == b.changes.count
+        a.client == b.client && a.sequence == b.sequence && a.cursor == b.cursor && a.part == b.part && a.parts == b.parts
+            && a.changes.count == b.changes.count
             && zip(a.changes, b.changes).allSatisfy { x, y in
                 x.entity == y.entity && x.id == y.id && x.deleted == y.deleted && x.clocks == y.clocks && x.isNew == y.isNew && x.insertedIn == y.insertedIn && x.bases == y.bases && sameValues(x.values, y.values)
             }

@@ -136,6 +136,44 @@ struct SyncServerRequestTests {
         #expect(try await rowCount(server) == 1)
     }
 
+    /// A batch in parts: nothing is applied until its last part, which applies the whole batch;
+    /// the last part sent again is answered without applying anything twice; a last part whose
+    /// earlier parts the server lacks, part numbers out of range, and a model in two parts are
+    /// refused.
+    @Test func aBatchInPartsIsAppliedWholeWhenItsLastPartArrives() async throws {
+        let server = try await RunningSyncServer.start()
+        defer { Task { await server.stop() } }
+        try await hello(server, client: "c1")
+        func part(_ number: Int, of parts: Int, sequence: Int = 4, _ changes: String) async throws -> (Int, String) {
+            try await send(
+                server, "POST", "/v1/push",
+                body: "{\"client\": \"c1\", \"sequence\": \(sequence), \"part\": \(number), \"parts\": \(parts), \"changes\": [\(changes)]}")
+        }
+        #expect(try await part(0, of: 3, trip("t1")).0 == 200)
+        #expect(try await part(1, of: 3, trip("t2") + ", " + trip("t3")).0 == 200)
+        // Sent again (its answer lost): kept once.
+        #expect(try await part(1, of: 3, trip("t2") + ", " + trip("t3")).0 == 200)
+        #expect(try await rowCount(server) == 0)
+        let (status, body) = try await part(2, of: 3, trip("t4"))
+        #expect(status == 200, "\(body)")
+        #expect(try await rowCount(server) == 4)
+        let (again, _) = try await part(2, of: 3, trip("t4"))
+        #expect(again == 200)
+        #expect(try await rowCount(server) == 4)
+
+        let (missing, message) = try await part(1, of: 2, sequence: 5, trip("t5"))
+        #expect(missing == 400)
+        #expect(message.contains("Part 0"), "\(message)")
+        for (number, parts) in [(2, 2), (0, 1), (-1, 3)] {
+            #expect(try await part(number, of: parts, sequence: 6, trip("t6")).0 == 400, "part \(number) of \(parts)")
+        }
+        #expect(try await part(0, of: 2, sequence: 7, trip("t7")).0 == 200)
+        let (twice, twiceMessage) = try await part(1, of: 2, sequence: 7, trip("t7"))
+        #expect(twice == 400)
+        #expect(twiceMessage.contains("twice"), "\(twiceMessage)")
+        #expect(try await rowCount(server) == 4)
+    }
+
     @Test func anotherUsersRowsCannotBeWrittenOrReferred() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }

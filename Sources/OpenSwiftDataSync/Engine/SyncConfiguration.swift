@@ -11,7 +11,9 @@ public struct SyncConfiguration: Sendable {
     /// The author the store's history records for the changes the engine applies, which it never
     /// sends back.
     public var author: String
-    /// The most model changes one push carries.
+    /// The most model changes one push gathers from several saves. One save is never split
+    /// between pushes; a save larger than the server takes in one request goes in parts, which
+    /// the server applies together.
     public var pushBatchSize: Int
     /// The most rows one page of a pull carries.
     public var pullPageSize: Int

@@ -13,6 +13,9 @@ actor SyncWorker {
     private let schema: SyncSchema
     /// Whether the server accepted the client's schema (asked once per engine, again after a failure).
     private var greeted = false
+    /// What one push request may carry, as the server said in its answer to the hello; `nil` for a
+    /// server that takes no batch in parts.
+    private var pushLimits: PushLimits?
     private(set) var conflicts: [SyncConflict] = []
     /// The pushed changes the server's rules refused, most recent last.
     private(set) var refusals: [SyncRefusal] = []
@@ -110,7 +113,7 @@ actor SyncWorker {
     private func greet(_ store: ReplicationStore) async throws {
         guard !greeted else { return }
         var (state, isNew) = try storeFailure { try SyncState.load(from: store) }
-        _ = try await transport.hello(HelloRequest(client: state.client, schema: schema))
+        pushLimits = try await transport.hello(HelloRequest(client: state.client, schema: schema)).pushLimits
         // Models changed since the last synchronization (an app update): what the old models
         // skipped (new models, new properties) is downloaded again, from the start.
         let digest = schema.digest
@@ -137,7 +140,16 @@ actor SyncWorker {
             var corrections: [SyncRow] = []
             if !batch.changes.isEmpty {
                 sent = true
-                let response = try await transport.push(PushRequest(client: state.client, sequence: batch.sequence, changes: batch.changes, cursor: state.cursor))
+                // A batch larger than one request may carry goes in parts; the server applies it
+                // whole when its last part arrives, and answers that part for the whole batch.
+                let parts = try PushParts.split(batch.changes, limits: pushLimits)
+                for (number, part) in parts.dropLast().enumerated() {
+                    _ = try await transport.push(PushRequest(
+                        client: state.client, sequence: batch.sequence, changes: part, cursor: state.cursor, part: number, parts: parts.count))
+                }
+                let response = try await transport.push(PushRequest(
+                    client: state.client, sequence: batch.sequence, changes: parts.last ?? [], cursor: state.cursor,
+                    part: parts.count > 1 ? parts.count - 1 : nil, parts: parts.count > 1 ? parts.count : nil))
                 corrections = response.corrections
                 conflicts.append(contentsOf: response.conflicts)
                 if conflicts.count > 1000 { conflicts.removeFirst(conflicts.count - 1000) }

@@ -18,11 +18,30 @@ package struct HelloResponse: Codable, Sendable {
     package var user: String
     /// The server's schema version.
     package var schemaVersion: String
+    /// The most changes one push request may carry, and the largest request body in bytes the
+    /// server reads. A server that says takes a larger batch in parts (``PushRequest/part``); an
+    /// older one says neither.
+    package var pushLimits: PushLimits?
 
     /// Creates the value from its parts.
-    package init(user: String, schemaVersion: String) {
+    package init(user: String, schemaVersion: String, pushLimits: PushLimits? = nil) {
         self.user = user
         self.schemaVersion = schemaVersion
+        self.pushLimits = pushLimits
+    }
+}
+
+/// What one push request may carry, as a server says in its answer to a hello.
+package struct PushLimits: Codable, Hashable, Sendable {
+    /// The most changes in one request.
+    package var changes: Int
+    /// The largest request body, in bytes.
+    package var bytes: Int
+
+    /// Creates the value from its parts.
+    package init(changes: Int, bytes: Int) {
+        self.changes = changes
+        self.bytes = bytes
     }
 }
 
@@ -98,13 +117,27 @@ package struct PushRequest: Codable, Sendable {
     /// changes whose previous change the client has already pulled is, after the push and its
     /// corrections, as the client holds it, and its next pull skips it.
     package var cursor: Int64?
+    /// For a batch sent in parts (more changes or bytes than one request may carry): this part's
+    /// number, from 0. Every part carries the batch's sequence; the server keeps the parts before
+    /// the last, and applies the whole batch in one transaction when the last arrives.
+    package var part: Int?
+    /// For a batch sent in parts: how many parts it has.
+    package var parts: Int?
 
     /// Creates the value from its parts.
-    package init(client: String, sequence: Int64, changes: [SyncChange], cursor: Int64? = nil) {
+    package init(client: String, sequence: Int64, changes: [SyncChange], cursor: Int64? = nil, part: Int? = nil, parts: Int? = nil) {
         self.client = client
         self.sequence = sequence
         self.changes = changes
         self.cursor = cursor
+        self.part = part
+        self.parts = parts
+    }
+
+    /// Whether this is a part of a batch before its last: the server keeps it and applies nothing.
+    package var isEarlierPart: Bool {
+        guard let part, let parts else { return false }
+        return part < parts - 1
     }
 }
 

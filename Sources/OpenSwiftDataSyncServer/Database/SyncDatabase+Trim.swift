@@ -27,6 +27,11 @@ extension SyncDatabase {
             for try await count in trimmed.decode(Int64.self) { result.deletions = Int(count) }
             if !keepingChangeLog { result.changeLogEntries = try await removeEntries(of: "change_log", olderThan: binds, on: connection) }
             result.pastValues = try await removeEntries(of: "past_values", olderThan: binds, on: connection)
+            // Parts of a batch whose last part never came (a client gone for good), kept a day at
+            // least: a client sending its parts now needs them.
+            var partsAge = PostgresBindings()
+            partsAge.append(max(seconds, 86_400))
+            _ = try await removeEntries(of: "push_parts", olderThan: partsAge, on: connection)
             return result
         }
     }

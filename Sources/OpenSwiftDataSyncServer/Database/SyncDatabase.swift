@@ -93,6 +93,7 @@ package struct SyncDatabase: Sendable {
                 CREATE TABLE IF NOT EXISTS \(quoted).past_values (id text NOT NULL, property text NOT NULL, clock text NOT NULL, \
                 value text NOT NULL, logged_at timestamptz NOT NULL, PRIMARY KEY (id, property, clock))
                 """,
+                Self.partsTable(quoted),
             ] + sharingTables + [scanFunction] {
                 try await connection.query(sql(statement), logger: logger)
             }

@@ -1,11 +1,14 @@
 import OpenSwiftDataSync
 
-/// Checks a pushed batch against the server's models before anything is written: every model and
-/// property known, every value of its property's kind, clocks for every value, at most `limit`
-/// changes. The first problem is thrown, naming the model and property.
+/// Checks a pushed batch (or one part of it) against the server's models before anything is
+/// written: every model and property known, every value of its property's kind, clocks for every
+/// value, at most `limit` changes, a part number within the parts. The first problem is thrown,
+/// naming the model and property.
 struct SyncValidation {
     let schema: SyncSchema
     let limit: Int
+    /// The most parts one batch may come in (``PushRequest/parts``).
+    static let maximumParts = 100_000
 
     func check(_ request: PushRequest) throws {
         guard request.changes.count <= limit else {
@@ -13,6 +16,13 @@ struct SyncValidation {
         }
         guard !request.client.isEmpty, request.client.count <= 200, request.sequence > 0 else {
             throw SyncProblem(code: "badRequest", message: "A push names its client and a positive sequence number")
+        }
+        if request.part != nil || request.parts != nil {
+            guard let part = request.part, let parts = request.parts, parts >= 2, parts <= Self.maximumParts, part < parts else {
+                throw SyncProblem(
+                    code: "badRequest",
+                    message: "A push in parts names its part (from 0) and how many parts there are, from 2 to \(Self.maximumParts)")
+            }
         }
         var seen: Set<String> = []
         for change in request.changes {

@@ -41,15 +41,18 @@ final class RunningSyncServer: Sendable {
     /// (``RowStatistics``); `configuringRouter` adds middleware before the protocol's routes.
     static func start(
         _ prefix: String = "sync", resolver: (any SyncConflictResolver)? = nil, rules: (any SyncRules)? = nil, sharing other: RunningSyncServer? = nil,
-        rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth, configuringRouter: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
+        rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth, maximumRequestSize: Int? = nil,
+        configuringRouter: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> RunningSyncServer {
         let postgres = try #require(SyncPostgres.url)
         let name = other?.name ?? SyncPostgres.freshName(prefix)
         var logger = Logger(label: "sync-test")
         logger.logLevel = .critical
-        let server = try SyncServer(
+        var configured = try SyncServer(
             postgresURL: postgres, name: name, syncSchema: SyncSchema(StoredSchema(Schema(syncModels))), authenticator: TokenFileAuthenticator(users: tokens),
             resolver: resolver, rules: rules, logger: logger, rowsBeforeAnalysis: rowsBeforeAnalysis)
+        if let maximumRequestSize { configured.maximumRequestSize = maximumRequestSize }
+        let server = configured
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
             try await server.run(port: 0, configuringRouter: configuringRouter) { port in continuation.yield(port) }

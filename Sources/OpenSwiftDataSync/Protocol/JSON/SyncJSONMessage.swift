@@ -399,19 +399,31 @@ extension SyncProblem: SyncJSONWritable {
 
 extension PushRequest: SyncJSONMessage {
     package init(json reader: inout SyncJSONReader) throws(SyncJSONError) {
-        var client: String?, sequence: Int64?, changes: [SyncChange]?, cursor: Int64?
+        var client: String?, sequence: Int64?, changes: [SyncChange]?, cursor: Int64?, part: Int64?, parts: Int64?
         try reader.readObject { reader, key throws(SyncJSONError) in
             switch key {
             case "client": client = try reader.readString()
             case "sequence": sequence = try reader.readInt64()
             case "changes": changes = try reader.readList(of: SyncChange.self)
             case "cursor": cursor = try reader.readNull() ? nil : reader.readInt64()
+            case "part": part = try reader.readNull() ? nil : reader.readInt64()
+            case "parts": parts = try reader.readNull() ? nil : reader.readInt64()
             default: try reader.skipValue()
             }
         }
         self.init(
             client: try required(client, "client", of: "a push"), sequence: try required(sequence, "sequence", of: "a push"),
-            changes: try required(changes, "changes", of: "a push"), cursor: cursor)
+            changes: try required(changes, "changes", of: "a push"), cursor: cursor,
+            part: try part.map { value throws(SyncJSONError) in try Self.count(value, "part") },
+            parts: try parts.map { value throws(SyncJSONError) in try Self.count(value, "parts") })
+    }
+
+    /// A part number or count, which fits an `Int` and is not negative.
+    private static func count(_ value: Int64, _ key: String) throws(SyncJSONError) -> Int {
+        guard value >= 0, value <= Int64(Int32.max) else {
+            throw SyncJSONError(path: [key], message: "a push's \(key) is \(value), not a count")
+        }
+        return Int(value)
     }
 
     package func write(json writer: inout SyncJSONWriter) throws(SyncJSONError) {
@@ -425,6 +437,12 @@ extension PushRequest: SyncJSONMessage {
             if let cursor {
                 writer.key("cursor")
                 writer.integer(cursor)
+            }
+            if let part, let parts {
+                writer.key("part")
+                writer.integer(Int64(part))
+                writer.key("parts")
+                writer.integer(Int64(parts))
             }
         }
     }
