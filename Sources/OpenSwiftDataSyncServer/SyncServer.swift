@@ -74,19 +74,21 @@ public struct SyncServer: Sendable {
 
     /// A server for models described without their classes (what `osd schema` prints).
     /// `rowsBeforeAnalysis` is how many rows the server writes before it first brings PostgreSQL's
-    /// statistics of its rows table up to date (``RowStatistics``).
+    /// statistics of its rows table up to date (``RowStatistics``); `pageBytes` about the most
+    /// bytes of values one page of a pull carries (``SyncDatabase/pageBytes``).
     package init(
         postgresURL: String, name: String, syncSchema: SyncSchema, authenticator: some SyncAuthenticator,
         resolver: (any SyncConflictResolver)? = nil, rules: (any SyncRules)? = nil, recordsChangeLog: Bool = false, logger: Logger,
-        rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth
+        rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth, pageBytes: Int = SyncDatabase.defaultPageBytes
     ) throws {
         self.postgresClient = PostgresClient(configuration: try .syncServer(url: postgresURL), backgroundLogger: logger)
-        let database = SyncDatabase(
+        var database = SyncDatabase(
             client: postgresClient, namespace: "\(name)_sync", schema: syncSchema, recordsChangeLog: recordsChangeLog, resolver: resolver,
             rules: rules, logger: logger, statistics: RowStatistics(minimumGrowth: rowsBeforeAnalysis),
             shareShape: ShareTreeShape(syncSchema))
+        database.pageBytes = max(pageBytes, 1)
         self.database = database
-        self.scans = BatchedScans { scans in try await database.scan(scans) }
+        self.scans = BatchedScans { [database] scans in try await database.scan(scans) }
         self.schema = syncSchema
         self.authenticator = authenticator
         self.logger = logger

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import OpenSwiftData
 import OpenSwiftDataSync
 import Testing
@@ -25,6 +28,38 @@ struct SyncLargeBatchTests {
         let labels = try b.context().fetch(FetchDescriptor<Tag>()).map(\.label)
         #expect(labels.count == 10_050)
         #expect(Set(labels) == Set((0..<10_050).map { "tag \($0)" }))
+    }
+
+    /// A download of large values comes in pages of about the server's page size in bytes, each
+    /// ending at the first row that reaches it, whatever the page's row count: every model
+    /// arrives, in answers of a few rows.
+    @Test func pagesOfLargeValuesEndAtTheServersPageSize() async throws {
+        let server = try await RunningSyncServer.start(pageBytes: 100 << 10)
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let context = a.context()
+        for number in 0..<20 {
+            let trip = Trip(code: "T\(number)", name: "Trip \(number)")
+            trip.photo = Data(repeating: UInt8(number), count: 40 << 10)
+            context.insert(trip)
+        }
+        try context.save()
+        try await a.engine.sync()
+
+        // 40 KiB of bytes is about 54 KiB of Base64: two rows reach 100 KiB.
+        var request = URLRequest(url: try #require(URL(string: server.url.absoluteString + "/v1/changes?after=0&limit=2000")))
+        request.setValue("Bearer token-a", forHTTPHeaderField: "Authorization")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let page = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((page["rows"] as? [Any])?.count == 2)
+        #expect(page["upToDate"] as? Bool == false)
+
+        let b = try SyncDevice(server: server)
+        try await b.engine.sync()
+        let received = try b.trips()
+        #expect(received.count == 20)
+        #expect(received.allSatisfy { $0.photo == Data(repeating: UInt8($0.code.dropFirst()) ?? 0, count: 40 << 10) })
+        #expect(b.engine.status.isUpToDate)
     }
 
     /// A save whose values are larger than one request may carry goes in parts by size; a model

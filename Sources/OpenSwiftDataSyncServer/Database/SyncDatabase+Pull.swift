@@ -66,12 +66,17 @@ extension SyncDatabase {
 
     /// The query of a scan, with the user, the cursor and the page size as the given expressions:
     /// the user's own rows, the rows shares carry to them, and the removals of ended shares, each
-    /// read by its index up to a page, then merged.
+    /// read by its index up to a page, then merged; the page ends at the first row whose values
+    /// reach ``pageBytes`` with those before it (`octet_length` reads a stored value's size, not
+    /// the value).
     private func scanQuery(user: String, after: String, limit: String) -> String {
         """
+        SELECT sized.id, sized.entity, sized.deleted, sized.vals, sized.clocks, sized.version, sized.last_client, sized.trimmed FROM (\
+        SELECT page.*, sum(octet_length(page.vals)) OVER (ORDER BY page.version ROWS UNBOUNDED PRECEDING) - octet_length(page.vals) AS before \
+        FROM (\
         SELECT scope.id, scope.entity, scope.deleted, scope.vals, scope.clocks, scope.version, scope.last_client, \
         (SELECT coalesce(max(t.trimmed_through), 0) FROM \(quoted).trims t \
-        WHERE t.owner = \(user) OR t.owner IN (SELECT s.owner FROM \(quoted).shares s WHERE s.participant = \(user)))::bigint FROM (\
+        WHERE t.owner = \(user) OR t.owner IN (SELECT s.owner FROM \(quoted).shares s WHERE s.participant = \(user)))::bigint AS trimmed FROM (\
         (SELECT r.id, r.entity, r.deleted, r."values" AS vals, r.clocks, r.version, r.last_client FROM \(quoted).rows r \
         WHERE r.owner = \(user) AND r.version > \(after) ORDER BY r.version LIMIT \(limit)) \
         UNION ALL (SELECT DISTINCT ON (r.version) r.id, r.entity, r.deleted, r."values", r.clocks, r.version, r.last_client \
@@ -79,7 +84,8 @@ extension SyncDatabase {
         WHERE s.participant = \(user) AND r.version > \(after) AND r.owner <> \(user) ORDER BY r.version LIMIT \(limit)) \
         UNION ALL (SELECT x.id, x.entity, true, '{}', '{}', x.version, ''::text FROM \(quoted).share_removals x \
         WHERE x.participant = \(user) AND x.version > \(after) ORDER BY x.version LIMIT \(limit))\
-        ) AS scope ORDER BY scope.version LIMIT \(limit)
+        ) AS scope ORDER BY scope.version LIMIT \(limit)\
+        ) AS page) AS sized WHERE sized.before < \(pageBytes) ORDER BY sized.version
         """
     }
 
@@ -113,8 +119,10 @@ extension SyncDatabase {
         }
         // Rows the rules hide from the user reach the devices as deletions.
         let rows = try scanned.rows.compactMap { client.isEmpty || $0.lastClient != client ? try visible($0.row, to: scanned.user) : nil }
+        // A page that ended at its size may have more rows after it.
+        let bytes = scanned.rows.reduce(0) { $0 + $1.row.values.utf8.count }
         return PullPage(
-            rows: rows, cursor: scanned.rows.last?.row.version ?? scanned.cursor, upToDate: scanned.rows.count < scanned.limit,
+            rows: rows, cursor: scanned.rows.last?.row.version ?? scanned.cursor, upToDate: scanned.rows.count < scanned.limit && bytes < pageBytes,
             trimmedThrough: client.isEmpty ? trimmed ?? 0 : nil)
     }
 }

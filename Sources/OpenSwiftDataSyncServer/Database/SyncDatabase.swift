@@ -45,6 +45,13 @@ package struct SyncDatabase: Sendable {
     let statistics: RowStatistics
     /// Which models a share of a model carries.
     let shareShape: ShareTreeShape
+    /// About the most bytes of values one page of a pull carries: a page ends at the first row
+    /// that reaches it (a row larger than it comes alone), so that a download of large values (a
+    /// few hundred photos) is many answers of a few megabytes rather than one of gigabytes.
+    var pageBytes = SyncDatabase.defaultPageBytes
+
+    /// ``pageBytes`` unless a server says otherwise: 8 MiB.
+    package static let defaultPageBytes = 8 << 20
 
     var quoted: String { "\"" + namespace.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     /// The advisory lock of the namespace's writes.

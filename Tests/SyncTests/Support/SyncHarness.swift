@@ -41,7 +41,7 @@ final class RunningSyncServer: Sendable {
     /// (``RowStatistics``); `configuringRouter` adds middleware before the protocol's routes.
     static func start(
         _ prefix: String = "sync", resolver: (any SyncConflictResolver)? = nil, rules: (any SyncRules)? = nil, sharing other: RunningSyncServer? = nil,
-        rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth, maximumRequestSize: Int? = nil,
+        rowsBeforeAnalysis: Int = RowStatistics.defaultMinimumGrowth, maximumRequestSize: Int? = nil, pageBytes: Int = SyncDatabase.defaultPageBytes,
         configuringRouter: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> RunningSyncServer {
         let postgres = try #require(SyncPostgres.url)
@@ -50,7 +50,7 @@ final class RunningSyncServer: Sendable {
         logger.logLevel = .critical
         var configured = try SyncServer(
             postgresURL: postgres, name: name, syncSchema: SyncSchema(StoredSchema(Schema(syncModels))), authenticator: TokenFileAuthenticator(users: tokens),
-            resolver: resolver, rules: rules, logger: logger, rowsBeforeAnalysis: rowsBeforeAnalysis)
+            resolver: resolver, rules: rules, logger: logger, rowsBeforeAnalysis: rowsBeforeAnalysis, pageBytes: pageBytes)
         if let maximumRequestSize { configured.maximumRequestSize = maximumRequestSize }
         let server = configured
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
