@@ -87,6 +87,10 @@ struct SyncEngineTests {
         let conflicts = await a.engine.resolvedConflicts
         #expect(conflicts.map(\.property) == ["name"])
         #expect(conflicts.first.map { $0.winning > $0.losing } == true)
+        // The store keeps the list: the restarted app lists it again.
+        try a.restart()
+        try await a.engine.sync()
+        #expect(await a.engine.resolvedConflicts == conflicts)
     }
 
     @Test func aDeletionWinsOverAConcurrentEditAndCascades() async throws {

@@ -151,14 +151,18 @@ public struct CheckClient {
     }
 
     /// Synchronizes until a synchronization succeeds (a server may be restarting), trying each
-    /// server in turn.
+    /// server in turn, then notes the refusals the store keeps (a process killed after a refused
+    /// push and before it noted the refusal notes it here).
     public func drain() async throws {
         let container = try ModelContainer(for: Schema(checkModels), configurations: ModelConfiguration(url: storeURL))
         let engines = try engines(container)
         var lastError: (any Error)?
         for attempt in 0..<100 {
             do {
-                try await engines[attempt % engines.count].sync()
+                let engine = engines[attempt % engines.count]
+                try await engine.sync()
+                var noted: Set<String> = []
+                try await noteRefusals([engine], noted: &noted)
                 return
             } catch {
                 lastError = error

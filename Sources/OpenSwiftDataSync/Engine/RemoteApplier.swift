@@ -23,7 +23,8 @@ struct RemoteApplier {
     /// changes the server has not acknowledged.
     ///
     /// The models' known clocks (``KnownClocks``) are written in the same save: those of
-    /// `acknowledged` (a push's), then those of the rows' applied properties.
+    /// `acknowledged` (a push's), then those of the rows' applied properties; and `extra`, the
+    /// records that keep what the server decided against a push (``KeptResolutions``).
     ///
     /// A live row whose model the store no longer holds, and whose deletion here is not pending,
     /// is made again and bound to its identifier: the server keeps the model (its rules refused
@@ -36,7 +37,7 @@ struct RemoteApplier {
     @discardableResult
     func apply(
         _ rows: [SyncRow], pending: PendingRows, outbox: Outbox, state: SyncState, endsPull: Bool = false, snapshot: Set<String>? = nil,
-        acknowledged: [String: KnownClocks.Update] = [:]
+        acknowledged: [String: KnownClocks.Update] = [:], records extra: [CompanionRecord] = []
     ) throws -> SyncState {
         var dangling = try DanglingReferences.load(from: store)
         var latest: [String: SyncRow] = [:]
@@ -115,7 +116,7 @@ struct RemoteApplier {
             guard try !outbox.hasLocalTransaction(after: pending.readThrough) else {
                 throw LocalSaveDuringApply()
             }
-            var records = state.records + dangling.records
+            var records = state.records + dangling.records + extra
             records += clocks.map { KnownClocks.record(of: $0.key, $0.value, entities: entities) }
             for (id, entry) in created {
                 guard let key = entry.model.persistentModelID.storeKey else { continue }

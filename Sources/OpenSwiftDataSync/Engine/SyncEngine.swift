@@ -76,14 +76,16 @@ public final class SyncEngine: Sendable {
     }
 
     /// The pushed changes that lost to another device's, most recent last (at most 1,000): for a
-    /// view that tells the user what was overwritten.
+    /// view that tells the user what was overwritten. The store keeps the list: after a restart,
+    /// it is there again once the engine has synchronized.
     public var resolvedConflicts: [SyncConflict] {
         get async { await worker.conflicts }
     }
 
     /// The pushed changes the server's rules refused (``SyncError/Kind/refused``), most recent
     /// last (at most 1,000), each model and reason once: for a view that tells the user what was
-    /// undone and why.
+    /// undone and why. The store keeps the list, written with the push's acknowledgment: after a
+    /// restart, it is there again once the engine has synchronized.
     public var refusedChanges: [SyncRefusal] {
         get async { await worker.refusals }
     }

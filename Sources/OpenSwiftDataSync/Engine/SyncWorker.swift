@@ -16,9 +16,13 @@ actor SyncWorker {
     /// What one push request may carry, as the server said in its answer to the hello; `nil` for a
     /// server that takes no batch in parts.
     private var pushLimits: PushLimits?
-    private(set) var conflicts: [SyncConflict] = []
-    /// The pushed changes the server's rules refused, most recent last.
-    private(set) var refusals: [SyncRefusal] = []
+    /// The pushed values that lost to others', most recent last, as the store keeps them (read at
+    /// the first synchronization).
+    private var keptConflicts = KeptResolutions<SyncConflict>(domain: "sync.conflicts")
+    /// The pushed changes the server's rules refused, most recent last, as the store keeps them.
+    private var keptRefusals = KeptResolutions<SyncRefusal>(domain: "sync.refusals")
+    /// Whether the kept lists were read from the store.
+    private var loadedResolutions = false
     /// The refusals of the synchronization that runs.
     private var refusedNow: [SyncRefusal] = []
     /// One synchronization at a time: the actor's methods suspend at each request.
@@ -51,6 +55,13 @@ actor SyncWorker {
             defer { storeLock.release() }
             let store = try storeFailure { try container.replicationStore(for: "SyncEngine") }
             let outbox = Outbox(store: store, author: configuration.author, entities: entities)
+            if !loadedResolutions {
+                try storeFailure {
+                    keptConflicts = try .load(domain: keptConflicts.domain, from: store)
+                    keptRefusals = try .load(domain: keptRefusals.domain, from: store)
+                }
+                loadedResolutions = true
+            }
             try await greet(store)
             // A page read before this push may hold rows the push changed since: it is read again.
             refusedNow = []
@@ -83,6 +94,12 @@ actor SyncWorker {
             throw failure
         }
     }
+
+    /// The pushed values that lost to others', most recent last (at most 1,000).
+    var conflicts: [SyncConflict] { keptConflicts.elements }
+
+    /// The pushed changes the server's rules refused, most recent last (at most 1,000).
+    var refusals: [SyncRefusal] { keptRefusals.elements }
 
     /// Updates the status's count of local changes not acknowledged yet.
     func refreshPendingChangeCount() throws {
@@ -138,6 +155,9 @@ actor SyncWorker {
             // Identifiers are bound before they are sent: a retry after any failure sends the same.
             try storeFailure { try store.records.writeCompanionRecords(batch.bindings) }
             var corrections: [SyncRow] = []
+            // What the server decided against the batch, kept with its acknowledgment.
+            var (conflicts, refusals) = (keptConflicts, keptRefusals)
+            var resolutionRecords: [CompanionRecord] = []
             if !batch.changes.isEmpty {
                 sent = true
                 // A batch larger than one request may carry goes in parts; the server applies it
@@ -151,15 +171,13 @@ actor SyncWorker {
                     client: state.client, sequence: batch.sequence, changes: parts.last ?? [], cursor: state.cursor,
                     part: parts.count > 1 ? parts.count - 1 : nil, parts: parts.count > 1 ? parts.count : nil))
                 corrections = response.corrections
-                conflicts.append(contentsOf: response.conflicts)
-                if conflicts.count > 1000 { conflicts.removeFirst(conflicts.count - 1000) }
                 refusedNow += response.refusals
                 // A batch sent again (its answer lost, or its apply failed) is refused again: each
                 // refusal is listed once, where it came last.
-                let answered = Set(response.refusals)
-                refusals.removeAll { answered.contains($0) }
-                refusals.append(contentsOf: response.refusals)
-                if refusals.count > 1000 { refusals.removeFirst(refusals.count - 1000) }
+                resolutionRecords = try storeFailure {
+                    try conflicts.append(response.conflicts, batch: batch.sequence, replacingEqual: false)
+                        + refusals.append(response.refusals, batch: batch.sequence, replacingEqual: true)
+                }
             }
             state.pushedThrough = batch.sequence
             if batch.clock > state.clock { state.clock = batch.clock }
@@ -168,11 +186,13 @@ actor SyncWorker {
             let acknowledged = KnownClocks.acknowledging(batch.changes, known: batch.knownClocks, entities: entities)
             if corrections.isEmpty {
                 try storeFailure {
-                    try store.records.writeCompanionRecords(state.records + acknowledged.map { KnownClocks.record(of: $0.key, $0.value, entities: entities) })
+                    try store.records.writeCompanionRecords(
+                        state.records + acknowledged.map { KnownClocks.record(of: $0.key, $0.value, entities: entities) } + resolutionRecords)
                 }
             } else {
-                _ = try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged)
+                _ = try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged, records: resolutionRecords)
             }
+            (keptConflicts, keptRefusals) = (conflicts, refusals)
             // What the batch covered is no longer pending (the whole count is taken after the pull).
             update { $0.pendingChangeCount = max(0, $0.pendingChangeCount - batch.historyChangeCount) }
         }
@@ -246,7 +266,7 @@ actor SyncWorker {
     /// which the rows' clocks then replace.
     private func apply(
         _ rows: [SyncRow], state: SyncState, store: ReplicationStore, outbox: Outbox, endsPull: Bool = false, snapshot: Set<String>? = nil,
-        acknowledged: [String: KnownClocks.Update] = [:]
+        acknowledged: [String: KnownClocks.Update] = [:], records: [CompanionRecord] = []
     ) throws -> SyncState {
         try storeFailure {
             // A local save between reading the pending rows and the apply's save starts the apply
@@ -261,7 +281,9 @@ actor SyncWorker {
                 let pending = try outbox.pendingRows(after: state.pushedThrough)
                 do {
                     return try RemoteApplier(store: store, entities: entities, context: context)
-                        .apply(rows, pending: pending, outbox: outbox, state: state, endsPull: endsPull, snapshot: snapshot, acknowledged: acknowledged)
+                        .apply(
+                            rows, pending: pending, outbox: outbox, state: state, endsPull: endsPull, snapshot: snapshot, acknowledged: acknowledged,
+                            records: records)
                 } catch is LocalSaveDuringApply where attempt < 10 {
                     attempt += 1
                 }
