@@ -115,17 +115,20 @@ struct ChangeLog {
     /// shares read-only, and hanging a model off one shared read-only. Writes to the models in
     /// `refused` (whose changes the server refused to this client, whole) do not count either.
     func lostWrites(_ writes: [CheckWrite], client: Int, in final: CheckState, owned: Set<String>? = nil, refused: Set<String> = []) -> [String] {
+        // The last write of each property, of every write: a later write the server refused
+        // replaced the earlier on the device, so the earlier is not what the device sent.
         var last: [String: CheckWrite] = [:]
-        for write in writes {
+        for write in writes { last[write.key + "\u{1F}" + write.property] = write }
+        var problems: [String] = []
+        for write in last.values.sorted(by: { ($0.key, $0.property) < ($1.key, $1.property) }) {
             if let id = idOf[write.key], refused.contains(id) { continue }
             if let owned {
                 guard let id = idOf[write.key], owned.contains(id) else { continue }
-                if write.property == "group", write.value != "nil", idOf[write.value].map(owned.contains) != true { continue }
+                // A model hung off a group its user does not own (one shared read-only, which the
+                // server refuses) is not checked; one off a group deleted since holds nothing.
+                if write.property == "group", write.value != "nil",
+                   idOf[write.value].map({ owned.contains($0) || deleted.contains($0) }) != true { continue }
             }
-            last[write.key + "\u{1F}" + write.property] = write
-        }
-        var problems: [String] = []
-        for write in last.values.sorted(by: { ($0.key, $0.property) < ($1.key, $1.property) }) {
             if write.property.isEmpty {
                 if let id = idOf[write.key], !deleted.contains(id) {
                     problems.append("client \(client)'s deletion of \(write.key) never reached the server")
