@@ -20,15 +20,20 @@ struct SyncEngineTests {
         trip.photo = Data([0, 1, 2, 255])
         trip.budget = Budget(currency: "EUR", limits: [1, 2, 3])
         let precise = Trip(code: "T2", name: "Pi", price: .pi)
+        // Numbers JSON has none for: sent by their bits.
+        let unbounded = Trip(code: "T3", name: "Unbounded", price: -.infinity, start: Date(timeIntervalSinceReferenceDate: .infinity))
         context.insert(trip)
         context.insert(precise)
+        context.insert(unbounded)
         try context.save()
 
         try await a.engine.sync()
         try await b.engine.sync()
 
         let received = try b.trips()
-        #expect(received.map(\.code) == ["T1", "T2"])
+        #expect(received.map(\.code) == ["T1", "T2", "T3"])
+        #expect(received.last?.price == -.infinity)
+        #expect(received.last?.start == Date(timeIntervalSinceReferenceDate: .infinity))
         let first = try #require(received.first)
         #expect(first.name == "Lisbon")
         #expect(first.price.bitPattern == (-0.0).bitPattern)
@@ -38,7 +43,7 @@ struct SyncEngineTests {
         #expect(first.token == trip.token)
         #expect(first.photo == Data([0, 1, 2, 255]))
         #expect(first.budget == Budget(currency: "EUR", limits: [1, 2, 3]))
-        #expect(received.last?.price.bitPattern == Double.pi.bitPattern)
+        #expect(received[1].price.bitPattern == Double.pi.bitPattern)
     }
 
     @Test func offlineEditsOfDifferentPropertiesBothSurvive() async throws {

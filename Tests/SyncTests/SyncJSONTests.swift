@@ -41,7 +41,8 @@ struct SyncJSONTests {
         let values: [SyncValue] = [
             .value(.real(-0.0)), .value(.real(.pi)), .value(.real(.nan)), .value(.real(-.infinity)), .value(.real(.leastNonzeroMagnitude)),
             .value(.real(.greatestFiniteMagnitude)), .value(.real(1e-7)), .value(.real(123_456_789_012_345_680)),
-            .value(.date(Date(timeIntervalSinceReferenceDate: 123_456.789_012_345_6))), .value(.integer(.min)), .value(.integer(.max)),
+            .value(.date(Date(timeIntervalSinceReferenceDate: 123_456.789_012_345_6))), .value(.date(Date(timeIntervalSinceReferenceDate: .infinity))),
+            .value(.date(Date(timeIntervalSinceReferenceDate: -.infinity))), .value(.integer(.min)), .value(.integer(.max)),
             .value(.text("quote \" backslash \\ slash / newline \n tab \t nul \u{0} bell \u{7} ünïcødé ✈︎ 👩‍👩‍👧")), .value(.json("{\"a\":[1,2]}")),
             .value(.uuid(UUID())), .value(.bytes(Data([0, 1, 2, 255]))), .value(.bytes(Data())), .value(.null),
             .reference("a"), .references([]), .references(["a", "b"]),

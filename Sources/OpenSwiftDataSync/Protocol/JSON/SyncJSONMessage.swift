@@ -83,6 +83,7 @@ extension SyncValue: SyncJSONMessage {
             case "real": forms.append(.value(.real(try reader.readDouble())))
             case "realBits": forms.append(.value(.real(Double(bitPattern: try reader.readUInt64()))))
             case "date": forms.append(.value(.date(Date(timeIntervalSinceReferenceDate: try reader.readDouble()))))
+            case "dateBits": forms.append(.value(.date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.readUInt64())))))
             case "text": forms.append(.value(.text(try reader.readString())))
             case "json": forms.append(.value(.json(try reader.readString())))
             case "uuid":
@@ -134,9 +135,13 @@ extension SyncValue: SyncJSONMessage {
                     // NaN and the infinities, which JSON has no numbers for.
                     writer.key("realBits")
                     writer.integer(number.bitPattern)
-                case .date(let date):
+                case .date(let date) where date.timeIntervalSinceReferenceDate.isFinite:
                     writer.key("date")
                     writer.double(date.timeIntervalSinceReferenceDate)
+                case .date(let date):
+                    // A date computed from NaN or an infinity, which JSON has no numbers for.
+                    writer.key("dateBits")
+                    writer.integer(date.timeIntervalSinceReferenceDate.bitPattern)
                 case .text(let text):
                     writer.key("text")
                     writer.string(text)
