@@ -246,7 +246,7 @@ public struct SyncServer: Sendable {
                     try await database.keep(part: part, user: user)
                     return PushResponse(sequence: part.sequence, corrections: [], conflicts: [], refusals: [])
                 }
-                let push = try await database.wholeBatch(endedBy: part)
+                let push = try await database.wholeBatch(endedBy: part, user: user)
                 // The whole batch, checked again across its parts: no model twice.
                 if part.parts != nil { try SyncValidation(schema: schema, limit: .max).check(push) }
                 let (response, readers) = try await database.push(push, user: user)

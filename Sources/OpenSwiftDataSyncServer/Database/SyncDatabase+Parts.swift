@@ -43,11 +43,14 @@ extension SyncDatabase {
         }
     }
 
-    /// The whole batch the last part `push` ends: the kept parts' changes, then its own.
+    /// The whole batch the last part `push` ends: the kept parts' changes, then its own. A batch
+    /// the server applied whose parts a trim removed since (its answer lost, and the client away
+    /// for longer than the parts are kept) is its last part alone: it is answered as a batch sent
+    /// again, for the models of that part.
     ///
     /// - Throws: ``SyncProblem`` naming the first part the server does not keep (the client sends
     ///   the batch again from its first part).
-    func wholeBatch(endedBy push: PushRequest) async throws -> PushRequest {
+    func wholeBatch(endedBy push: PushRequest, user: String) async throws -> PushRequest {
         guard let parts = push.parts, parts > 1 else { return push }
         var binds = PostgresBindings()
         binds.append(push.client)
@@ -69,15 +72,17 @@ extension SyncDatabase {
             changes += try reader.readList(of: SyncChange.self)
         }
         if missing == nil, expected != parts - 1 { missing = expected }
+        var whole = push
+        whole.part = nil
+        whole.parts = nil
         if let missing {
+            let applied = try await client.withConnection { connection in try await checkOwner(of: push.client, user: user, on: connection) }
+            if applied >= push.sequence { return whole }
             throw SyncProblem(
                 code: "badRequest",
                 message: "Part \(missing) of the batch \(push.sequence) of \(parts) parts was not received; send the batch again from its first part")
         }
-        var whole = push
         whole.changes = changes + push.changes
-        whole.part = nil
-        whole.parts = nil
         return whole
     }
 }
