@@ -38,12 +38,7 @@ struct SyncLargeBatchTests {
         defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let context = a.context()
-        for number in 0..<20 {
-            let trip = Trip(code: "T\(number)", name: "Trip \(number)")
-            trip.photo = Data(repeating: UInt8(number), count: 40 << 10)
-            context.insert(trip)
-        }
-        try context.save()
+        try saveTripsWithPhotos(in: context)
         try await a.engine.sync()
 
         // 40 KiB of bytes is about 54 KiB of Base64: two rows reach 100 KiB.
@@ -57,8 +52,7 @@ struct SyncLargeBatchTests {
         let b = try SyncDevice(server: server)
         try await b.engine.sync()
         let received = try b.trips()
-        #expect(received.count == 20)
-        #expect(received.allSatisfy { $0.photo == Data(repeating: UInt8($0.code.dropFirst()) ?? 0, count: 40 << 10) })
+        #expect(holdsTheTripsWithPhotos(received))
         #expect(b.engine.status.isUpToDate)
     }
 
@@ -71,17 +65,11 @@ struct SyncLargeBatchTests {
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let context = a.context()
-        for number in 0..<20 {
-            let trip = Trip(code: "T\(number)", name: "Trip \(number)")
-            trip.photo = Data(repeating: UInt8(number), count: 40 << 10)
-            context.insert(trip)
-        }
-        try context.save()
+        try saveTripsWithPhotos(in: context)
         try await a.engine.sync()
         try await b.engine.sync()
         let received = try b.trips()
-        #expect(received.count == 20)
-        #expect(received.allSatisfy { $0.photo == Data(repeating: UInt8($0.code.dropFirst()) ?? 0, count: 40 << 10) })
+        #expect(holdsTheTripsWithPhotos(received))
 
         let huge = Trip(code: "HUGE", name: "Too large")
         huge.photo = Data(repeating: 7, count: 200 << 10)
@@ -94,5 +82,20 @@ struct SyncLargeBatchTests {
             return message.contains("Trip") && message.contains("\(256 << 10) bytes")
         }
         #expect(a.engine.status.pendingChangeCount == 1)
+    }
+
+    /// Saves twenty trips, each with a photo of 40 KiB (54 KiB in Base64).
+    private func saveTripsWithPhotos(in context: ModelContext) throws {
+        for number in 0..<20 {
+            let trip = Trip(code: "T\(number)", name: "Trip \(number)")
+            trip.photo = Data(repeating: UInt8(number), count: 40 << 10)
+            context.insert(trip)
+        }
+        try context.save()
+    }
+
+    /// Whether `trips` are those ``saveTripsWithPhotos(in:)`` saved, each photo whole.
+    private func holdsTheTripsWithPhotos(_ trips: [Trip]) -> Bool {
+        trips.count == 20 && trips.allSatisfy { $0.photo == Data(repeating: UInt8($0.code.dropFirst()) ?? 0, count: 40 << 10) }
     }
 }
