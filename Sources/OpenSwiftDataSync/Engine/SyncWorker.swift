@@ -156,27 +156,18 @@ actor SyncWorker {
             try storeFailure { try store.records.writeCompanionRecords(batch.bindings) }
             var corrections: [SyncRow] = []
             // What the server decided against the batch, kept with its acknowledgment.
-            var (conflicts, refusals) = (keptConflicts, keptRefusals)
+            var (nextConflicts, nextRefusals) = (keptConflicts, keptRefusals)
             var resolutionRecords: [CompanionRecord] = []
             if !batch.changes.isEmpty {
                 sent = true
-                // A batch larger than one request may carry goes in parts; the server applies it
-                // whole when its last part arrives, and answers that part for the whole batch.
-                let parts = try PushParts.split(batch.changes, limits: pushLimits)
-                for (number, part) in parts.dropLast().enumerated() {
-                    _ = try await transport.push(PushRequest(
-                        client: state.client, sequence: batch.sequence, changes: part, cursor: state.cursor, part: number, parts: parts.count))
-                }
-                let response = try await transport.push(PushRequest(
-                    client: state.client, sequence: batch.sequence, changes: parts.last ?? [], cursor: state.cursor,
-                    part: parts.count > 1 ? parts.count - 1 : nil, parts: parts.count > 1 ? parts.count : nil))
+                let response = try await send(batch, state: state)
                 corrections = response.corrections
                 refusedNow += response.refusals
                 // A batch sent again (its answer lost, or its apply failed) is refused again: each
                 // refusal is listed once, where it came last.
                 resolutionRecords = try storeFailure {
-                    try conflicts.append(response.conflicts, batch: batch.sequence, replacingEqual: false)
-                        + refusals.append(response.refusals, batch: batch.sequence, replacingEqual: true)
+                    try nextConflicts.append(response.conflicts, batch: batch.sequence, replacingEqual: false)
+                        + nextRefusals.append(response.refusals, batch: batch.sequence, replacingEqual: true)
                 }
             }
             state.pushedThrough = batch.sequence
@@ -192,10 +183,27 @@ actor SyncWorker {
             } else {
                 _ = try apply(corrections, state: state, store: store, outbox: outbox, acknowledged: acknowledged, records: resolutionRecords)
             }
-            (keptConflicts, keptRefusals) = (conflicts, refusals)
+            (keptConflicts, keptRefusals) = (nextConflicts, nextRefusals)
             // What the batch covered is no longer pending (the whole count is taken after the pull).
             update { $0.pendingChangeCount = max(0, $0.pendingChangeCount - batch.historyChangeCount) }
         }
+    }
+
+    /// Sends a batch, in parts when it is larger than one request may carry (``PushParts``): the
+    /// server applies it whole when its last part arrives, and answers that part for the whole
+    /// batch.
+    private func send(_ batch: PushBatch, state: SyncState) async throws -> PushResponse {
+        let parts = try PushParts.split(batch.changes, limits: pushLimits)
+        guard parts.count > 1 else {
+            return try await transport.push(PushRequest(client: state.client, sequence: batch.sequence, changes: batch.changes, cursor: state.cursor))
+        }
+        for (number, part) in parts.enumerated() where number < parts.count - 1 {
+            _ = try await transport.push(PushRequest(
+                client: state.client, sequence: batch.sequence, changes: part, cursor: state.cursor, part: number, parts: parts.count))
+        }
+        return try await transport.push(PushRequest(
+            client: state.client, sequence: batch.sequence, changes: parts[parts.count - 1], cursor: state.cursor,
+            part: parts.count - 1, parts: parts.count))
     }
 
     /// Pulls pages until up to date, each applied in a transaction of its own with the cursor
