@@ -33,7 +33,7 @@ public struct SyncServer: Sendable {
     /// send a larger batch in parts, which the server applies together.
     public var maximumBatchSize = 10_000
     /// The largest request body, in bytes. Clients learn it from the hello's answer and keep each
-    /// part of a batch to a quarter of it.
+    /// part of a batch to a quarter of it; a batch in parts may hold sixteen times as much.
     public var maximumRequestSize = 64 << 20
     /// The longest a pull may wait for changes, in seconds.
     public var maximumWait = 60
@@ -246,7 +246,7 @@ public struct SyncServer: Sendable {
                     try await database.keep(part: part, user: user)
                     return PushResponse(sequence: part.sequence, corrections: [], conflicts: [], refusals: [])
                 }
-                let push = try await database.wholeBatch(endedBy: part, user: user)
+                let push = try await database.wholeBatch(endedBy: part, user: user, maximumBytes: 16 * maximumRequestSize)
                 // The whole batch, checked again across its parts: no model twice.
                 if part.parts != nil { try SyncValidation(schema: schema, limit: .max).check(push) }
                 let (response, readers) = try await database.push(push, user: user)

@@ -84,9 +84,28 @@ struct SyncLargeBatchTests {
         #expect(a.engine.status.pendingChangeCount == 1)
     }
 
-    /// Saves twenty trips, each with a photo of 40 KiB (54 KiB in Base64).
-    private func saveTripsWithPhotos(in context: ModelContext) throws {
-        for number in 0..<20 {
+    /// A single save larger than the server applies at once (sixteen requests' worth) is refused
+    /// whole with an error saying so, and stays pending: nothing of it is written.
+    @Test func aSaveLargerThanTheServerAppliesAtOnceIsRefusedAndStaysPending() async throws {
+        let server = try await RunningSyncServer.start(maximumRequestSize: 256 << 10)
+        defer { Task { await server.stop() } }
+        let a = try SyncDevice(server: server)
+        let b = try SyncDevice(server: server)
+        // 80 photos of 54 KiB in Base64: more than 4 MiB.
+        try saveTripsWithPhotos(in: a.context(), count: 80)
+        await #expect {
+            try await a.engine.sync()
+        } throws: { error in
+            "\(error)".contains("the most the server applies at once")
+        }
+        #expect(a.engine.status.pendingChangeCount == 80)
+        try await b.engine.sync()
+        #expect(try b.trips().isEmpty)
+    }
+
+    /// Saves trips, each with a photo of 40 KiB (54 KiB in Base64).
+    private func saveTripsWithPhotos(in context: ModelContext, count: Int = 20) throws {
+        for number in 0..<count {
             let trip = Trip(code: "T\(number)", name: "Trip \(number)")
             trip.photo = Data(repeating: UInt8(number), count: 40 << 10)
             context.insert(trip)

@@ -50,12 +50,26 @@ extension SyncDatabase {
     ///
     /// - Throws: ``SyncProblem`` naming the first part the server does not keep (the client sends
     ///   the batch again from its first part).
-    func wholeBatch(endedBy push: PushRequest, user: String) async throws -> PushRequest {
+    func wholeBatch(endedBy push: PushRequest, user: String, maximumBytes: Int) async throws -> PushRequest {
         guard let parts = push.parts, parts > 1 else { return push }
         var binds = PostgresBindings()
         binds.append(push.client)
         binds.append(push.sequence)
         binds.append(parts - 1)
+        // The parts are read into memory to be applied: a batch larger than the server takes is
+        // refused before.
+        let sizes = try await client.query(
+            PostgresQuery(unsafeSQL: """
+                SELECT coalesce(sum(octet_length(changes)), 0)::int8 FROM \(quoted).push_parts WHERE client = $1 AND sequence = $2 AND part < $3
+                """, binds: binds),
+            logger: logger)
+        var kept: Int64 = 0
+        for try await size in sizes.decode(Int64.self) { kept = size }
+        guard kept <= maximumBytes else {
+            throw SyncProblem(
+                code: "badRequest",
+                message: "The batch \(push.sequence) holds more than \(maximumBytes) bytes in its parts, the most the server applies at once; save fewer or smaller models at a time, or let the server take larger requests (SyncServer.maximumRequestSize)")
+        }
         let rows = try await client.query(
             PostgresQuery(unsafeSQL: """
                 SELECT part, changes FROM \(quoted).push_parts WHERE client = $1 AND sequence = $2 AND part < $3 ORDER BY part

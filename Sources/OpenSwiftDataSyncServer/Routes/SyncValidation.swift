@@ -8,7 +8,7 @@ struct SyncValidation {
     let schema: SyncSchema
     let limit: Int
     /// The most parts one batch may come in (``PushRequest/parts``).
-    static let maximumParts = 100_000
+    static let maximumParts = 10_000
 
     func check(_ request: PushRequest) throws {
         guard request.changes.count <= limit else {
