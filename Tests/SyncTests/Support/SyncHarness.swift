@@ -55,10 +55,15 @@ final class RunningSyncServer: Sendable {
         let server = configured
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
+            // A server that stops, or never starts, ends the stream: the test then learns why.
+            defer { continuation.finish() }
             try await server.run(port: 0, configuringRouter: configuringRouter) { port in continuation.yield(port) }
         }
         var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        guard let port = await iterator.next() else {
+            try await task.value
+            throw SyncServerError("The sync server stopped before it listened")
+        }
         // The tables are made once PostgreSQL is reached: a hello before then would find none.
         try await server.prepare()
         return RunningSyncServer(url: try #require(URL(string: "http://127.0.0.1:\(port)")), name: name, server: server, task: task)
