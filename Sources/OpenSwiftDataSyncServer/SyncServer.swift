@@ -247,8 +247,8 @@ public struct SyncServer: Sendable {
                     return PushResponse(sequence: part.sequence, corrections: [], conflicts: [], refusals: [])
                 }
                 let push = try await database.wholeBatch(endedBy: part, user: user, maximumBytes: 16 * maximumRequestSize)
-                // The whole batch, checked again across its parts: no model twice.
-                if part.parts != nil { try SyncValidation(schema: schema, limit: .max).check(push) }
+                // Each part was checked as it came; across parts, no model may come twice.
+                if part.parts != nil { try SyncValidation.checkEachModelOnce(push.changes) }
                 let (response, readers) = try await database.push(push, user: user)
                 // The user's pulls wait for the corrections too, written or not.
                 await announcer.announce(to: user)

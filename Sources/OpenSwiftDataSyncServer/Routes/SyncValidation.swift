@@ -32,9 +32,7 @@ struct SyncValidation {
             guard !change.id.isEmpty, change.id.count <= 200 else {
                 throw SyncProblem(code: "badRequest", message: "A \(change.entity) has an empty or overlong identifier")
             }
-            guard seen.insert(change.id).inserted else {
-                throw SyncProblem(code: "badRequest", message: "The \(change.entity) \(change.id) appears twice in the batch")
-            }
+            guard seen.insert(change.id).inserted else { throw Self.twice(change) }
             if change.deleted {
                 guard change.values.isEmpty, change.clocks[""] != nil else {
                     throw SyncProblem(code: "badRequest", message: "The deletion of \(change.entity) \(change.id) carries values or lacks its clock")
@@ -54,5 +52,16 @@ struct SyncValidation {
                 }
             }
         }
+    }
+
+    /// Checks that no model appears twice in a batch gathered from parts, each checked whole by
+    /// ``check(_:)`` as it came.
+    static func checkEachModelOnce(_ changes: [SyncChange]) throws {
+        var seen: Set<String> = []
+        for change in changes where !seen.insert(change.id).inserted { throw twice(change) }
+    }
+
+    private static func twice(_ change: SyncChange) -> SyncProblem {
+        SyncProblem(code: "badRequest", message: "The \(change.entity) \(change.id) appears twice in the batch")
     }
 }
