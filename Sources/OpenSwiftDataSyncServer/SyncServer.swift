@@ -123,7 +123,14 @@ public struct SyncServer: Sendable {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
             logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await postgresClient.run() }
+            // The tables are made once the pool's task calls `run()`, which marks the client
+            // running at once: PostgresNIO warns of a lease taken before that.
+            let (running, signalRunning) = AsyncStream<Void>.makeStream()
+            group.addTask {
+                signalRunning.finish()
+                await postgresClient.run()
+            }
+            for await _ in running {}
             try await prepareWhenReachable()
             group.addTask { try await serveUntilCancelled(app) }
             group.addTask { await relayChanges() }

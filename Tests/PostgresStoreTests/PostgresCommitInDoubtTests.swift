@@ -77,6 +77,36 @@ struct PostgresCommitInDoubtTests {
         #expect(!context.hasChanges)
     }
 
+    /// A new model of an entity with a uniqueness constraint travels with the commit (its key
+    /// drawn ahead, once the look-up found no row with its values), beside an upsert of a stored
+    /// row and a new model relating to both.
+    @Test func newAndUpsertedUniqueModelsWhoseCommitReplyIsLostAreSavedOnce() throws {
+        let schema = Schema([Ticket.self, Desk.self])
+        let context = ModelContext(try ModelContainer(for: schema, configurations: [throughProxy]))
+        context.insert(Ticket(code: "A", title: "first"))
+        try context.save()
+        let desk = Desk(name: "front")
+        let new = Ticket(code: "B", title: "new")
+        let upserted = Ticket(code: "A", title: "replaced")
+        context.insert(desk)
+        context.insert(new)
+        context.insert(upserted)
+        desk.tickets = [new, upserted]
+        proxy.cut(.afterCommit)
+        try context.save()
+        #expect(proxy.cuts == 1, "the connection was lost after the server committed")
+        #expect(!context.hasChanges)
+
+        let reader = ModelContext(try ModelContainer(for: schema, configurations: [direct]))
+        let tickets = try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.code)]))
+        #expect(tickets.map(\.code) == ["A", "B"], "no row twice")
+        #expect(tickets.map(\.title) == ["replaced", "new"])
+        #expect(tickets.allSatisfy { $0.owner?.name == "front" })
+        #expect((reader.model(for: new.persistentModelID) as? Ticket)?.title == "new")
+        #expect((reader.model(for: upserted.persistentModelID) as? Ticket)?.title == "replaced")
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 2)
+    }
+
     @Test func aSaveWhoseCommitNeverReachedTheServerThrowsAndSavesOnceAgain() throws {
         let context = ModelContext(try container(throughProxy))
         for index in 0..<20 { context.insert(Poster(label: "poster \(index)")) }

@@ -17,7 +17,6 @@ final class PostgresTable: Sendable {
     let columns: [String?]
     /// The sequence that hands out the keys of the entity's class hierarchy.
     let keySequence: String
-    let insertSQL: String
     /// The primary key and the selected properties of `t0`, comma-separated.
     let selectList: String
     /// `SELECT` of the primary key and the selected properties, from the table as `t0`.
@@ -61,9 +60,6 @@ final class PostgresTable: Sendable {
             "$\(offset + 2)::\(entity.fields[property].storage.map(PostgresSQL.parameterType) ?? "text")"
         }
         self.preparedInsertSQL = "INSERT INTO \(table) (\(([PostgresSQL.primaryKey] + names).joined(separator: ", "))) VALUES (\(casts.joined(separator: ", ")))"
-        self.insertSQL = stored.isEmpty
-            ? "INSERT INTO \(table) DEFAULT VALUES RETURNING \(PostgresSQL.primaryKey)"
-            : "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", "))) RETURNING \(PostgresSQL.primaryKey)"
         let selected = ["t0.\(PostgresSQL.primaryKey)"] + shape.selectedProperties.map { columns[$0].map { "t0.\($0)" } ?? "NULL" }
         self.selectList = selected.joined(separator: ", ")
         self.selectPrefix = "SELECT \(selectList) FROM \(table) AS t0"

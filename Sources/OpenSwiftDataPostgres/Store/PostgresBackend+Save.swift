@@ -95,10 +95,13 @@ extension PostgresBackend {
                 upserted.append(position)
                 continue
             }
-            let inserted = try session.query(table.insertSQL, values.bindings(stored))
-            guard let key = inserted.first.map({ PostgresRowReader($0)._int64(0) }) else {
-                throw SwiftDataError(.storeFailure, reason: "PostgreSQL returned no key for a new \(entity.name). Nothing was saved.")
+            // A new row: its key drawn ahead, so that the insert waits for no answer (the next
+            // look-up or the commit carries it to the server). Drawn only now, once the row is
+            // known to be new: an earlier model relating to this one has deferred its link.
+            guard let key = try keyPool.take(1, from: table.keySequence, on: session).first else {
+                throw SwiftDataError(.storeFailure, reason: "PostgreSQL handed out no key for a new \(entity.name). Nothing was saved.")
             }
+            try sendInsert(values, key: key, into: table, on: session)
             if !links.isEmpty { deferred.append((table, model, links.take())) }
             model._osdState.primaryKey = key
             keys[position] = key
@@ -238,14 +241,7 @@ extension PostgresBackend {
                 try PropertyEncoding.encodeAll(model, of: table.entity, properties: table.shape.storedProperties, to: values, deferring: links)
                 if !links.isEmpty { deferred.append((table, model, links.take())) }
                 keys[position] = model._osdState.primaryKey
-                if let arguments = values.arguments(after: keys[position], stored) {
-                    try session.send(.prepared(table.preparedInsertSQL, arguments))
-                } else {
-                    var bindings = PostgresBindings(capacity: stored.count + 1)
-                    bindings.append(keys[position])
-                    values.append(stored, to: &bindings)
-                    try session.send(table.batchInsertSQL(rows: 1), bindings)
-                }
+                try sendInsert(values, key: keys[position], into: table, on: session)
                 continue
             }
             for chunk in stride(from: 0, to: rows.count, by: table.batchRows).map({ rows[$0..<min($0 + table.batchRows, rows.count)] }) {
@@ -263,6 +259,20 @@ extension PostgresBackend {
             }
         }
         return deferred
+    }
+
+    /// Queues the insert of one row whose key was drawn ahead: a prepared statement, or a parsed one
+    /// for values a prepared statement's arguments cannot carry.
+    private func sendInsert(_ values: PostgresParameters, key: Int64, into table: PostgresTable, on session: PostgresSession) throws {
+        let stored = table.shape.storedProperties
+        if let arguments = values.arguments(after: key, stored) {
+            try session.send(.prepared(table.preparedInsertSQL, arguments))
+        } else {
+            var bindings = PostgresBindings(capacity: stored.count + 1)
+            bindings.append(key)
+            values.append(stored, to: &bindings)
+            try session.send(table.batchInsertSQL(rows: 1), bindings)
+        }
     }
 
     /// Removes every reference to deleted rows: foreign keys pointing at them become NULL, their
