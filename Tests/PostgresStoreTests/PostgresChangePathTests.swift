@@ -143,6 +143,28 @@ struct PostgresChangePathTests {
         #expect(tickets.first?.count == 24)
     }
 
+    /// Writers racing to insert the same new unique values: the row's `INSERT` travels with the
+    /// commit, so the losers learn of the other row there, roll back and save again as upserts.
+    @Test func concurrentInsertsOfNewUniqueKeysEndAsOneRowEach() async throws {
+        _ = try container()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let context = ModelContext(try self.container())
+                    for round in 0..<25 {
+                        context.insert(Ticket(code: "key \(round)", title: "writer \(writer)", count: round))
+                        try context.save()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let reader = ModelContext(try container())
+        let tickets = try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.count)]))
+        #expect(tickets.map(\.count) == Array(0..<25), "one row per code, each code's writers' inserts upserts of it")
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 100, "every save recorded once")
+    }
+
     @Test func aLostConnectionFailsTheSaveInFlightAndTheNextSaveSucceeds() throws {
         let mine = try container()
         let context = ModelContext(mine)
