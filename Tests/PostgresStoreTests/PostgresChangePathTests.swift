@@ -143,6 +143,70 @@ struct PostgresChangePathTests {
         #expect(tickets.first?.count == 24)
     }
 
+    /// A save of one new model of an entity with one uniqueness constraint is one statement (the
+    /// look-up, the write and the history record): its history names an insert of a new row, or an
+    /// update of the stored row with the same values, whatever the row's key (keys of one byte
+    /// and of several in the record), and `didSave` says the same.
+    @MainActor
+    @Test func aSaveOfOneUniqueModelRecordsWhatItWrote() throws {
+        let writer = ModelContext(try container())
+        for number in 0..<300 { writer.insert(Ticket(code: "code \(number)", title: "first", count: number)) }
+        try writer.save()
+        // A row whose key takes five bytes in the record: the sequence moved on, a new container
+        // draws from it.
+        try PostgresServer.sql("SELECT setval('\"\(configuration.name)\".\"osd_keys_Ticket\"', 5000000000)")
+        let far = ModelContext(try container())
+        far.insert(Ticket(code: "code 300", title: "first", count: 300))
+        try far.save()
+        let stored = try writer.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.count)]))
+        #expect(stored.count == 301)
+        let upserter = ModelContext(try container())
+        let saved = AnnouncedSaves()
+        let observation = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: upserter, queue: nil) { notification in
+            let info = notification.userInfo ?? [:]
+            saved.append(inserted: info[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] ?? [],
+                         updated: info[ModelContext.NotificationKey.updatedIdentifiers.rawValue] as? [PersistentIdentifier] ?? [])
+        }
+        defer { NotificationCenter.default.removeObserver(observation) }
+
+        var expected: [(kind: String, id: PersistentIdentifier)] = []
+        for number in [0, 1, 127, 128, 299, 300] {
+            let ticket = Ticket(code: "code \(number)", title: "replaced", count: 1_000 + number)
+            upserter.insert(ticket)
+            try upserter.save()
+            #expect(ticket.persistentModelID == stored[number].persistentModelID, "the upsert took over the stored row")
+            expected.append(("update", ticket.persistentModelID))
+        }
+        let new = Ticket(code: "code new", title: "new", count: 5_000)
+        upserter.insert(new)
+        try upserter.save()
+        expected.append(("insert", new.persistentModelID))
+
+        let history = try ModelContext(try container()).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        let recorded = history.suffix(7).map { transaction -> [(kind: String, id: PersistentIdentifier)] in
+            transaction.changes.map { change in
+                switch change {
+                case .insert(let insert): ("insert", insert.changedPersistentIdentifier)
+                case .update(let update): ("update", update.changedPersistentIdentifier)
+                case .delete(let delete): ("delete", delete.changedPersistentIdentifier)
+                @unknown default: ("unknown", change.changedPersistentIdentifier)
+                }
+            }
+        }
+        #expect(recorded.map { $0.map(\.kind) } == expected.map { [$0.kind] })
+        #expect(recorded.map { $0.map(\.id) } == expected.map { [$0.id] })
+        let announced = saved.all
+        #expect(announced.map(\.updated) == expected.map { $0.kind == "update" ? [$0.id] : [] })
+        #expect(announced.map(\.inserted) == expected.map { $0.kind == "insert" ? [$0.id] : [] })
+
+        let reader = ModelContext(try container())
+        let tickets = try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.count)]))
+        #expect(tickets.count == 302)
+        #expect(tickets.filter { $0.title == "replaced" }.map(\.count) == [1_000, 1_001, 1_127, 1_128, 1_299, 1_300])
+        #expect(try #require(tickets.first { $0.code == "code 300" }).persistentModelID.id.description == "p5000000001")
+        #expect(tickets.last?.code == "code new")
+    }
+
     /// Writers racing to insert the same new unique values: the row's `INSERT` travels with the
     /// commit, so the losers learn of the other row there, roll back and save again as upserts.
     @Test func concurrentInsertsOfNewUniqueKeysEndAsOneRowEach() async throws {
@@ -292,5 +356,20 @@ struct PostgresChangePathTests {
         #expect(try reader.fetchCount(FetchDescriptor<Ticket>()) == 0, "the cascade reached every ticket")
         let last = try #require(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
         #expect(last.changes.count == 6)
+    }
+}
+
+/// The identifiers `didSave` announced, save by save.
+private final class AnnouncedSaves: @unchecked Sendable {
+    // @unchecked Sendable: `saves` is only used while `lock` is held.
+    private let lock = NSLock()
+    private var saves: [(inserted: [PersistentIdentifier], updated: [PersistentIdentifier])] = []
+
+    func append(inserted: [PersistentIdentifier], updated: [PersistentIdentifier]) {
+        lock.withLock { saves.append((inserted, updated)) }
+    }
+
+    var all: [(inserted: [PersistentIdentifier], updated: [PersistentIdentifier])] {
+        lock.withLock { saves }
     }
 }

@@ -107,6 +107,37 @@ struct PostgresCommitInDoubtTests {
         #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 2)
     }
 
+    /// A save of one unique model alone is one statement; when its reply is lost after the server
+    /// kept it, the store learns from the history record which row it wrote: the stored row it
+    /// updated, or the new one.
+    @Test func oneStatementUpsertsWhoseRepliesAreLostAreSavedOnce() throws {
+        let schema = Schema([Ticket.self, Desk.self])
+        let context = ModelContext(try ModelContainer(for: schema, configurations: [throughProxy]))
+        let first = Ticket(code: "A", title: "first")
+        context.insert(first)
+        try context.save()
+
+        let replacing = Ticket(code: "A", title: "replaced")
+        context.insert(replacing)
+        proxy.cut(.afterCommit)
+        try context.save()
+        #expect(proxy.cuts == 1)
+        #expect(replacing.persistentModelID == first.persistentModelID, "the upsert took over the stored row")
+
+        let new = Ticket(code: "B", title: "new")
+        context.insert(new)
+        proxy.cut(.afterCommit)
+        try context.save()
+        #expect(proxy.cuts == 2)
+        #expect(!context.hasChanges)
+
+        let reader = ModelContext(try ModelContainer(for: schema, configurations: [direct]))
+        let tickets = try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.code)]))
+        #expect(tickets.map(\.title) == ["replaced", "new"], "no row twice")
+        #expect(tickets.map(\.persistentModelID) == [first.persistentModelID, new.persistentModelID])
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 3)
+    }
+
     @Test func aSaveWhoseCommitNeverReachedTheServerThrowsAndSavesOnceAgain() throws {
         let context = ModelContext(try container(throughProxy))
         for index in 0..<20 { context.insert(Poster(label: "poster \(index)")) }

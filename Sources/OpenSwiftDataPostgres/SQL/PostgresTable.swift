@@ -23,6 +23,8 @@ final class PostgresTable: Sendable {
     let selectPrefix: String
     /// The attributes of the uniqueness constraints, in order.
     let uniqueKeyAttributes: [Int]
+    /// The properties of each uniqueness constraint that has a column.
+    let uniqueConstraints: [[Int]]
     /// `SELECT` of the rows that share any uniqueness constraint's values with the bound ones.
     let upsertLookupSQL: String?
     /// `UPDATE` of every stored column of one row; the key is the last parameter.
@@ -65,22 +67,14 @@ final class PostgresTable: Sendable {
         self.selectPrefix = "SELECT \(selectList) FROM \(table) AS t0"
         let indexByName = Dictionary(entity.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         let constraints = entity.uniquenessConstraints.map { $0.compactMap { indexByName[$0] } }.filter { !$0.isEmpty }
+        self.uniqueConstraints = constraints
         self.uniqueKeyAttributes = constraints.flatMap { $0 }
         var number = 0
-        // Text by its NFC form, as the unique index holds it (``PostgresTableDDL/declaredIndexes``).
-        // A NaN matches no row, as the unique index leaves NaN rows out (``PostgresTableDDL/uniqueIndexCondition(_:)``).
-        let terms = constraints.map { constraint -> String in
-            var matches: [String] = constraint.map { property in
+        let terms = constraints.map { constraint in
+            Self.match(constraint, entity: entity, columns: columns) { _ in
                 number += 1
-                let column = columns[property] ?? "NULL"
-                return entity.fields[property].storage == .text
-                    ? "\(PostgresSQL.swiftText(column)) = \(PostgresSQL.swiftText("$\(number)"))"
-                    : "\(column) = $\(number)"
+                return "$\(number)"
             }
-            if let condition = PostgresTableDDL.uniqueIndexCondition(constraint.map { (entity.fields[$0].name, entity.fields[$0].storage) }) {
-                matches.append(condition)
-            }
-            return "(" + matches.joined(separator: " AND ") + ")"
         }
         self.upsertLookupSQL = terms.isEmpty ? nil
             : "SELECT \(PostgresSQL.primaryKey) FROM \(table) WHERE \(terms.joined(separator: " OR "))"
@@ -114,6 +108,24 @@ final class PostgresTable: Sendable {
         let names = ["k"] + properties.indices.map { "p\($0)" }
         let assignments = properties.enumerated().map { "\(columns[$1] ?? "NULL") = v.p\($0)" }
         return "UPDATE \(table) AS t SET \(assignments.joined(separator: ", ")) FROM (VALUES \(tuples.joined(separator: ", "))) AS v(\(names.joined(separator: ", "))) WHERE t.\(PostgresSQL.primaryKey) = v.k"
+    }
+
+    /// The condition that a row holds a uniqueness constraint's values, each bound to the parameter
+    /// `parameter` names for its property. Text matches by its NFC form, as the unique index holds
+    /// it (``PostgresTableDDL/declaredIndexes``); a NaN matches no row, as the unique index leaves
+    /// NaN rows out (``PostgresTableDDL/uniqueIndexCondition(_:)``).
+    static func match(_ constraint: [Int], entity: Schema.Entity, columns: [String?], parameter: (Int) -> String) -> String {
+        var matches: [String] = constraint.map { property in
+            let column = columns[property] ?? "NULL"
+            let value = parameter(property)
+            return entity.fields[property].storage == .text
+                ? "\(PostgresSQL.swiftText(column)) = \(PostgresSQL.swiftText(value))"
+                : "\(column) = \(value)"
+        }
+        if let condition = PostgresTableDDL.uniqueIndexCondition(constraint.map { (entity.fields[$0].name, entity.fields[$0].storage) }) {
+            matches.append(condition)
+        }
+        return "(" + matches.joined(separator: " AND ") + ")"
     }
 
     /// How many rows one batched `INSERT` holds: a thousand, within PostgreSQL's 65,535 parameters.

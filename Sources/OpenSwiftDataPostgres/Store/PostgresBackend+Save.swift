@@ -40,6 +40,7 @@ extension PostgresBackend {
     }
 
     private func write(_ changes: StoreChanges, on session: PostgresSession) throws -> StoreSaveResult {
+        if let result = try saveAsOneUpsert(changes, on: session) { return result }
         var history = HistoryLog()
         let recordsHistory = changes.recordsHistory
         var batchDeleted: [[Int64]] = []

@@ -51,6 +51,9 @@ final class PostgresBackend: @unchecked Sendable {
     /// For each table's one-row insert, the statement that makes the insert and records the
     /// history transaction at once (a save of one new row is then one statement).
     let recordSQLAfterInsert: [String: String]
+    /// For each entity with one uniqueness constraint, the statement that saves one new model of it
+    /// as an upsert with its history record (``saveAsOneUpsert(_:on:)``).
+    let upsertRecordingSQL: [String: String]
     /// Keys drawn ahead for inserts.
     let keyPool = PostgresKeyPool()
     /// How each entity's rows are deleted with their delete rules applied.
@@ -87,6 +90,7 @@ final class PostgresBackend: @unchecked Sendable {
         self.recordSQLAfterInsert = Dictionary(tables.values.map { table in
             (table.preparedInsertSQL, Self.recordSQL(namespace: namespace, channel: channel, after: (table.preparedInsertSQL, table.preparedInsertParameters)))
         }, uniquingKeysWith: { first, _ in first })
+        self.upsertRecordingSQL = tables.compactMapValues { Self.upsertRecordingStatement(for: $0, namespace: namespace, channel: channel) }
         self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
         let observer = StoreObserver.opening
         // Readers never open transactions and never listen; a lost one connects again at its next read.

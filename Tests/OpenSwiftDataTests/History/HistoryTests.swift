@@ -263,6 +263,25 @@ import Testing
         #expect(data.dropLast().withUnsafeBytes { HistoryLog.decode($0) } == nil, "a truncated row is refused")
     }
 
+    /// The record of one update split where its key goes, with the key's varint placed between
+    /// the parts (as a store does in SQL), is the record of that update.
+    @Test func oneUpdateSplitAroundItsKeyIsTheUpdatesRecord() throws {
+        let entity = try #require(Schema([HTrip.self, HVisit.self, HTag.self]).entitiesByName["HTrip"])
+        for (key, mask) in [(Int64(1), UInt64(0b111)), (127, 1), (128, .max), (300, 0), (-5, 6), (.max, 1 << 63), (.min, 5)] {
+            var log = HistoryLog()
+            log.update(entity, key: key, mask: mask)
+            let parts = HistoryLog.oneUpdate(entityName: entity.name, mask: mask)
+            var zigzag = UInt64(bitPattern: (key << 1) ^ (key >> 63))
+            var varint: [UInt8] = []
+            while zigzag >= 0x80 {
+                varint.append(UInt8(truncatingIfNeeded: zigzag) | 0x80)
+                zigzag >>= 7
+            }
+            varint.append(UInt8(zigzag))
+            #expect(parts.beforeKey + varint + parts.afterKey == (try log.encoded()), "key \(key), mask \(mask)")
+        }
+    }
+
     /// Whatever another program writes into a history row, reading it gives changes or says the row
     /// is unreadable (`nil`, reported as `storeIsCorrupt` with the transaction's number): no trap, no
     /// error of another kind.

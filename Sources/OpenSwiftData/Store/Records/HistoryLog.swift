@@ -156,6 +156,23 @@ package struct HistoryLog {
         return runs
     }
 
+    /// The record of one update of the properties in `mask` of a row of `entityName`, split where
+    /// the row's key goes: for a store that learns the key as it writes (an upsert in one
+    /// statement) and places it, a zigzag-encoded LEB128 varint, between the two.
+    package static func oneUpdate(entityName: String, mask: UInt64) -> (beforeKey: [UInt8], afterKey: [UInt8]) {
+        var before: [UInt8] = [UInt8(StoreHistoryChange.Kind.update.rawValue)]
+        var name = entityName
+        name.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count), to: &before)
+            before.append(contentsOf: utf8)
+        }
+        appendVarint(1, to: &before)
+        var after: [UInt8] = []
+        appendVarint(mask, to: &after)
+        after.append(0)
+        return (before, after)
+    }
+
     private static func append(_ run: Run, to bytes: inout [UInt8]) throws {
         bytes.append(UInt8(run.kind.rawValue))
         var name = run.entityName

@@ -1,0 +1,135 @@
+import Foundation
+import OpenSwiftData
+import PostgresNIO
+
+/// A save whose only change is one new model of an entity with one uniqueness constraint (an
+/// upsert: "insert this trip, or update the trip with its code"), in one statement: the look-up
+/// of the stored row with the same values, its update or the insert of a new row, and the history
+/// record of whichever happened. One round trip instead of two, with the same outcome as the
+/// look-up and the write made one after the other (``write(_:on:)``).
+extension PostgresBackend {
+    /// The statement that upserts one row of `table` and records it, or `nil` when the entity has
+    /// no uniqueness constraint or more than one (a new model matching two rows is a conflict the
+    /// statement could not tell).
+    ///
+    /// Parameters: the key drawn for a new row, each stored property as ``PostgresTable/preparedInsertSQL``
+    /// takes them, then the record's timestamp, author, bundle, process, origin, the changes of an
+    /// insert, the token, and the changes of an update before and after the key
+    /// (``HistoryLog/oneUpdate(entityName:mask:)``). Answers the history transaction's number, the
+    /// row's key and 1 when the row is new.
+    ///
+    /// The stored row is locked as it is found, and the history counter last, as in every save;
+    /// a row another connection inserts meanwhile makes the insert fail as a lost race, and the
+    /// save runs again and updates it.
+    static func upsertRecordingStatement(for table: PostgresTable, namespace: String, channel: String) -> String? {
+        guard table.uniqueConstraints.count == 1, let constraint = table.uniqueConstraints.first else { return nil }
+        let stored = table.shape.storedProperties
+        let entity = table.entity
+        var parameterOf: [Int: String] = [:]
+        for (offset, property) in stored.enumerated() {
+            parameterOf[property] = "$\(offset + 2)::\(entity.fields[property].storage.map(PostgresSQL.parameterType) ?? "text")"
+        }
+        guard constraint.allSatisfy({ parameterOf[$0] != nil }) else { return nil }
+        let names = stored.compactMap { table.columns[$0] }
+        guard names.count == stored.count else { return nil }
+        let values = stored.compactMap { parameterOf[$0] }
+        let match = PostgresTable.match(constraint, entity: entity, columns: table.columns) { parameterOf[$0] ?? "NULL" }
+        let key = PostgresSQL.primaryKey
+        let assignments = zip(names, values).map { "\($0) = \($1)" }.joined(separator: ", ")
+        let record = (stored.count + 2...stored.count + 10).map { "$\($0)" }
+        // The key's varint: the zigzag form, seven bits a byte, low bits first, the high bit set on
+        // every byte but the last (PostgreSQL's bit operators share one precedence: all grouped).
+        let zigzag = "((w.\(key) << 1) # (w.\(key) >> 63))"
+        let varint = """
+            (SELECT string_agg(set_byte('\\x00'::bytea, 0, (((\(zigzag) >> (7 * i)) & 127) | (CASE WHEN (\(zigzag) >> (7 * i + 7)) > 0 THEN 128 ELSE 0 END))::int4), ''::bytea ORDER BY i) \
+            FROM generate_series(0, 8) AS i WHERE i = 0 OR (\(zigzag) >> (7 * i)) > 0)
+            """
+        return """
+            WITH osd_found AS (
+                SELECT \(key) FROM \(table.table) WHERE \(match) FOR UPDATE
+            ), osd_updated AS (
+                UPDATE \(table.table) SET \(assignments) WHERE \(key) IN (SELECT \(key) FROM osd_found) RETURNING \(key)
+            ), osd_inserted AS (
+                INSERT INTO \(table.table) (\(([key] + names).joined(separator: ", ")))
+                SELECT $1::int8, \(values.joined(separator: ", ")) WHERE NOT EXISTS (SELECT 1 FROM osd_found) RETURNING \(key)
+            ), osd_written AS (
+                SELECT \(key), 0::int8 AS new FROM osd_updated UNION ALL SELECT \(key), 1::int8 FROM osd_inserted
+            ), next AS (
+                UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text
+                WHERE key = 'historyNext' AND (SELECT count(*) FROM osd_written) >= 0 RETURNING value::int8 AS id
+            ), osd_recorded AS (
+                INSERT INTO \(namespace).osd_history (id, timestamp, author, bundle, process, origin, changes, token)
+                SELECT next.id, \(record[0])::float8, \(record[1])::text, \(record[2])::text, \(record[3])::text, \(record[4])::int8,
+                    CASE WHEN w.new = 1 THEN \(record[5])::bytea ELSE \(record[7])::bytea || \(varint) || \(record[8])::bytea END,
+                    \(record[6])::int8
+                FROM next, osd_written AS w
+                RETURNING id
+            )
+            SELECT r.id, pg_notify(\(PostgresSQL.literal(channel)), ''), w.\(key), w.new FROM osd_recorded AS r, osd_written AS w
+            """
+    }
+
+    /// Saves `changes` in one statement (``upsertRecordingStatement(for:namespace:channel:)``) when they
+    /// are one new model of an entity with one uniqueness constraint, relating to no model without
+    /// a key, and the save keeps history; `nil` when they are not, for the caller to save them as
+    /// any other.
+    func saveAsOneUpsert(_ changes: StoreChanges, on session: PostgresSession) throws -> StoreSaveResult? {
+        guard changes.recordsHistory, changes.inserts.count == 1, changes.deletes.isEmpty, changes.batchDeletes.isEmpty,
+              changes.updates.isEmpty, changes.linkWrites.isEmpty, changes.batchUpdates.isEmpty,
+              let (entity, model) = changes.inserts.first, let sql = upsertRecordingSQL[entity.name] else { return nil }
+        let table = try table(for: entity.name)
+        let stored = table.shape.storedProperties
+        let values = PostgresParameters(entity: entity)
+        let links = _DeferredLinks()
+        try PropertyEncoding.encodeAll(model, of: table.entity, properties: stored, to: values, deferring: links)
+        guard links.isEmpty, let drawn = try keyPool.take(1, from: table.keySequence, on: session).first,
+              var arguments = values.arguments(after: drawn, stored) else { return nil }
+        var inserted = HistoryLog()
+        inserted.insert(entity, key: drawn)
+        let updated = HistoryLog.oneUpdate(entityName: entity.name, mask: stored.reduce(0) { $0 | 1 << UInt64($1) })
+        let identity = HistoryLog.processIdentity
+        let token = Int64.random(in: .min ... .max)
+        arguments += [
+            PostgresData(double: Date().timeIntervalSinceReferenceDate),
+            changes.author.map { PostgresData(string: $0) } ?? .null,
+            PostgresData(string: identity.bundle),
+            PostgresData(string: identity.process),
+            PostgresData(int64: changes.origin),
+            PostgresData(type: .bytea, value: ByteBuffer(bytes: try inserted.encoded())),
+            PostgresData(int64: token),
+            PostgresData(type: .bytea, value: ByteBuffer(bytes: updated.beforeKey)),
+            PostgresData(type: .bytea, value: ByteBuffer(bytes: updated.afterKey)),
+        ]
+        let transaction: Int64
+        let key: Int64
+        let isNew: Bool
+        do {
+            let rows = try session.queryCommitting(.prepared(sql, arguments))
+            guard let row = rows.first else {
+                throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction for a new \(entity.name). Nothing was saved.")
+            }
+            let reader = PostgresRowReader(row)
+            (transaction, key, isNew) = (reader._int64(0), reader._int64(2), reader._int64(3) == 1)
+        } catch let doubt as PostgresCommitInDoubt {
+            transaction = try settle(doubt, token: token, inserted: [model])
+            (key, isNew) = try upsertedRow(recordedBy: transaction, entityName: entity.name)
+        }
+        model._osdState.primaryKey = key
+        var result = StoreSaveResult(inserted: [key], upserted: isNew ? [] : [0], batchDeleted: [])
+        result.historyTransaction = transaction
+        return result
+    }
+
+    /// The row a one-statement upsert wrote, and whether it was new, from its history record: for
+    /// a save whose reply was lost after the server kept it.
+    private func upsertedRow(recordedBy transaction: Int64, entityName: String) throws -> (key: Int64, isNew: Bool) {
+        var bindings = PostgresBindings()
+        bindings.append(transaction)
+        let rows = try session.query("SELECT changes FROM \(namespace).osd_history WHERE id = $1", bindings)
+        let changes = rows.first.flatMap { row in PostgresRowReader(row)._withBytes(0) { HistoryLog.decode($0) } }
+        guard let change = changes?.first, change.entityName == entityName, change.kind != .delete else {
+            throw SwiftDataError(.storeFailure, reason: "The server kept a save of a new \(entityName) whose reply was lost, but its history transaction \(transaction) does not say which row it wrote. Fetch the model rather than insert it again.")
+        }
+        return (change.key, change.kind == .insert)
+    }
+}
