@@ -71,11 +71,11 @@ extension PostgresBackend {
 
     /// Saves `changes` in one statement (``upsertRecordingStatement(for:namespace:channel:)``) when they
     /// are one new model of an entity with one uniqueness constraint, relating to no model without
-    /// a key, and the save keeps history; `nil` when they are not, for the caller to save them as
-    /// any other.
+    /// a key, the save keeps history and carries no other records; `nil` when they are not, for the
+    /// caller to save them as any other.
     func saveAsOneUpsert(_ changes: StoreChanges, on session: PostgresSession) throws -> StoreSaveResult? {
         guard changes.recordsHistory, changes.inserts.count == 1, changes.deletes.isEmpty, changes.batchDeletes.isEmpty,
-              changes.updates.isEmpty, changes.linkWrites.isEmpty, changes.batchUpdates.isEmpty,
+              changes.updates.isEmpty, changes.linkWrites.isEmpty, changes.batchUpdates.isEmpty, changes.companionRecords == nil,
               let (entity, model) = changes.inserts.first, let sql = upsertRecordingSQL[entity.name] else { return nil }
         let table = try table(for: entity.name)
         let stored = table.shape.storedProperties
