@@ -124,20 +124,25 @@ struct PostgresChangePathTests {
         #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1 + 2 * rounds)
     }
 
-    @Test func concurrentUpsertsOfOneUniqueKeyEndAsOneRow() async throws {
+    /// Four writers on containers of their own, each saving one new ticket per round for 25 rounds.
+    func saveConcurrently(_ ticket: @escaping @Sendable (_ writer: Int, _ round: Int) -> Ticket) async throws {
         _ = try container()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<4 {
                 group.addTask {
                     let context = ModelContext(try self.container())
                     for round in 0..<25 {
-                        context.insert(Ticket(code: "shared", title: "writer \(writer) round \(round)", count: round))
+                        context.insert(ticket(writer, round))
                         try context.save()
                     }
                 }
             }
             try await group.waitForAll()
         }
+    }
+
+    @Test func concurrentUpsertsOfOneUniqueKeyEndAsOneRow() async throws {
+        try await saveConcurrently { writer, round in Ticket(code: "shared", title: "writer \(writer) round \(round)", count: round) }
         let tickets = try ModelContext(try container()).fetch(FetchDescriptor<Ticket>())
         #expect(tickets.count == 1, "every insert of the same unique code became an upsert")
         #expect(tickets.first?.count == 24)
@@ -207,22 +212,10 @@ struct PostgresChangePathTests {
         #expect(tickets.last?.code == "code new")
     }
 
-    /// Writers racing to insert the same new unique values: the row's `INSERT` travels with the
-    /// commit, so the losers learn of the other row there, roll back and save again as upserts.
+    /// Writers racing to insert the same new unique values: a loser's insert finds the value
+    /// taken by a row committed after its look-up, and its save runs again as an upsert.
     @Test func concurrentInsertsOfNewUniqueKeysEndAsOneRowEach() async throws {
-        _ = try container()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 0..<4 {
-                group.addTask {
-                    let context = ModelContext(try self.container())
-                    for round in 0..<25 {
-                        context.insert(Ticket(code: "key \(round)", title: "writer \(writer)", count: round))
-                        try context.save()
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await saveConcurrently { writer, round in Ticket(code: "key \(round)", title: "writer \(writer)", count: round) }
         let reader = ModelContext(try container())
         let tickets = try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.count)]))
         #expect(tickets.map(\.count) == Array(0..<25), "one row per code, each code's writers' inserts upserts of it")
