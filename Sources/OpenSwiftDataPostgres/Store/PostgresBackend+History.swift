@@ -21,15 +21,7 @@ extension PostgresBackend: HistoryRecordingStore {
         let timestamp = Date().timeIntervalSinceReferenceDate
         let changes = ByteBuffer(bytes: try history.encoded())
         let token = Int64.random(in: .min ... .max)
-        let arguments: [PostgresData] = [
-            PostgresData(double: timestamp),
-            author.map { PostgresData(string: $0) } ?? .null,
-            PostgresData(string: identity.bundle),
-            PostgresData(string: identity.process),
-            PostgresData(int64: origin),
-            PostgresData(type: .bytea, value: changes),
-            PostgresData(int64: token),
-        ]
+        let arguments = Self.recordArguments(timestamp: timestamp, author: author, origin: origin, changes: changes, token: token)
         // Prepared: the same statement ends every save. Its parameters are cast, so that their
         // types are the arguments' types. A save whose only write is one statement (one new row,
         // or one run of updates) makes the write and the record in one statement.
@@ -65,6 +57,21 @@ extension PostgresBackend: HistoryRecordingStore {
             throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction. Nothing was saved.")
         }
         return id
+    }
+
+    /// The arguments of a history record, in the order ``recordSQL(namespace:channel:after:)``
+    /// takes them: timestamp, author, bundle, process (this process's), origin, changes, token.
+    static func recordArguments(timestamp: Double, author: String?, origin: Int64, changes: ByteBuffer, token: Int64) -> [PostgresData] {
+        let identity = HistoryLog.processIdentity
+        return [
+            PostgresData(double: timestamp),
+            author.map { PostgresData(string: $0) } ?? .null,
+            PostgresData(string: identity.bundle),
+            PostgresData(string: identity.process),
+            PostgresData(int64: origin),
+            PostgresData(type: .bytea, value: changes),
+            PostgresData(int64: token),
+        ]
     }
 
     /// The statement that records a history transaction (parameters: timestamp, author, bundle,

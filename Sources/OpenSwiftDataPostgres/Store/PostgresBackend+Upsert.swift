@@ -87,16 +87,11 @@ extension PostgresBackend {
         var inserted = HistoryLog()
         inserted.insert(entity, key: drawn)
         let updated = HistoryLog.oneUpdate(entityName: entity.name, mask: stored.reduce(0) { $0 | 1 << UInt64($1) })
-        let identity = HistoryLog.processIdentity
         let token = Int64.random(in: .min ... .max)
+        arguments += Self.recordArguments(
+            timestamp: Date().timeIntervalSinceReferenceDate, author: changes.author, origin: changes.origin,
+            changes: ByteBuffer(bytes: try inserted.encoded()), token: token)
         arguments += [
-            PostgresData(double: Date().timeIntervalSinceReferenceDate),
-            changes.author.map { PostgresData(string: $0) } ?? .null,
-            PostgresData(string: identity.bundle),
-            PostgresData(string: identity.process),
-            PostgresData(int64: changes.origin),
-            PostgresData(type: .bytea, value: ByteBuffer(bytes: try inserted.encoded())),
-            PostgresData(int64: token),
             PostgresData(type: .bytea, value: ByteBuffer(bytes: updated.beforeKey)),
             PostgresData(type: .bytea, value: ByteBuffer(bytes: updated.afterKey)),
         ]
