@@ -60,6 +60,27 @@ struct PostgresRefusedStatementTests {
         #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 2)
     }
 
+    /// The first save on a connection, whose history statement is not prepared on it yet, and
+    /// whose statements before that one the server refused: the store rolls the transaction back,
+    /// rather than leave the connection in a failed transaction that refuses every later statement.
+    @Test func aRefusedSaveThatIsTheConnectionsFirstLeavesItReady() throws {
+        let configuration = try PostgresServer.freshConfiguration("refused")
+        let context = ModelContext(try ModelContainer(for: Schema([Poster.self]), configurations: [configuration]))
+        try refuseLabelledRows(in: configuration.name)
+        // The refused row first, and enough rows after it that its statement goes to the server
+        // (and fails) before the save's last statement is prepared.
+        let refused = Poster(label: "refused")
+        context.insert(refused)
+        for number in 0..<3_000 { context.insert(Poster(label: "after \(number)")) }
+        let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error?.description.contains("refused by the test") == true, "\(String(describing: error))")
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).isEmpty, "the connection answers")
+        refused.label = "accepted"
+        try context.save()
+        #expect(try storedLabels(configuration.name).count == 3_001)
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
+    }
+
     @Test(arguments: [0, 200])
     func aRefusedUpdateFailsTheWholeSave(otherChanges: Int) throws {
         let configuration = try PostgresServer.freshConfiguration("refused")

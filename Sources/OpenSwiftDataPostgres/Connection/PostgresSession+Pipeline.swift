@@ -138,6 +138,12 @@ extension PostgresSession {
         return queued
     }
 
+    /// Prepares `statement` on the connection now, if it is a prepared statement not prepared on
+    /// it yet; throws as sending it would (the first failure among the statements sent before).
+    func prepareAhead(_ statement: PostgresStatement, on connection: PostgresConnection) throws {
+        _ = try resolve([statement], on: connection)
+    }
+
     /// Resolves statements for sending, preparing on this connection (and waiting for it, once per
     /// statement and connection) each prepared statement not prepared on it yet.
     private func resolve(_ statements: [PostgresStatement], on connection: PostgresConnection) throws -> [Resolved] {

@@ -88,6 +88,10 @@ extension PostgresSession {
     func queryCommitting(_ last: PostgresStatement, folding: (PostgresStatement) -> PostgresStatement? = { _ in nil }) throws -> [PostgresRow] {
         guard transactionDepth == 1 else { return try query(last) }
         let connection = try connectionForStatement()
+        // Prepared before anything goes out: a statement that fails to prepare (the transaction
+        // failed already, and the server refuses everything else) stops the commit before its
+        // `COMMIT` is sent, and the transaction stays open for ``rollback()`` to end.
+        if transactionWasSent || !unanswered.isEmpty { try prepareAhead(last, on: connection) }
         defer { endTransaction() }
         if !transactionWasSent, unanswered.isEmpty, queued.count == 2, queued[0].sql == "BEGIN", let folded = folding(queued[1]) {
             takeQueue()
