@@ -17,13 +17,8 @@ struct PostgresCommitInDoubtTests {
     let direct: PostgresStoreConfiguration
 
     init() throws {
-        let url = try #require(PostgresServer.url)
-        var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
-        proxy = try CuttingProxy(toServerPort: components.port ?? 5432)
-        direct = try PostgresServer.freshConfiguration("doubt")
-        components.host = "127.0.0.1"
-        components.port = proxy.port
-        throughProxy = PostgresStoreConfiguration(name: direct.name, url: try #require(components.url))
+        let namespace = try ProxiedNamespace("doubt")
+        (proxy, throughProxy, direct) = (namespace.proxy, namespace.throughProxy, namespace.direct)
     }
 
     func container(_ configuration: PostgresStoreConfiguration) throws -> ModelContainer {
@@ -119,14 +114,15 @@ struct PostgresCommitInDoubtTests {
 
         let replacing = Ticket(code: "A", title: "replaced")
         context.insert(replacing)
-        proxy.cut(.afterCommit)
+        // The statement commits by itself: its answer is the statement's own, a SELECT's.
+        proxy.cut(.afterAnswer("SELECT"))
         try context.save()
         #expect(proxy.cuts == 1)
         #expect(replacing.persistentModelID == first.persistentModelID, "the upsert took over the stored row")
 
         let new = Ticket(code: "B", title: "new")
         context.insert(new)
-        proxy.cut(.afterCommit)
+        proxy.cut(.afterAnswer("SELECT"))
         try context.save()
         #expect(proxy.cuts == 2)
         #expect(!context.hasChanges)

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Logging
 import OpenSwiftData
 import OpenSwiftDataPostgres
 import Testing
@@ -14,32 +13,6 @@ struct PostgresSharedThreadTests {
     @ModelActor actor PosterReader {
         func labels() throws -> [String] {
             try modelContext.fetch(FetchDescriptor<Poster>(sortBy: [SortDescriptor(\.label)])).map(\.label)
-        }
-    }
-
-    /// Warnings a container's logger received.
-    final class Warnings: @unchecked Sendable {
-        // @unchecked Sendable: `messages` is only used while `lock` is held.
-        private let lock = NSLock()
-        private var messages: [String] = []
-        func append(_ message: String) { lock.withLock { messages.append(message) } }
-        var all: [String] { lock.withLock { messages } }
-
-        var logger: Logger {
-            Logger(label: "test") { _ in Handler(warnings: self) }
-        }
-
-        struct Handler: LogHandler {
-            let warnings: Warnings
-            var metadata: Logger.Metadata = [:]
-            var logLevel: Logger.Level = .warning
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-            func log(event: LogEvent) {
-                if event.level == .warning { warnings.append("\(event.message)") }
-            }
         }
     }
 
@@ -90,7 +63,7 @@ struct PostgresSharedThreadTests {
     }
 
     @Test func aContextUsedDirectlyInAsyncCodeIsReportedOnce() async throws {
-        let warnings = Warnings()
+        let warnings = CapturedWarnings()
         let configuration = try PostgresServer.freshConfiguration("shared")
         // Opened in async code: opening is not reported, it happens once.
         let container = try ModelContainer(
@@ -113,7 +86,7 @@ struct PostgresSharedThreadTests {
     }
 
     @Test func aContextOnAThreadOfItsOwnIsNotReported() throws {
-        let warnings = Warnings()
+        let warnings = CapturedWarnings()
         let container = try ModelContainer(
             for: Schema([Poster.self]), configurations: [try PostgresServer.freshConfiguration("shared")],
             observability: .init(logger: warnings.logger))

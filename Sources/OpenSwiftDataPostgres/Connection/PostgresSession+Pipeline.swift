@@ -62,26 +62,11 @@ extension PostgresSession {
         let earlier = unanswered
         unanswered = []
         if transactionDepth > 0 { transactionWasSent = true }
-        let replies = Replies()
-        let started = observer == nil ? 0 : StoreObserver.now()
-        // The round trip is reported under the statement it waited for: the last one sent.
-        defer { if let observer, let awaited = batch.last?.sql ?? earlier.last?.sql { observer.ranStatement(awaited, since: started) } }
-        connection.eventLoop.execute {
-            let futures = earlier.map(\.future) + resolved.map { $0.issue(on: connection) }
-            EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop).whenComplete { outcome in
-                // whenAllComplete never fails; each statement's own result is in the array.
-                if case .success(let results) = outcome { replies.results = results }
-                replies.done.signal()
-            }
-        }
         let names = earlier.map(\.sql) + batch.map(\.sql)
-        try awaitReplies(replies, on: connection, names: names)
-        guard replies.results.count == names.count else {
-            throw SwiftDataError(.storeUnavailable, reason: "\(location.displayName) answered \(replies.results.count) of \(names.count) statements.")
-        }
+        let results = try trip(resolved, after: earlier.map(\.future), names: names, on: connection)
         var rows: [[PostgresRow]] = []
         rows.reserveCapacity(statements.count)
-        for (index, result) in replies.results.enumerated() {
+        for (index, result) in results.enumerated() {
             switch result {
             case .failure(let error):
                 throw failure(error, names[index], on: connection)
@@ -90,6 +75,55 @@ extension PostgresSession {
             }
         }
         return rows
+    }
+
+    /// Runs statements outside any transaction, each a transaction of its own, in one trip: the
+    /// failure of one leaves the others as they went. Returns each statement's rows or error. A
+    /// statement whose reply the lost connection took may have been kept by the server or not:
+    /// its error is a ``PostgresCommitInDoubt``. Throws when none was sent.
+    func runSeparately(_ statements: [PostgresStatement]) throws -> [Result<[PostgresRow], any Error>] {
+        guard transactionDepth == 0, queued.isEmpty, unanswered.isEmpty else {
+            throw SwiftDataError(.storeFailure, reason: "\(location.displayName) was asked to run statements of their own inside a transaction.")
+        }
+        let connection = try currentConnection()
+        let process = currentServerProcess
+        let resolved = try resolve(statements, on: connection)
+        let inDoubt = { (error: SwiftDataError) -> any Error in
+            error == .storeUnavailable ? PostgresCommitInDoubt(failure: error, process: process, location: self.location) : error
+        }
+        let results: [Result<[PostgresRow], any Error>]
+        do {
+            results = try trip(resolved, after: [], names: statements.map(\.sql), on: connection)
+        } catch let error as SwiftDataError {
+            return statements.map { _ in .failure(inDoubt(error)) }
+        }
+        return zip(results, statements).map { result, statement in
+            result.mapError { inDoubt(failure($0, statement.sql, on: connection)) }
+        }
+    }
+
+    /// Sends `resolved` in one trip to the connection's event loop and waits until they and the
+    /// `earlier` statements have been answered; returns each one's outcome, the earlier first.
+    private func trip(
+        _ resolved: [Resolved], after earlier: [EventLoopFuture<[PostgresRow]>], names: [String], on connection: PostgresConnection
+    ) throws -> [Result<[PostgresRow], any Error>] {
+        let replies = Replies()
+        let started = observer == nil ? 0 : StoreObserver.now()
+        // The round trip is reported under the statement it waited for: the last one sent.
+        defer { if let observer, let awaited = names.last { observer.ranStatement(awaited, since: started) } }
+        connection.eventLoop.execute {
+            let futures = earlier + resolved.map { $0.issue(on: connection) }
+            EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop).whenComplete { outcome in
+                // whenAllComplete never fails; each statement's own result is in the array.
+                if case .success(let results) = outcome { replies.results = results }
+                replies.done.signal()
+            }
+        }
+        try awaitReplies(replies, on: connection, names: names)
+        guard replies.results.count == names.count else {
+            throw SwiftDataError(.storeUnavailable, reason: "\(location.displayName) answered \(replies.results.count) of \(names.count) statements.")
+        }
+        return replies.results
     }
 
     /// Waits until the event loop reports every reply of a trip. A connection that closes fails

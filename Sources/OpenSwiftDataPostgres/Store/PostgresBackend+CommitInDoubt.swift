@@ -21,7 +21,8 @@ extension PostgresBackend {
         do {
             kept = try session.settle(doubt, token: token, namespace: namespace, within: Self.settlingTime)
         } catch let error as SwiftDataError where error == .storeUnavailable {
-            unsettledSaves.append(UnsettledSave(token: token, process: doubt.process, models: inserted))
+            let unsettled = UnsettledSave(token: token, process: doubt.process, models: inserted)
+            unsettledSaves.withValue { $0.append(unsettled) }
             throw error
         }
         guard let kept else {
@@ -33,16 +34,20 @@ extension PostgresBackend {
     /// Before a save, learns what became of an earlier save of any of the same new models whose
     /// outcome was unknown. If the server kept it, throws rather than insert the models again.
     func settleEarlierSave(of changes: StoreChanges) throws {
-        unsettledSaves.removeAll { $0.isForgotten }
-        guard !unsettledSaves.isEmpty else { return }
+        let anyUnsettled = unsettledSaves.withValue { saves in
+            saves.removeAll { $0.isForgotten }
+            return !saves.isEmpty
+        }
+        guard anyUnsettled else { return }
         let inserted = Set(changes.inserts.map { ObjectIdentifier($0.model) })
-        while let index = unsettledSaves.firstIndex(where: { $0.includes(any: inserted) }) {
-            let earlier = unsettledSaves[index]
-            let deadline = Date().addingTimeInterval(Self.settlingTime)
-            let kept = try session.keptTransaction(token: earlier.token, namespace: namespace, process: earlier.process, deadline: deadline)
-            unsettledSaves.remove(at: index)
-            if kept != nil {
-                throw SwiftDataError(.storeFailure, reason: "An earlier save of these new models, whose connection to \(location.displayName) was lost as it committed, was kept by the server after all: the models are stored. Call rollback() and fetch them rather than insert them again. Nothing of this save was written.")
+        try withSession { session in
+            while let earlier = unsettledSaves.withValue({ saves in saves.first { $0.includes(any: inserted) } }) {
+                let deadline = Date().addingTimeInterval(Self.settlingTime)
+                let kept = try session.keptTransaction(token: earlier.token, namespace: namespace, process: earlier.process, deadline: deadline)
+                unsettledSaves.withValue { saves in saves.removeAll { $0 === earlier } }
+                if kept != nil {
+                    throw SwiftDataError(.storeFailure, reason: "An earlier save of these new models, whose connection to \(location.displayName) was lost as it committed, was kept by the server after all: the models are stored. Call rollback() and fetch them rather than insert them again. Nothing of this save was written.")
+                }
             }
         }
     }
@@ -102,7 +107,9 @@ extension PostgresSession {
 }
 
 /// A save whose outcome the store could not learn, and the new models it inserted (held weakly).
-final class UnsettledSave {
+final class UnsettledSave: @unchecked Sendable {
+    // @unchecked Sendable: immutable; its models are only compared by identity and checked for
+    // being gone, which Swift's weak references allow from any thread.
     let token: Int64
     let process: PostgresServerProcess?
     private let models: [WeakModel]

@@ -19,11 +19,16 @@ extension PostgresBackend {
         if changes.recordsHistory, let author = changes.author, !PostgresSQL.canHold(author) {
             throw SwiftDataError(.modelValidationFailure, reason: "The context's author \(author.debugDescription) contains U+0000 (NUL), which PostgreSQL text cannot hold, so the history cannot record it. Nothing was saved; the context keeps its changes.")
         }
-        try withSession { _ in try settleEarlierSave(of: changes) }
+        try settleEarlierSave(of: changes)
         var attempt = 1
         while true {
             do {
-                let result = try transaction { session in try write(changes, on: session) }
+                let result: StoreSaveResult
+                if let pending = try pendingSave(changes), let model = changes.inserts.first?.model {
+                    result = try save(pending, of: model)
+                } else {
+                    result = try transaction { session in try write(changes, on: session) }
+                }
                 // Committed: a reader that sees this number knows it is no other connection's.
                 if let number = result.historyTransaction { sightings.saved(number) }
                 return result
@@ -40,7 +45,6 @@ extension PostgresBackend {
     }
 
     private func write(_ changes: StoreChanges, on session: PostgresSession) throws -> StoreSaveResult {
-        if let result = try saveAsOneUpsert(changes, on: session) { return result }
         var history = HistoryLog()
         let recordsHistory = changes.recordsHistory
         var batchDeleted: [[Int64]] = []

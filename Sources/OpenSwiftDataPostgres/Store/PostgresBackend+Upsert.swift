@@ -6,7 +6,8 @@ import PostgresNIO
 /// upsert: "insert this trip, or update the trip with its code"), in one statement: the look-up
 /// of the stored row with the same values, its update or the insert of a new row, and the history
 /// record of whichever happened. One round trip instead of two, with the same outcome as the
-/// look-up and the write made one after the other (``write(_:on:)``).
+/// look-up and the write made one after the other (``write(_:on:)``). Such a save goes to the
+/// server with the other one-statement saves waiting (``pendingSave(_:)``).
 extension PostgresBackend {
     /// The statement that upserts one row of `table` and records it, or `nil` when the entity has
     /// no uniqueness constraint or more than one (a new model matching two rows is a conflict the
@@ -69,55 +70,9 @@ extension PostgresBackend {
             """
     }
 
-    /// Saves `changes` in one statement (``upsertRecordingStatement(for:namespace:channel:)``) when they
-    /// are one new model of an entity with one uniqueness constraint, relating to no model without
-    /// a key, the save keeps history and carries no other records; `nil` when they are not, for the
-    /// caller to save them as any other.
-    func saveAsOneUpsert(_ changes: StoreChanges, on session: PostgresSession) throws -> StoreSaveResult? {
-        guard changes.recordsHistory, changes.inserts.count == 1, changes.deletes.isEmpty, changes.batchDeletes.isEmpty,
-              changes.updates.isEmpty, changes.linkWrites.isEmpty, changes.batchUpdates.isEmpty, changes.companionRecords == nil,
-              let (entity, model) = changes.inserts.first, let sql = upsertRecordingSQL[entity.name] else { return nil }
-        let table = try table(for: entity.name)
-        let stored = table.shape.storedProperties
-        let values = PostgresParameters(entity: entity)
-        let links = _DeferredLinks()
-        try PropertyEncoding.encodeAll(model, of: table.entity, properties: stored, to: values, deferring: links)
-        guard links.isEmpty, let drawn = try keyPool.take(1, from: table.keySequence, on: session).first,
-              var arguments = values.arguments(after: drawn, stored) else { return nil }
-        var inserted = HistoryLog()
-        inserted.insert(entity, key: drawn)
-        let updated = HistoryLog.oneUpdate(entityName: entity.name, mask: stored.reduce(0) { $0 | 1 << UInt64($1) })
-        let token = Int64.random(in: .min ... .max)
-        arguments += Self.recordArguments(
-            timestamp: Date().timeIntervalSinceReferenceDate, author: changes.author, origin: changes.origin,
-            changes: ByteBuffer(bytes: try inserted.encoded()), token: token)
-        arguments += [
-            PostgresData(type: .bytea, value: ByteBuffer(bytes: updated.beforeKey)),
-            PostgresData(type: .bytea, value: ByteBuffer(bytes: updated.afterKey)),
-        ]
-        let transaction: Int64
-        let key: Int64
-        let isNew: Bool
-        do {
-            let rows = try session.queryCommitting(.prepared(sql, arguments))
-            guard let row = rows.first else {
-                throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction for a new \(entity.name). Nothing was saved.")
-            }
-            let reader = PostgresRowReader(row)
-            (transaction, key, isNew) = (reader._int64(0), reader._int64(2), reader._int64(3) == 1)
-        } catch let doubt as PostgresCommitInDoubt {
-            transaction = try settle(doubt, token: token, inserted: [model])
-            (key, isNew) = try upsertedRow(recordedBy: transaction, entityName: entity.name)
-        }
-        model._osdState.primaryKey = key
-        var result = StoreSaveResult(inserted: [key], upserted: isNew ? [] : [0], batchDeleted: [])
-        result.historyTransaction = transaction
-        return result
-    }
-
     /// The row a one-statement upsert wrote, and whether it was new, from its history record: for
     /// a save whose reply was lost after the server kept it.
-    private func upsertedRow(recordedBy transaction: Int64, entityName: String) throws -> (key: Int64, isNew: Bool) {
+    func upsertedRow(recordedBy transaction: Int64, entityName: String) throws -> (key: Int64, isNew: Bool) {
         var bindings = PostgresBindings()
         bindings.append(transaction)
         let rows = try session.query("SELECT changes FROM \(namespace).osd_history WHERE id = $1", bindings)

@@ -10,9 +10,8 @@ import PostgresNIO
 /// Opening never changes a namespace it cannot use: one that holds other tables, another
 /// version's format, or other models is refused with nothing written.
 final class PostgresBackend: @unchecked Sendable {
-    // @unchecked Sendable: the session's use is serialized by `lock`; `sightings` and `readers`
-    // lock themselves; `unsettledSaves` is used only while `lock` is held; everything else is
-    // immutable.
+    // @unchecked Sendable: the session's use is serialized by `lock`; `sightings`, `readers`,
+    // `waitingSaves` and `unsettledSaves` lock themselves; everything else is immutable.
 
     /// The on-server format this version writes. A namespace with a larger number is refused.
     static let formatVersion: Int64 = 1
@@ -52,15 +51,16 @@ final class PostgresBackend: @unchecked Sendable {
     /// history transaction at once (a save of one new row is then one statement).
     let recordSQLAfterInsert: [String: String]
     /// For each entity with one uniqueness constraint, the statement that saves one new model of it
-    /// as an upsert with its history record (``saveAsOneUpsert(_:on:)``).
+    /// as an upsert with its history record (``pendingSave(_:)``).
     let upsertRecordingSQL: [String: String]
     /// Keys drawn ahead for inserts.
     let keyPool = PostgresKeyPool()
     /// How each entity's rows are deleted with their delete rules applied.
     let deleteRules: [String: PostgresDeleteRules]
-    /// Saves whose outcome was unknown (``settle(_:token:inserted:)``); used only while `lock`
-    /// is held.
-    var unsettledSaves: [UnsettledSave] = []
+    /// Saves whose outcome was unknown (``settle(_:token:inserted:)``).
+    let unsettledSaves = LockedValue<[UnsettledSave]>([])
+    /// Saves of one statement each, waiting to go to the server together (``save(_:of:)``).
+    let waitingSaves = WaitingSaves()
 
     /// Connects to the server and opens the namespace.
     ///
@@ -183,7 +183,7 @@ final class PostgresBackend: @unchecked Sendable {
     /// because another container migrated the store while this one had it open, the schema
     /// mismatch that says so (``StoredSchema/migratedWhileOpen(models:place:cause:)``). Called with
     /// the session free: it reads the schema record.
-    private func diagnosed(_ error: any Error) -> any Error {
+    func diagnosed(_ error: any Error) -> any Error {
         guard let failure = error as? SwiftDataError, let reason = failure.reason,
               reason.hasPrefix("PostgreSQL 42P01:") || reason.hasPrefix("PostgreSQL 42703:")
         else { return error }

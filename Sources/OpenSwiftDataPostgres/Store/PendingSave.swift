@@ -1,0 +1,83 @@
+import Foundation
+import OpenSwiftData
+import PostgresNIO
+
+/// A save of one new model made by one statement (``PostgresBackend/pendingSave(_:)``), waiting to
+/// go to the server with the other such saves that wait at the same time, and then its outcome.
+final class PendingSave: @unchecked Sendable {
+    // @unchecked Sendable: made by its save's thread, which then waits for the store's lock; the
+    // thread holding that lock draws its key, sends it and sets `outcome`, which the save's thread
+    // reads once it holds the lock in turn.
+
+    /// What the statement does.
+    enum Kind {
+        /// Updates the stored row with the model's unique values, or inserts a new row
+        /// (``PostgresBackend/upsertRecordingStatement(for:namespace:channel:)``).
+        case upsert
+        /// Inserts a new row (``PostgresBackend/recordSQL(namespace:channel:after:)`` after the
+        /// table's insert).
+        case insert
+    }
+
+    let kind: Kind
+    /// The entity of the new model.
+    let entity: Schema.Entity
+    /// The sequence the new row's key is drawn from.
+    let sequence: String
+    private let sql: String
+    /// The statement's arguments, the key's (the first) and the insert's history record's to come.
+    private var arguments: [PostgresData]
+    /// The position of the insert's history record among `arguments`.
+    private let changesArgument: Int
+    /// The token of the save's history record.
+    let token: Int64
+    /// The key drawn for a new row, once the statement was made.
+    private(set) var key: Int64 = 0
+    /// The rows the statement returned, or why it failed; `nil` until it was sent.
+    var outcome: Result<[PostgresRow], any Error>?
+
+    init(kind: Kind, entity: Schema.Entity, sequence: String, sql: String, arguments: [PostgresData], changesArgument: Int, token: Int64) {
+        self.kind = kind
+        self.entity = entity
+        self.sequence = sequence
+        self.sql = sql
+        self.arguments = arguments
+        self.changesArgument = changesArgument
+        self.token = token
+    }
+
+    /// The statement, for a new row with `key`: the key and the history record of its insert go
+    /// into the arguments.
+    func statement(key: Int64) throws -> PostgresStatement {
+        var inserted = HistoryLog()
+        inserted.insert(entity, key: key)
+        self.key = key
+        arguments[0] = PostgresData(int64: key)
+        arguments[changesArgument] = PostgresData(type: .bytea, value: ByteBuffer(bytes: try inserted.encoded()))
+        return .prepared(sql, arguments)
+    }
+}
+
+/// The one-statement saves waiting for the store's connection (``PostgresBackend/save(_:of:)``).
+final class WaitingSaves: @unchecked Sendable {
+    // @unchecked Sendable: `saves` is used only while `lock` is held.
+    private let lock = NSLock()
+    private var saves: [PendingSave] = []
+
+    /// Adds a save to the ones waiting.
+    func add(_ save: PendingSave) {
+        lock.withLock { saves.append(save) }
+    }
+
+    /// How many saves wait.
+    var count: Int { lock.withLock { saves.count } }
+
+    /// Every save waiting, in the order they came, leaving none.
+    func takeAll() -> [PendingSave] {
+        lock.withLock {
+            let taken = saves
+            saves = []
+            return taken
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Dispatch
+import Foundation
+import PredicateFuzzing
+@testable import OpenSwiftData
+@testable import OpenSwiftDataPostgres
+import Testing
+
+/// Saves of one new model each (a server's upserts and inserts), made through one container at the
+/// same time, wait for the container's connection together and go to the server in one trip.
+/// Each is still a transaction of its own: it succeeds or fails alone, and its history,
+/// identifiers and errors are the ones it would have had alone.
+@Suite(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
+struct PostgresGroupedSaveTests {
+    let proxy: CuttingProxy
+    /// The namespace, reached through the proxy.
+    let throughProxy: PostgresStoreConfiguration
+    /// The same namespace, reached directly.
+    let direct: PostgresStoreConfiguration
+    let schema = Schema([Ticket.self, Desk.self])
+
+    init() throws {
+        let namespace = try ProxiedNamespace("grouped")
+        (proxy, throughProxy, direct) = (namespace.proxy, namespace.throughProxy, namespace.direct)
+    }
+
+    /// The outcome of one writer's save.
+    private final class Outcomes: @unchecked Sendable {
+        // @unchecked Sendable: written by each writer's thread before `done.leave()`, read after
+        // `done.wait()`.
+        var errors: [String: SwiftDataError] = [:]
+        var identifiers: [String: PersistentIdentifier] = [:]
+        var failures = 0
+        let lock = NSLock()
+        let done = DispatchGroup()
+    }
+
+    /// Saves one new model per writer (`model(writer)`), each through its own context on its own
+    /// thread, all waiting for the container's connection at once; a save that throws is made
+    /// again, up to `attempts` times in all.
+    private func saveTogether(
+        _ writers: Int, through container: ModelContainer, attempts: Int, model: @escaping @Sendable (Int) -> any PersistentModel
+    ) throws -> Outcomes {
+        let entity = try #require(container.schema.entity(for: Ticket.self))
+        let backend = try #require(container.store(for: entity) as? PostgresBackend)
+        let outcomes = Outcomes()
+        // The connection is busy: every writer's save waits for it, and the first to get it sends all.
+        backend.lock.lock()
+        for position in 0..<writers {
+            outcomes.done.enter()
+            DispatchQueue.global().async {
+                defer { outcomes.done.leave() }
+                let context = ModelContext(container)
+                let new = model(position)
+                context.insert(new)
+                for attempt in 1...attempts {
+                    do {
+                        try context.save()
+                        outcomes.lock.withLock { outcomes.identifiers["\(position)"] = new.persistentModelID }
+                        return
+                    } catch let error as SwiftDataError {
+                        #expect(context.hasChanges, "a failed save keeps its changes")
+                        outcomes.lock.withLock {
+                            outcomes.errors["\(position)"] = error
+                            outcomes.failures += 1
+                        }
+                        if attempt < attempts { outcomes.lock.withLock { outcomes.errors["\(position)"] = nil } }
+                    } catch {
+                        Issue.record("\(error)")
+                        return
+                    }
+                }
+            }
+        }
+        var waited = 0
+        while backend.waitingSaves.count < writers, waited < 1_000 {
+            Thread.sleep(forTimeInterval: 0.01)
+            waited += 1
+        }
+        #expect(backend.waitingSaves.count == writers, "every save waits for the connection")
+        backend.lock.unlock()
+        outcomes.done.wait()
+        return outcomes
+    }
+
+    @Test func upsertsWaitingTogetherGoTogetherAndEachSucceedsOrFailsAlone() throws {
+        let trips = CapturedWarnings()
+        let container = try ModelContainer(
+            for: schema, configurations: [direct],
+            observability: .init(logger: trips.logger, slowOperationThreshold: .zero))
+        let setup = ModelContext(container)
+        let stored = Ticket(code: "stored", title: "first", count: 1)
+        setup.insert(stored)
+        try setup.save()
+
+        // A title too large for its index: PostgreSQL refuses that row, and only that row.
+        var random = SplitMix64(seed: 7)
+        let huge = String((0..<20_000).map { _ in Character(UnicodeScalar(UInt8(33 + random.next() % 90))) })
+        let writers: [(code: String, title: String)] = [
+            ("stored", "replaced"), ("new 1", "new"), ("too large", huge), ("new 2", "new"), ("new 3", "new"), ("new 1", "again"),
+        ]
+        let tripsBefore = trips.slowStatements.count
+        let outcomes = try saveTogether(writers.count, through: container, attempts: 1) { position in
+            Ticket(code: writers[position].code, title: writers[position].title, count: position)
+        }
+        let upsertTrips = trips.slowStatements.dropFirst(tripsBefore).filter { $0.contains("osd_found") }
+        #expect(upsertTrips.count == 1, "the six saves went to the server in one trip")
+
+        #expect(outcomes.errors.keys.sorted() == ["2"], "only the save of the row too large failed: \(outcomes.errors)")
+        #expect(outcomes.errors["2"]?.reason?.contains("Ticket") == true, "\(outcomes.errors)")
+        let reader = ModelContext(try ModelContainer(for: schema, configurations: [direct]))
+        let tickets = try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.code)]))
+        #expect(tickets.map(\.code) == ["new 1", "new 2", "new 3", "stored"])
+        #expect(tickets.first { $0.code == "stored" }?.title == "replaced")
+        #expect(tickets.first { $0.code == "new 1" }.map { [1, 5].contains($0.count) } == true)
+        #expect(outcomes.identifiers["0"] == stored.persistentModelID, "the upsert took over the stored row")
+        #expect(outcomes.identifiers["1"] == outcomes.identifiers["5"], "both saves of \"new 1\" name its one row")
+        for ticket in tickets {
+            #expect(outcomes.identifiers.values.contains(ticket.persistentModelID), "\(ticket.code) is named by the save that wrote it")
+        }
+        let history = try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.count == 1 + 5, "one history transaction per successful save")
+        let kinds = history.dropFirst().flatMap(\.changes).map { change -> String in
+            switch change {
+            case .insert: "insert"
+            case .update: "update"
+            case .delete: "delete"
+            @unknown default: "unknown"
+            }
+        }
+        #expect(kinds.sorted() == ["insert", "insert", "insert", "update", "update"], "\(kinds)")
+    }
+
+    /// The connection is lost as the server answers the first upsert of a trip: the server kept
+    /// that one and never received the others. Each save learns what became of it: the kept one
+    /// is reported saved, the others throw with nothing written and are saved again, and every
+    /// row and history record is there once.
+    @Test func aTripWhoseConnectionIsLostSettlesEachSaveAlone() throws {
+        let container = try ModelContainer(for: schema, configurations: [throughProxy])
+        let setup = ModelContext(container)
+        let stored = Ticket(code: "stored", title: "first", count: 1)
+        setup.insert(stored)
+        try setup.save()
+
+        proxy.cut(.afterAnswer("SELECT"))
+        let writers = [("stored", "replaced"), ("new 1", "new"), ("new 2", "new")]
+        let outcomes = try saveTogether(writers.count, through: container, attempts: 3) { position in
+            Ticket(code: writers[position].0, title: writers[position].1, count: position)
+        }
+        #expect(proxy.cuts == 1)
+        #expect(outcomes.errors.isEmpty, "every save succeeded, at last: \(outcomes.errors)")
+        #expect(outcomes.failures <= 2, "the save the server kept is reported as saved")
+
+        let reader = ModelContext(try ModelContainer(for: schema, configurations: [direct]))
+        let tickets = try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.code)]))
+        #expect(tickets.map(\.code) == ["new 1", "new 2", "stored"], "no row twice")
+        #expect(tickets.map(\.title) == ["new", "new", "replaced"])
+        #expect(outcomes.identifiers["0"] == stored.persistentModelID)
+        #expect(Set(tickets.map(\.persistentModelID)) == Set(outcomes.identifiers.values))
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1 + 3, "every save recorded once")
+    }
+
+    /// New models without a uniqueness constraint are inserted by one statement each, and go with
+    /// the upserts waiting at the same time: one trip, each save recorded as the insert it made.
+    @Test func insertsAndUpsertsWaitingTogetherGoTogether() throws {
+        let trips = CapturedWarnings()
+        let schema = Schema([Ticket.self, Desk.self, Poster.self])
+        let container = try ModelContainer(
+            for: schema, configurations: [direct], observability: .init(logger: trips.logger, slowOperationThreshold: .zero))
+        let setup = ModelContext(container)
+        setup.insert(Poster(label: "stored"))
+        setup.insert(Ticket(code: "stored", title: "first"))
+        try setup.save()
+
+        let tripsBefore = trips.slowStatements.count
+        let outcomes = try saveTogether(6, through: container, attempts: 1) { position in
+            if position % 2 == 0 { return Poster(label: "poster \(position)") }
+            return Ticket(code: "ticket \(position)", title: "new", count: position)
+        }
+        // A trip is reported under its last statement: an upsert's or an insert's, either way one
+        // that writes a row and its history record at once.
+        let saveTrips = trips.slowStatements.dropFirst(tripsBefore).filter { $0.hasPrefix("WITH osd_found") || $0.hasPrefix("WITH osd_write") }
+        #expect(saveTrips.count == 1, "the six saves went to the server in one trip: \(trips.slowStatements.dropFirst(tripsBefore))")
+        #expect(outcomes.errors.isEmpty, "\(outcomes.errors)")
+
+        let reader = ModelContext(try ModelContainer(for: schema, configurations: [direct]))
+        let posters = try reader.fetch(FetchDescriptor<Poster>(sortBy: [SortDescriptor(\.label)]))
+        let tickets = try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.code)]))
+        #expect(posters.map(\.label) == ["poster 0", "poster 2", "poster 4", "stored"])
+        #expect(tickets.map(\.code) == ["stored", "ticket 1", "ticket 3", "ticket 5"])
+        for position in 0..<6 {
+            let stored = position % 2 == 0
+                ? posters.first { $0.label == "poster \(position)" }?.persistentModelID
+                : tickets.first { $0.code == "ticket \(position)" }?.persistentModelID
+            #expect(stored != nil && outcomes.identifiers["\(position)"] == stored, "writer \(position) names the row it wrote")
+        }
+        let history = try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.count == 1 + 6, "one history transaction per save")
+        for transaction in history.dropFirst() {
+            #expect(transaction.changes.count == 1)
+            guard case .insert(let inserted)? = transaction.changes.first else {
+                Issue.record("\(transaction.changes)")
+                continue
+            }
+            #expect(outcomes.identifiers.values.contains(inserted.changedPersistentIdentifier))
+        }
+    }
+}
