@@ -204,4 +204,64 @@ struct PostgresGroupedSaveTests {
             #expect(outcomes.identifiers.values.contains(inserted.changedPersistentIdentifier))
         }
     }
+
+    /// Rounds of saves made together (upserts of a few shared codes and of new ones, inserts of
+    /// models without a uniqueness constraint), with the connection lost at a random moment of
+    /// about half of the rounds. A save either succeeds or throws with its changes kept and is
+    /// made again. After every round the server holds each code once, with a title a successful
+    /// save of its latest round gave it, every poster once, and one history transaction per
+    /// successful save; each save's identifier names the row it wrote.
+    @Test(arguments: [31, 32] as [UInt64])
+    func randomSavesTogetherWithLostConnectionsLoseAndRepeatNothing(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let schema = Schema([Ticket.self, Desk.self, Poster.self])
+        let container = try ModelContainer(for: schema, configurations: [throughProxy])
+        let reader = ModelContext(try ModelContainer(for: schema, configurations: [direct]))
+        let cuts: [CuttingProxy.Cut] = [.afterAnswer("SELECT"), .afterCommit]
+        var titles: [String: Set<String>] = [:]   // code → the titles its latest round's successful saves gave it
+        var ticketIDs: [String: PersistentIdentifier] = [:]
+        var posters = 0
+        var saves = 0
+        for round in 0..<6 {
+            // Each writer: a ticket (a shared code or a new one) or a poster.
+            let plan: [(ticket: Bool, name: String, title: String)] = (0..<6).map { writer in
+                let title = "round \(round) writer \(writer)"
+                switch random.next() % 3 {
+                case 0: return (true, ["a", "b", "c"][Int(random.next() % 3)], title)
+                case 1: return (true, "new \(round)-\(writer)", title)
+                default: return (false, title, title)
+                }
+            }
+            if random.next() % 2 == 0 { proxy.cut(cuts[Int(random.next() % UInt64(cuts.count))]) }
+            let outcomes = try saveTogether(plan.count, through: container, attempts: 4) { position in
+                let writer = plan[position]
+                if writer.ticket { return Ticket(code: writer.name, title: writer.title, count: round) }
+                return Poster(label: writer.name)
+            }
+            proxy.disarm()
+            #expect(outcomes.errors.isEmpty, "seed \(seed), round \(round): \(outcomes.errors)")
+            var roundTitles: [String: Set<String>] = [:]
+            for (position, writer) in plan.enumerated() where outcomes.identifiers["\(position)"] != nil {
+                saves += 1
+                if writer.ticket { roundTitles[writer.name, default: []].insert(writer.title) } else { posters += 1 }
+            }
+            titles.merge(roundTitles) { _, latest in latest }
+
+            let tickets = try reader.fetch(FetchDescriptor<Ticket>())
+            #expect(Set(tickets.map(\.code)).count == tickets.count, "seed \(seed), round \(round): no code twice")
+            #expect(Set(tickets.map(\.code)) == Set(titles.keys), "seed \(seed), round \(round)")
+            for ticket in tickets {
+                #expect(titles[ticket.code]?.contains(ticket.title) == true, "seed \(seed), round \(round): \(ticket.code) holds \(ticket.title)")
+                if let known = ticketIDs[ticket.code] { #expect(known == ticket.persistentModelID, "a code keeps its row") }
+                ticketIDs[ticket.code] = ticket.persistentModelID
+            }
+            for (position, writer) in plan.enumerated() where writer.ticket {
+                #expect(outcomes.identifiers["\(position)"] == ticketIDs[writer.name], "seed \(seed), round \(round): writer \(position) names its code's row")
+            }
+            let storedPosters = try reader.fetch(FetchDescriptor<Poster>())
+            #expect(storedPosters.count == posters && Set(storedPosters.map(\.label)).count == posters, "seed \(seed), round \(round): every poster once")
+            #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == saves, "seed \(seed), round \(round): one history transaction per save")
+        }
+        #expect(proxy.cuts >= 1, "seed \(seed): the connection was lost at least once")
+    }
 }
