@@ -102,8 +102,8 @@ struct PostgresGroupedSaveTests {
         let outcomes = try saveTogether(writers.count, through: container, attempts: 1) { position in
             Ticket(code: writers[position].code, title: writers[position].title, count: position)
         }
-        let upsertTrips = trips.slowStatements.dropFirst(tripsBefore).filter { $0.contains("osd_found") }
-        #expect(upsertTrips.count == 1, "the six saves went to the server in one trip")
+        let upsertTrips = trips.slowStatements.dropFirst(tripsBefore).filter { $0.hasPrefix("WITH osd_") }
+        #expect(upsertTrips.count == 2, "one trip for the six saves' one statement, which the row too large failed whole, then one for each alone")
 
         #expect(outcomes.errors.keys.sorted() == ["2"], "only the save of the row too large failed: \(outcomes.errors)")
         #expect(outcomes.errors["2"]?.reason?.contains("Ticket") == true, "\(outcomes.errors)")
@@ -130,10 +130,10 @@ struct PostgresGroupedSaveTests {
         #expect(kinds.sorted() == ["insert", "insert", "insert", "update", "update"], "\(kinds)")
     }
 
-    /// The connection is lost as the server answers the first upsert of a trip: the server kept
-    /// that one and never received the others. Each save learns what became of it: the kept one
-    /// is reported saved, the others throw with nothing written and are saved again, and every
-    /// row and history record is there once.
+    /// The connection is lost as the server answers the trip's first statement (here the one
+    /// statement of the three upserts, kept whole). Each save learns from its own history record
+    /// what became of it: one the server kept is reported saved, one it did not keep throws with
+    /// nothing written and is saved again, and every row and history record is there once.
     @Test func aTripWhoseConnectionIsLostSettlesEachSaveAlone() throws {
         let container = try ModelContainer(for: schema, configurations: [throughProxy])
         let setup = ModelContext(container)
@@ -161,6 +161,9 @@ struct PostgresGroupedSaveTests {
 
     /// New models without a uniqueness constraint are inserted by one statement each, and go with
     /// the upserts waiting at the same time: one trip, each save recorded as the insert it made.
+    /// Upserts of one entity that wait together are one statement: the stored row with the same
+    /// code is updated and the new ones inserted, and each save's history transaction records what
+    /// it wrote.
     @Test func insertsAndUpsertsWaitingTogetherGoTogether() throws {
         let trips = CapturedWarnings()
         let schema = Schema([Ticket.self, Desk.self, Poster.self])
@@ -168,17 +171,18 @@ struct PostgresGroupedSaveTests {
             for: schema, configurations: [direct], observability: .init(logger: trips.logger, slowOperationThreshold: .zero))
         let setup = ModelContext(container)
         setup.insert(Poster(label: "stored"))
-        setup.insert(Ticket(code: "stored", title: "first"))
+        let storedTicket = Ticket(code: "stored", title: "first")
+        setup.insert(storedTicket)
         try setup.save()
 
         let tripsBefore = trips.slowStatements.count
         let outcomes = try saveTogether(6, through: container, attempts: 1) { position in
             if position % 2 == 0 { return Poster(label: "poster \(position)") }
-            return Ticket(code: "ticket \(position)", title: "new", count: position)
+            return Ticket(code: position == 1 ? "stored" : "ticket \(position)", title: "new", count: position)
         }
-        // A trip is reported under its last statement: an upsert's or an insert's, either way one
-        // that writes a row and its history record at once.
-        let saveTrips = trips.slowStatements.dropFirst(tripsBefore).filter { $0.hasPrefix("WITH osd_found") || $0.hasPrefix("WITH osd_write") }
+        // A trip is reported under its last statement: the upserts' or an insert's, either way one
+        // that writes rows and their history records at once.
+        let saveTrips = trips.slowStatements.dropFirst(tripsBefore).filter { ["WITH osd_found", "WITH osd_write", "WITH osd_input"].contains(where: $0.hasPrefix) }
         #expect(saveTrips.count == 1, "the six saves went to the server in one trip: \(trips.slowStatements.dropFirst(tripsBefore))")
         #expect(outcomes.errors.isEmpty, "\(outcomes.errors)")
 
@@ -186,23 +190,29 @@ struct PostgresGroupedSaveTests {
         let posters = try reader.fetch(FetchDescriptor<Poster>(sortBy: [SortDescriptor(\.label)]))
         let tickets = try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.code)]))
         #expect(posters.map(\.label) == ["poster 0", "poster 2", "poster 4", "stored"])
-        #expect(tickets.map(\.code) == ["stored", "ticket 1", "ticket 3", "ticket 5"])
+        #expect(tickets.map(\.code) == ["stored", "ticket 3", "ticket 5"])
+        #expect(tickets.first?.title == "new" && tickets.first?.persistentModelID == storedTicket.persistentModelID, "the stored ticket was updated")
         for position in 0..<6 {
             let stored = position % 2 == 0
                 ? posters.first { $0.label == "poster \(position)" }?.persistentModelID
-                : tickets.first { $0.code == "ticket \(position)" }?.persistentModelID
+                : tickets.first { $0.code == (position == 1 ? "stored" : "ticket \(position)") }?.persistentModelID
             #expect(stored != nil && outcomes.identifiers["\(position)"] == stored, "writer \(position) names the row it wrote")
         }
         let history = try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         #expect(history.count == 1 + 6, "one history transaction per save")
+        var updated: [PersistentIdentifier] = []
         for transaction in history.dropFirst() {
             #expect(transaction.changes.count == 1)
-            guard case .insert(let inserted)? = transaction.changes.first else {
+            switch transaction.changes.first {
+            case .insert(let inserted)?:
+                #expect(outcomes.identifiers.values.contains(inserted.changedPersistentIdentifier))
+            case .update(let update)?:
+                updated.append(update.changedPersistentIdentifier)
+            default:
                 Issue.record("\(transaction.changes)")
-                continue
             }
-            #expect(outcomes.identifiers.values.contains(inserted.changedPersistentIdentifier))
         }
+        #expect(updated == [storedTicket.persistentModelID], "the upsert of the stored code is recorded as its update")
     }
 
     /// Rounds of saves made together (upserts of a few shared codes and of new ones, inserts of

@@ -26,7 +26,7 @@ final class PendingSave: @unchecked Sendable {
     let sequence: String
     private let sql: String
     /// The statement's arguments, the key's (the first) and the insert's history record's to come.
-    private var arguments: [PostgresData]
+    private(set) var arguments: [PostgresData]
     /// The position of the insert's history record among `arguments`.
     private let changesArgument: Int
     /// The token of the save's history record.

@@ -7,9 +7,11 @@ import PostgresNIO
 /// time through one container, they would each wait for the container's one connection and cross
 /// to its event loop and back, one after the other. Instead each encodes its model on its own
 /// thread and waits, and whichever save gets the connection sends every save waiting, each with a
-/// key drawn for it, in one trip. Each is still a statement and a transaction of its own
-/// (``PostgresSession/runSeparately(_:)``): it succeeds or fails alone, and a lost reply is
-/// settled by its own history record, as if it had gone by itself.
+/// key drawn for it, in one trip: the upserts of one entity as one statement
+/// (``upsertBatchStatement(for:namespace:channel:)``), every other save as a statement and a
+/// transaction of its own (``PostgresSession/runSeparately(_:)``). If the upserts' statement fails,
+/// they go again one statement each, and each succeeds or fails alone. A lost reply is settled by
+/// each save's own history record, as if it had gone by itself.
 extension PostgresBackend {
     /// The save of `changes` as one statement, waiting for its key: when they are one new model
     /// relating to no model without a key, the save keeps history and carries no other change or
@@ -86,7 +88,9 @@ extension PostgresBackend {
     }
 
     /// Sends every waiting save in one trip, each with a key drawn for it, and gives each its
-    /// outcome. Called with the store's lock held.
+    /// outcome. Upserts of one entity go as one statement (``upsertBatchStatement(for:namespace:channel:)``);
+    /// if that statement fails, they go again one statement each, in a second trip. Called with the
+    /// store's lock held.
     private func sendWaitingSaves(on session: PostgresSession) {
         let waiting = waitingSaves.takeAll()
         do {
@@ -98,10 +102,69 @@ extension PostgresBackend {
                 }
                 statements.append(try pending.statement(key: key))
             }
-            for (pending, outcome) in zip(waiting, try session.runSeparately(statements)) { pending.outcome = outcome }
+            let (batches, alone) = try batchedUpserts(waiting)
+            let outcomes = try session.runSeparately(batches.map(\.statement) + alone.map { statements[$0] })
+            var again: [Int] = []
+            for (batch, outcome) in zip(batches, outcomes) {
+                switch outcome {
+                case .success(let rows):
+                    deliver(rows, of: batch.positions, to: waiting, on: session)
+                case .failure(let doubt as PostgresCommitInDoubt):
+                    for position in batch.positions { waiting[position].outcome = .failure(doubt) }
+                case .failure:
+                    // Nothing of the batch was written: each save goes alone, and fails alone.
+                    again += batch.positions
+                }
+            }
+            for (position, outcome) in zip(alone, outcomes.dropFirst(batches.count)) { waiting[position].outcome = outcome }
+            if !again.isEmpty {
+                for (position, outcome) in zip(again, try session.runSeparately(again.map { statements[$0] })) {
+                    waiting[position].outcome = outcome
+                }
+            }
         } catch {
-            // Nothing was sent: every one fails with the reason.
-            for pending in waiting { pending.outcome = .failure(error) }
+            // The rest were not sent: each fails with the reason.
+            for pending in waiting where pending.outcome == nil { pending.outcome = .failure(error) }
         }
+    }
+
+    /// The waiting saves' upserts of one entity, two or more, as one statement each; and the
+    /// positions of the saves that go alone.
+    private func batchedUpserts(_ waiting: [PendingSave]) throws -> (batches: [(positions: [Int], statement: PostgresStatement)], alone: [Int]) {
+        var byEntity: [String: [Int]] = [:]
+        var alone: [Int] = []
+        for (position, pending) in waiting.enumerated() {
+            if pending.kind == .upsert, upsertBatchSQL[pending.entity.name] != nil {
+                byEntity[pending.entity.name, default: []].append(position)
+            } else {
+                alone.append(position)
+            }
+        }
+        var batches: [(positions: [Int], statement: PostgresStatement)] = []
+        for (name, positions) in byEntity.sorted(by: { $0.key < $1.key }) {
+            guard positions.count > 1, let sql = upsertBatchSQL[name],
+                  let arguments = Self.upsertBatchArguments(positions.map { waiting[$0] }, table: try table(for: name)) else {
+                alone += positions
+                continue
+            }
+            batches.append((positions, .prepared(sql, arguments)))
+        }
+        return (batches, alone.sorted())
+    }
+
+    /// Gives each save of a batch its row of the batch statement's answer (by the save's position
+    /// in the batch). An answer that does not name every save once leaves each to learn from its
+    /// history record's token what the server kept.
+    private func deliver(_ rows: [PostgresRow], of positions: [Int], to waiting: [PendingSave], on session: PostgresSession) {
+        var delivered = Set<Int>()
+        for row in rows {
+            let order = Int(PostgresRowReader(row)._int64(4))
+            guard order >= 1, order <= positions.count, delivered.insert(order).inserted else { continue }
+            waiting[positions[order - 1]].outcome = .success([row])
+        }
+        guard delivered.count < positions.count else { return }
+        let doubt = PostgresCommitInDoubt(
+            failure: SwiftDataError(.storeFailure, reason: "PostgreSQL answered \(rows.count) rows for \(positions.count) saves."), process: nil, location: location)
+        for position in positions { waiting[position].outcome = .failure(doubt) }
     }
 }

@@ -38,13 +38,7 @@ extension PostgresBackend {
         let key = PostgresSQL.primaryKey
         let assignments = zip(names, values).map { "\($0) = \($1)" }.joined(separator: ", ")
         let record = (stored.count + 2...stored.count + 10).map { "$\($0)" }
-        // The key's varint: the zigzag form, seven bits a byte, low bits first, the high bit set on
-        // every byte but the last (PostgreSQL's bit operators share one precedence: all grouped).
-        let zigzag = "((w.\(key) << 1) # (w.\(key) >> 63))"
-        let varint = """
-            (SELECT string_agg(set_byte('\\x00'::bytea, 0, (((\(zigzag) >> (7 * i)) & 127) | (CASE WHEN (\(zigzag) >> (7 * i + 7)) > 0 THEN 128 ELSE 0 END))::int4), ''::bytea ORDER BY i) \
-            FROM generate_series(0, 8) AS i WHERE i = 0 OR (\(zigzag) >> (7 * i)) > 0)
-            """
+        let varint = varintSQL(of: "w.\(key)")
         return """
             WITH osd_found AS (
                 SELECT \(key) FROM \(table.table) WHERE \(match) FOR UPDATE
@@ -67,6 +61,17 @@ extension PostgresBackend {
                 RETURNING id
             )
             SELECT r.id, pg_notify(\(PostgresSQL.literal(channel)), ''), w.\(key), w.new FROM osd_recorded AS r, osd_written AS w
+            """
+    }
+
+    /// SQL for the history record's varint of a key (`int8`): the zigzag form, seven bits a byte,
+    /// low bits first, the high bit set on every byte but the last (PostgreSQL's bit operators
+    /// share one precedence: all grouped).
+    static func varintSQL(of key: String) -> String {
+        let zigzag = "((\(key) << 1) # (\(key) >> 63))"
+        return """
+            (SELECT string_agg(set_byte('\\x00'::bytea, 0, (((\(zigzag) >> (7 * i)) & 127) | (CASE WHEN (\(zigzag) >> (7 * i + 7)) > 0 THEN 128 ELSE 0 END))::int4), ''::bytea ORDER BY i) \
+            FROM generate_series(0, 8) AS i WHERE i = 0 OR (\(zigzag) >> (7 * i)) > 0)
             """
     }
 

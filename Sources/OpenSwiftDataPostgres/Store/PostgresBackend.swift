@@ -53,6 +53,9 @@ final class PostgresBackend: @unchecked Sendable {
     /// For each entity with one uniqueness constraint, the statement that saves one new model of it
     /// as an upsert with its history record (``pendingSave(_:)``).
     let upsertRecordingSQL: [String: String]
+    /// For each entity with one uniqueness constraint, the statement that saves several new
+    /// models of it as upserts, one history transaction each (``upsertBatchStatement(for:namespace:channel:)``).
+    let upsertBatchSQL: [String: String]
     /// Keys drawn ahead for inserts.
     let keyPool = PostgresKeyPool()
     /// How each entity's rows are deleted with their delete rules applied.
@@ -91,6 +94,7 @@ final class PostgresBackend: @unchecked Sendable {
             (table.preparedInsertSQL, Self.recordSQL(namespace: namespace, channel: channel, after: (table.preparedInsertSQL, table.preparedInsertParameters)))
         }, uniquingKeysWith: { first, _ in first })
         self.upsertRecordingSQL = tables.compactMapValues { Self.upsertRecordingStatement(for: $0, namespace: namespace, channel: channel) }
+        self.upsertBatchSQL = tables.compactMapValues { Self.upsertBatchStatement(for: $0, namespace: namespace, channel: channel) }
         self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
         let observer = StoreObserver.opening
         // Readers never open transactions and never listen; a lost one connects again at its next read.
