@@ -102,13 +102,13 @@ extension PostgresBackend {
                 }
                 statements.append(try pending.statement(key: key))
             }
-            let (batches, alone) = try batchedUpserts(waiting)
+            let (batches, alone) = try batchedUpserts(waiting, on: session)
             let outcomes = try session.runSeparately(batches.map(\.statement) + alone.map { statements[$0] })
             var again: [Int] = []
             for (batch, outcome) in zip(batches, outcomes) {
                 switch outcome {
                 case .success(let rows):
-                    deliver(rows, of: batch.positions, to: waiting, on: session)
+                    deliver(rows, of: batch.positions, to: waiting)
                 case .failure(let doubt as PostgresCommitInDoubt):
                     for position in batch.positions { waiting[position].outcome = .failure(doubt) }
                 case .failure:
@@ -128,9 +128,12 @@ extension PostgresBackend {
         }
     }
 
-    /// The waiting saves' upserts of one entity, two or more, as one statement each; and the
-    /// positions of the saves that go alone.
-    private func batchedUpserts(_ waiting: [PendingSave]) throws -> (batches: [(positions: [Int], statement: PostgresStatement)], alone: [Int]) {
+    /// The waiting saves' upserts of one entity, two or more, as one statement each, prepared on
+    /// the connection; and the positions of the saves that go alone (all of an entity whose
+    /// statement the server would not prepare, which then go as they would without it).
+    private func batchedUpserts(
+        _ waiting: [PendingSave], on session: PostgresSession
+    ) throws -> (batches: [(positions: [Int], statement: PostgresStatement)], alone: [Int]) {
         var byEntity: [String: [Int]] = [:]
         var alone: [Int] = []
         for (position, pending) in waiting.enumerated() {
@@ -147,7 +150,14 @@ extension PostgresBackend {
                 alone += positions
                 continue
             }
-            batches.append((positions, .prepared(sql, arguments)))
+            let statement = PostgresStatement.prepared(sql, arguments)
+            do {
+                try session.prepareAhead(statement, on: try session.currentConnection())
+            } catch {
+                alone += positions
+                continue
+            }
+            batches.append((positions, statement))
         }
         return (batches, alone.sorted())
     }
@@ -155,7 +165,7 @@ extension PostgresBackend {
     /// Gives each save of a batch its row of the batch statement's answer (by the save's position
     /// in the batch). An answer that does not name every save once leaves each to learn from its
     /// history record's token what the server kept.
-    private func deliver(_ rows: [PostgresRow], of positions: [Int], to waiting: [PendingSave], on session: PostgresSession) {
+    private func deliver(_ rows: [PostgresRow], of positions: [Int], to waiting: [PendingSave]) {
         var delivered = Set<Int>()
         for row in rows {
             let order = Int(PostgresRowReader(row)._int64(4))
