@@ -1,4 +1,5 @@
 import OpenSwiftData
+import PostgresNIO
 
 /// Small helpers for writing PostgreSQL text.
 enum PostgresSQL {
@@ -32,11 +33,21 @@ enum PostgresSQL {
 
     /// The type a parameter of a storage class is cast to.
     static func parameterType(_ storage: StorageClass) -> String {
+        switch parameterDataType(storage) {
+        case .int8: "int8"
+        case .float8: "float8"
+        case .bytea: "bytea"
+        default: "text"
+        }
+    }
+
+    /// The type of the values a parameter of `storage` carries (``parameterType(_:)`` names it).
+    static func parameterDataType(_ storage: StorageClass) -> PostgresDataType {
         switch storage {
-        case .integer, .unsignedInteger: "int8"
-        case .real, .date: "float8"
-        case .text, .json: "text"
-        case .blob, .uuid, .decimal: "bytea"
+        case .integer, .unsignedInteger: .int8
+        case .real, .date: .float8
+        case .text, .json: .text
+        case .blob, .uuid, .decimal: .bytea
         }
     }
 

@@ -59,7 +59,7 @@ final class PostgresTable: Sendable {
         let names = stored.map { columns[$0]! }
         let parameters = stored.indices.map { "$\($0 + 1)" }
         let casts = ["$1::int8"] + stored.enumerated().map { offset, property in
-            "$\(offset + 2)::\(entity.fields[property].storage.map(PostgresSQL.parameterType) ?? "text")"
+            "$\(offset + 2)::\(Self.parameterType(of: property, in: entity))"
         }
         self.preparedInsertSQL = "INSERT INTO \(table) (\(([PostgresSQL.primaryKey] + names).joined(separator: ", "))) VALUES (\(casts.joined(separator: ", ")))"
         let selected = ["t0.\(PostgresSQL.primaryKey)"] + shape.selectedProperties.map { columns[$0].map { "t0.\($0)" } ?? "NULL" }
@@ -101,7 +101,7 @@ final class PostgresTable: Sendable {
     /// `UPDATE` of `properties` in `rows` rows: per row the key, then the properties' values.
     func batchUpdateSQL(properties: [Int], rows: Int) -> String {
         let width = properties.count + 1
-        let types = ["int8"] + properties.map { entity.fields[$0].storage.map(PostgresSQL.parameterType) ?? "text" }
+        let types = ["int8"] + properties.map(parameterType(of:))
         let tuples = (0..<rows).map { row in
             "(" + types.enumerated().map { "$\(row * width + $0.offset + 1)::\($0.element)" }.joined(separator: ", ") + ")"
         }
@@ -130,6 +130,15 @@ final class PostgresTable: Sendable {
 
     /// How many rows one batched `INSERT` holds: a thousand, within PostgreSQL's 65,535 parameters.
     var batchRows: Int { min(1_000, PostgresSQL.maximumParameters / (shape.storedProperties.count + 1)) }
+
+    /// The type a statement casts a property's parameter to (``PostgresSQL/parameterType(_:)``).
+    func parameterType(of property: Int) -> String { Self.parameterType(of: property, in: entity) }
+
+    /// The type a statement casts a parameter of `entity`'s property to: its storage class's, or
+    /// text for a property with none.
+    static func parameterType(of property: Int, in entity: Schema.Entity) -> String {
+        entity.fields[property].storage.map(PostgresSQL.parameterType) ?? "text"
+    }
 
     /// The column of a property that has one.
     func column(_ property: Int) -> String { columns[property] ?? "NULL" }

@@ -43,13 +43,7 @@ extension PostgresBackend {
         let changesArgument = arguments.count + 5
         arguments += Self.recordArguments(
             timestamp: Date().timeIntervalSinceReferenceDate, author: changes.author, origin: changes.origin, changes: ByteBuffer(), token: token)
-        if kind == .upsert {
-            let updated = HistoryLog.oneUpdate(entityName: entity.name, mask: stored.reduce(0) { $0 | 1 << UInt64($1) })
-            arguments += [
-                PostgresData(type: .bytea, value: ByteBuffer(bytes: updated.beforeKey)),
-                PostgresData(type: .bytea, value: ByteBuffer(bytes: updated.afterKey)),
-            ]
-        }
+        if kind == .upsert { arguments += upsertUpdateRecords[entity.name] ?? [] }
         return PendingSave(
             kind: kind, entity: entity, sequence: table.keySequence, sql: sql, arguments: arguments, changesArgument: changesArgument, token: token)
     }

@@ -28,7 +28,7 @@ extension PostgresBackend {
         let entity = table.entity
         var parameterOf: [Int: String] = [:]
         for (offset, property) in stored.enumerated() {
-            parameterOf[property] = "$\(offset + 2)::\(entity.fields[property].storage.map(PostgresSQL.parameterType) ?? "text")"
+            parameterOf[property] = "$\(offset + 2)::\(table.parameterType(of: property))"
         }
         guard constraint.allSatisfy({ parameterOf[$0] != nil }) else { return nil }
         let names = stored.compactMap { table.columns[$0] }
@@ -62,6 +62,15 @@ extension PostgresBackend {
             )
             SELECT r.id, pg_notify(\(PostgresSQL.literal(channel)), ''), w.\(key), w.new FROM osd_recorded AS r, osd_written AS w
             """
+    }
+
+    /// The history record of an upsert that updates a row of `table` (every stored property),
+    /// before and after the row's key, as the upsert statements' last two parameters: the same
+    /// for every upsert of the table (``HistoryLog/oneUpdate(entityName:mask:)``).
+    static func updateRecordArguments(for table: PostgresTable) -> [PostgresData] {
+        let mask = table.shape.storedProperties.reduce(UInt64(0)) { $0 | 1 << UInt64($1) }
+        let record = HistoryLog.oneUpdate(entityName: table.entity.name, mask: mask)
+        return [PostgresData(type: .bytea, value: ByteBuffer(bytes: record.beforeKey)), PostgresData(type: .bytea, value: ByteBuffer(bytes: record.afterKey))]
     }
 
     /// SQL for the history record's varint of a key (`int8`): the zigzag form, seven bits a byte,

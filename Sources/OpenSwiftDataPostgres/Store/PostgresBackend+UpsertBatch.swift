@@ -32,7 +32,7 @@ extension PostgresBackend {
         var arrays = ["$1::int8[]"]
         for (offset, property) in stored.enumerated() {
             inputOf[property] = "r.osd_p\(offset)"
-            arrays.append("$\(offset + 2)::\(entity.fields[property].storage.map(PostgresSQL.parameterType) ?? "text")[]")
+            arrays.append("$\(offset + 2)::\(table.parameterType(of: property))[]")
         }
         guard constraint.allSatisfy({ inputOf[$0] != nil }) else { return nil }
         let next = stored.count + 2
@@ -80,16 +80,7 @@ extension PostgresBackend {
     /// (``PendingSave/statement(key:)``); `nil` when an argument is not of its column's type.
     static func upsertBatchArguments(_ upserts: [PendingSave], table: PostgresTable) -> [PostgresData]? {
         let stored = table.shape.storedProperties
-        let entity = table.entity
-        var elementTypes: [PostgresDataType] = [.int8]
-        for property in stored {
-            switch entity.fields[property].storage.map(PostgresSQL.parameterType) ?? "text" {
-            case "int8": elementTypes.append(.int8)
-            case "float8": elementTypes.append(.float8)
-            case "bytea": elementTypes.append(.bytea)
-            default: elementTypes.append(.text)
-            }
-        }
+        let elementTypes: [PostgresDataType] = [.int8] + stored.map { table.entity.fields[$0].storage.map(PostgresSQL.parameterDataType) ?? .text }
         // The record's columns after the stored ones (``PostgresBackend/recordArguments``):
         // timestamp, author, origin, changes, token; bundle and process are the same for all.
         let record = stored.count + 1

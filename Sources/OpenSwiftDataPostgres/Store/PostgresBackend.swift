@@ -56,6 +56,9 @@ final class PostgresBackend: @unchecked Sendable {
     /// For each entity with one uniqueness constraint, the statement that saves several new
     /// models of it as upserts, one history transaction each (``upsertBatchStatement(for:namespace:channel:)``).
     let upsertBatchSQL: [String: String]
+    /// For each entity with an upsert statement, the update's history record its upserts pass
+    /// (``updateRecordArguments(for:)``), made once.
+    let upsertUpdateRecords: [String: [PostgresData]]
     /// Keys drawn ahead for inserts.
     let keyPool = PostgresKeyPool()
     /// How each entity's rows are deleted with their delete rules applied.
@@ -95,6 +98,7 @@ final class PostgresBackend: @unchecked Sendable {
         }, uniquingKeysWith: { first, _ in first })
         self.upsertRecordingSQL = tables.compactMapValues { Self.upsertRecordingStatement(for: $0, namespace: namespace, channel: channel) }
         self.upsertBatchSQL = tables.compactMapValues { Self.upsertBatchStatement(for: $0, namespace: namespace, channel: channel) }
+        self.upsertUpdateRecords = tables.mapValues(Self.updateRecordArguments(for:))
         self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
         let observer = StoreObserver.opening
         // Readers never open transactions and never listen; a lost one connects again at its next read.
