@@ -28,6 +28,10 @@ struct PostgresLocation: Sendable {
     /// How long connecting may take, in seconds: the URL's `connect_timeout` (at least 2, as in
     /// libpq; zero or less waits a day), or 10.
     let connectTimeout: Int64
+    /// How long, in seconds, replacing a lost connection waits for a server that is away
+    /// (restarting, failing over): the configuration's
+    /// ``PostgresStoreConfiguration/reconnectionTimeout``, zero or more.
+    let reconnectionTimeout: TimeInterval
     /// The server settings the URL's `options` gives (`-c name=value …`), sent as libpq sends them.
     let options: String?
     /// The TCP keepalive probes of the store's connections, `nil` when the URL turns them off
@@ -96,6 +100,7 @@ struct PostgresLocation: Sendable {
         guard !name.lowercased().hasPrefix("pg_"), name != "information_schema" else {
             throw SwiftDataError(.invalidStoreURL, reason: "PostgreSQL configuration name \"\(name)\" is reserved by PostgreSQL; choose another name")
         }
+        self.reconnectionTimeout = configuration.reconnectionTimeout > 0 ? configuration.reconnectionTimeout : 0
         self.username = username
         self.password = parameter("password") ?? components.password
         self.database = database

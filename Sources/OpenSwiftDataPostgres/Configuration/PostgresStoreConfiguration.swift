@@ -61,6 +61,19 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     /// before it started, whichever connection it runs on. `0` runs every read on the
     /// container's own connection, one at a time.
     public var maximumReadConnections: Int
+    /// How long, in seconds, a fetch or save waits for the server when the container's connection
+    /// to it was lost and no new one can be made yet, because the server is restarting or failing
+    /// over.
+    ///
+    /// Such a call tries to connect again, pausing a little longer each time, and throws
+    /// ``SwiftDataError/storeUnavailable`` when the server has not taken a connection within this
+    /// time. Calls that queue behind it wait with it, so a server's requests ride out a short
+    /// restart instead of failing one by one. A save whose connection was lost as it committed
+    /// was already sent; it throws (or learns that the server kept it) as before. Failures that
+    /// waiting does not mend (refused credentials, a database that does not exist, TLS that does
+    /// not match) throw at once, as does opening the container when the server cannot be reached.
+    /// `5` by default; `0` throws at once. Raise it to ride out a failover, which takes longer.
+    public var reconnectionTimeout: TimeInterval
     /// Whether opening the store may run a lightweight migration that deletes stored data: the
     /// rows of a model, or the values of a property or relationship, that the models no longer
     /// declare. `false` by default: such an open throws ``SwiftDataError/destructiveMigration``
@@ -94,11 +107,14 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     ///     container's own connection busy; `0` for none.
     ///   - allowsDestructiveMigration: Whether opening the store may run a lightweight migration
     ///     that deletes stored data (``allowsDestructiveMigration``).
+    ///   - reconnectionTimeout: How long, in seconds, a call waits for a server that is restarting
+    ///     (``reconnectionTimeout``).
     public init(
         name: String = "default", schema: Schema? = nil, url: URL, allowsSave: Bool = true,
         transportSecurity: TransportSecurity = .automatic, maximumReadConnections: Int = 4,
-        allowsDestructiveMigration: Bool = false
+        allowsDestructiveMigration: Bool = false, reconnectionTimeout: TimeInterval = 5
     ) {
+        self.reconnectionTimeout = reconnectionTimeout
         self.allowsDestructiveMigration = allowsDestructiveMigration
         self.name = name
         self.schema = schema

@@ -1,3 +1,4 @@
+import Foundation
 import OpenSwiftData
 import PostgresNIO
 
@@ -29,6 +30,39 @@ enum PostgresFailure {
     /// among others, two finite `double precision` values whose sum is no finite number.
     static func isOutOfRange(_ error: SwiftDataError) -> Bool {
         error.reason?.hasPrefix("PostgreSQL \(numericValueOutOfRange):") == true
+    }
+
+    /// Whether connecting failed because the server is away for the moment (restarting, failing
+    /// over, starting up or shutting down), so that trying again shortly can succeed: nothing
+    /// listens at its address or socket (`ECONNREFUSED`, `ENOENT`), the attempt was reset or closed, or the
+    /// server answered `cannot_connect_now` (57P03) or ended the session as it shut down (57P01,
+    /// 57P02). Not for what waiting does not mend: refused credentials, a database that does not
+    /// exist, TLS that does not match, a name that does not resolve, a timeout already waited.
+    static func meansServerAway(_ error: any Error) -> Bool {
+        switch error {
+        case let error as IOError:
+            return [ECONNREFUSED, ENOENT, ECONNRESET, ECONNABORTED, EPIPE].contains(error.errnoCode)
+        case let error as ChannelError:
+            // The server (or what stands in front of it) closed the connection as it opened.
+            switch error {
+            case .alreadyClosed, .ioOnClosedChannel, .eof, .outputClosed: return true
+            default: return false
+            }
+        case let error as NIOConnectionError:
+            return !error.connectionErrors.isEmpty && error.connectionErrors.allSatisfy { meansServerAway($0.error) }
+        case let error as PSQLError:
+            switch error.code {
+            case .server: return ["57P01", "57P02", "57P03"].contains(error.serverInfo?[.sqlState] ?? "")
+            case .serverClosedConnection, .uncleanShutdown: return true
+            case .connectionError: return error.underlying.map(meansServerAway) ?? false
+            default: return false
+            }
+        case let error as PostgresError:
+            if case .connectionClosed = error { return true }
+            return false
+        default:
+            return false
+        }
     }
 
     static func swiftDataError(_ error: any Error, location: PostgresLocation?, statement: String) -> SwiftDataError {

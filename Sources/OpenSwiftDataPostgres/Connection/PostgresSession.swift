@@ -38,15 +38,26 @@ final class PostgresSession: @unchecked Sendable {
     /// Where the statements' durations are reported, if anywhere.
     let observer: StoreObserver?
 
+    /// How long connecting waits for a server that is away (``PostgresFailure/meansServerAway(_:)``):
+    /// the location's ``PostgresLocation/reconnectionTimeout`` once the session has connected, and
+    /// for its first connection only if it was made to wait then too.
+    private var serverWait: TimeInterval
+
     /// Connects to the server; `observer` hears how long each round trip of statements takes.
+    ///
+    /// The first connection fails at once when the server is away, unless `waitsForServer`: a
+    /// store that cannot reach its server as it opens says so rather than hang. Later connections,
+    /// which replace a lost one, wait for the server within the location's reconnection timeout.
     init(
         _ location: PostgresLocation, observer: StoreObserver? = nil, listeningOn channel: String? = nil,
-        handler: @escaping @Sendable () -> Void = {}
+        waitsForServer: Bool = false, handler: @escaping @Sendable () -> Void = {}
     ) throws {
         self.location = location
         self.observer = observer
         self.listener = channel.map { ($0, handler) }
+        self.serverWait = waitsForServer ? location.reconnectionTimeout : 0
         _ = try currentConnection()
+        serverWait = location.reconnectionTimeout
     }
 
     deinit {
@@ -69,17 +80,36 @@ final class PostgresSession: @unchecked Sendable {
         if let connection { Self.discard(connection) }
         connection = nil
         connectionProcess = nil
+        let deadline = Date().addingTimeInterval(serverWait)
+        var pause: TimeInterval = 0.02
+        while true {
+            do {
+                let (fresh, process) = try connectAndListen()
+                connection = fresh
+                connectionProcess = process
+                return fresh
+            } catch where PostgresFailure.meansServerAway(error) && Date().addingTimeInterval(pause) < deadline {
+                // The server is restarting or failing over: try again until it takes connections.
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 0.5)
+            } catch {
+                throw PostgresFailure.swiftDataError(error, location: location, statement: "Connecting")
+            }
+        }
+    }
+
+    /// Opens a connection, learns its server process and listens on it. Throws the error as
+    /// PostgresNIO or SwiftNIO gave it, so that the caller can tell a server that is away.
+    private func connectAndListen() throws -> (PostgresConnection, PostgresServerProcess?) {
         let fresh = try Self.connect(location)
         do {
             let process = try Self.serverProcess(of: fresh)
             try listen(on: fresh, served: process)
-            connectionProcess = process
+            return (fresh, process)
         } catch {
             Self.discard(fresh)
             throw error
         }
-        connection = fresh
-        return fresh
     }
 
     /// The server process serving the current connection, if there is one.
@@ -104,6 +134,7 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
+    /// Opens a connection and logs in. Throws PostgresNIO's or SwiftNIO's error.
     private static func connect(_ location: PostgresLocation) throws -> PostgresConnection {
         let tls: PostgresConnection.Configuration.TLS
         var settings = TLSConfiguration.makeClientConfiguration()
@@ -141,7 +172,7 @@ final class PostgresSession: @unchecked Sendable {
         let future = PostgresConnection.connect(
             on: channel?.eventLoop ?? MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger)
         do {
-            return try wait(future, location, "Connecting")
+            return try future.wait()
         } catch {
             channel?.close(promise: nil)
             throw error
@@ -149,7 +180,7 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     /// Connects to the server over TCP, with the location's keepalive probes
-    /// (``PostgresKeepalive``) and within its connect timeout.
+    /// (``PostgresKeepalive``) and within its connect timeout. Throws SwiftNIO's error.
     private static func openChannel(host: String, port: Int, _ location: PostgresLocation) throws -> any Channel {
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton.any())
             .connectTimeout(.seconds(location.connectTimeout))
@@ -166,11 +197,7 @@ final class PostgresSession: @unchecked Sendable {
                     ChannelOptions.Types.SocketOption(level: SocketOptionLevel(IPPROTO_TCP), name: SocketOptionName(name)), value: SocketOptionValue(value))
             }
         }
-        do {
-            return try bootstrap.connect(host: host, port: port).wait()
-        } catch {
-            throw SwiftDataError(.storeUnavailable, reason: "\(location.displayName) cannot be reached: \(error)")
-        }
+        return try bootstrap.connect(host: host, port: port).wait()
     }
 
     /// Whether `host` is an IPv4 or IPv6 address rather than a name.

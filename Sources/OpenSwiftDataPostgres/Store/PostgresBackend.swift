@@ -102,7 +102,8 @@ final class PostgresBackend: @unchecked Sendable {
         self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
         let observer = StoreObserver.opening
         // Readers never open transactions and never listen; a lost one connects again at its next read.
-        self.readers = session == nil && readConnections > 0 ? ConnectionPool(maximum: readConnections, observer: observer) { try PostgresSession(location, observer: observer) } : nil
+        // They open after the store has, so a new one waits for a restarting server as a lost one does.
+        self.readers = session == nil && readConnections > 0 ? ConnectionPool(maximum: readConnections, observer: observer) { try PostgresSession(location, observer: observer, waitsForServer: true) } : nil
         let sightings = sightings
         self.ownsSession = session == nil
         self.session = try session ?? PostgresSession(location, observer: observer, listeningOn: channel) { sightings.announced() }

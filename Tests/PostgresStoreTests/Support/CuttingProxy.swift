@@ -40,6 +40,7 @@ final class CuttingProxy: @unchecked Sendable {
     private var refusing = false
     private var refusesAfterCut = false
     private var cutCount = 0
+    private var refusalCount = 0
 
     /// Starts listening on a free loopback port, forwarding to the server's port on 127.0.0.1.
     init(toServerPort port: Int) throws {
@@ -79,11 +80,14 @@ final class CuttingProxy: @unchecked Sendable {
     /// How many connections were cut.
     var cuts: Int { lock.withLock { cutCount } }
 
+    /// How many new connections were refused.
+    var refusals: Int { lock.withLock { refusalCount } }
+
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            if lock.withLock({ refusing }) {
+            if lock.withLock({ refusalCount += refusing ? 1 : 0; return refusing }) {
                 close(client)
                 continue
             }
