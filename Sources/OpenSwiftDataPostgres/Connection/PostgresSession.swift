@@ -270,6 +270,7 @@ final class PostgresSession: @unchecked Sendable {
     /// safe, and a pool of idle connections does not fail one read per connection after a restart.
     func read(_ statements: [PostgresStatement]) throws -> [[PostgresRow]] {
         let connection = try connectionForStatement()
+        if transactionConnection == nil { trimPreparedStatements() }
         do {
             return try run(statements, on: connection)
         } catch let error as SwiftDataError where error == .storeUnavailable && transactionConnection == nil {
@@ -305,6 +306,27 @@ final class PostgresSession: @unchecked Sendable {
             return
         }
         throw SwiftDataError(.storeFailure, reason: "\(location.displayName) was used from a SwiftNIO event loop thread. The PostgreSQL store blocks its caller until the server answers; call it from a task, an actor (a @ModelActor) or a thread of your own instead.")
+    }
+
+    /// Fetches with more parameters than this are parsed each time rather than prepared: their
+    /// SQL varies with the values (a list of many), so that preparing them would fill the
+    /// connection's statements with ones used once.
+    static let preparedParameterLimit = 32
+    /// The most statements kept prepared on a connection (``trimPreparedStatements()``).
+    static let preparedStatementLimit = 256
+
+    /// Deallocates every statement prepared on the connection once there are more than
+    /// ``preparedStatementLimit`` (fetches of many shapes), so that neither the server's memory
+    /// nor the session's grows without end; each is prepared again at its next use. Called
+    /// between statements, outside transactions: nothing sent or about to be sent uses them.
+    private func trimPreparedStatements() {
+        guard preparedStatements.count > Self.preparedStatementLimit else { return }
+        for prepared in preparedStatements.values {
+            // The server's reply changes nothing the caller sees: a statement it no longer has
+            // is gone either way, and a lost connection takes them all.
+            _ = prepared.deallocate()
+        }
+        preparedStatements = [:]
     }
 
     /// The statement `sql` prepared on `connection`: prepared once per connection (waiting for

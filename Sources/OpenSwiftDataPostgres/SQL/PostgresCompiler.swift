@@ -14,8 +14,37 @@ struct PostgresCompiler {
     let table: PostgresTable?
     /// The quoted namespace of the fetched table and of every table a subquery reads.
     let namespace: String
-    private(set) var bindings = PostgresBindings()
-    private var count = 0
+    /// The values of the statement's parameters, `$1` first.
+    private(set) var parameters: [StoredValue] = []
+
+    /// The parameters, bound for a statement the server parses.
+    var bindings: PostgresBindings {
+        var bindings = PostgresBindings(capacity: parameters.count)
+        for value in parameters {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let number): bindings.append(number)
+            case .real(let number): bindings.append(number)
+            case .text(let text): bindings.append(text)
+            case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            }
+        }
+        return bindings
+    }
+
+    /// The parameters, as the arguments of a prepared statement (the SQL casts each one, so the
+    /// server infers the types these have).
+    var arguments: [PostgresData] {
+        parameters.map { value in
+            switch value {
+            case .null: .null
+            case .integer(let number): PostgresData(int64: number)
+            case .real(let number): PostgresData(double: number)
+            case .text(let text): PostgresData(string: text)
+            case .blob(let bytes): PostgresData(type: .bytea, value: ByteBuffer(bytes: bytes))
+            }
+        }
+    }
 
     init(table: PostgresTable) {
         self.table = table
@@ -257,26 +286,16 @@ struct PostgresCompiler {
 
     /// A bound parameter of a value, typed so that PostgreSQL need not infer it.
     private mutating func parameter(_ stored: StoredValue) -> String {
+        let type: String
         switch stored {
-        case .null:
-            return "NULL"
-        case .integer(let number):
-            bindings.append(number)
-            count += 1
-            return "$\(count)::int8"
-        case .real(let number):
-            bindings.append(number)
-            count += 1
-            return "$\(count)::float8"
-        case .text(let text):
-            bindings.append(text)
-            count += 1
-            return "$\(count)::text"
-        case .blob(let bytes):
-            bindings.append(ByteBuffer(bytes: bytes))
-            count += 1
-            return "$\(count)::bytea"
+        case .null: return "NULL"
+        case .integer: type = "int8"
+        case .real: type = "float8"
+        case .text: type = "text"
+        case .blob: type = "bytea"
         }
+        parameters.append(stored)
+        return "$\(parameters.count)::\(type)"
     }
 
     /// Appends a key parameter after the expression's own, for statements that add one.

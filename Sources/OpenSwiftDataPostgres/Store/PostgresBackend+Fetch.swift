@@ -34,7 +34,20 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
     /// Runs a query and calls `body` with each row, after the query has finished, so that a store
     /// call `body` makes (a relationship resolved while rows are decoded) finds the session free.
     private func forEach(_ sql: String, _ bindings: PostgresBindings, _ body: (PostgresRowReader) throws -> Void) throws {
-        let rows = try read(sql, bindings)
+        try forEach(.parsed(sql, bindings), body)
+    }
+
+    /// Runs a fetch's query, prepared on the connection (a fetch of a fixed shape with a few
+    /// parameters: the server then parses and analyzes it once per connection rather than every
+    /// time), and calls `body` with each row (see ``forEach(_:_:_:)``).
+    private func forEach(_ sql: String, _ compiler: PostgresCompiler, _ body: (PostgresRowReader) throws -> Void) throws {
+        let statement: PostgresStatement = compiler.parameters.count <= PostgresSession.preparedParameterLimit
+            ? .prepared(sql, compiler.arguments) : .parsed(sql, compiler.bindings)
+        try forEach(statement, body)
+    }
+
+    private func forEach(_ statement: PostgresStatement, _ body: (PostgresRowReader) throws -> Void) throws {
+        let rows = try read(statement)
         for row in rows { try body(PostgresRowReader(row)) }
     }
 
@@ -42,7 +55,7 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         let table = try table(for: fetch.entity.name)
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
         let prefix = attributes.map { table.selectPrefix(attributes: $0) } ?? table.selectPrefix
-        try forEach(prefix + clauses, compiler.bindings) { try body($0) }
+        try forEach(prefix + clauses, compiler) { try body($0) }
     }
 
     func count(_ fetch: StoreFetch) throws -> Int {
@@ -52,7 +65,7 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
             ? "SELECT count(*) FROM \(table.table) AS t0\(clauses)"
             : "SELECT count(*) FROM (SELECT 1 FROM \(table.table) AS t0\(clauses)) AS page"
         var result = 0
-        try forEach(sql, compiler.bindings) { result = Int($0._int64(0)) }
+        try forEach(sql, compiler) { result = Int($0._int64(0)) }
         return result
     }
 
@@ -111,7 +124,7 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         let table = try table(for: fetch.entity.name)
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
         var keys: [Int64] = []
-        try forEach("SELECT t0.\(PostgresSQL.primaryKey) FROM \(table.table) AS t0\(clauses)", compiler.bindings) { keys.append($0._int64(0)) }
+        try forEach("SELECT t0.\(PostgresSQL.primaryKey) FROM \(table.table) AS t0\(clauses)", compiler) { keys.append($0._int64(0)) }
         return keys
     }
 

@@ -143,19 +143,29 @@ final class PostgresBackend: @unchecked Sendable {
     /// otherwise on a reader of the pool, which then also reads the history counter
     /// (``ExternalCommitSightings``).
     func read(_ sql: String, _ bindings: PostgresBindings) throws -> [PostgresRow] {
+        try read(.parsed(sql, bindings))
+    }
+
+    /// Runs a read (see ``read(_:_:)``).
+    func read(_ statement: PostgresStatement) throws -> [PostgresRow] {
         do {
-            return try readAsIs(sql, bindings)
+            return try readAsIs(statement)
         } catch {
             throw diagnosed(error)
         }
     }
 
-    /// ``read(_:_:)``, its errors as the server gave them.
+    /// ``read(_:)``, its errors as the server gave them.
     private func readAsIs(_ sql: String, _ bindings: PostgresBindings) throws -> [PostgresRow] {
+        try readAsIs(.parsed(sql, bindings))
+    }
+
+    /// ``read(_:)``, its errors as the server gave them.
+    private func readAsIs(_ statement: PostgresStatement) throws -> [PostgresRow] {
         if let readers {
             guard lock.try() else {
                 return try readers.withConnection { reader in
-                    let replies = try reader.read([.parsed(sql, bindings), .prepared(historyCounterSQL, [])])
+                    let replies = try reader.read([statement, .prepared(historyCounterSQL, [])])
                     if let counter = replies[1].first.map(PostgresRowReader.init), !counter._isNull(0) {
                         sightings.read(counter: counter._int64(0))
                     }
@@ -166,7 +176,7 @@ final class PostgresBackend: @unchecked Sendable {
             lock.lock()
         }
         defer { lock.unlock() }
-        return try session.read([.parsed(sql, bindings)])[0]
+        return try session.read([statement])[0]
     }
 
     /// Runs `body` in one transaction: all of it or, on any error, none of it.
