@@ -39,6 +39,18 @@ struct PostgresPreparedFetchTests {
         }
     }
 
+    /// The keys of faults and relationships go as one `int8[]` argument, written in PostgreSQL's
+    /// binary form for arrays: every key arrives as it was, in order.
+    @Test(arguments: [[Int64](), [0], [Int64.min, -1, 0, 1, Int64.max], Array(stride(from: Int64(-5_000), to: 5_000, by: 7))])
+    func keysReachTheServerAsTheyWere(_ keys: [Int64]) throws {
+        let configuration = try PostgresServer.freshConfiguration("prepared")
+        let session = try PostgresSession(try PostgresLocation(configuration))
+        let sql = "SELECT k, n FROM unnest($1::int8[]) WITH ORDINALITY AS a(k, n) ORDER BY n"
+        let rows = try session.read([.prepared(sql, [PostgresSQL.int8Array(keys)])])[0].map(PostgresRowReader.init)
+        #expect(rows.map { $0._int64(0) } == keys)
+        #expect(rows.map { $0._int64(1) } == keys.indices.map { Int64($0 + 1) })
+    }
+
     @Test func aConnectionKeepsABoundedNumberOfPreparedStatements() throws {
         let configuration = try PostgresServer.freshConfiguration("prepared")
         let session = try PostgresSession(try PostgresLocation(configuration))

@@ -58,4 +58,22 @@ enum PostgresSQL {
 
     /// The primary-key column of every table.
     static let primaryKey = "\"_pk\""
+
+    /// An `int8[]` argument of a prepared statement, in PostgreSQL's binary form for arrays,
+    /// written in one buffer: a header (one dimension, no `NULL`s, the element type, the length,
+    /// the lower bound 1), then each element's length (8) and value.
+    static func int8Array(_ values: [Int64]) -> PostgresData {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(20 + values.count * 12)
+        buffer.writeInteger(Int32(1))
+        buffer.writeInteger(Int32(0))
+        buffer.writeInteger(PostgresDataType.int8.rawValue)
+        buffer.writeInteger(Int32(truncatingIfNeeded: values.count))
+        buffer.writeInteger(Int32(1))
+        for value in values {
+            buffer.writeInteger(Int32(8))
+            buffer.writeInteger(value)
+        }
+        return PostgresData(type: .int8Array, value: buffer)
+    }
 }

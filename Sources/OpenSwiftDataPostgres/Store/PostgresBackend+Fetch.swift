@@ -31,21 +31,18 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         return (sql, compiler)
     }
 
-    /// Runs a query and calls `body` with each row, after the query has finished, so that a store
-    /// call `body` makes (a relationship resolved while rows are decoded) finds the session free.
-    private func forEach(_ sql: String, _ bindings: PostgresBindings, _ body: (PostgresRowReader) throws -> Void) throws {
-        try forEach(.parsed(sql, bindings), body)
-    }
-
     /// Runs a fetch's query, prepared on the connection (a fetch of a fixed shape with a few
     /// parameters: the server then parses and analyzes it once per connection rather than every
-    /// time), and calls `body` with each row (see ``forEach(_:_:_:)``).
+    /// time), and calls `body` with each row (see ``forEach(_:_:)``).
     private func forEach(_ sql: String, _ compiler: PostgresCompiler, _ body: (PostgresRowReader) throws -> Void) throws {
         let statement: PostgresStatement = compiler.parameters.count <= PostgresSession.preparedParameterLimit
             ? .prepared(sql, compiler.arguments) : .parsed(sql, compiler.bindings)
         try forEach(statement, body)
     }
 
+    /// Runs a statement and calls `body` with each row, after the statement has finished, so that a
+    /// store call `body` makes (a relationship resolved while rows are decoded) finds the session
+    /// free. The statements of faults and relationships have fixed shapes and are prepared.
     private func forEach(_ statement: PostgresStatement, _ body: (PostgresRowReader) throws -> Void) throws {
         let rows = try read(statement)
         for row in rows { try body(PostgresRowReader(row)) }
@@ -131,19 +128,17 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
     func forEachRow(of entity: Schema.Entity, primaryKeys: [Int64], _ body: (StoreRow) throws -> Void) throws {
         guard !primaryKeys.isEmpty else { return }
         let table = try table(for: entity.name)
-        var bindings = PostgresBindings()
-        bindings.append(primaryKeys)
         var rows: [Int64: PostgresRowReader] = [:]
-        try forEach("\(table.selectPrefix) WHERE t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])", bindings) { rows[$0._int64(0)] = $0 }
+        let sql = "\(table.selectPrefix) WHERE t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])"
+        try forEach(.prepared(sql, [PostgresSQL.int8Array(primaryKeys)])) { rows[$0._int64(0)] = $0 }
         for key in primaryKeys { if let row = rows[key] { try body(row) } }
     }
 
     func loadAttribute(of entity: Schema.Entity, primaryKey: Int64, attribute: Int, _ body: (StoreRow) throws -> Void) throws -> Bool {
         let table = try table(for: entity.name)
-        var bindings = PostgresBindings()
-        bindings.append(primaryKey)
         var found = false
-        try forEach("SELECT \(table.column(attribute)) FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = $1", bindings) {
+        let sql = "SELECT \(table.column(attribute)) FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = $1::int8"
+        try forEach(.prepared(sql, [PostgresData(int64: primaryKey)])) {
             found = true
             try body($0)
         }
@@ -152,10 +147,9 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
 
     func rowExists(of entity: Schema.Entity, key: Int64) throws -> Bool {
         let table = try table(for: entity.name)
-        var bindings = PostgresBindings()
-        bindings.append(key)
         var found = false
-        try forEach("SELECT 1::int8 FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = $1", bindings) { _ in found = true }
+        let sql = "SELECT 1::int8 FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = $1::int8"
+        try forEach(.prepared(sql, [PostgresData(int64: key)])) { _ in found = true }
         return found
     }
 
@@ -165,8 +159,6 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
     ) throws {
         let table = try self.table(for: source.name)
         let target = try self.table(for: destination.name)
-        var bindings = PostgresBindings()
-        bindings.append(owners)
         let ownerColumn: String
         let join: String
         switch link.storage {
@@ -186,6 +178,6 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         // Grouped by owner, each group in key order; the owner's key after the row's columns.
         let sql = "SELECT \(target.selectList), \(ownerColumn) FROM \(target.table) AS t0\(join) WHERE \(ownerColumn) = ANY($1::int8[]) ORDER BY \(ownerColumn), t0.\(PostgresSQL.primaryKey)"
         let ownerIndex = Int32(target.shape.selectedProperties.count + 1)
-        try forEach(sql, bindings) { try body($0, $0._int64(ownerIndex)) }
+        try forEach(.prepared(sql, [PostgresSQL.int8Array(owners)])) { try body($0, $0._int64(ownerIndex)) }
     }
 }
