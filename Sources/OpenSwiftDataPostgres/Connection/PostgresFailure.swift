@@ -26,6 +26,13 @@ enum PostgresFailure {
         return reason.contains("index row")
     }
 
+    /// Whether the server refused to execute a prepared statement because a table it reads
+    /// changed the type of a column it returns (`feature_not_supported`, "cached plan must not
+    /// change result type"): it refuses every execution until the statement is prepared again.
+    static func isStalePlan(_ error: SwiftDataError) -> Bool {
+        error.reason?.hasPrefix("PostgreSQL 0A000:") == true && error.reason?.contains("cached plan") == true
+    }
+
     /// Whether the server refused a value out of its type's range (`numeric_value_out_of_range`):
     /// among others, two finite `double precision` values whose sum is no finite number.
     static func isOutOfRange(_ error: SwiftDataError) -> Bool {

@@ -349,9 +349,15 @@ final class PostgresSession: @unchecked Sendable {
 
     /// The error to throw for a statement's failure. A connection that is gone (reset, closed, or
     /// ended by the server: SQLSTATE 57P01) is dropped at once, so that the next call connects
-    /// again rather than waiting for SwiftNIO to notice the close.
+    /// again rather than waiting for SwiftNIO to notice the close. A prepared statement whose
+    /// table changed the type of a column it returns (``PostgresFailure/isStalePlan(_:)``) is
+    /// forgotten, so that its next use prepares it again.
     func failure(_ error: any Error, _ sql: String, on connection: PostgresConnection) -> SwiftDataError {
         let failure = PostgresFailure.swiftDataError(error, location: location, statement: sql)
+        if PostgresFailure.isStalePlan(failure), preparedOn === connection, let stale = preparedStatements.removeValue(forKey: sql) {
+            // The server refuses the statement until it is prepared again.
+            _ = stale.deallocate()
+        }
         if failure == .storeUnavailable {
             lock.lock()
             if self.connection === connection {

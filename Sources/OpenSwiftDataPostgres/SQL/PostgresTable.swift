@@ -1,4 +1,5 @@
 import OpenSwiftData
+import PostgresNIO
 
 /// How one entity is laid out in PostgreSQL: its table in the configuration's namespace, its
 /// columns and the text of its fixed statements. Parameters are numbered by position among the
@@ -148,6 +149,34 @@ final class PostgresTable: Sendable {
 
     /// A link table of the quoted `namespace`, qualified and quoted.
     static func linkTable(_ name: LinkName, namespace: String) -> String { "\(namespace).\(PostgresSQL.quote(name.table))" }
+
+    /// Throws ``SwiftDataError/storeIsCorrupt`` when a column of a result, the key followed by
+    /// `properties`, arrived with a type other than one the store reads for it: another program
+    /// changed the column's type while the store was open, and its values would be read wrong.
+    /// Checks one row; every row of a result has the same types. `keyed`: whether the key comes
+    /// first (every read of rows but the load of one property).
+    func checkTypes(of row: PostgresRowReader, properties: [Int], location: PostgresLocation, keyed: Bool = true) throws {
+        for (offset, property) in properties.enumerated() {
+            let column = offset + (keyed ? 1 : 0)
+            guard column < row.row.count, columns[property] != nil, let storage = entity.fields[property].storage else { continue }
+            let found = row.row[column].dataType
+            guard !Self.readableTypes(storage).contains(found) else { continue }
+            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL \(location.displayName): another program changed the type of the column of \(entity.name).\(entity.fields[property].name) (it holds \(found)). The store would read those values wrong, so it reads none; change the column back, or migrate the models to the new type.")
+        }
+        if keyed, let key = row.row.first?.dataType, key != .int8 {
+            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL \(location.displayName): another program changed the type of the key column of \(entity.name) (it holds \(key)).")
+        }
+    }
+
+    /// The types of the values the store reads as `storage`'s.
+    private static func readableTypes(_ storage: StorageClass) -> Set<PostgresDataType> {
+        switch storage {
+        case .integer, .unsignedInteger: [.int8]
+        case .real, .date: [.float8]
+        case .text, .json: [.text, .varchar]
+        case .blob, .uuid, .decimal: [.bytea]
+        }
+    }
 
     /// `SELECT` of the primary key and the given properties.
     func selectPrefix(attributes: [Int]) -> String {

@@ -52,7 +52,15 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         let table = try table(for: fetch.entity.name)
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
         let prefix = attributes.map { table.selectPrefix(attributes: $0) } ?? table.selectPrefix
-        try forEach(prefix + clauses, compiler) { try body($0) }
+        let properties = attributes ?? table.shape.selectedProperties
+        var checked = false
+        try forEach(prefix + clauses, compiler) { row in
+            if !checked {
+                try table.checkTypes(of: row, properties: properties, location: location)
+                checked = true
+            }
+            try body(row)
+        }
     }
 
     func count(_ fetch: StoreFetch) throws -> Int {
@@ -131,6 +139,7 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         var rows: [Int64: PostgresRowReader] = [:]
         let sql = "\(table.selectPrefix) WHERE t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])"
         try forEach(.prepared(sql, [PostgresSQL.int8Array(primaryKeys)])) { rows[$0._int64(0)] = $0 }
+        if let row = rows.first?.value { try table.checkTypes(of: row, properties: table.shape.selectedProperties, location: location) }
         for key in primaryKeys { if let row = rows[key] { try body(row) } }
     }
 
@@ -139,6 +148,7 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         var found = false
         let sql = "SELECT \(table.column(attribute)) FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = $1::int8"
         try forEach(.prepared(sql, [PostgresData(int64: primaryKey)])) {
+            try table.checkTypes(of: $0, properties: [attribute], location: location, keyed: false)
             found = true
             try body($0)
         }
@@ -178,6 +188,13 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         // Grouped by owner, each group in key order; the owner's key after the row's columns.
         let sql = "SELECT \(target.selectList), \(ownerColumn) FROM \(target.table) AS t0\(join) WHERE \(ownerColumn) = ANY($1::int8[]) ORDER BY \(ownerColumn), t0.\(PostgresSQL.primaryKey)"
         let ownerIndex = Int32(target.shape.selectedProperties.count + 1)
-        try forEach(.prepared(sql, [PostgresSQL.int8Array(owners)])) { try body($0, $0._int64(ownerIndex)) }
+        var checked = false
+        try forEach(.prepared(sql, [PostgresSQL.int8Array(owners)])) { row in
+            if !checked {
+                try target.checkTypes(of: row, properties: target.shape.selectedProperties, location: location)
+                checked = true
+            }
+            try body(row, row._int64(ownerIndex))
+        }
     }
 }

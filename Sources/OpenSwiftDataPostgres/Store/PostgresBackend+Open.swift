@@ -85,6 +85,7 @@ extension PostgresBackend {
         let recorded = try recordedSchema(metadata, location: location)
         if recorded.differences(from: models).isEmpty {
             try checkTablesExist(tables, location: location, on: session)
+            try checkColumnTypes(tables, location: location, on: session)
         } else {
             if !MigrationPlanRunner.mayOpen(storedAt: recorded.version, at: models.version),
                let stored = recorded.version, let current = models.version {

@@ -146,10 +146,23 @@ final class PostgresBackend: @unchecked Sendable {
         try read(.parsed(sql, bindings))
     }
 
-    /// Runs a read (see ``read(_:_:)``).
+    /// Runs a read (see ``read(_:_:)``). When another program changed the type of a column the
+    /// read's prepared statement returns, the server refuses the statement
+    /// (``PostgresFailure/isStalePlan(_:)``) and the session forgets it: the read runs once more,
+    /// prepared anew, unless another container's migration explains the change. Whether the
+    /// columns still have types the store reads is checked where the rows are read
+    /// (``PostgresTable/checkTypes(of:properties:location:)``).
     func read(_ statement: PostgresStatement) throws -> [PostgresRow] {
         do {
             return try readAsIs(statement)
+        } catch let error as SwiftDataError where PostgresFailure.isStalePlan(error) {
+            let diagnosis = diagnosed(error)
+            guard (diagnosis as? SwiftDataError)?.reason == error.reason else { throw diagnosis }
+            do {
+                return try readAsIs(statement)
+            } catch {
+                throw diagnosed(error)
+            }
         } catch {
             throw diagnosed(error)
         }
@@ -199,12 +212,13 @@ final class PostgresBackend: @unchecked Sendable {
     }
 
     /// `error`, or, when it names a table or column the namespace lacks (SQLSTATE 42P01, 42703)
-    /// because another container migrated the store while this one had it open, the schema
-    /// mismatch that says so (``StoredSchema/migratedWhileOpen(models:place:cause:)``). Called with
-    /// the session free: it reads the schema record.
+    /// or a column whose type changed (``PostgresFailure/isStalePlan(_:)``) because another
+    /// container migrated the store while this one had it open, the schema mismatch that says so
+    /// (``StoredSchema/migratedWhileOpen(models:place:cause:)``). Called with the session free: it
+    /// reads the schema record.
     func diagnosed(_ error: any Error) -> any Error {
         guard let failure = error as? SwiftDataError, let reason = failure.reason,
-              reason.hasPrefix("PostgreSQL 42P01:") || reason.hasPrefix("PostgreSQL 42703:")
+              reason.hasPrefix("PostgreSQL 42P01:") || reason.hasPrefix("PostgreSQL 42703:") || PostgresFailure.isStalePlan(failure)
         else { return error }
         let recorded: StoredSchema
         do {
