@@ -34,33 +34,42 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
     /// Runs a fetch's query, prepared on the connection (a fetch of a fixed shape with a few
     /// parameters: the server then parses and analyzes it once per connection rather than every
     /// time), and calls `body` with each row (see ``forEach(_:_:)``).
-    private func forEach(_ sql: String, _ compiler: PostgresCompiler, _ body: (PostgresRowReader) throws -> Void) throws {
+    private func forEach(
+        _ sql: String, _ compiler: PostgresCompiler, checking rows: RowTypes? = nil, _ body: (PostgresRowReader) throws -> Void
+    ) throws {
         let statement: PostgresStatement = compiler.parameters.count <= PostgresSession.preparedParameterLimit
             ? .prepared(sql, compiler.arguments) : .parsed(sql, compiler.bindings)
-        try forEach(statement, body)
+        try forEach(statement, checking: rows, body)
+    }
+
+    /// The model rows a statement returns, whose column types are checked
+    /// (``PostgresTable/checkTypes(of:properties:location:keyed:)``).
+    private struct RowTypes {
+        let table: PostgresTable
+        /// The properties after the key.
+        let properties: [Int]
+        /// Whether the key comes first.
+        var keyed = true
     }
 
     /// Runs a statement and calls `body` with each row, after the statement has finished, so that a
     /// store call `body` makes (a relationship resolved while rows are decoded) finds the session
-    /// free. The statements of faults and relationships have fixed shapes and are prepared.
-    private func forEach(_ statement: PostgresStatement, _ body: (PostgresRowReader) throws -> Void) throws {
-        let rows = try read(statement)
-        for row in rows { try body(PostgresRowReader(row)) }
+    /// free. With `rows`, the first row's column types are checked first. The statements of faults
+    /// and relationships have fixed shapes and are prepared.
+    private func forEach(_ statement: PostgresStatement, checking rows: RowTypes? = nil, _ body: (PostgresRowReader) throws -> Void) throws {
+        let results = try read(statement)
+        if let rows, let first = results.first {
+            try rows.table.checkTypes(of: PostgresRowReader(first), properties: rows.properties, location: location, keyed: rows.keyed)
+        }
+        for row in results { try body(PostgresRowReader(row)) }
     }
 
     func forEachRow(_ fetch: StoreFetch, attributes: [Int]?, _ body: (StoreRow) throws -> Void) throws {
         let table = try table(for: fetch.entity.name)
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
         let prefix = attributes.map { table.selectPrefix(attributes: $0) } ?? table.selectPrefix
-        let properties = attributes ?? table.shape.selectedProperties
-        var checked = false
-        try forEach(prefix + clauses, compiler) { row in
-            if !checked {
-                try table.checkTypes(of: row, properties: properties, location: location)
-                checked = true
-            }
-            try body(row)
-        }
+        let rows = RowTypes(table: table, properties: attributes ?? table.shape.selectedProperties)
+        try forEach(prefix + clauses, compiler, checking: rows) { try body($0) }
     }
 
     func count(_ fetch: StoreFetch) throws -> Int {
@@ -138,8 +147,8 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         let table = try table(for: entity.name)
         var rows: [Int64: PostgresRowReader] = [:]
         let sql = "\(table.selectPrefix) WHERE t0.\(PostgresSQL.primaryKey) = ANY($1::int8[])"
-        try forEach(.prepared(sql, [PostgresSQL.int8Array(primaryKeys)])) { rows[$0._int64(0)] = $0 }
-        if let row = rows.first?.value { try table.checkTypes(of: row, properties: table.shape.selectedProperties, location: location) }
+        let types = RowTypes(table: table, properties: table.shape.selectedProperties)
+        try forEach(.prepared(sql, [PostgresSQL.int8Array(primaryKeys)]), checking: types) { rows[$0._int64(0)] = $0 }
         for key in primaryKeys { if let row = rows[key] { try body(row) } }
     }
 
@@ -147,8 +156,7 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         let table = try table(for: entity.name)
         var found = false
         let sql = "SELECT \(table.column(attribute)) FROM \(table.table) WHERE \(PostgresSQL.primaryKey) = $1::int8"
-        try forEach(.prepared(sql, [PostgresData(int64: primaryKey)])) {
-            try table.checkTypes(of: $0, properties: [attribute], location: location, keyed: false)
+        try forEach(.prepared(sql, [PostgresData(int64: primaryKey)]), checking: RowTypes(table: table, properties: [attribute], keyed: false)) {
             found = true
             try body($0)
         }
@@ -188,13 +196,7 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         // Grouped by owner, each group in key order; the owner's key after the row's columns.
         let sql = "SELECT \(target.selectList), \(ownerColumn) FROM \(target.table) AS t0\(join) WHERE \(ownerColumn) = ANY($1::int8[]) ORDER BY \(ownerColumn), t0.\(PostgresSQL.primaryKey)"
         let ownerIndex = Int32(target.shape.selectedProperties.count + 1)
-        var checked = false
-        try forEach(.prepared(sql, [PostgresSQL.int8Array(owners)])) { row in
-            if !checked {
-                try target.checkTypes(of: row, properties: target.shape.selectedProperties, location: location)
-                checked = true
-            }
-            try body(row, row._int64(ownerIndex))
-        }
+        let rows = RowTypes(table: target, properties: target.shape.selectedProperties)
+        try forEach(.prepared(sql, [PostgresSQL.int8Array(owners)]), checking: rows) { try body($0, $0._int64(ownerIndex)) }
     }
 }

@@ -151,7 +151,7 @@ final class PostgresBackend: @unchecked Sendable {
     /// (``PostgresFailure/isStalePlan(_:)``) and the session forgets it: the read runs once more,
     /// prepared anew, unless another container's migration explains the change. Whether the
     /// columns still have types the store reads is checked where the rows are read
-    /// (``PostgresTable/checkTypes(of:properties:location:)``).
+    /// (``PostgresTable/checkTypes(of:properties:location:keyed:)``).
     func read(_ statement: PostgresStatement) throws -> [PostgresRow] {
         do {
             return try readAsIs(statement)
