@@ -9,19 +9,16 @@ import Testing
 /// server (`CuttingProxy`) loses the connection and refuses new ones on cue.
 @Suite(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
 struct PostgresReconnectionTests {
-    let proxy: CuttingProxy
-    /// The namespace, reached through the proxy.
-    let throughProxy: PostgresStoreConfiguration
-    /// The same namespace, reached directly: what the server really holds.
-    let direct: PostgresStoreConfiguration
+    /// A fresh namespace, reached through a proxy and directly.
+    let namespace: ProxiedNamespace
+    var proxy: CuttingProxy { namespace.proxy }
 
     init() throws {
-        let namespace = try ProxiedNamespace("reconnect")
-        (proxy, throughProxy, direct) = (namespace.proxy, namespace.throughProxy, namespace.direct)
+        namespace = try ProxiedNamespace("reconnect")
     }
 
     func container(reconnectionTimeout: TimeInterval, readConnections: Int = 4) throws -> ModelContainer {
-        var configuration = throughProxy
+        var configuration = namespace.throughProxy
         configuration.reconnectionTimeout = reconnectionTimeout
         configuration.maximumReadConnections = readConnections
         return try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
@@ -77,7 +74,7 @@ struct PostgresReconnectionTests {
         #expect(try reading.wait(seconds: 120)?.get() == 1)
         for save in saves { #expect(try save.wait(seconds: 120)?.get() != nil) }
 
-        let stored = try ModelContext(ModelContainer(for: Schema([Poster.self]), configurations: [direct]))
+        let stored = try ModelContext(ModelContainer(for: Schema([Poster.self]), configurations: [namespace.direct]))
         let labels = try stored.fetch(FetchDescriptor<Poster>()).map(\.label).sorted()
         #expect(labels == ["before", "during 0", "during 1", "during 2", "during 3"])
         #expect(try stored.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 5)
@@ -103,7 +100,7 @@ struct PostgresReconnectionTests {
     /// configuration to fix, and the open says so at once.
     @Test func openingWhileTheServerIsAwayThrowsAtOnce() throws {
         proxy.refuseConnections(true)
-        var configuration = throughProxy
+        var configuration = namespace.throughProxy
         configuration.reconnectionTimeout = 3_600
         #expect(throws: SwiftDataError.storeUnavailable) {
             try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
