@@ -37,9 +37,14 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
     private func forEach(
         _ sql: String, _ compiler: PostgresCompiler, checking rows: RowTypes? = nil, _ body: (PostgresRowReader) throws -> Void
     ) throws {
-        let statement: PostgresStatement = compiler.parameters.count <= PostgresSession.preparedParameterLimit
+        try forEach(statement(sql, compiler), checking: rows, body)
+    }
+
+    /// A query compiled from a fetch: prepared when it has at most
+    /// ``PostgresSession/preparedParameterLimit`` parameters, parsed otherwise.
+    private func statement(_ sql: String, _ compiler: PostgresCompiler) -> PostgresStatement {
+        compiler.parameters.count <= PostgresSession.preparedParameterLimit
             ? .prepared(sql, compiler.arguments) : .parsed(sql, compiler.bindings)
-        try forEach(statement, checking: rows, body)
     }
 
     /// The model rows a statement returns, whose column types are checked
@@ -121,7 +126,7 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         }
         let rows: [PostgresRow]
         do {
-            rows = try read(sql, compiler.bindings)
+            rows = try read(statement(sql, compiler))
         } catch let error as SwiftDataError where aggregate.withoutCount == .floatingPointSum && PostgresFailure.isOutOfRange(error) {
             return false
         }
