@@ -109,6 +109,8 @@ if [ "${OSD_POSTGRES_RESTARTABLE:-}" = 1 ]; then
         # The server must hold no descriptor of the caller's open (a test runner's event stream).
         echo 'for fd in $(ls /proc/$$/fd); do if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done'
         echo "$AS_SERVER \"$PG_CTL\" -D \"$DATA\" -m immediate stop </dev/null >/dev/null 2>&1"
+        # OSD_POSTGRES_DOWN_SECONDS keeps the server down that long before it starts again.
+        echo 'sleep "${OSD_POSTGRES_DOWN_SECONDS:-0}"'
         echo "$AS_SERVER \"$PG_CTL\" -D \"$DATA\" -l \"$LOG\" -w -t 30 -o \"$OPTIONS\" start </dev/null >/dev/null 2>&1"
     } >"$DIR/restart"
     chmod 755 "$DIR/restart"

@@ -5,6 +5,7 @@
 #
 #   Scripts/with-postgres.sh Benchmarks/Scripts/servers.sh [--duration S] [--rows N]
 #       [--servers osdpg,fluent,pgnio,osdsqlite] [--concurrency 1,16,256] [--long S] [--no-restart]
+#       [--outage S]
 #
 # For each server: seeds 100,000 trips (untimed), warms each route up, then runs wrk for
 # --duration seconds (default 10) per route and concurrency; then `GET /health` at concurrency 1
@@ -13,7 +14,8 @@
 # --long S adds a mixed run of S seconds against OpenSwiftData on PostgreSQL with its memory
 # sampled every 10 s. Under `OSD_POSTGRES_RESTARTABLE=1 Scripts/with-postgres.sh`, it also
 # restarts PostgreSQL during a PUT load on each PostgreSQL server and reports the errors and how
-# soon requests succeed again (--no-restart skips that). The full run of BENCHMARKS.md:
+# soon requests succeed again (--no-restart skips that; --outage S keeps PostgreSQL down S seconds
+# before it starts again, beside its crash recovery). The full run of BENCHMARKS.md:
 #
 #   OSD_POSTGRES_RESTARTABLE=1 Scripts/with-postgres.sh Benchmarks/Scripts/servers.sh --long 300
 #
@@ -35,6 +37,7 @@ while [ "$#" -gt 0 ]; do
         --concurrency) CONCURRENCY=$2; shift 2 ;;
         --long) LONG=$2; shift 2 ;;
         --no-restart) RESTART=0; shift ;;
+        --outage) export OSD_POSTGRES_DOWN_SECONDS=$2; shift 2 ;;
         *) echo "unknown option $1" >&2; exit 64 ;;
     esac
 done
