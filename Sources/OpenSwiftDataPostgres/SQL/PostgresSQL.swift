@@ -51,6 +51,17 @@ enum PostgresSQL {
         }
     }
 
+    /// The types of the values the store reads as `storage`'s, the one it writes first: the
+    /// column's type, or `varchar`, which holds text as `text` does.
+    static func readableDataTypes(_ storage: StorageClass) -> [PostgresDataType] {
+        switch storage {
+        case .integer, .unsignedInteger: [.int8]
+        case .real, .date: [.float8]
+        case .text, .json: [.text, .varchar]
+        case .blob, .uuid, .decimal: [.bytea]
+        }
+    }
+
     /// Text in the form Swift compares: canonical equivalence, then the scalar order of NFC.
     static func swiftText(_ sql: String) -> String {
         "normalize((\(sql))::text, NFC) COLLATE \"C\""

@@ -156,26 +156,32 @@ final class PostgresTable: Sendable {
     /// Checks one row; every row of a result has the same types. `keyed`: whether the key comes
     /// first (every read of rows but the load of one property).
     func checkTypes(of row: PostgresRowReader, properties: [Int], location: PostgresLocation, keyed: Bool = true) throws {
+        var retyped: [String] = []
+        if keyed, let key = row.row.first?.dataType, key != .int8 {
+            retyped.append("\(entity.name).\(PostgresSQL.primaryKey) (\(key), where the store writes \(PostgresDataType.int8))")
+        }
         for (offset, property) in properties.enumerated() {
             let column = offset + (keyed ? 1 : 0)
-            guard column < row.row.count, columns[property] != nil, let storage = entity.fields[property].storage else { continue }
-            let found = row.row[column].dataType
-            guard !Self.readableTypes(storage).contains(found) else { continue }
-            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL \(location.displayName): another program changed the type of the column of \(entity.name).\(entity.fields[property].name) (it holds \(found)). The store would read those values wrong, so it reads none; change the column back, or migrate the models to the new type.")
+            guard column < row.row.count, let changed = retypedColumn(property, holding: row.row[column].dataType) else { continue }
+            retyped.append(changed)
         }
-        if keyed, let key = row.row.first?.dataType, key != .int8 {
-            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL \(location.displayName): another program changed the type of the key column of \(entity.name) (it holds \(key)).")
-        }
+        guard retyped.isEmpty else { throw Self.retyped(retyped, location: location) }
     }
 
-    /// The types of the values the store reads as `storage`'s.
-    private static func readableTypes(_ storage: StorageClass) -> Set<PostgresDataType> {
-        switch storage {
-        case .integer, .unsignedInteger: [.int8]
-        case .real, .date: [.float8]
-        case .text, .json: [.text, .varchar]
-        case .blob, .uuid, .decimal: [.bytea]
-        }
+    /// The property and the types, when its column holds `type`, which the store does not read as
+    /// the property's (``PostgresSQL/readableDataTypes(_:)``); `nil` when it does, or when the
+    /// property has no column.
+    func retypedColumn(_ property: Int, holding type: PostgresDataType) -> String? {
+        guard columns[property] != nil, let storage = entity.fields[property].storage else { return nil }
+        let readable = PostgresSQL.readableDataTypes(storage)
+        guard !readable.contains(type) else { return nil }
+        return "\(entity.name).\(entity.fields[property].name) (\(type), where the store writes \(readable[0]))"
+    }
+
+    /// The error for columns another program gave types the store does not read
+    /// (``retypedColumn(_:holding:)`` describes each).
+    static func retyped(_ columns: [String], location: PostgresLocation) -> SwiftDataError {
+        SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL \(location.displayName): another program changed the type of the column of \(columns.joined(separator: ", ")). The store would read those values wrong, so it reads none; change the columns back, or migrate the models to the new types.")
     }
 
     /// `SELECT` of the primary key and the given properties.

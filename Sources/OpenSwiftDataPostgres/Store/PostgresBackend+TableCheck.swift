@@ -26,39 +26,27 @@ extension PostgresBackend {
 
     /// Throws ``SwiftDataError/storeIsCorrupt`` naming each property whose column another program
     /// gave a type the store does not read (`ALTER TABLE … ALTER COLUMN … TYPE`): the store would
-    /// read its values as the type it wrote, and get them wrong. `varchar` holds text as `text`
-    /// does, so it passes.
+    /// read its values as the type it wrote, and get them wrong
+    /// (``PostgresTable/retypedColumn(_:holding:)``).
     static func checkColumnTypes(_ tables: [String: PostgresTable], location: PostgresLocation, on session: PostgresSession) throws {
         var bindings = PostgresBindings()
         bindings.append(location.namespace)
-        let sql = "SELECT table_name::text, column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = $1"
-        var types: [String: [String: String]] = [:]
+        let sql = """
+            SELECT c.relname::text, a.attname::text, a.atttypid::int8 FROM pg_attribute AS a
+            JOIN pg_class AS c ON c.oid = a.attrelid JOIN pg_namespace AS n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+            """
+        var types: [String: [String: PostgresDataType]] = [:]
         for row in try session.query(sql, bindings).map(PostgresRowReader.init) {
-            types[row._string(0), default: [:]][row._string(1)] = row._string(2)
+            types[row._string(0), default: [:]][row._string(1)] = PostgresDataType(UInt32(truncatingIfNeeded: row._int64(2)))
         }
-        var changed: [String] = []
+        var retyped: [String] = []
         for table in tables.values.sorted(by: { $0.entity.name < $1.entity.name }) {
-            for field in table.entity.fields {
-                guard let storage = field.storage, let found = types[table.entity.name]?[field.name] else { continue }
-                let readable = readableColumnTypes(storage)
-                if !readable.contains(found) {
-                    changed.append("\(table.entity.name).\(field.name) (\(found), where the store writes \(readable[0]))")
-                }
+            for (property, field) in table.entity.fields.enumerated() {
+                guard let found = types[table.entity.name]?[field.name], let changed = table.retypedColumn(property, holding: found) else { continue }
+                retyped.append(changed)
             }
         }
-        guard changed.isEmpty else {
-            throw SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL \(location.displayName): another program changed the type of the column of \(changed.joined(separator: ", ")). The store would read those values wrong, so it reads none; change the columns back, or migrate the models to the new types.")
-        }
-    }
-
-    /// The column types (as `information_schema.columns.data_type` names them) whose values the
-    /// store reads as `storage`'s: the one it creates first.
-    private static func readableColumnTypes(_ storage: StorageClass) -> [String] {
-        switch storage {
-        case .integer, .unsignedInteger: ["bigint"]
-        case .real, .date: ["double precision"]
-        case .text, .json: ["text", "character varying"]
-        case .blob, .uuid, .decimal: ["bytea"]
-        }
+        guard retyped.isEmpty else { throw PostgresTable.retyped(retyped, location: location) }
     }
 }

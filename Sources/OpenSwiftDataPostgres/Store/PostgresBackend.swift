@@ -169,11 +169,6 @@ final class PostgresBackend: @unchecked Sendable {
     }
 
     /// ``read(_:)``, its errors as the server gave them.
-    private func readAsIs(_ sql: String, _ bindings: PostgresBindings) throws -> [PostgresRow] {
-        try readAsIs(.parsed(sql, bindings))
-    }
-
-    /// ``read(_:)``, its errors as the server gave them.
     private func readAsIs(_ statement: PostgresStatement) throws -> [PostgresRow] {
         if let readers {
             guard lock.try() else {
@@ -222,7 +217,7 @@ final class PostgresBackend: @unchecked Sendable {
         else { return error }
         let recorded: StoredSchema
         do {
-            let rows = try readAsIs("SELECT value FROM \(namespace).osd_metadata WHERE key = 'schema'", PostgresBindings())
+            let rows = try readAsIs(.parsed("SELECT value FROM \(namespace).osd_metadata WHERE key = 'schema'", PostgresBindings()))
             recorded = try Self.recordedSchema(["schema": rows.first.map { PostgresRowReader($0)._string(0) } ?? ""], location: location)
         } catch {
             // No readable record to compare with: the server's own error is the one to report.

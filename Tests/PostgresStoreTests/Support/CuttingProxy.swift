@@ -87,7 +87,11 @@ final class CuttingProxy: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            if lock.withLock({ refusalCount += refusing ? 1 : 0; return refusing }) {
+            let refused = lock.withLock {
+                if refusing { refusalCount += 1 }
+                return refusing
+            }
+            if refused {
                 close(client)
                 continue
             }
