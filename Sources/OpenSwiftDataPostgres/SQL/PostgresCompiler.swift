@@ -259,29 +259,36 @@ struct PostgresCompiler {
         return .value(.real(Double(bitPattern: bits)))
     }
 
-    /// `ORDER BY` for sort keys, with the primary key as the final tiebreaker. `nil` sorts first
-    /// ascending, as in Swift and in the SQLite store. A key that cannot be `nil` (a non-optional
-    /// attribute of the fetched model) names no place for `NULL`s, so that an index on it, which
-    /// keeps them last, serves the order (scanned backwards for a descending key).
+    /// `ORDER BY` for sort keys, with the primary key as the final tiebreaker (see
+    /// ``sortTerm(_:)``).
     mutating func orderBy(_ sort: [QuerySort]) throws -> String {
         let keys = try sort.map { key in
-            let isText: Bool
-            let sql: String
-            var canBeNil = true
-            if let expression = key.expression {
-                sql = try value(expression)
-                isText = key.isText
-            } else {
-                let table = try fetchedTable()
-                sql = try value(.attribute(key.attribute))
-                let field = key.attribute < table.entity.fields.count ? table.entity.fields[key.attribute] : nil
-                isText = field?.storage == .text
-                canBeNil = field.map { $0.isOptional || $0.attribute == nil } ?? true
-            }
-            let direction = key.ascending ? (canBeNil ? "ASC NULLS FIRST" : "ASC") : (canBeNil ? "DESC NULLS LAST" : "DESC")
-            return "\(isText ? PostgresSQL.swiftText(sql) : sql) \(direction)"
+            let term = try sortTerm(key)
+            return "\(term.value) \(term.direction)"
         }
         return " ORDER BY " + (keys + ["t0.\(PostgresSQL.primaryKey)"]).joined(separator: ", ")
+    }
+
+    /// The value one sort key orders by and its direction. `nil` sorts first ascending, as in
+    /// Swift and in the SQLite store. A key that cannot be `nil` (a non-optional attribute of the
+    /// fetched model) names no place for `NULL`s, so that an index on it, which keeps them last,
+    /// serves the order (scanned backwards for a descending key).
+    mutating func sortTerm(_ key: QuerySort) throws -> (value: String, direction: String, canBeNil: Bool) {
+        let isText: Bool
+        let sql: String
+        var canBeNil = true
+        if let expression = key.expression {
+            sql = try value(expression)
+            isText = key.isText
+        } else {
+            let table = try fetchedTable()
+            sql = try value(.attribute(key.attribute))
+            let field = key.attribute < table.entity.fields.count ? table.entity.fields[key.attribute] : nil
+            isText = field?.storage == .text
+            canBeNil = field.map { $0.isOptional || $0.attribute == nil } ?? true
+        }
+        let direction = key.ascending ? (canBeNil ? "ASC NULLS FIRST" : "ASC") : (canBeNil ? "DESC NULLS LAST" : "DESC")
+        return (isText ? PostgresSQL.swiftText(sql) : sql, direction, canBeNil)
     }
 
     /// A bound parameter of a value, typed so that PostgreSQL need not infer it.

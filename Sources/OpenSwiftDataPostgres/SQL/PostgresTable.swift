@@ -184,9 +184,8 @@ final class PostgresTable: Sendable {
         SwiftDataError(.storeIsCorrupt, reason: "PostgreSQL \(location.displayName): another program changed the type of the column of \(columns.joined(separator: ", ")). The store would read those values wrong, so it reads none; change the columns back, or migrate the models to the new types.")
     }
 
-    /// `SELECT` of the primary key and the given properties.
-    func selectPrefix(attributes: [Int]) -> String {
-        let selected = ["t0.\(PostgresSQL.primaryKey)"] + attributes.map { columns[$0].map { "t0.\($0)" } ?? "NULL" }
-        return "SELECT \(selected.joined(separator: ", ")) FROM \(table) AS t0"
+    /// The primary key and the given properties of `t0`, comma-separated.
+    func selectList(attributes: [Int]) -> String {
+        (["t0.\(PostgresSQL.primaryKey)"] + attributes.map { columns[$0].map { "t0.\($0)" } ?? "NULL" }).joined(separator: ", ")
     }
 }

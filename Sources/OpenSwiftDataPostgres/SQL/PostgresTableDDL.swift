@@ -44,8 +44,8 @@ struct PostgresTableDDL: Sendable {
         let createStatement: String
     }
 
-    /// The entity's unique indexes (`#Unique`, `.unique`) and regular ones (`#Index`), in that
-    /// order. Text attributes are indexed by their NFC form, as queries compare them
+    /// The entity's unique indexes (`#Unique`, `.unique`) and regular ones (`#Index`, followed by
+    /// the key), in that order. Text attributes are indexed by their NFC form, as queries compare them
     /// (``PostgresSQL/swiftText(_:)``): unique text is unique as Swift's `==` tells strings apart,
     /// and comparisons and sorts of text can use the index.
     var declaredIndexes: [DeclaredIndex] {
@@ -56,10 +56,14 @@ struct PostgresTableDDL: Sendable {
             let rawName = Self.indexName(name)
             let quoted = PostgresSQL.quote(rawName)
             let condition = isUnique ? Self.uniqueIndexCondition(columns).map { " WHERE \($0)" } ?? "" : ""
+            // A regular index ends with the key, the tiebreaker of every sort: rows that share
+            // the indexed values come in the order a fetch returns them (see
+            // `PostgresBackend.topRowsQuery`).
+            let entries = isUnique ? expressions : expressions + [PostgresSQL.primaryKey]
             return DeclaredIndex(
                 rawName: rawName, name: quoted, isUnique: isUnique, coversText: columns.contains { $0.1 == .text },
                 coversFloatingPoint: columns.contains { $0.1 == .real },
-                createStatement: "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(quoted) ON \(table) (\(expressions.joined(separator: ", ")))\(condition)")
+                createStatement: "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(quoted) ON \(table) (\(entries.joined(separator: ", ")))\(condition)")
         }
         let entity = definition.entity
         return definition.uniquenessConstraints.enumerated().map { declared($1, name: "osd_unique_\(entity)_\($0)", isUnique: true) }

@@ -71,10 +71,13 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
 
     func forEachRow(_ fetch: StoreFetch, attributes: [Int]?, _ body: (StoreRow) throws -> Void) throws {
         let table = try table(for: fetch.entity.name)
-        let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
-        let prefix = attributes.map { table.selectPrefix(attributes: $0) } ?? table.selectPrefix
         let rows = RowTypes(table: table, properties: attributes ?? table.shape.selectedProperties)
-        try forEach(prefix + clauses, compiler, checking: rows) { try body($0) }
+        let selectList = attributes.map { table.selectList(attributes: $0) } ?? table.selectList
+        if let (sql, compiler) = try topRowsQuery(fetch, table: table, selectList: selectList) {
+            return try forEach(sql, compiler, checking: rows) { try body($0) }
+        }
+        let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
+        try forEach("SELECT \(selectList) FROM \(table.table) AS t0" + clauses, compiler, checking: rows) { try body($0) }
     }
 
     func count(_ fetch: StoreFetch) throws -> Int {

@@ -133,6 +133,22 @@ extension PostgresBackend {
         if metadata["textIndexes"] != "nfc", allowsSave {
             try indexTextByItsNFCForm(tables, namespace: namespace, location: location, on: session)
         }
+        if metadata["indexTies"] != "key", allowsSave {
+            // Regular indexes from before they ended with the key (see
+            // `PostgresTableDDL.declaredIndexes`): made again, so that a sort by an indexed
+            // attribute reads rows that tie in key order from the index.
+            var bindings = PostgresBindings()
+            bindings.append(location.namespace)
+            let endingWithKey = Set(try session.query("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexdef LIKE '%, _pk)'", bindings)
+                .map { PostgresRowReader($0)._string(0) })
+            for table in tables.values.sorted(by: { $0.table < $1.table }) {
+                for index in table.ddl.declaredIndexes where !index.isUnique && !endingWithKey.contains(index.rawName) {
+                    try session.execute("DROP INDEX IF EXISTS \(namespace).\(index.name)")
+                    try session.execute(index.createStatement)
+                }
+            }
+            try session.execute("INSERT INTO \(namespace).osd_metadata (key, value) VALUES ('indexTies', 'key') ON CONFLICT (key) DO UPDATE SET value = 'key'")
+        }
         if metadata["decimalNaN"] != "first", allowsSave {
             // A Decimal NaN sorts before every number, as Foundation orders it (its bytes were
             // 0x03, after them; see OrderedDecimalCoding).
@@ -237,7 +253,7 @@ extension PostgresBackend {
             for statement in table.createStatements { try session.execute(statement) }
         }
         try session.execute(PostgresSwiftSum.createStatement(namespace: namespace))
-        var records = [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("decimalNaN", "first"), ("uniqueNaN", "distinct"), ("swiftSum", "1")]
+        var records = [("format", String(formatVersion)), ("schema", try schema.json()), ("identifier", identifier), ("historyDeletedThrough", "0"), ("historyNext", "0"), ("historyToken", "1"), ("textIndexes", "nfc"), ("indexTies", "key"), ("decimalNaN", "first"), ("uniqueNaN", "distinct"), ("swiftSum", "1")]
         if let historyFields { records.append((HistoryFieldLayouts.metadataKey, try historyFields.json())) }
         for (key, value) in records {
             var bindings = PostgresBindings()
