@@ -105,24 +105,42 @@ struct PostgresTopRowsTests {
         }
     }
 
-    /// The query reads the index, and only the rows it returns from the rank that 1,000 share.
+    /// The query reads the index, and only the rows it returns from the rank that 4,000 share,
+    /// filtered by the sorted property or by another one too, once PostgreSQL has statistics of
+    /// the table (autovacuum gathers them soon after a large change). Before, its plans guess the
+    /// size of a rank; the answers are the same.
     @Test func theFirstRowsOfALargeTieAreReadFromTheIndex() throws {
         let configuration = try PostgresServer.freshConfiguration("toprows")
         let container = try ModelContainer(for: RankedEntry.self, configurations: configuration)
         let writer = ModelContext(container)
-        for number in 0..<5_000 {
+        for number in 0..<20_000 {
             writer.insert(RankedEntry(rank: number % 5, score: 0, label: "", day: .distantPast, plain: number))
         }
         try writer.save()
-        try PostgresServer.sql("VACUUM ANALYZE \(configuration.name).\"RankedEntry\"")
 
+        var byRank = FetchDescriptor<RankedEntry>(predicate: #Predicate { $0.rank >= 1 }, sortBy: [SortDescriptor(\.rank, order: .reverse)])
+        byRank.fetchLimit = 50
+        var byBoth = FetchDescriptor<RankedEntry>(predicate: #Predicate { $0.plain >= 100 && $0.rank >= 1 }, sortBy: [SortDescriptor(\.rank, order: .reverse)])
+        byBoth.fetchLimit = 50
+        for analyzed in [false, true] {
+            if analyzed {
+                try PostgresServer.sql("ANALYZE \(configuration.name).\"RankedEntry\"")
+                try expectFewBuffers(byRank, in: container)
+                try expectFewBuffers(byBoth, in: container)
+            }
+            #expect(try ModelContext(container).fetch(byRank).map(\.plain) == Array(stride(from: 4, to: 250, by: 5)))
+            #expect(try ModelContext(container).fetch(byBoth).map(\.plain) == Array(stride(from: 104, to: 350, by: 5)))
+        }
+    }
+
+    /// Expects the top-rows query of `descriptor` to read the index and a few dozen pages: the
+    /// page's 50 rows and a few index pages, not the table (about 190 pages).
+    private func expectFewBuffers(_ descriptor: FetchDescriptor<RankedEntry>, in container: ModelContainer) throws {
         let entity = try #require(container.schema.entity(for: RankedEntry.self))
         let backend = try #require(container.store(for: entity) as? PostgresBackend)
         let table = try backend.table(for: entity.name)
-        var descriptor = FetchDescriptor<RankedEntry>(predicate: #Predicate { $0.plain >= 0 }, sortBy: [SortDescriptor(\.rank, order: .reverse)])
-        descriptor.fetchLimit = 50
         let plan = PredicateTranslator.plan(for: descriptor, entity: entity, schema: container.schema)
-        let fetch = StoreFetch(entity: entity, filter: plan.filter, sort: plan.sort, limit: 50)
+        let fetch = StoreFetch(entity: entity, filter: plan.filter, sort: plan.sort, limit: descriptor.fetchLimit)
         let (sql, compiler) = try #require(try backend.topRowsQuery(fetch, table: table, selectList: table.selectList))
         let explained = try backend.withSession { session in
             try session.query("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, compiler.bindings).map { PostgresRowReader($0)._string(0) }
@@ -131,11 +149,7 @@ struct PostgresTopRowsTests {
         let root = try #require(json.first?["Plan"] as? [String: Any])
         let buffers = try #require(root["Shared Hit Blocks"] as? Int) + (root["Shared Read Blocks"] as? Int ?? 0)
         #expect(explained.contains("osd_index_RankedEntry_0"), "\(explained)")
-        // The page's 50 rows and a few index pages, not the 1,000 rows of rank 4 (about 10 pages).
         #expect(buffers < 100, "\(buffers) buffers: \(explained)")
-
-        let page = try ModelContext(container).fetch(descriptor).map(\.plain)
-        #expect(page == Array(stride(from: 4, to: 250, by: 5)))
     }
 
     /// A namespace whose regular indexes end without the key has them made again when it is

@@ -11,7 +11,9 @@ extension PostgresBackend {
     /// only what it returns, in three parts:
     /// - the cut: the value of the last row wanted, the N-th in the index's order (N = limit +
     ///   offset), read from the index alone;
-    /// - every row before the cut's value (fewer than N, all of them in the result);
+    /// - every row before the cut's value (fewer than N, all of them in the result; the limit of
+    ///   N, which removes none of them, tells the planner so, which without statistics on a
+    ///   freshly filled table would scan the whole table for them);
     /// - the first N rows with the cut's value, by key, read from the index in that order;
     /// - or, when fewer than N rows match and there is no cut, every matching row.
     ///
@@ -41,7 +43,7 @@ extension PostgresBackend {
         // Text sorts by its NFC form under "C"; the outer sort names the collation again.
         let sortedValue = table.entity.fields[key.attribute].storage == .text ? "\(Self.sortColumn) COLLATE \"C\"" : Self.sortColumn
         let sql = "WITH osd_cut AS MATERIALIZED (SELECT \(term.value) AS v \(matching)TRUE ORDER BY \(term.value) \(term.direction) LIMIT 1 OFFSET \(cutOffset))"
-            + " SELECT * FROM ((\(select)\(term.value) \(before) \(cut))"
+            + " SELECT * FROM ((\(select)\(term.value) \(before) \(cut) ORDER BY \(term.value) \(term.direction) LIMIT \(groupLimit))"
             + " UNION ALL (\(select)\(term.value) = \(cut) ORDER BY t0.\(PostgresSQL.primaryKey) LIMIT \(groupLimit))"
             + " UNION ALL (\(select)NOT EXISTS (SELECT FROM osd_cut))) AS osd_top"
             + " ORDER BY \(sortedValue) \(term.direction), \(PostgresSQL.primaryKey) LIMIT \(pageLimit)\(pageOffset)"
