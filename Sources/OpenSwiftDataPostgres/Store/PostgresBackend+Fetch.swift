@@ -21,12 +21,19 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
     }
 
     /// The WHERE, ORDER BY, LIMIT and OFFSET clauses of a fetch, and their parameters.
+    ///
+    /// The limit is a number in the text, not a parameter: PostgreSQL plans a prepared statement
+    /// once for all its executions only when that plan costs about what a plan for the values
+    /// does, and it prices an unknown limit as a tenth of the rows, so with the limit a
+    /// parameter it planned every execution anew. A fetch's limit is most often a constant of the
+    /// code that makes it. The offset, which a paging client changes with each page, stays a
+    /// parameter.
     func clauses(_ fetch: StoreFetch, table: PostgresTable, ordered: Bool) throws -> (sql: String, compiler: PostgresCompiler) {
         var compiler = PostgresCompiler(table: table)
         var sql = ""
         if let filter = fetch.filter { sql += " WHERE " + (try compiler.condition(filter)) }
         if ordered && !fetch.sort.isEmpty { sql += try compiler.orderBy(fetch.sort) }
-        if let limit = fetch.limit { sql += " LIMIT \(compiler.keyParameter(Int64(max(limit, 0))))" }
+        if let limit = fetch.limit { sql += " LIMIT \(max(limit, 0))" }
         if let offset = fetch.offset, offset > 0 { sql += " OFFSET \(compiler.keyParameter(Int64(offset)))" }
         return (sql, compiler)
     }

@@ -8,17 +8,16 @@ extension PostgresBackend {
     /// reads the index on `rating` in order but then reads and sorts every row of the first
     /// ratings to put their keys in order: 1,001 rows for 50 when 1,000 trips share the top rating.
     /// The index also holds the key (``PostgresTableDDL/declaredIndexes``), so this query reads
-    /// only what it returns, in three parts:
-    /// - the cut: the value of the last row wanted, the N-th in the index's order (N = limit +
-    ///   offset), read from the index alone;
-    /// - every row before the cut's value (fewer than N, all of them in the result; the limit of
-    ///   N, which removes none of them, tells the planner so, which without statistics on a
-    ///   freshly filled table would scan the whole table for them);
-    /// - the first N rows with the cut's value, by key, read from the index in that order;
-    /// - or, when fewer than N rows match and there is no cut, every matching row.
+    /// only what it returns. With N = limit + offset:
+    /// - the cut: the value of the last of the first N rows (of the last row when fewer match),
+    ///   from N entries of the index;
+    /// - every row before the cut's value: fewer than N, all of them in the result (the limit of
+    ///   N removes none of them, and tells the planner so, which would otherwise scan a freshly
+    ///   filled table it has no statistics of yet);
+    /// - the first N rows with the cut's value, by key, read from the index in that order.
     ///
-    /// The parts are sorted again (a few rows), limited and offset. Each row has one more column
-    /// after the model's: the value sorted by.
+    /// The two parts are sorted again (a few rows), limited and offset. Each row has one more
+    /// column after the model's: the value sorted by.
     func topRowsQuery(_ fetch: StoreFetch, table: PostgresTable, selectList: String) throws -> (sql: String, compiler: PostgresCompiler)? {
         guard let limit = fetch.limit, limit > 0, limit <= Self.topRowsLimit, fetch.sort.count == 1 else { return nil }
         let offset = max(fetch.offset ?? 0, 0)
@@ -31,22 +30,20 @@ extension PostgresBackend {
         // A key that can be `nil` orders `NULL`s, which `=` and `<` do not compare.
         guard !term.canBeNil else { return nil }
         let conditions = try fetch.filter.map { "(\(try compiler.condition($0))) AND " } ?? ""
+        // The numbers are in the text, as a fetch's limit is (see `clauses`), so that PostgreSQL
+        // plans the statement once rather than at each execution.
         let wanted = limit + offset
-        let cutOffset = compiler.keyParameter(Int64(wanted - 1))
-        let groupLimit = compiler.keyParameter(Int64(wanted))
-        let pageLimit = compiler.keyParameter(Int64(limit))
-        let pageOffset = offset > 0 ? " OFFSET \(compiler.keyParameter(Int64(offset)))" : ""
+        let (before, backwards) = key.ascending ? ("<", "DESC") : (">", "ASC")
         let matching = "FROM \(table.table) AS t0 WHERE \(conditions)"
         let select = "SELECT \(selectList), \(term.value) AS \(Self.sortColumn) \(matching)"
         let cut = "(SELECT v FROM osd_cut)"
-        let before = key.ascending ? "<" : ">"
         // Text sorts by its NFC form under "C"; the outer sort names the collation again.
         let sortedValue = table.entity.fields[key.attribute].storage == .text ? "\(Self.sortColumn) COLLATE \"C\"" : Self.sortColumn
-        let sql = "WITH osd_cut AS MATERIALIZED (SELECT \(term.value) AS v \(matching)TRUE ORDER BY \(term.value) \(term.direction) LIMIT 1 OFFSET \(cutOffset))"
-            + " SELECT * FROM ((\(select)\(term.value) \(before) \(cut) ORDER BY \(term.value) \(term.direction) LIMIT \(groupLimit))"
-            + " UNION ALL (\(select)\(term.value) = \(cut) ORDER BY t0.\(PostgresSQL.primaryKey) LIMIT \(groupLimit))"
-            + " UNION ALL (\(select)NOT EXISTS (SELECT FROM osd_cut))) AS osd_top"
-            + " ORDER BY \(sortedValue) \(term.direction), \(PostgresSQL.primaryKey) LIMIT \(pageLimit)\(pageOffset)"
+        let sql = "WITH osd_cut AS MATERIALIZED (SELECT v FROM (SELECT \(term.value) AS v \(matching)TRUE"
+            + " ORDER BY \(term.value) \(term.direction) LIMIT \(wanted)) AS osd_first ORDER BY v \(backwards) LIMIT 1)"
+            + " SELECT * FROM ((\(select)\(term.value) \(before) \(cut) ORDER BY \(term.value) \(term.direction) LIMIT \(wanted))"
+            + " UNION ALL (\(select)\(term.value) = \(cut) ORDER BY t0.\(PostgresSQL.primaryKey) LIMIT \(wanted))) AS osd_top"
+            + " ORDER BY \(sortedValue) \(term.direction), \(PostgresSQL.primaryKey) LIMIT \(limit)\(offset > 0 ? " OFFSET \(offset)" : "")"
         return (sql, compiler)
     }
 
