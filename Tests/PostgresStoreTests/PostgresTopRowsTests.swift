@@ -51,6 +51,20 @@ struct PostgresTopRowsTests {
         }
     }
 
+    /// A fresh store of `count` entries, the n-th of rank n % `ranks` with `plain` n, saved at
+    /// once or one save each.
+    private static func rankedStore(_ count: Int, ranks: Int, savedOneByOne: Bool = false) throws -> (ModelContainer, PostgresStoreConfiguration) {
+        let configuration = try PostgresServer.freshConfiguration("toprows")
+        let container = try ModelContainer(for: RankedEntry.self, configurations: configuration)
+        let writer = ModelContext(container)
+        for number in 0..<count {
+            writer.insert(RankedEntry(rank: number % ranks, score: 0, label: "", day: .distantPast, plain: number))
+            if savedOneByOne { try writer.save() }
+        }
+        try writer.save()
+        return (container, configuration)
+    }
+
     @Test func aPageIsThatPageOfTheWholeSortedResult() throws {
         let configuration = try PostgresServer.freshConfiguration("toprows")
         let container = try ModelContainer(for: RankedEntry.self, configurations: configuration)
@@ -87,13 +101,7 @@ struct PostgresTopRowsTests {
     /// The whole result sorted by the store is Swift's order of the values, ties in the order
     /// models were saved; the page of the first rows agrees.
     @Test func tiesComeInTheOrderModelsWereSaved() throws {
-        let configuration = try PostgresServer.freshConfiguration("toprows")
-        let container = try ModelContainer(for: RankedEntry.self, configurations: configuration)
-        let writer = ModelContext(container)
-        for number in 0..<300 {
-            writer.insert(RankedEntry(rank: number % 3, score: 0, label: "", day: .distantPast, plain: number))
-            try writer.save()
-        }
+        let (container, _) = try Self.rankedStore(300, ranks: 3, savedOneByOne: true)
         for order in [SortOrder.forward, .reverse] {
             var descriptor = FetchDescriptor<RankedEntry>(sortBy: [SortDescriptor(\.rank, order: order)])
             descriptor.fetchLimit = 40
@@ -110,13 +118,7 @@ struct PostgresTopRowsTests {
     /// the table (autovacuum gathers them soon after a large change). Before, its plans guess the
     /// size of a rank; the answers are the same.
     @Test func theFirstRowsOfALargeTieAreReadFromTheIndex() throws {
-        let configuration = try PostgresServer.freshConfiguration("toprows")
-        let container = try ModelContainer(for: RankedEntry.self, configurations: configuration)
-        let writer = ModelContext(container)
-        for number in 0..<20_000 {
-            writer.insert(RankedEntry(rank: number % 5, score: 0, label: "", day: .distantPast, plain: number))
-        }
-        try writer.save()
+        let (container, configuration) = try Self.rankedStore(20_000, ranks: 5)
 
         var byRank = FetchDescriptor<RankedEntry>(predicate: #Predicate { $0.rank >= 1 }, sortBy: [SortDescriptor(\.rank, order: .reverse)])
         byRank.fetchLimit = 50
