@@ -25,6 +25,15 @@ extension ModelContext {
                 deferReadFailure(error)
             }
         }
+        if identityMap.holdsNoModels {
+            // Nothing to refresh or mark deleted (a context that has only inserted, as a server's
+            // context per request): only what the context has seen moves on, without copying the
+            // log's entries, which under many concurrent saves cost more than the save itself.
+            let (othersSaved, latest) = container.saveLog.othersSaved(after: merging.seenGeneration, excluding: ObjectIdentifier(self))
+            merging.seenGeneration = latest
+            if othersSaved { merging.mergeCount &+= 1 }
+            return
+        }
         let (entries, latest) = container.saveLog.saves(after: merging.seenGeneration, excluding: ObjectIdentifier(self))
         guard latest != merging.seenGeneration else { return }
         let previous = merging.seenGeneration

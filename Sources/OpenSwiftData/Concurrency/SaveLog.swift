@@ -72,6 +72,18 @@ final class SaveLog: @unchecked Sendable {
         }
     }
 
+    /// Whether a context other than `source` saved after `generation` (also when some of those
+    /// saves are no longer kept), and the latest generation: ``saves(after:excluding:)`` for a
+    /// context with no models to bring up to date, without copying the entries.
+    func othersSaved(after generation: UInt64, excluding source: ObjectIdentifier) -> (saved: Bool, latest: UInt64) {
+        lock.withLock {
+            guard generation < self.generation else { return (false, self.generation) }
+            guard let first = entries.first, first.generation <= generation + 1 else { return (true, self.generation) }
+            let start = Int(generation + 1 - first.generation)
+            return (entries[start...].contains { $0.source != source }, self.generation)
+        }
+    }
+
     /// Every save after `generation`, whichever context made it, and the latest generation.
     /// `entries` is `nil` when some of those saves are no longer kept.
     func saves(after generation: UInt64) -> (entries: ArraySlice<Entry>?, latest: UInt64) {

@@ -31,11 +31,14 @@ import Testing
         let schema = Schema([Note.self, Item.self])
         let note = try #require(schema.entitiesByName["Note"]), item = try #require(schema.entitiesByName["Item"])
         var map = IdentityMap()
+        #expect(map.holdsNoModels)
         let notes = map.models(of: note)
         #expect(map.models(of: note) === notes, "made once")
         #expect(map.models(of: item) !== notes)
+        #expect(map.holdsNoModels, "maps made for entities hold nothing yet")
         let model = Note(text: "kept")
         notes.insert(model, forKey: 7)
+        #expect(!map.holdsNoModels)
         #expect(map.model(entityName: "Note", key: 7) === model)
         #expect(map.model(entityName: "Note", key: 8) == nil)
         #expect(map.model(entityName: "Item", key: 7) == nil)
@@ -49,6 +52,26 @@ import Testing
             #expect(weak.model(entityName: "Note", key: 1) === transient)
         }
         #expect(weak.model(entityName: "Note", key: 1) == nil, "a stand-in context's map does not keep its models alive")
+    }
+
+    /// The save log tells a context with no models whether others saved since it looked,
+    /// without the entries: its own saves do not count, saves the log no longer keeps do.
+    @Test func theSaveLogTellsWhetherOthersSaved() {
+        let log = SaveLog()
+        let mine = ObjectIdentifier(Note.self), theirs = ObjectIdentifier(Item.self)
+        let none = ModelContext.SavedChanges(insertedIdentifiers: [], updatedIdentifiers: [], deletedIdentifiers: [])
+        #expect(log.othersSaved(after: 0, excluding: mine) == (false, 0))
+        log.record(none, from: mine)
+        #expect(log.othersSaved(after: 0, excluding: mine) == (false, 1))
+        log.record(none, from: theirs)
+        #expect(log.othersSaved(after: 0, excluding: mine) == (true, 2))
+        #expect(log.othersSaved(after: 1, excluding: mine) == (true, 2))
+        #expect(log.othersSaved(after: 2, excluding: mine) == (false, 2))
+        for _ in 0..<(2 * SaveLog.capacity) { log.record(none, from: mine) }
+        let latest = UInt64(2 + 2 * SaveLog.capacity)
+        #expect(log.othersSaved(after: 2, excluding: mine) == (true, latest), "some saves are no longer kept")
+        #expect(log.othersSaved(after: latest - 1, excluding: mine) == (false, latest))
+        #expect(log.saves(after: 2, excluding: mine).entries == nil, "as the detailed answer says")
     }
 
     @Test func deferredFailuresKeepTheFirstOfEachKind() {

@@ -8,6 +8,11 @@ struct IdentityMap {
     /// The entity and identity map that decoding a to-one relationship used last.
     var lastRelatedEntity: (entity: Schema.Entity, models: RegisteredModels)?
 
+    /// Whether no model is registered, held or orphaned, under any entity.
+    var holdsNoModels: Bool {
+        registry.values.allSatisfy { $0.models.isEmpty && $0.orphans.isEmpty }
+    }
+
     /// The identity map of one entity, made on first use.
     mutating func models(of entity: Schema.Entity) -> RegisteredModels {
         if let models = registry[entity.name] { return models }
