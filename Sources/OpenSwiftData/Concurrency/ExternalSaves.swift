@@ -12,7 +12,28 @@ final class ExternalSaves: Sendable {
     private struct Position: Sendable {
         var marker: Int64?
         var lastSeen: Int64 = 0
+        /// This container's saves that have begun and not yet been noted or ended.
+        var savesInFlight = 0
+        /// The transactions of this container's saves noted past a gap after `lastSeen`.
+        var ownAhead: Set<Int64> = []
+
+        /// Moves `lastSeen` over the transactions of this container noted just after it.
+        mutating func advanceOverOwn() {
+            while ownAhead.remove(lastSeen + 1) != nil { lastSeen += 1 }
+        }
+
+        /// Sets `lastSeen` to a transaction read from the history, forgetting the container's own
+        /// transactions up to it.
+        mutating func seen(through id: Int64) {
+            lastSeen = max(lastSeen, id)
+            if !ownAhead.isEmpty { ownAhead = ownAhead.filter { $0 > lastSeen } }
+            advanceOverOwn()
+        }
     }
+
+    /// How many of this container's transactions may wait past a gap for the saves still in
+    /// flight before the history is read anyway.
+    static let largestOwnAhead = 64
 
     private let positions: LockedValue<[Position]>
     /// The number this container's saves carry in the history (``StoreChanges/origin``).
@@ -42,7 +63,7 @@ final class ExternalSaves: Sendable {
                 positions[index].marker = marker
                 let transactions = try slot.historyTransactions(after: positions[index].lastSeen)
                 guard let last = transactions.last?.id else { continue }
-                positions[index].lastSeen = last
+                positions[index].seen(through: last)
                 for transaction in transactions where transaction.origin != origin {
                     log.record(Self.changes(transaction, store: slot.store.identifier), from: source)
                     found = true
@@ -52,22 +73,40 @@ final class ExternalSaves: Sendable {
         }
     }
 
-    /// Takes note of a transaction this container just recorded in the store at `index`. When it
-    /// directly follows the last one seen, nothing else committed in between and nothing is read
-    /// (the cheap path of every save); otherwise the transactions in between are read and the ones
-    /// other containers and processes made are recorded in the log. Returns whether there were any.
+    /// Counts a save of this container to the store at `index` as begun: its transaction, once
+    /// noted, may come after those of saves that began with it and have not been noted yet.
+    /// Each begun save is noted (``noteOwnTransaction(_:inStoreAt:into:stores:source:)``) or
+    /// ended (``endOwnSave(inStoreAt:)``).
+    func beginOwnSave(inStoreAt index: Int) {
+        positions.withValue { $0[index].savesInFlight += 1 }
+    }
+
+    /// Counts a begun save as ended without a transaction to note (it failed, or recorded none).
+    func endOwnSave(inStoreAt index: Int) {
+        positions.withValue { $0[index].savesInFlight = max($0[index].savesInFlight - 1, 0) }
+    }
+
+    /// Takes note of a transaction a begun save of this container just recorded in the store at
+    /// `index`, and ends the save. When it follows the last one seen, directly or over this
+    /// container's own transactions, nothing else committed in between and nothing is read (the
+    /// cheap path of every save). A gap left while other saves of the container are in flight is
+    /// theirs most likely: saves that share a trip to the server finish in any order, so the
+    /// transaction waits for them (up to ``largestOwnAhead``) rather than read the history each
+    /// time. The last of them to finish, or a gap no save of the container is left to fill, reads
+    /// the transactions in between and records the ones other containers and processes made in
+    /// the log. Returns whether there were any.
     func noteOwnTransaction(_ id: Int64, inStoreAt index: Int, into log: SaveLog, stores: [StoreSlot], source: ObjectIdentifier) throws -> Bool {
         try positions.withValue { positions in
-            let lastSeen = positions[index].lastSeen
-            if id <= lastSeen { return false }   // a concurrent save's look already read past it
-            if id == lastSeen + 1 {
-                positions[index].lastSeen = id
-                return false
-            }
+            positions[index].savesInFlight = max(positions[index].savesInFlight - 1, 0)
+            if id <= positions[index].lastSeen { return false }   // a concurrent save's look already read past it
+            positions[index].ownAhead.insert(id)
+            positions[index].advanceOverOwn()
+            if positions[index].ownAhead.isEmpty { return false }
+            if positions[index].savesInFlight > 0 && positions[index].ownAhead.count <= Self.largestOwnAhead { return false }
             let slot = stores[index]
             var found = false
-            for transaction in try slot.historyTransactions(after: lastSeen) {
-                positions[index].lastSeen = max(positions[index].lastSeen, transaction.id)
+            for transaction in try slot.historyTransactions(after: positions[index].lastSeen) {
+                positions[index].seen(through: transaction.id)
                 guard transaction.origin != origin else { continue }
                 log.record(Self.changes(transaction, store: slot.store.identifier), from: source)
                 found = true

@@ -114,6 +114,11 @@ extension ModelContext {
         if container.stores.count > 1 {
             return try saveAcrossStores(changes, batchDeletedEntities: batchDeletedEntities, filteredDeletes: filteredDeletes)
         }
+        // Counted until noted, so that saves that share a trip to the server and finish in any
+        // order do not read the history for each other (`ExternalSaves.noteOwnTransaction`).
+        container.externalSaves.beginOwnSave(inStoreAt: 0)
+        var noted = false
+        defer { if !noted { container.externalSaves.endOwnSave(inStoreAt: 0) } }
         let result = try container.stores[0].store.save(changes)
         let deletedEntities = Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name) + result.ruleDeleted.map(\.entity.name))
         let batchDeleted = storeAppliesRules
@@ -122,7 +127,10 @@ extension ModelContext {
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
                 batchDeleted: batchDeleted + filteredDeletes)
         if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
-        if let transaction = result.historyTransaction { noteSavedTransaction(transaction) }
+        if let transaction = result.historyTransaction {
+            noted = true
+            noteSavedTransaction(transaction)
+        }
     }
 
     /// Moves the container's position in the store's history past a transaction this context
