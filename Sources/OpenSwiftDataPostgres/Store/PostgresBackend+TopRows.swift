@@ -47,8 +47,9 @@ extension PostgresBackend {
         return (sql, compiler)
     }
 
-    /// The largest limit and offset ``topRowsQuery(_:table:selectList:)`` serves: past them, one
-    /// sort of the matching rows costs about as much as the parts.
+    /// The largest limit and offset ``topRowsQuery(_:table:selectList:)`` serves, so that its
+    /// parts read and sort at most 4,000 rows and the numbers written into its text (one
+    /// prepared statement each) stay few; a fetch past them runs as one query.
     static let topRowsLimit = 1_000
 
     /// The name of the column that holds the value sorted by; no property's column has it, as
