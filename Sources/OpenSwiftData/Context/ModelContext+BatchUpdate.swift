@@ -172,11 +172,11 @@ extension ModelContext {
     /// save: to the other contexts of the container, to live results, and by `didSave`.
     /// Returns how many rows changed.
     private func saveBatchUpdates(_ changes: StoreChanges, inStoreAt slot: Int) throws -> Int {
-        let notes = container.stores.count == 1
-        if notes { container.externalSaves.beginOwnSave(inStoreAt: 0) }
-        var noted = false
-        defer { if notes && !noted { container.externalSaves.endOwnSave(inStoreAt: 0) } }
-        let result = try container.stores[slot].store.save(changes)
+        // With one store, the container follows its history (see `noteSavedTransaction`).
+        let followsHistory = container.stores.count == 1
+        let result = followsHistory
+            ? try saveCountedInFlight { try container.stores[slot].store.save(changes) }
+            : try container.stores[slot].store.save(changes)
         var updatedIDs: [PersistentIdentifier] = []
         for (update, keys) in zip(changes.batchUpdates, result.batchUpdated) {
             let location = location(of: update.entity)
@@ -185,10 +185,7 @@ extension ModelContext {
         }
         merging.saveGeneration &+= 1
         announce(SavedChanges(insertedIdentifiers: [], updatedIdentifiers: updatedIDs, deletedIdentifiers: []))
-        if notes, let transaction = result.historyTransaction {
-            noted = true
-            noteSavedTransaction(transaction)
-        }
+        if followsHistory { noteSavedTransaction(result.historyTransaction) }
         return updatedIDs.count
     }
 }

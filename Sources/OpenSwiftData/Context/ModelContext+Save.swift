@@ -114,12 +114,7 @@ extension ModelContext {
         if container.stores.count > 1 {
             return try saveAcrossStores(changes, batchDeletedEntities: batchDeletedEntities, filteredDeletes: filteredDeletes)
         }
-        // Counted until noted, so that saves that share a trip to the server and finish in any
-        // order do not read the history for each other (`ExternalSaves.noteOwnTransaction`).
-        container.externalSaves.beginOwnSave(inStoreAt: 0)
-        var noted = false
-        defer { if !noted { container.externalSaves.endOwnSave(inStoreAt: 0) } }
-        let result = try container.stores[0].store.save(changes)
+        let result = try saveCountedInFlight { try container.stores[0].store.save(changes) }
         let deletedEntities = Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name) + result.ruleDeleted.map(\.entity.name))
         let batchDeleted = storeAppliesRules
             ? result.ruleDeleted.map { ($0.entity, $0.keys) }
@@ -127,9 +122,20 @@ extension ModelContext {
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
                 batchDeleted: batchDeleted + filteredDeletes)
         if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
-        if let transaction = result.historyTransaction {
-            noted = true
-            noteSavedTransaction(transaction)
+        noteSavedTransaction(result.historyTransaction)
+    }
+
+    /// Runs the store's save of the context's changes counted as one of the container's saves in
+    /// flight, until ``noteSavedTransaction(_:)`` takes note of its transaction (or of none), so
+    /// that saves that share a trip to the server and finish in any order do not read the history
+    /// for each other (`ExternalSaves.noteOwnTransaction`). A save that throws is no longer counted.
+    func saveCountedInFlight(_ save: () throws -> StoreSaveResult) throws -> StoreSaveResult {
+        container.externalSaves.beginOwnSave(inStoreAt: 0)
+        do {
+            return try save()
+        } catch {
+            container.externalSaves.endOwnSave(inStoreAt: 0)
+            throw error
         }
     }
 
@@ -138,8 +144,13 @@ extension ModelContext {
     /// inserts-only save did not look before it wrote; any other save looked, but another process
     /// can commit between that look and the save, and a PostgreSQL store learns of other
     /// processes' commits by notifications that may still be on their way.) The save has
-    /// committed: a failed read is thrown by the next fetch or save, as for any merge.
-    func noteSavedTransaction(_ transaction: Int64) {
+    /// committed: a failed read is thrown by the next fetch or save, as for any merge. A save that
+    /// recorded no transaction only stops counting as in flight (``saveCountedInFlight(_:)``).
+    func noteSavedTransaction(_ transaction: Int64?) {
+        guard let transaction else {
+            container.externalSaves.endOwnSave(inStoreAt: 0)
+            return
+        }
         do {
             if try container.noteOwnTransaction(transaction, inStoreAt: 0) {
                 mergeChangesFromOtherContexts(lookingOutside: false)
