@@ -47,7 +47,8 @@ struct PostgresGroupedSaveTests {
         backend.lock.lock()
         for position in 0..<writers {
             outcomes.done.enter()
-            DispatchQueue.global().async {
+            // A thread each: a dispatch queue starts threads for blocked work only one at a time.
+            Thread {
                 defer { outcomes.done.leave() }
                 let context = ModelContext(container)
                 let new = model(position)
@@ -69,7 +70,7 @@ struct PostgresGroupedSaveTests {
                         return
                     }
                 }
-            }
+            }.start()
         }
         var waited = 0
         while backend.waitingSaves.count < writers, waited < 1_000 {
@@ -94,7 +95,7 @@ struct PostgresGroupedSaveTests {
 
         // A title too large for its index: PostgreSQL refuses that row, and only that row.
         var random = SplitMix64(seed: 7)
-        let huge = String((0..<20_000).map { _ in Character(UnicodeScalar(UInt8(33 + random.next() % 90))) })
+        let huge = String((0..<5_000).map { _ in Character(UnicodeScalar(UInt8(33 + random.next() % 90))) })
         let writers: [(code: String, title: String)] = [
             ("stored", "replaced"), ("new 1", "new"), ("too large", huge), ("new 2", "new"), ("new 3", "new"), ("new 1", "again"),
         ]
@@ -213,6 +214,51 @@ struct PostgresGroupedSaveTests {
             }
         }
         #expect(updated == [storedTicket.persistentModelID], "the upsert of the stored code is recorded as its update")
+    }
+
+    /// More upserts wait together than one statement makes (``PostgresBackend/largestUpsertBatch``):
+    /// they go as one statement per batch, each written for its number of rows, and every save
+    /// lands with a history transaction of its own, round after round. Made again and again,
+    /// each statement keeps its generic plan instead of being planned at each execution.
+    @Test func moreUpsertsThanOneStatementMakesGoAsSeveralThatKeepTheirPlans() throws {
+        let container = try ModelContainer(for: schema, configurations: [direct])
+        // Enough stored rows for PostgreSQL to price a plan for more rows than it is given above
+        // one for fewer (with a handful of rows, every plan costs about the same).
+        let setup = ModelContext(container)
+        for number in 0..<5_000 { setup.insert(Ticket(code: "stored \(number)", title: "stored")) }
+        try setup.save()
+        let writers = PostgresBackend.largestUpsertBatch + 2
+        let rounds = 8
+        var identifiers: [String: PersistentIdentifier] = [:]
+        for round in 0..<rounds {
+            let outcomes = try saveTogether(writers, through: container, attempts: 1) { position in
+                Ticket(code: "ticket \(position)", title: "round \(round)", count: round)
+            }
+            #expect(outcomes.errors.isEmpty, "round \(round): \(outcomes.errors)")
+            #expect(Set(outcomes.identifiers.values).count == writers, "round \(round): each save names a row of its own")
+            if round > 0 { #expect(outcomes.identifiers == identifiers, "round \(round): each code keeps its row") }
+            identifiers = outcomes.identifiers
+        }
+
+        let reader = ModelContext(try ModelContainer(for: schema, configurations: [direct]))
+        let tickets = try reader.fetch(FetchDescriptor<Ticket>())
+        let written = tickets.filter { $0.code.hasPrefix("ticket") }
+        #expect(written.count == writers && tickets.count == writers + 5_000)
+        #expect(written.allSatisfy { $0.title == "round \(rounds - 1)" && $0.count == rounds - 1 }, "the last round's values")
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1 + writers * rounds, "one history transaction per save")
+
+        let entity = try #require(container.schema.entity(for: Ticket.self))
+        let backend = try #require(container.store(for: entity) as? PostgresBackend)
+        let plans = try backend.withSession { session in
+            try session.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE 'WITH osd_input%'").map {
+                (generic: PostgresRowReader($0)._int64(0), custom: PostgresRowReader($0)._int64(1))
+            }
+        }
+        #expect(plans.count == 2, "a statement for the first \(PostgresBackend.largestUpsertBatch) saves and one for the rest: \(plans)")
+        for plan in plans {
+            #expect(plan.generic + plan.custom == Int64(rounds), "\(plans)")
+            #expect(plan.generic >= 1, "PostgreSQL kept a generic plan: \(plans)")
+        }
     }
 
     /// Rounds of saves made together (upserts of a few shared codes and of new ones, inserts of

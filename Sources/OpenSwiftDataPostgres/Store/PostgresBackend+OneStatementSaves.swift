@@ -8,7 +8,7 @@ import PostgresNIO
 /// to its event loop and back, one after the other. Instead each encodes its model on its own
 /// thread and waits, and whichever save gets the connection sends every save waiting, each with a
 /// key drawn for it, in one trip: the upserts of one entity as one statement
-/// (``upsertBatchStatement(for:namespace:channel:)``), every other save as a statement and a
+/// (``upsertBatchStatements(for:namespace:channel:)``), every other save as a statement and a
 /// transaction of its own (``PostgresSession/runSeparately(_:)``). If the upserts' statement fails,
 /// they go again one statement each, and each succeeds or fails alone. A lost reply is settled by
 /// each save's own history record, as if it had gone by itself.
@@ -82,7 +82,7 @@ extension PostgresBackend {
     }
 
     /// Sends every waiting save in one trip, each with a key drawn for it, and gives each its
-    /// outcome. Upserts of one entity go as one statement (``upsertBatchStatement(for:namespace:channel:)``);
+    /// outcome. Upserts of one entity go as one statement (``upsertBatchStatements(for:namespace:channel:)``);
     /// if that statement fails, they go again one statement each, in a second trip. Called with the
     /// store's lock held.
     private func sendWaitingSaves(on session: PostgresSession) {
@@ -122,9 +122,10 @@ extension PostgresBackend {
         }
     }
 
-    /// The waiting saves' upserts of one entity, two or more, as one statement each, prepared on
-    /// the connection; and the positions of the saves that go alone (all of an entity whose
-    /// statement the server would not prepare, which then go as they would without it).
+    /// The waiting saves' upserts of one entity, two or more, as one statement for each
+    /// ``largestUpsertBatch`` of them, prepared on the connection; and the positions of the saves
+    /// that go alone (all of an entity whose statement the server would not prepare, which then go
+    /// as they would without it).
     private func batchedUpserts(
         _ waiting: [PendingSave], on session: PostgresSession
     ) throws -> (batches: [(positions: [Int], statement: PostgresStatement)], alone: [Int]) {
@@ -138,20 +139,23 @@ extension PostgresBackend {
             }
         }
         var batches: [(positions: [Int], statement: PostgresStatement)] = []
-        for (name, positions) in byEntity.sorted(by: { $0.key < $1.key }) {
-            guard positions.count > 1, let sql = upsertBatchSQL[name],
-                  let arguments = Self.upsertBatchArguments(positions.map { waiting[$0] }, table: try table(for: name)) else {
-                alone += positions
-                continue
+        for (name, entityPositions) in byEntity.sorted(by: { $0.key < $1.key }) {
+            for start in stride(from: 0, to: entityPositions.count, by: Self.largestUpsertBatch) {
+                let positions = Array(entityPositions[start..<min(start + Self.largestUpsertBatch, entityPositions.count)])
+                guard let sql = upsertBatchSQL[name]?[positions.count],
+                      let arguments = Self.upsertBatchArguments(positions.map { waiting[$0] }, table: try table(for: name)) else {
+                    alone += positions
+                    continue
+                }
+                let statement = PostgresStatement.prepared(sql, arguments)
+                do {
+                    try session.prepareAhead(statement, on: try session.currentConnection())
+                } catch {
+                    alone += positions
+                    continue
+                }
+                batches.append((positions, statement))
             }
-            let statement = PostgresStatement.prepared(sql, arguments)
-            do {
-                try session.prepareAhead(statement, on: try session.currentConnection())
-            } catch {
-                alone += positions
-                continue
-            }
-            batches.append((positions, statement))
         }
         return (batches, alone.sorted())
     }

@@ -12,17 +12,38 @@ import PostgresNIO
 /// go again one statement each (``PostgresBackend/sendWaitingSaves(on:)``), where each succeeds or
 /// fails alone.
 extension PostgresBackend {
-    /// The statement that upserts the rows of `table` given as arrays, or `nil` when the entity
-    /// has no uniqueness constraint or more than one.
+    /// The most upserts one statement makes; more of one entity waiting go as several statements.
+    static let largestUpsertBatch = 32
+
+    /// The statements that upsert the rows of `table` given as arrays, one for each number of
+    /// rows from 2 through ``largestUpsertBatch``, or `nil` when the entity has no uniqueness
+    /// constraint or more than one.
     ///
     /// Parameters, each an array with one element per save, in order: the keys drawn for new
     /// rows, each stored property as ``PostgresTable/preparedInsertSQL`` takes them, the records'
     /// timestamps, authors, origins, the changes of an insert and the tokens; then the bundle,
-    /// the process, the changes of an update before and after the key
-    /// (``HistoryLog/oneUpdate(entityName:mask:)``) and the number of saves. Answers, per save in
-    /// order, the history transaction's number, the announcement, the row's key, 1 when the row
-    /// is new, and the save's position (from 1).
-    static func upsertBatchStatement(for table: PostgresTable, namespace: String, channel: String) -> String? {
+    /// the process and the changes of an update before and after the key
+    /// (``HistoryLog/oneUpdate(entityName:mask:)``). Answers, per save in order, the history
+    /// transaction's number, the announcement, the row's key, 1 when the row is new, and the save's
+    /// position (from 1).
+    ///
+    /// The number of rows is written in each statement, and the arrays' rows are limited to one
+    /// more than it (a statement that reads more rows than that number writes nothing). The
+    /// planner then prices the statement's generic plan for that many rows, as it prices a plan made
+    /// for the arrays it is given, and keeps the generic plan: otherwise it would plan every
+    /// execution anew, pricing the arrays of a generic plan at 10 rows, which costs more than any
+    /// batch the server makes.
+    static func upsertBatchStatements(for table: PostgresTable, namespace: String, channel: String) -> [Int: String]? {
+        var statements: [Int: String] = [:]
+        for size in 2...largestUpsertBatch {
+            guard let statement = upsertBatchStatement(for: table, namespace: namespace, channel: channel, size: size) else { return nil }
+            statements[size] = statement
+        }
+        return statements
+    }
+
+    /// The statement of ``upsertBatchStatements(for:namespace:channel:)`` for `count` rows.
+    static func upsertBatchStatement(for table: PostgresTable, namespace: String, channel: String, size count: Int) -> String? {
         guard table.uniqueConstraints.count == 1, let constraint = table.uniqueConstraints.first else { return nil }
         let stored = table.shape.storedProperties
         let entity = table.entity
@@ -37,7 +58,7 @@ extension PostgresBackend {
         guard constraint.allSatisfy({ inputOf[$0] != nil }) else { return nil }
         let next = stored.count + 2
         arrays += ["$\(next)::float8[]", "$\(next + 1)::text[]", "$\(next + 2)::int8[]", "$\(next + 3)::bytea[]", "$\(next + 4)::int8[]"]
-        let (bundle, process, before, after, count) = ("$\(next + 5)::text", "$\(next + 6)::text", "$\(next + 7)::bytea", "$\(next + 8)::bytea", "$\(next + 9)::int8")
+        let (bundle, process, before, after) = ("$\(next + 5)::text", "$\(next + 6)::text", "$\(next + 7)::bytea", "$\(next + 8)::bytea")
         let inputColumns = ["osd_k"] + stored.indices.map { "osd_p\($0)" } + ["osd_ts", "osd_au", "osd_og", "osd_ch", "osd_tk", "osd_ord"]
         let qualified = table.columns.map { $0.map { "t.\($0)" } }
         let match = PostgresTable.match(constraint, entity: entity, columns: qualified) { inputOf[$0] ?? "NULL" }
@@ -46,7 +67,7 @@ extension PostgresBackend {
         let assignments = zip(names, values).map { "\($0) = \($1)" }.joined(separator: ", ")
         return """
             WITH osd_input AS (
-                SELECT * FROM unnest(\(arrays.joined(separator: ", "))) WITH ORDINALITY AS r(\(inputColumns.joined(separator: ", ")))
+                SELECT * FROM unnest(\(arrays.joined(separator: ", "))) WITH ORDINALITY AS r(\(inputColumns.joined(separator: ", "))) LIMIT \(count + 1)
             ), osd_found AS (
                 SELECT r.osd_ord, t.\(key) FROM osd_input AS r JOIN \(table.table) AS t ON \(match) FOR UPDATE OF t
             ), osd_updated AS (
@@ -88,7 +109,7 @@ extension PostgresBackend {
             elementTypes.enumerated().map { ($0.offset, $0.element) }
             + [(record, .float8), (record + 1, .text), (record + 4, .int8), (record + 5, .bytea), (record + 6, .int8)]
         var arguments: [PostgresData] = []
-        arguments.reserveCapacity(perSave.count + 5)
+        arguments.reserveCapacity(perSave.count + 4)
         for (position, type) in perSave {
             var elements: [PostgresData?] = []
             elements.reserveCapacity(upserts.count)
@@ -102,7 +123,6 @@ extension PostgresBackend {
         guard let first = upserts.first else { return nil }
         arguments += [
             first.arguments[record + 2], first.arguments[record + 3], first.arguments[record + 7], first.arguments[record + 8],
-            PostgresData(int64: Int64(upserts.count)),
         ]
         return arguments
     }

@@ -53,9 +53,10 @@ final class PostgresBackend: @unchecked Sendable {
     /// For each entity with one uniqueness constraint, the statement that saves one new model of it
     /// as an upsert with its history record (``pendingSave(_:)``).
     let upsertRecordingSQL: [String: String]
-    /// For each entity with one uniqueness constraint, the statement that saves several new
-    /// models of it as upserts, one history transaction each (``upsertBatchStatement(for:namespace:channel:)``).
-    let upsertBatchSQL: [String: String]
+    /// For each entity with one uniqueness constraint, the statements that save several new
+    /// models of it as upserts, one history transaction each, by number of models
+    /// (``upsertBatchStatements(for:namespace:channel:)``).
+    let upsertBatchSQL: [String: [Int: String]]
     /// For each entity with an upsert statement, the update's history record its upserts pass
     /// (``updateRecordArguments(for:)``), made once.
     let upsertUpdateRecords: [String: [PostgresData]]
@@ -97,7 +98,7 @@ final class PostgresBackend: @unchecked Sendable {
             (table.preparedInsertSQL, Self.recordSQL(namespace: namespace, channel: channel, after: (table.preparedInsertSQL, table.preparedInsertParameters)))
         }, uniquingKeysWith: { first, _ in first })
         self.upsertRecordingSQL = tables.compactMapValues { Self.upsertRecordingStatement(for: $0, namespace: namespace, channel: channel) }
-        self.upsertBatchSQL = tables.compactMapValues { Self.upsertBatchStatement(for: $0, namespace: namespace, channel: channel) }
+        self.upsertBatchSQL = tables.compactMapValues { Self.upsertBatchStatements(for: $0, namespace: namespace, channel: channel) }
         self.upsertUpdateRecords = tables.mapValues(Self.updateRecordArguments(for:))
         self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
         let observer = StoreObserver.opening
