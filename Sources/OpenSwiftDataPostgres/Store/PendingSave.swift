@@ -5,9 +5,10 @@ import PostgresNIO
 /// A save of one new model made by one statement (``PostgresBackend/pendingSave(_:)``), waiting to
 /// go to the server with the other such saves that wait at the same time, and then its outcome.
 final class PendingSave: @unchecked Sendable {
-    // @unchecked Sendable: made by its save's thread, which then waits for the store's lock; the
-    // thread holding that lock draws its key, sends it and sets `outcome`, which the save's thread
-    // reads once it holds the lock in turn.
+    // @unchecked Sendable: made by its save's thread, which then waits (``WaitingSaves``); the
+    // thread whose turn it is to send draws its key, sends it and sets `outcome`, then marks it
+    // delivered (`isDelivered`, used only inside `WaitingSaves`' lock); the save's thread reads
+    // `outcome` and `key` once it saw it delivered.
 
     /// What the statement does.
     enum Kind {
@@ -35,6 +36,8 @@ final class PendingSave: @unchecked Sendable {
     private(set) var key: Int64 = 0
     /// The rows the statement returned, or why it failed; `nil` until it was sent.
     var outcome: Result<[PostgresRow], any Error>?
+    /// Whether the thread that sent the save is done with it (``WaitingSaves/finishSending(_:)``).
+    fileprivate var isDelivered = false
 
     init(kind: Kind, entity: Schema.Entity, sequence: String, sql: String, arguments: [PostgresData], changesArgument: Int, token: Int64) {
         self.kind = kind
@@ -58,26 +61,59 @@ final class PendingSave: @unchecked Sendable {
     }
 }
 
-/// The one-statement saves waiting for the store's connection (``PostgresBackend/save(_:of:)``).
+/// The one-statement saves waiting for the store's connection (``PostgresBackend/save(_:of:)``),
+/// and whose turn it is to send them.
+///
+/// One save at a time sends: it takes every save waiting once it holds the connection, sends them
+/// in one trip and gives each its outcome. The saves it sent then go on without the connection,
+/// and one of those that came meanwhile sends the next trip, so a save never waits for the
+/// connection after its trip is over.
 final class WaitingSaves: @unchecked Sendable {
-    // @unchecked Sendable: `saves` is used only while `lock` is held.
-    private let lock = NSLock()
+    // @unchecked Sendable: `saves`, `isSending` and each save's `isDelivered` are used only while
+    // `condition` is held.
+    private let condition = NSCondition()
     private var saves: [PendingSave] = []
+    private var isSending = false
 
     /// Adds a save to the ones waiting.
     func add(_ save: PendingSave) {
-        lock.withLock { saves.append(save) }
+        condition.withLock { saves.append(save) }
     }
 
     /// How many saves wait.
-    var count: Int { lock.withLock { saves.count } }
+    var count: Int { condition.withLock { saves.count } }
 
     /// Every save waiting, in the order they came, leaving none.
     func takeAll() -> [PendingSave] {
-        lock.withLock {
+        condition.withLock {
             let taken = saves
             saves = []
             return taken
         }
+    }
+
+    /// Waits until another save's trip delivered `save`, and returns `false`; or until no save is
+    /// sending, and returns `true`: the caller then sends every save waiting, its own among them,
+    /// and calls ``finishSending(_:)``.
+    func waitForOutcomeOrTurn(_ save: PendingSave) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if save.isDelivered { return false }
+            if !isSending {
+                isSending = true
+                return true
+            }
+            condition.wait()
+        }
+    }
+
+    /// Marks the saves the caller sent as delivered (each with its outcome) and ends its turn.
+    func finishSending(_ sent: [PendingSave]) {
+        condition.lock()
+        for save in sent { save.isDelivered = true }
+        isSending = false
+        condition.broadcast()
+        condition.unlock()
     }
 }

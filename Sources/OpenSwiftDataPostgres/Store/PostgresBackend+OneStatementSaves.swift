@@ -52,40 +52,45 @@ extension PostgresBackend {
     /// the store's connection.
     func save(_ pending: PendingSave, of model: any PersistentModel) throws -> StoreSaveResult {
         waitingSaves.add(pending)
-        return try withSession { session in
-            // Another save's thread may have sent this one with its own.
-            if pending.outcome == nil { sendWaitingSaves(on: session) }
-            let transaction: Int64
-            let key: Int64
-            let isNew: Bool
-            switch pending.outcome {
-            case .success(let rows)?:
-                guard let row = rows.first else {
-                    throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction for a new \(pending.entity.name). Nothing was saved.")
-                }
-                let reader = PostgresRowReader(row)
-                transaction = reader._int64(0)
-                (key, isNew) = pending.kind == .upsert ? (reader._int64(2), reader._int64(3) == 1) : (pending.key, true)
-            case .failure(let doubt as PostgresCommitInDoubt)?:
-                transaction = try settle(doubt, token: pending.token, inserted: [model])
-                (key, isNew) = pending.kind == .upsert ? try upsertedRow(recordedBy: transaction, entityName: pending.entity.name) : (pending.key, true)
-            case .failure(let error)?:
-                throw diagnosed(error)
-            case nil:
-                throw SwiftDataError(.storeFailure, reason: "A save of a new \(pending.entity.name) was not sent to \(location.displayName). Nothing was saved; save again.")
-            }
-            model._osdState.primaryKey = key
-            var result = StoreSaveResult(inserted: [key], upserted: isNew ? [] : [0], batchDeleted: [])
-            result.historyTransaction = transaction
-            return result
+        // Another save's trip may carry this one; otherwise this save sends every one waiting.
+        if waitingSaves.waitForOutcomeOrTurn(pending) {
+            var sent: [PendingSave] = []
+            defer { waitingSaves.finishSending(sent) }
+            withSession { session in sent = sendWaitingSaves(on: session) }
         }
+        let transaction: Int64
+        let key: Int64
+        let isNew: Bool
+        switch pending.outcome {
+        case .success(let rows)?:
+            guard let row = rows.first else {
+                throw SwiftDataError(.storeFailure, reason: "PostgreSQL recorded no history transaction for a new \(pending.entity.name). Nothing was saved.")
+            }
+            let reader = PostgresRowReader(row)
+            transaction = reader._int64(0)
+            (key, isNew) = pending.kind == .upsert ? (reader._int64(2), reader._int64(3) == 1) : (pending.key, true)
+        case .failure(let doubt as PostgresCommitInDoubt)?:
+            (transaction, key, isNew) = try withSession { _ in
+                let transaction = try settle(doubt, token: pending.token, inserted: [model])
+                let (key, isNew) = pending.kind == .upsert ? try upsertedRow(recordedBy: transaction, entityName: pending.entity.name) : (pending.key, true)
+                return (transaction, key, isNew)
+            }
+        case .failure(let error)?:
+            throw withSession { _ in diagnosed(error) }
+        case nil:
+            throw SwiftDataError(.storeFailure, reason: "A save of a new \(pending.entity.name) was not sent to \(location.displayName). Nothing was saved; save again.")
+        }
+        model._osdState.primaryKey = key
+        var result = StoreSaveResult(inserted: [key], upserted: isNew ? [] : [0], batchDeleted: [])
+        result.historyTransaction = transaction
+        return result
     }
 
     /// Sends every waiting save in one trip, each with a key drawn for it, and gives each its
     /// outcome. Upserts of one entity go as one statement (``upsertBatchStatements(for:namespace:channel:)``);
     /// if that statement fails, they go again one statement each, in a second trip. Called with the
-    /// store's lock held.
-    private func sendWaitingSaves(on session: PostgresSession) {
+    /// store's lock held; returns the saves it sent.
+    private func sendWaitingSaves(on session: PostgresSession) -> [PendingSave] {
         let waiting = waitingSaves.takeAll()
         do {
             var statements: [PostgresStatement] = []
@@ -120,6 +125,7 @@ extension PostgresBackend {
             // The rest were not sent: each fails with the reason.
             for pending in waiting where pending.outcome == nil { pending.outcome = .failure(error) }
         }
+        return waiting
     }
 
     /// The waiting saves' upserts of one entity, two or more, as one statement for each

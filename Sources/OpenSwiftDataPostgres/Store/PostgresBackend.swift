@@ -134,7 +134,7 @@ final class PostgresBackend: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive use of the session.
-    func withSession<R>(_ body: (PostgresSession) throws -> R) throws -> R {
+    func withSession<R>(_ body: (PostgresSession) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(session)
