@@ -5,8 +5,9 @@ import Foundation
 ///
 /// It learns in two ways. The store's own connection hears other connections' announcements
 /// (`NOTIFY`), each before the reply to its next statement. A reader of the pool hears none, so each
-/// of its reads also reads the history counter, after the read and in the same trip: every commit
-/// the read saw has a number at most that. Numbers are handed out without gaps, so a counter past
+/// of its reads also reads the history counter: a fetch of models in a column of its rows (the
+/// fetch's own snapshot), any other read after it in the same trip. Every commit the read saw has
+/// a number at most that. Numbers are handed out without gaps, so a counter past
 /// the last one seen tells of a commit of another connection exactly when a number in between is
 /// not one of the store's own saves.
 final class ExternalCommitSightings: @unchecked Sendable {

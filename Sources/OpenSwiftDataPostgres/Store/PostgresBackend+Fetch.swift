@@ -42,9 +42,10 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
     /// parameters: the server then parses and analyzes it once per connection rather than every
     /// time), and calls `body` with each row (see ``forEach(_:_:)``).
     private func forEach(
-        _ sql: String, _ compiler: PostgresCompiler, checking rows: RowTypes? = nil, _ body: (PostgresRowReader) throws -> Void
+        _ sql: String, _ compiler: PostgresCompiler, checking rows: RowTypes? = nil, counterColumn: Int? = nil,
+        _ body: (PostgresRowReader) throws -> Void
     ) throws {
-        try forEach(statement(sql, compiler), checking: rows, body)
+        try forEach(statement(sql, compiler), checking: rows, counterColumn: counterColumn, body)
     }
 
     /// A query compiled from a fetch: prepared when it has at most
@@ -68,8 +69,10 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
     /// store call `body` makes (a relationship resolved while rows are decoded) finds the session
     /// free. With `rows`, the first row's column types are checked first. The statements of faults
     /// and relationships have fixed shapes and are prepared.
-    private func forEach(_ statement: PostgresStatement, checking rows: RowTypes? = nil, _ body: (PostgresRowReader) throws -> Void) throws {
-        let results = try read(statement)
+    private func forEach(
+        _ statement: PostgresStatement, checking rows: RowTypes? = nil, counterColumn: Int? = nil, _ body: (PostgresRowReader) throws -> Void
+    ) throws {
+        let results = try read(statement, counterColumn: counterColumn)
         if let rows, let first = results.first {
             try rows.table.checkTypes(of: PostgresRowReader(first), properties: rows.properties, location: location, keyed: rows.keyed)
         }
@@ -79,12 +82,15 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
     func forEachRow(_ fetch: StoreFetch, attributes: [Int]?, _ body: (StoreRow) throws -> Void) throws {
         let table = try table(for: fetch.entity.name)
         let rows = RowTypes(table: table, properties: attributes ?? table.shape.selectedProperties)
-        let selectList = attributes.map { table.selectList(attributes: $0) } ?? table.selectList
+        // The key, the properties, then the history counter, for a reader to learn of commits
+        // from the fetch itself.
+        let counterColumn = 1 + rows.properties.count
+        let selectList = (attributes.map { table.selectList(attributes: $0) } ?? table.selectList) + ", " + historyCounterColumn
         if let (sql, compiler) = try topRowsQuery(fetch, table: table, selectList: selectList) {
-            return try forEach(sql, compiler, checking: rows) { try body($0) }
+            return try forEach(sql, compiler, checking: rows, counterColumn: counterColumn) { try body($0) }
         }
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
-        try forEach("SELECT \(selectList) FROM \(table.table) AS t0" + clauses, compiler, checking: rows) { try body($0) }
+        try forEach("SELECT \(selectList) FROM \(table.table) AS t0" + clauses, compiler, checking: rows, counterColumn: counterColumn) { try body($0) }
     }
 
     func count(_ fetch: StoreFetch) throws -> Int {

@@ -42,6 +42,9 @@ final class PostgresBackend: @unchecked Sendable {
     let readers: ConnectionPool<PostgresSession>?
     /// The statement a reader runs after each read: the number of the last history transaction.
     let historyCounterSQL: String
+    /// The same number as a column of a fetch's rows (``forEachRow(_:attributes:_:)``), read in the
+    /// fetch's own snapshot, so that a reader needs no second statement.
+    let historyCounterColumn: String
     /// For each entity, the statements that remove references to its deleted rows (bound to an
     /// array of keys): foreign keys set to NULL, link-table rows deleted.
     let referenceCleanup: [String: [ReferenceCleanup]]
@@ -101,6 +104,7 @@ final class PostgresBackend: @unchecked Sendable {
         self.upsertBatchSQL = tables.compactMapValues { Self.upsertBatchStatements(for: $0, namespace: namespace, channel: channel) }
         self.upsertUpdateRecords = tables.mapValues(Self.updateRecordArguments(for:))
         self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
+        self.historyCounterColumn = "(\(historyCounterSQL))"
         let observer = StoreObserver.opening
         // Readers never open transactions and never listen; a lost one connects again at its next read.
         // They open after the store has, so a new one waits for a restarting server as a lost one does.
@@ -153,14 +157,18 @@ final class PostgresBackend: @unchecked Sendable {
     /// prepared anew, unless another container's migration explains the change. Whether the
     /// columns still have types the store reads is checked where the rows are read
     /// (``PostgresTable/checkTypes(of:properties:location:keyed:)``).
-    func read(_ statement: PostgresStatement) throws -> [PostgresRow] {
+    ///
+    /// - Parameter counterColumn: The column of the rows that holds the history counter
+    ///   (``historyCounterColumn``), if the statement selects it: a reader then reads the counter
+    ///   from the first row, and runs the counter's statement only when there is no row.
+    func read(_ statement: PostgresStatement, counterColumn: Int? = nil) throws -> [PostgresRow] {
         do {
-            return try readAsIs(statement)
+            return try readAsIs(statement, counterColumn: counterColumn)
         } catch let error as SwiftDataError where PostgresFailure.isStalePlan(error) {
             let diagnosis = diagnosed(error)
             guard (diagnosis as? SwiftDataError)?.reason == error.reason else { throw diagnosis }
             do {
-                return try readAsIs(statement)
+                return try readAsIs(statement, counterColumn: counterColumn)
             } catch {
                 throw diagnosed(error)
             }
@@ -170,14 +178,21 @@ final class PostgresBackend: @unchecked Sendable {
     }
 
     /// ``read(_:)``, its errors as the server gave them.
-    private func readAsIs(_ statement: PostgresStatement) throws -> [PostgresRow] {
+    private func readAsIs(_ statement: PostgresStatement, counterColumn: Int? = nil) throws -> [PostgresRow] {
         if let readers {
             guard lock.try() else {
                 return try readers.withConnection { reader in
-                    let replies = try reader.read([statement, .prepared(historyCounterSQL, [])])
-                    if let counter = replies[1].first.map(PostgresRowReader.init), !counter._isNull(0) {
-                        sightings.read(counter: counter._int64(0))
+                    if let counterColumn {
+                        let rows = try reader.read([statement])[0]
+                        if let first = rows.first, counterColumn < first.count {
+                            noteCounter(PostgresRowReader(first), column: counterColumn)
+                        } else {
+                            try reader.read([.prepared(historyCounterSQL, [])])[0].first.map { noteCounter(PostgresRowReader($0), column: 0) }
+                        }
+                        return rows
                     }
+                    let replies = try reader.read([statement, .prepared(historyCounterSQL, [])])
+                    replies[1].first.map { noteCounter(PostgresRowReader($0), column: 0) }
                     return replies[0]
                 }
             }
@@ -186,6 +201,13 @@ final class PostgresBackend: @unchecked Sendable {
         }
         defer { lock.unlock() }
         return try session.read([statement])[0]
+    }
+
+    /// Takes note of the history counter a reader read (``ExternalCommitSightings/read(counter:)``).
+    private func noteCounter(_ row: PostgresRowReader, column: Int) {
+        let column = Int32(column)
+        guard !row._isNull(column) else { return }
+        sightings.read(counter: row._int64(column))
     }
 
     /// Runs `body` in one transaction: all of it or, on any error, none of it.
