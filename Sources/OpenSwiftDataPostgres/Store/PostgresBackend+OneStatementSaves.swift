@@ -6,9 +6,9 @@ import PostgresNIO
 /// often save one new model each (a `PUT` of an upsert, a `POST` of a new row); made at the same
 /// time through one container, they would each wait for the container's one connection and cross
 /// to its event loop and back, one after the other. Instead each encodes its model on its own
-/// thread and waits, and whichever save gets the connection sends every save waiting, each with a
-/// key drawn for it, in one trip: the upserts of one entity as one statement
-/// (``upsertBatchStatements(for:namespace:channel:)``), every other save as a statement and a
+/// thread and waits, and one of them at a time (``WaitingSaves``) sends every save waiting, each
+/// with a key drawn for it, in one trip: the upserts of one entity as one statement
+/// (``upsertBatchStatement(for:namespace:channel:rows:)``), every other save as a statement and a
 /// transaction of its own (``PostgresSession/runSeparately(_:)``). If the upserts' statement fails,
 /// they go again one statement each, and each succeeds or fails alone. A lost reply is settled by
 /// each save's own history record, as if it had gone by itself.
@@ -87,7 +87,7 @@ extension PostgresBackend {
     }
 
     /// Sends every waiting save in one trip, each with a key drawn for it, and gives each its
-    /// outcome. Upserts of one entity go as one statement (``upsertBatchStatements(for:namespace:channel:)``);
+    /// outcome. Upserts of one entity go as one statement (``upsertBatchStatement(for:namespace:channel:rows:)``);
     /// if that statement fails, they go again one statement each, in a second trip. Called with the
     /// store's lock held; returns the saves it sent.
     private func sendWaitingSaves(on session: PostgresSession) -> [PendingSave] {
@@ -138,7 +138,7 @@ extension PostgresBackend {
         var byEntity: [String: [Int]] = [:]
         var alone: [Int] = []
         for (position, pending) in waiting.enumerated() {
-            if pending.kind == .upsert, upsertBatchSQL[pending.entity.name] != nil {
+            if pending.kind == .upsert, upsertBatches.entities.contains(pending.entity.name) {
                 byEntity[pending.entity.name, default: []].append(position)
             } else {
                 alone.append(position)
@@ -148,7 +148,7 @@ extension PostgresBackend {
         for (name, entityPositions) in byEntity.sorted(by: { $0.key < $1.key }) {
             for start in stride(from: 0, to: entityPositions.count, by: Self.largestUpsertBatch) {
                 let positions = Array(entityPositions[start..<min(start + Self.largestUpsertBatch, entityPositions.count)])
-                guard let sql = upsertBatchSQL[name]?[positions.count],
+                guard let sql = upsertBatches.sql(for: name, rows: positions.count),
                       let arguments = Self.upsertBatchArguments(positions.map { waiting[$0] }, table: try table(for: name)) else {
                     alone += positions
                     continue

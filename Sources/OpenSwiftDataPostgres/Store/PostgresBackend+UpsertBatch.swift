@@ -15,9 +15,8 @@ extension PostgresBackend {
     /// The most upserts one statement makes; more of one entity waiting go as several statements.
     static let largestUpsertBatch = 32
 
-    /// The statements that upsert the rows of `table` given as arrays, one for each number of
-    /// rows from 2 through ``largestUpsertBatch``, or `nil` when the entity has no uniqueness
-    /// constraint or more than one.
+    /// The statement that upserts `count` rows of `table` given as arrays, or `nil` when the
+    /// entity has no uniqueness constraint or more than one.
     ///
     /// Parameters, each an array with one element per save, in order: the keys drawn for new
     /// rows, each stored property as ``PostgresTable/preparedInsertSQL`` takes them, the records'
@@ -27,23 +26,13 @@ extension PostgresBackend {
     /// transaction's number, the announcement, the row's key, 1 when the row is new, and the save's
     /// position (from 1).
     ///
-    /// The number of rows is written in each statement, and the arrays' rows are limited to one
+    /// The number of rows is written in the statement, and the arrays' rows are limited to one
     /// more than it (a statement that reads more rows than that number writes nothing). The
-    /// planner then prices the statement's generic plan for that many rows, as it prices a plan made
-    /// for the arrays it is given, and keeps the generic plan: otherwise it would plan every
+    /// planner then prices the statement's generic plan for that many rows, as it prices a plan
+    /// made for the arrays it is given, and keeps the generic plan: otherwise it would plan every
     /// execution anew, pricing the arrays of a generic plan at 10 rows, which costs more than any
     /// batch the server makes.
-    static func upsertBatchStatements(for table: PostgresTable, namespace: String, channel: String) -> [Int: String]? {
-        var statements: [Int: String] = [:]
-        for size in 2...largestUpsertBatch {
-            guard let statement = upsertBatchStatement(for: table, namespace: namespace, channel: channel, size: size) else { return nil }
-            statements[size] = statement
-        }
-        return statements
-    }
-
-    /// The statement of ``upsertBatchStatements(for:namespace:channel:)`` for `count` rows.
-    static func upsertBatchStatement(for table: PostgresTable, namespace: String, channel: String, size count: Int) -> String? {
+    static func upsertBatchStatement(for table: PostgresTable, namespace: String, channel: String, rows count: Int) -> String? {
         guard table.uniqueConstraints.count == 1, let constraint = table.uniqueConstraints.first else { return nil }
         let stored = table.shape.storedProperties
         let entity = table.entity

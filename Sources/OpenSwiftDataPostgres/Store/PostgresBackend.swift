@@ -57,9 +57,8 @@ final class PostgresBackend: @unchecked Sendable {
     /// as an upsert with its history record (``pendingSave(_:)``).
     let upsertRecordingSQL: [String: String]
     /// For each entity with one uniqueness constraint, the statements that save several new
-    /// models of it as upserts, one history transaction each, by number of models
-    /// (``upsertBatchStatements(for:namespace:channel:)``).
-    let upsertBatchSQL: [String: [Int: String]]
+    /// models of it as upserts, one history transaction each, by number of models.
+    let upsertBatches: UpsertBatchStatements
     /// For each entity with an upsert statement, the update's history record its upserts pass
     /// (``updateRecordArguments(for:)``), made once.
     let upsertUpdateRecords: [String: [PostgresData]]
@@ -101,7 +100,7 @@ final class PostgresBackend: @unchecked Sendable {
             (table.preparedInsertSQL, Self.recordSQL(namespace: namespace, channel: channel, after: (table.preparedInsertSQL, table.preparedInsertParameters)))
         }, uniquingKeysWith: { first, _ in first })
         self.upsertRecordingSQL = tables.compactMapValues { Self.upsertRecordingStatement(for: $0, namespace: namespace, channel: channel) }
-        self.upsertBatchSQL = tables.compactMapValues { Self.upsertBatchStatements(for: $0, namespace: namespace, channel: channel) }
+        self.upsertBatches = UpsertBatchStatements(tables: tables, namespace: namespace, channel: channel)
         self.upsertUpdateRecords = tables.mapValues(Self.updateRecordArguments(for:))
         self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
         self.historyCounterColumn = "(\(historyCounterSQL))"
