@@ -17,7 +17,7 @@ extension PostgresBackend {
     /// - the first N rows with the cut's value, by key, read from the index in that order.
     ///
     /// The two parts are sorted again (a few rows), limited and offset. Each row has one more
-    /// column after the model's: the value sorted by.
+    /// column after those of `selectList`: the value sorted by.
     func topRowsQuery(_ fetch: StoreFetch, table: PostgresTable, selectList: String) throws -> (sql: String, compiler: PostgresCompiler)? {
         guard let limit = fetch.limit, limit > 0, limit <= Self.topRowsLimit, fetch.sort.count == 1 else { return nil }
         let offset = max(fetch.offset ?? 0, 0)

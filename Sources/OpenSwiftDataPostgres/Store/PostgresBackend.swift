@@ -43,7 +43,10 @@ final class PostgresBackend: @unchecked Sendable {
     /// The statement a reader runs after each read: the number of the last history transaction.
     let historyCounterSQL: String
     /// The same number as a column of a fetch's rows (``forEachRow(_:attributes:_:)``), read in the
-    /// fetch's own snapshot, so that a reader needs no second statement.
+    /// fetch's own snapshot, so that a reader needs no second statement. A fetch on the store's own
+    /// connection, which hears other connections' commits, selects it too and leaves it unread:
+    /// one index look-up, where a second shape of every fetch would double the statements each
+    /// connection prepares.
     let historyCounterColumn: String
     /// For each entity, the statements that remove references to its deleted rows (bound to an
     /// array of keys): foreign keys set to NULL, link-table rows deleted.

@@ -17,9 +17,13 @@ final class UpsertBatchStatements: @unchecked Sendable {
         self.tables = tables
         self.namespace = namespace
         self.channel = channel
-        self.entities = Set(tables.compactMap { name, table in
-            PostgresBackend.upsertBatchStatement(for: table, namespace: namespace, channel: channel, rows: 2) == nil ? nil : name
-        })
+        // An entity has batch statements when it has the one for two rows, kept for its first batch.
+        for (name, table) in tables {
+            if let statement = PostgresBackend.upsertBatchStatement(for: table, namespace: namespace, channel: channel, rows: 2) {
+                made[name] = [2: statement]
+            }
+        }
+        self.entities = Set(made.keys)
     }
 
     /// The statement for `rows` upserts of `entity` (2 through
