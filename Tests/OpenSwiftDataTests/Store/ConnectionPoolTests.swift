@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import OpenSwiftData
 
-/// The pool of a store's read connections: callers that wait are served in the order they came,
-/// and a failed open or a closed pool reaches the callers in line.
+/// The pool of a store's read connections: a failed open or a closed pool reaches the callers
+/// waiting for a connection.
 struct ConnectionPoolTests {
     /// Records the order in which callers got their turn.
     private final class Turns: @unchecked Sendable {
@@ -25,22 +25,7 @@ struct ConnectionPoolTests {
         while pool.waitingCallers == waitingBefore { Thread.sleep(forTimeInterval: 0.001) }
     }
 
-    @Test func aReturnedConnectionGoesToTheCallerThatWaitedLongestNotToOneArrivingAfter() throws {
-        let pool = ConnectionPool<Int>(maximum: 1) { 1 }
-        let turns = Turns()
-        let done = DispatchGroup()
-        try pool.withConnection { _ in
-            for name in ["first", "second", "third"] { startWaiting(name, on: pool, turns: turns, done: done) }
-        }
-        // This caller arrives after the three: it waits for their turns, though the connection was
-        // just given back on this very thread.
-        try pool.withConnection { _ in turns.note("late") }
-        done.wait()
-        #expect(turns.names == ["first", "second", "third", "late"])
-        #expect(pool.waitingCallers == 0)
-    }
-
-    @Test func aConnectionThatFailsToOpenLeavesTheNextCallerInLineToOpenOne() throws {
+    @Test func aConnectionThatFailsToOpenLetsAWaitingCallerOpenOne() throws {
         struct Refused: Error {}
         let attempts = Turns()
         let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
@@ -71,7 +56,7 @@ struct ConnectionPoolTests {
         #expect(try pool.withConnection { $0 } == 7)
     }
 
-    @Test func closingThePoolReachesEveryCallerInLineAndEveryLaterOne() throws {
+    @Test func closingThePoolReachesEveryWaitingCallerAndEveryLaterOne() throws {
         struct Closed: Error {}
         let pool = ConnectionPool<Int>(maximum: 1) { 1 }
         let outcomes = Turns()
