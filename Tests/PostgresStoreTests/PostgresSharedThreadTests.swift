@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import OpenSwiftData
 import OpenSwiftDataPostgres
+import PostgresNIO
 import Testing
 
 /// A server's requests waiting for the store do not stall the process's other tasks: a
@@ -62,6 +63,44 @@ struct PostgresSharedThreadTests {
         try await blocker.close().get()
     }
 
+    /// The store's connections read the server's answers on event loops of their own: an
+    /// application that holds every loop of SwiftNIO's shared group (as a busy server's HTTP
+    /// connections can) does not stop the store from answering.
+    @Test(.timeLimit(.minutes(2))) func aReadIsAnsweredWhileEveryLoopOfSwiftNIOsSharedGroupIsHeld() throws {
+        var configuration = try PostgresServer.freshConfiguration("shared")
+        configuration.maximumReadConnections = 1
+        let container = try ModelContainer(for: Poster.self, configurations: configuration)
+        let setup = ModelContext(container)
+        setup.insert(Poster(label: "a"))
+        try setup.save()
+
+        let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+        let held = DispatchGroup(), release = DispatchSemaphore(value: 0)
+        for loop in loops {
+            held.enter()
+            loop.execute {
+                held.leave()
+                release.wait()
+            }
+        }
+        held.wait()
+        let answered = DispatchSemaphore(value: 0)
+        let labels = LockedLabels()
+        // A context of its own on a thread of its own, reading on the container's connection and
+        // on a reader it opens now, while every shared loop is held.
+        for _ in 0..<2 {
+            Thread {
+                labels.set(try? ModelContext(container).fetch(FetchDescriptor<Poster>()).map(\.label))
+                answered.signal()
+            }.start()
+        }
+        let deadline = DispatchTime.now() + 60
+        let bothAnswered = answered.wait(timeout: deadline) == .success && answered.wait(timeout: deadline) == .success
+        for _ in loops { release.signal() }
+        #expect(bothAnswered, "the reads were answered while SwiftNIO's shared loops were held")
+        #expect(labels.all == [["a"], ["a"]])
+    }
+
     @Test func aContextUsedDirectlyInAsyncCodeIsReportedOnce() async throws {
         let warnings = CapturedWarnings()
         let configuration = try PostgresServer.freshConfiguration("shared")
@@ -112,4 +151,13 @@ final class LockedCount: @unchecked Sendable {
     private var count = 0
     func add() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
+}
+
+/// The labels each of several threads read, `nil` for a read that failed.
+final class LockedLabels: @unchecked Sendable {
+    // @unchecked Sendable: `labels` is only used while `lock` is held.
+    private let lock = NSLock()
+    private var labels: [[String]?] = []
+    func set(_ read: [String]?) { lock.withLock { labels.append(read) } }
+    var all: [[String]?] { lock.withLock { labels } }
 }

@@ -170,7 +170,7 @@ final class PostgresSession: @unchecked Sendable {
         configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
         if let options = location.options { configuration.options.additionalStartupParameters.append(("options", options)) }
         let future = PostgresConnection.connect(
-            on: channel?.eventLoop ?? MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger)
+            on: channel?.eventLoop ?? PostgresEventLoops.group.any(), configuration: configuration, id: 1, logger: logger)
         do {
             return try future.wait()
         } catch {
@@ -182,7 +182,7 @@ final class PostgresSession: @unchecked Sendable {
     /// Connects to the server over TCP, with the location's keepalive probes
     /// (``PostgresKeepalive``) and within its connect timeout. Throws SwiftNIO's error.
     private static func openChannel(host: String, port: Int, _ location: PostgresLocation) throws -> any Channel {
-        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton.any())
+        var bootstrap = ClientBootstrap(group: PostgresEventLoops.group.any())
             .connectTimeout(.seconds(location.connectTimeout))
         if let keepalive = location.keepalive {
             bootstrap = bootstrap.channelOption(.socketOption(.so_keepalive), value: 1)
@@ -297,9 +297,10 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     /// Throws when called on one of SwiftNIO's event loop threads: the session blocks its caller
-    /// until the server answers, and the answer arrives on an event loop, which would then wait
-    /// for itself. Warns when called from async code on Swift's shared threads,
-    /// which the wait would hold (see `BlockingCallSite`).
+    /// until the server answers, which would hold the loop and every connection it serves (and on
+    /// one of the store's own loops, ``PostgresEventLoops``, the loop that reads the answer would
+    /// wait for itself). Warns when called from async code on Swift's shared threads, which the
+    /// wait would hold (see `BlockingCallSite`).
     private func refuseEventLoopThread() throws {
         guard MultiThreadedEventLoopGroup.currentEventLoop != nil else {
             if BlockingCallSite.isSharedTaskThread { BlockingCallSite.warn(store: location.displayName, observer: observer) }
