@@ -10,8 +10,7 @@ import Foundation
 /// lock, so a slow connect (a server across a network) holds up only its own caller.
 package final class ConnectionPool<Connection>: @unchecked Sendable {
     // @unchecked Sendable: `idle`, `opened` and `waiting` are used only while `condition` is locked,
-    // and a
-    // connection is used by the one caller that took it out of `idle`.
+    // and a connection is used by the one caller that took it out of `idle`.
 
     private let maximum: Int
     private let open: @Sendable () throws -> Connection
