@@ -100,10 +100,32 @@ extension PostgresBackend: HistoryRecordingStore {
     }
 
     func historyTransactions(after id: Int64) throws -> [StoreHistoryTransaction] {
-        var bindings = PostgresBindings()
-        bindings.append(id)
-        let rows = try read("SELECT id, timestamp, author, bundle, process, origin, changes FROM \(namespace).osd_history WHERE id > $1 ORDER BY id", bindings)
-        return try rows.map { try StoreHistoryTransaction(row: PostgresRowReader($0), place: location.displayName) }
+        try historyTransactions(after: id, pageRows: Self.historyPageRows)
+    }
+
+    /// How many history transactions one statement of ``historyTransactions(after:)`` reads.
+    ///
+    /// The limit is a number in the text so that PostgreSQL reads the transactions through the
+    /// key's index whatever it knows of the table: for `id > $1` alone on a history table it has
+    /// no statistics of yet, it guesses a third of the rows and reads and sorts the whole table:
+    /// 12.8 ms for the last 10 of 200,000 transactions, 0.05 ms with the limit.
+    static let historyPageRows = 1_000
+
+    /// ``historyTransactions(after:)``, read `pageRows` at a time, each page after the last
+    /// transaction of the one before. Transactions commit in the order of their numbers (a save
+    /// holds the counter's row from taking its number until it commits), so a page read later
+    /// than the one before skips none.
+    func historyTransactions(after id: Int64, pageRows: Int) throws -> [StoreHistoryTransaction] {
+        var transactions: [StoreHistoryTransaction] = []
+        var after = id
+        while true {
+            var bindings = PostgresBindings()
+            bindings.append(after)
+            let rows = try read("SELECT id, timestamp, author, bundle, process, origin, changes FROM \(namespace).osd_history WHERE id > $1 ORDER BY id LIMIT \(max(pageRows, 1))", bindings)
+            for row in rows { transactions.append(try StoreHistoryTransaction(row: PostgresRowReader(row), place: location.displayName)) }
+            guard rows.count >= max(pageRows, 1), let last = transactions.last else { return transactions }
+            after = last.id
+        }
     }
 
     func latestHistoryTransaction() throws -> Int64 {
