@@ -26,14 +26,20 @@ struct PostgresSharedThreadTests {
         return false
     }
 
-    // Async, so that the test waits without holding one of the shared threads it checks.
-    @Test(.timeLimit(.minutes(2))) func anUnrelatedTaskRunsWhileEveryConnectionWaitsForALock() async throws {
+    /// A container on a fresh namespace with `readConnections` readers, holding one poster, "a".
+    static func containerWithOnePoster(readConnections: Int) throws -> (ModelContainer, PostgresStoreConfiguration) {
         var configuration = try PostgresServer.freshConfiguration("shared")
-        configuration.maximumReadConnections = 2
+        configuration.maximumReadConnections = readConnections
         let container = try ModelContainer(for: Poster.self, configurations: configuration)
         let setup = ModelContext(container)
         setup.insert(Poster(label: "a"))
         try setup.save()
+        return (container, configuration)
+    }
+
+    // Async, so that the test waits without holding one of the shared threads it checks.
+    @Test(.timeLimit(.minutes(2))) func anUnrelatedTaskRunsWhileEveryConnectionWaitsForALock() async throws {
+        let (container, configuration) = try Self.containerWithOnePoster(readConnections: 2)
 
         let blocker = try PostgresServer.connect()
         do {
@@ -67,12 +73,7 @@ struct PostgresSharedThreadTests {
     /// application that holds every loop of SwiftNIO's shared group (as a busy server's HTTP
     /// connections can) does not stop the store from answering.
     @Test(.timeLimit(.minutes(2))) func aReadIsAnsweredWhileEveryLoopOfSwiftNIOsSharedGroupIsHeld() throws {
-        var configuration = try PostgresServer.freshConfiguration("shared")
-        configuration.maximumReadConnections = 1
-        let container = try ModelContainer(for: Poster.self, configurations: configuration)
-        let setup = ModelContext(container)
-        setup.insert(Poster(label: "a"))
-        try setup.save()
+        let (container, _) = try Self.containerWithOnePoster(readConnections: 1)
 
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         let held = DispatchGroup(), release = DispatchSemaphore(value: 0)

@@ -116,14 +116,15 @@ extension PostgresBackend: HistoryRecordingStore {
     /// holds the counter's row from taking its number until it commits), so a page read later
     /// than the one before skips none.
     func historyTransactions(after id: Int64, pageRows: Int) throws -> [StoreHistoryTransaction] {
+        let limit = max(pageRows, 1)
         var transactions: [StoreHistoryTransaction] = []
         var after = id
         while true {
             var bindings = PostgresBindings()
             bindings.append(after)
-            let rows = try read("SELECT id, timestamp, author, bundle, process, origin, changes FROM \(namespace).osd_history WHERE id > $1 ORDER BY id LIMIT \(max(pageRows, 1))", bindings)
+            let rows = try read("SELECT id, timestamp, author, bundle, process, origin, changes FROM \(namespace).osd_history WHERE id > $1 ORDER BY id LIMIT \(limit)", bindings)
             for row in rows { transactions.append(try StoreHistoryTransaction(row: PostgresRowReader(row), place: location.displayName)) }
-            guard rows.count >= max(pageRows, 1), let last = transactions.last else { return transactions }
+            guard rows.count >= limit, let last = transactions.last else { return transactions }
             after = last.id
         }
     }

@@ -5,7 +5,7 @@ import Testing
 /// The pool of a store's read connections: a failed open or a closed pool reaches the callers
 /// waiting for a connection.
 struct ConnectionPoolTests {
-    /// Records the order in which callers got their turn.
+    /// Records, in order, what callers got: a connection, or an error.
     private final class Turns: @unchecked Sendable {
         private let lock = NSLock()
         private var order: [String] = []
@@ -14,12 +14,17 @@ struct ConnectionPoolTests {
     }
 
     /// Starts a thread that takes a connection from `pool` once it is its turn, notes its name,
-    /// and gives the connection back; returns once the thread waits in line.
+    /// and gives the connection back, or notes the type of the error it got instead; returns once
+    /// the thread waits for a connection.
     private func startWaiting(_ name: String, on pool: ConnectionPool<Int>, turns: Turns, done: DispatchGroup) {
         let waitingBefore = pool.waitingCallers
         done.enter()
         Thread {
-            _ = try? pool.withConnection { _ in turns.note(name) }
+            do {
+                try pool.withConnection { _ in turns.note(name) }
+            } catch {
+                turns.note("\(name) threw \(type(of: error))")
+            }
             done.leave()
         }.start()
         while pool.waitingCallers == waitingBefore { Thread.sleep(forTimeInterval: 0.001) }
@@ -62,26 +67,14 @@ struct ConnectionPoolTests {
         let outcomes = Turns()
         let done = DispatchGroup()
         var released: [Int] = []
-        try pool.withConnection { connection in
-            for name in ["a", "b"] {
-                let waitingBefore = pool.waitingCallers
-                done.enter()
-                Thread {
-                    do {
-                        try pool.withConnection { _ in outcomes.note("\(name) got one") }
-                    } catch {
-                        outcomes.note("\(name) \(error is Closed ? "closed" : "other")")
-                    }
-                    done.leave()
-                }.start()
-                while pool.waitingCallers == waitingBefore { Thread.sleep(forTimeInterval: 0.001) }
-            }
+        try pool.withConnection { _ in
+            for name in ["a", "b"] { startWaiting(name, on: pool, turns: outcomes, done: done) }
             pool.close(reason: Closed()) { released.append($0) }
             done.wait()
             #expect(released.isEmpty, "the connection in use is released when it comes back")
         }
         #expect(released == [1])
-        #expect(Set(outcomes.names) == ["a closed", "b closed"])
+        #expect(Set(outcomes.names) == ["a threw Closed", "b threw Closed"])
         #expect(throws: Closed.self) { try pool.withConnection { _ in } }
     }
 }
