@@ -78,7 +78,8 @@ struct PredicateTranslator {
         var sort: [QuerySort] = []
         var sortIsExact = true
         for descriptor in descriptor.sortBy {
-            if descriptor.keyPath == \T.persistentModelID {
+            // The type first: `\T.persistentModelID` is built anew at each call (it is generic).
+            if descriptor.keyPath is KeyPath<T, PersistentIdentifier>, descriptor.keyPath == \T.persistentModelID {
                 // Identifiers of one entity's saved models order as their keys.
                 sort.append(QuerySort(attribute: 0, ascending: descriptor.order == .forward, expression: .key(scope: 0)))
                 continue
