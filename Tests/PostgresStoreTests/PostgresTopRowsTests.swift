@@ -23,9 +23,10 @@ import Testing
     }
 }
 
-/// The first rows by an indexed property that many rows share (`PostgresBackend.topRowsQuery`):
-/// a page of them is the same page of the whole sorted result, ties in key order, on random
-/// data, for every kind of property, either order, with and without a filter and an offset.
+/// The first rows by an indexed property that many rows share: a page of them is the same page
+/// of the whole sorted result, ties in key order (descending after a reverse key), on random data,
+/// for every kind of property, either order, with and without a filter and an offset; and the
+/// statement reads them from the index (which ends with the key), in either order.
 @Suite(.enabled(if: PostgresServer.isAvailable, PostgresServer.skipMessage))
 struct PostgresTopRowsTests {
     private static let labels = ["b", "a", "é", "e\u{301}", "", "Z", "ab"]
@@ -99,51 +100,60 @@ struct PostgresTopRowsTests {
     }
 
     /// The whole result sorted by the store is Swift's order of the values, ties in the order
-    /// models were saved; the page of the first rows agrees.
-    @Test func tiesComeInTheOrderModelsWereSaved() throws {
+    /// models were saved, or in the reverse of it in a reverse sort; the page of the first rows
+    /// agrees, and a reverse sort is the forward one reversed.
+    @Test func tiesComeInTheOrderModelsWereSavedOrItsReverse() throws {
         let (container, _) = try Self.rankedStore(300, ranks: 3, savedOneByOne: true)
         for order in [SortOrder.forward, .reverse] {
             var descriptor = FetchDescriptor<RankedEntry>(sortBy: [SortDescriptor(\.rank, order: order)])
             descriptor.fetchLimit = 40
             descriptor.fetchOffset = 90
             let page = try ModelContext(container).fetch(descriptor).map { [$0.rank, $0.plain] }
-            let ranks = order == .forward ? [0, 1, 2] : [2, 1, 0]
-            let expected = ranks.flatMap { rank in (0..<300).filter { $0 % 3 == rank }.map { [rank, $0] } }
+            let forward = [0, 1, 2].flatMap { rank in (0..<300).filter { $0 % 3 == rank }.map { [rank, $0] } }
+            let expected = order == .forward ? forward : forward.reversed()
             #expect(page == Array(expected[90..<130]))
         }
+        let forward = try ModelContext(container).fetch(FetchDescriptor<RankedEntry>(sortBy: [SortDescriptor(\.rank)]))
+        let reverse = try ModelContext(container).fetch(FetchDescriptor<RankedEntry>(sortBy: [SortDescriptor(\.rank, order: .reverse)]))
+        #expect(reverse.map(\.plain) == forward.map(\.plain).reversed())
     }
 
-    /// The query reads the index, and only the rows it returns from the rank that 4,000 share,
-    /// filtered by the sorted property or by another one too, once PostgreSQL has statistics of
-    /// the table (autovacuum gathers them soon after a large change). Before, its plans guess the
-    /// size of a rank; the answers are the same.
+    /// The statement reads the index, and only the rows it returns from the rank that 4,000
+    /// share, in either order, filtered by the sorted property or by another one too, once
+    /// PostgreSQL has statistics of the table (autovacuum gathers them soon after a large change).
+    /// Before, its plans guess the size of a rank; the answers are the same.
     @Test func theFirstRowsOfALargeTieAreReadFromTheIndex() throws {
         let (container, configuration) = try Self.rankedStore(20_000, ranks: 5)
 
         var byRank = FetchDescriptor<RankedEntry>(predicate: #Predicate { $0.rank >= 1 }, sortBy: [SortDescriptor(\.rank, order: .reverse)])
         byRank.fetchLimit = 50
-        var byBoth = FetchDescriptor<RankedEntry>(predicate: #Predicate { $0.plain >= 100 && $0.rank >= 1 }, sortBy: [SortDescriptor(\.rank, order: .reverse)])
+        var byBoth = FetchDescriptor<RankedEntry>(predicate: #Predicate { $0.plain < 19_900 && $0.rank >= 1 }, sortBy: [SortDescriptor(\.rank, order: .reverse)])
         byBoth.fetchLimit = 50
+        var upwards = FetchDescriptor<RankedEntry>(predicate: #Predicate { $0.rank <= 3 && $0.plain >= 100 }, sortBy: [SortDescriptor(\.rank)])
+        upwards.fetchLimit = 50
         for analyzed in [false, true] {
             if analyzed {
                 try PostgresServer.sql("ANALYZE \(configuration.name).\"RankedEntry\"")
                 try expectFewBuffers(byRank, in: container)
                 try expectFewBuffers(byBoth, in: container)
+                try expectFewBuffers(upwards, in: container)
             }
-            #expect(try ModelContext(container).fetch(byRank).map(\.plain) == Array(stride(from: 4, to: 250, by: 5)))
-            #expect(try ModelContext(container).fetch(byBoth).map(\.plain) == Array(stride(from: 104, to: 350, by: 5)))
+            #expect(try ModelContext(container).fetch(byRank).map(\.plain) == Array(stride(from: 19_999, to: 19_749, by: -5)))
+            #expect(try ModelContext(container).fetch(byBoth).map(\.plain) == Array(stride(from: 19_899, to: 19_649, by: -5)))
+            #expect(try ModelContext(container).fetch(upwards).map(\.plain) == Array(stride(from: 100, to: 350, by: 5)))
         }
     }
 
-    /// Expects the top-rows query of `descriptor` to read the index and a few dozen pages: the
-    /// page's 50 rows and a few index pages, not the table (about 190 pages).
+    /// Expects the statement of `descriptor` to read the index and a few dozen pages: the page's
+    /// 50 rows and a few index pages, not the table (about 190 pages).
     private func expectFewBuffers(_ descriptor: FetchDescriptor<RankedEntry>, in container: ModelContainer) throws {
         let entity = try #require(container.schema.entity(for: RankedEntry.self))
         let backend = try #require(container.store(for: entity) as? PostgresBackend)
         let table = try backend.table(for: entity.name)
         let plan = PredicateTranslator.plan(for: descriptor, entity: entity, schema: container.schema)
         let fetch = StoreFetch(entity: entity, filter: plan.filter, sort: plan.sort, limit: descriptor.fetchLimit)
-        let (sql, compiler) = try #require(try backend.topRowsQuery(fetch, table: table, selectList: table.selectList))
+        let (clauses, compiler) = try backend.clauses(fetch, table: table, ordered: true)
+        let sql = "SELECT \(table.selectList) FROM \(table.table) AS t0" + clauses
         let explained = try backend.withSession { session in
             try session.query("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, compiler.bindings).map { PostgresRowReader($0)._string(0) }
         }.joined()
@@ -176,6 +186,6 @@ struct PostgresTopRowsTests {
         #expect(indexes.count == 4 && indexes.allSatisfy { $0.hasSuffix(", _pk)") }, "\(indexes)")
         var descriptor = FetchDescriptor<RankedEntry>(sortBy: [SortDescriptor(\.rank, order: .reverse)])
         descriptor.fetchLimit = 6
-        #expect(try ModelContext(container).fetch(descriptor).map(\.plain) == [3, 7, 11, 15, 19, 2])
+        #expect(try ModelContext(container).fetch(descriptor).map(\.plain) == [19, 15, 11, 7, 3, 18])
     }
 }

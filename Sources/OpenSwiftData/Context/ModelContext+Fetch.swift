@@ -67,7 +67,7 @@ extension ModelContext {
             results = try results.filter { try Self.matches(predicate, $0) }
         }
         if !descriptor.sortBy.isEmpty, !query.plan.sortIsExact || query.includesPendingChanges || spansTables {
-            results.sort(using: descriptor.sortBy)
+            results.sortAsStored(by: descriptor.sortBy)
         } else if spansTables && descriptor.sortBy.isEmpty && (descriptor.fetchLimit != nil || descriptor.fetchOffset != nil) {
             // A page over several tables needs one order: the keys, which the hierarchy shares.
             results.sort { $0._osdState.primaryKey < $1._osdState.primaryKey }

@@ -151,7 +151,7 @@ final class LiveResults<Element: PersistentModel> {
     }
 
     /// Where `model` goes in `objects` (which are in the descriptor's order): after every model
-    /// that sorts before it. The store breaks ties by primary key, and so does this.
+    /// that sorts before it, ties in ``TieOrder``, as the store orders them.
     private func insertionIndex(of model: Element, in objects: [AnyObject]) -> Int {
         var low = 0
         var high = objects.count
@@ -170,7 +170,7 @@ final class LiveResults<Element: PersistentModel> {
             case .orderedSame: continue
             }
         }
-        return lhs._osdState.primaryKey < rhs._osdState.primaryKey
+        return TieOrder.precedes(lhs, rhs, descending: descriptor.sortBy.last?.order == .reverse)
     }
 
     /// How the store orders two models by one sort descriptor: as Swift does, except for

@@ -199,14 +199,16 @@ public final class ResultsObserver<Element, SectionTitle>: Observable where Elem
         }
     }
 
-    /// The sort descriptors with the section's first and a tie-break by identifier last.
+    /// The sort descriptors with the section's first and a tie-break by identifier last, in the
+    /// direction of the last one (``TieOrder``).
     private static func normalized(_ sortBy: [SortDescriptor<Element>], sectionSort: SortDescriptor<Element>?) -> [SortDescriptor<Element>] {
         var sortBy = sortBy
         if let sectionSort, sortBy.first?.keyPath != sectionSort.keyPath {
             sortBy.insert(sectionSort, at: 0)
         }
         if !sortBy.contains(where: { $0.keyPath == \Element.persistentModelID }) {
-            sortBy.append(SortDescriptor(\Element.persistentModelID))
+            // Ties as a fetch orders them: by identifier, descending after a reverse last sort.
+            sortBy.append(SortDescriptor(\Element.persistentModelID, order: sortBy.last?.order ?? .forward))
         }
         return sortBy
     }

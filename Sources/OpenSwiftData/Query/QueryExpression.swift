@@ -151,6 +151,17 @@ package struct QuerySort: Hashable, Sendable {
     }
 }
 
+extension QuerySort {
+    /// Whether rows that tie on every key of `sort` come in descending order of their primary
+    /// keys: when the last key is in reverse order. Rows that tie come in the order their models
+    /// were first saved, and in the reverse of that order after a reverse key. A reverse sort by
+    /// one property is then the forward sort reversed, and an index on the property, which
+    /// orders rows that share a value by key, serves either direction by itself.
+    package static func keysDescend(after sort: [QuerySort]) -> Bool {
+        sort.last.map { !$0.ascending } ?? false
+    }
+}
+
 /// A fetch in store-neutral terms.
 struct QueryPlan: Sendable {
     /// The filter, or `nil` for every row. When `isExact` is false it selects a superset of the

@@ -266,7 +266,7 @@ struct PostgresCompiler {
             let term = try sortTerm(key)
             return "\(term.value) \(term.direction)"
         }
-        return " ORDER BY " + (keys + ["t0.\(PostgresSQL.primaryKey)"]).joined(separator: ", ")
+        return " ORDER BY " + (keys + ["t0.\(PostgresSQL.primaryKey)" + (QuerySort.keysDescend(after: sort) ? " DESC" : "")]).joined(separator: ", ")
     }
 
     /// The value one sort key orders by and its direction. `nil` sorts first ascending, as in

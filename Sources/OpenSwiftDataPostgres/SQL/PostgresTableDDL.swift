@@ -57,8 +57,9 @@ struct PostgresTableDDL: Sendable {
             let quoted = PostgresSQL.quote(rawName)
             let condition = isUnique ? Self.uniqueIndexCondition(columns).map { " WHERE \($0)" } ?? "" : ""
             // A regular index ends with the key, the tiebreaker of every sort: rows that share
-            // the indexed values come in the order a fetch returns them (see
-            // `PostgresBackend.topRowsQuery`).
+            // the indexed values come in the order a fetch returns them, read forwards for an
+            // ascending sort and backwards for a descending one (`QuerySort.keysDescend(after:)`),
+            // so that the first rows of a large tie are read from the index alone.
             let entries = isUnique ? expressions : expressions + [PostgresSQL.primaryKey]
             return DeclaredIndex(
                 rawName: rawName, name: quoted, isUnique: isUnique, coversText: columns.contains { $0.1 == .text },

@@ -86,9 +86,6 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         // from the fetch itself.
         let counterColumn = 1 + rows.properties.count
         let selectList = (attributes.map { table.selectList(attributes: $0) } ?? table.selectList) + ", " + historyCounterColumn
-        if let (sql, compiler) = try topRowsQuery(fetch, table: table, selectList: selectList) {
-            return try forEach(sql, compiler, checking: rows, counterColumn: counterColumn) { try body($0) }
-        }
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
         try forEach("SELECT \(selectList) FROM \(table.table) AS t0" + clauses, compiler, checking: rows, counterColumn: counterColumn) { try body($0) }
     }

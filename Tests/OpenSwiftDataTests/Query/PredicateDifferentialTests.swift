@@ -29,7 +29,8 @@ import Testing
         let predicates = PredicateCorpus.predicates(sample: originals[17])
         #expect(predicates.count >= 50)
         let context = ModelContext(try store.container(Item.self, backend: backend))
-        let byCountThenRow: (Item, Item) -> Bool = { ($0.count, $0.persistentModelID) > ($1.count, $1.persistentModelID) && $0.count != $1.count || $0.count == $1.count && $0.persistentModelID < $1.persistentModelID }
+        // Reverse by count, ties in the reverse of the order they were saved.
+        let byCountThenRow: (Item, Item) -> Bool = { ($0.count, $0.persistentModelID) > ($1.count, $1.persistentModelID) }
         for (name, predicate) in predicates {
             let expected = originals.filter { Self.evaluate(predicate, $0) }
             let expectedIDs = Set(expected.map(\.persistentModelID))

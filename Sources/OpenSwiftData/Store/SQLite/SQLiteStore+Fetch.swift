@@ -20,9 +20,10 @@ extension SQLiteStore {
     /// sorting only what the filter and the sort read (which an index often holds by itself),
     /// then those rows, sorted again.
     ///
-    /// SQLite sorts whole rows otherwise: with `ORDER BY rating DESC, _pk` (the key breaks ties in
-    /// the order models were saved), an index on `rating` gives the order of `rating` alone, and
-    /// every row of the first ratings is read from the table and sorted to find the first 50.
+    /// SQLite sorts whole rows otherwise: with `ORDER BY name, _pk` (the key breaks ties in the
+    /// order models were saved) and no index on `name`, every row is read from the table and
+    /// sorted to find the first 50. (An index on the property holds the key after it and serves
+    /// the order by itself, forwards or backwards: ties follow the last key's direction.)
     func topRowsClauses(_ fetch: StoreFetch, layout: TableLayout) -> (sql: String, arguments: [StoredValue]) {
         let (keys, keyArguments) = clauses(fetch, layout: layout, ordered: true)
         var compiler = SQLCompiler(layout: layout)

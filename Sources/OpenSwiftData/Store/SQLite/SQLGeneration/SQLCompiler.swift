@@ -132,7 +132,7 @@ struct SQLCompiler {
                 ?? "\(table).\(column(key.attribute))" + (key.collation == nil ? "" : " COLLATE \(collation)")
             return "\(value) \(key.ascending ? "ASC" : "DESC")"
         }
-        return " ORDER BY " + (keys + ["\(table).\(TableLayout.primaryKey)"]).joined(separator: ", ")
+        return " ORDER BY " + (keys + ["\(table).\(TableLayout.primaryKey)" + (QuerySort.keysDescend(after: sort) ? " DESC" : "")]).joined(separator: ", ")
     }
 
     /// The name a scope's rows go by: the fetched table for scope 0, an alias for subqueries.
