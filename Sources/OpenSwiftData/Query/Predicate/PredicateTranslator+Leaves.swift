@@ -29,7 +29,9 @@ func storedTerm(_ value: Any) throws -> QueryTerm {
         // A temporary identifier names no stored row: key 0 matches nothing.
         return QueryTerm(expression: .value(.integer(id.primaryKey ?? 0)), storage: .integer, isNullable: false, entityName: id.entityName)
     }
-    if let model = value as? any PersistentModel {
+    // Not for a standard value type (never a model): casting a number or a string to a class
+    // existential bridges it to an object on the way, only to fail.
+    if !(type(of: value) is any _PersistentScalar.Type), let model = value as? any PersistentModel {
         let state = model._osdState
         return QueryTerm(expression: .value(.integer(state.primaryKey)), storage: .integer, isNullable: false, entityName: state.entityName ?? "")
     }
