@@ -170,7 +170,7 @@ final class LiveResults<Element: PersistentModel> {
             case .orderedSame: continue
             }
         }
-        return TieOrder.precedes(lhs, rhs, descending: descriptor.sortBy.last?.order == .reverse)
+        return TieOrder.precedes(lhs, rhs, in: TieOrder.order(after: descriptor.sortBy))
     }
 
     /// How the store orders two models by one sort descriptor: as Swift does, except for

@@ -208,7 +208,7 @@ public final class ResultsObserver<Element, SectionTitle>: Observable where Elem
         }
         if !sortBy.contains(where: { $0.keyPath == \Element.persistentModelID }) {
             // Ties as a fetch orders them: by identifier, descending after a reverse last sort.
-            sortBy.append(SortDescriptor(\Element.persistentModelID, order: sortBy.last?.order ?? .forward))
+            sortBy.append(SortDescriptor(\Element.persistentModelID, order: TieOrder.order(after: sortBy)))
         }
         return sortBy
     }
