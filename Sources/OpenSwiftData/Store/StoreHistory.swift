@@ -27,8 +27,12 @@ package struct StoreHistoryTransaction: Sendable {
 }
 
 extension StoreHistoryTransaction {
-    /// The transaction of a history row read by either store, its columns `id, timestamp, author,
-    /// bundle, process, origin, changes` in that order.
+    /// The columns of a history row that ``init(row:place:)`` reads, in its order, as a
+    /// statement's select list: every store's history table has them.
+    package static let rowColumns = "id, timestamp, author, bundle, process, origin, changes"
+
+    /// The transaction of a history row read by either store, its columns ``rowColumns`` in that
+    /// order.
     ///
     /// - Throws: ``SwiftDataError/storeIsCorrupt`` naming the transaction and `place` when its
     ///   changes cannot be read.

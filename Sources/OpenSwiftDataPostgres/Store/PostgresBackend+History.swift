@@ -122,7 +122,7 @@ extension PostgresBackend: HistoryRecordingStore {
         while true {
             var bindings = PostgresBindings()
             bindings.append(after)
-            let rows = try read("SELECT id, timestamp, author, bundle, process, origin, changes FROM \(namespace).osd_history WHERE id > $1 ORDER BY id LIMIT \(limit)", bindings)
+            let rows = try read("SELECT \(StoreHistoryTransaction.rowColumns) FROM \(namespace).osd_history WHERE id > $1 ORDER BY id LIMIT \(limit)", bindings)
             for row in rows { transactions.append(try StoreHistoryTransaction(row: PostgresRowReader(row), place: location.displayName)) }
             guard rows.count >= limit, let last = transactions.last else { return transactions }
             after = last.id

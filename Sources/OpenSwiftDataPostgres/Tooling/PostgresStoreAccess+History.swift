@@ -18,7 +18,7 @@ extension PostgresStoreAccess {
         while true {
             var bindings = PostgresBindings()
             bindings.append(after)
-            var sql = "SELECT id, timestamp, author, bundle, process, origin, changes FROM \(quotedNamespace).osd_history WHERE id > $1"
+            var sql = "SELECT \(StoreHistoryTransaction.rowColumns) FROM \(quotedNamespace).osd_history WHERE id > $1"
             if let author {
                 bindings.append(author)
                 sql += " AND author = $\(bindings.count)"

@@ -18,7 +18,7 @@ extension SQLiteStore {
         try withReader { connection in
             guard try Self.hasHistory(connection) else { return [] }
             var transactions: [StoreHistoryTransaction] = []
-            let select = try connection.statement("SELECT id, timestamp, author, bundle, process, origin, changes FROM osd_history WHERE id > ? AND deleted = 0 ORDER BY id")
+            let select = try connection.statement("SELECT \(StoreHistoryTransaction.rowColumns) FROM osd_history WHERE id > ? AND deleted = 0 ORDER BY id")
             defer { select.reset() }
             try select._bind(id, 0)
             while try select.step() {

@@ -9,7 +9,7 @@ extension StoreFile {
         after: Int64, author: String? = nil, newestFirst: Bool = false, _ body: (StoreHistoryTransaction) throws -> Bool
     ) throws {
         guard try integer("SELECT count(*) FROM sqlite_master WHERE name = 'osd_history'") == 1 else { return }
-        var sql = "SELECT id, timestamp, author, bundle, process, origin, changes FROM osd_history WHERE deleted = 0 AND id > ?"
+        var sql = "SELECT \(StoreHistoryTransaction.rowColumns) FROM osd_history WHERE deleted = 0 AND id > ?"
         var arguments: [StoredValue] = [.integer(after)]
         if let author {
             sql += " AND author = ?"
