@@ -11,6 +11,7 @@ enum PostgresFailure {
     private static let lockTimeout = "55P03"
     private static let programLimitExceeded = "54000"
     private static let numericValueOutOfRange = "22003"
+    private static let invalidColumnReference = "42P10"
 
     /// Whether an error says a transaction lost a race with another connection and was rolled
     /// back: running it again can succeed.
@@ -31,6 +32,12 @@ enum PostgresFailure {
     /// change result type"): it refuses every execution until the statement is prepared again.
     static func isStalePlan(_ error: SwiftDataError) -> Bool {
         error.reason?.hasPrefix("PostgreSQL 0A000:") == true && error.reason?.contains("cached plan") == true
+    }
+
+    /// Whether the server refused an `INSERT … ON CONFLICT` because the table has no unique
+    /// index that matches its conflict target (`invalid_column_reference`).
+    static func isMissingConflictIndex(_ error: SwiftDataError) -> Bool {
+        error == .storeIsCorrupt && error.reason?.contains("PostgreSQL \(invalidColumnReference):") == true
     }
 
     /// Whether the server refused a value out of its type's range (`numeric_value_out_of_range`):
@@ -130,6 +137,9 @@ enum PostgresFailure {
         case "28P01", "28000": return SwiftDataError(.storeAccessDenied, reason: "\(place): \(message)")
         case "3D000": return SwiftDataError(.storeUnavailable, reason: "\(place): \(message); create the database first (createdb)")
         case "42501": return SwiftDataError(.storeAccessDenied, reason: "\(place): \(message)")
+        case invalidColumnReference where message.contains("ON CONFLICT"):
+            // The store names in a conflict only the unique index it found when it opened.
+            return SwiftDataError(.storeIsCorrupt, reason: "\(place) lacks a unique index of the store (\(message)): another program removed it while the store was open. Nothing was saved; open the store again, and `osd verify` lists what is missing. \(text)")
         case "42P01":
             // undefined_table: the store's statements name only the tables it records.
             return SwiftDataError(.storeIsCorrupt, reason: "\(place) lacks a table of the store (\(message)): another program removed it while the store was open. \(text)")

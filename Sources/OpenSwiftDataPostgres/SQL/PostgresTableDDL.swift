@@ -51,8 +51,7 @@ struct PostgresTableDDL: Sendable {
     var declaredIndexes: [DeclaredIndex] {
         func declared(_ names: [String], name: String, isUnique: Bool) -> DeclaredIndex {
             let columns = names.map { ($0, definition.storage(of: $0)) }
-            // Text as the queries write it, so that the planner matches the index to them.
-            let expressions = columns.map { $1 == .text ? "(\(PostgresSQL.swiftText(PostgresSQL.quote($0))))" : PostgresSQL.quote($0) }
+            let expressions = indexExpressions(names)
             let rawName = Self.indexName(name)
             let quoted = PostgresSQL.quote(rawName)
             let condition = isUnique ? Self.uniqueIndexCondition(columns).map { " WHERE \($0)" } ?? "" : ""
@@ -69,6 +68,23 @@ struct PostgresTableDDL: Sendable {
         let entity = definition.entity
         return definition.uniquenessConstraints.enumerated().map { declared($1, name: "osd_unique_\(entity)_\($0)", isUnique: true) }
             + definition.indices.enumerated().map { declared($1, name: "osd_index_\(entity)_\($0)", isUnique: false) }
+    }
+
+    /// The entries of an index over the named columns: text as the queries write it
+    /// (``PostgresSQL/swiftText(_:)``), so that the planner matches the index to them, and every
+    /// other column as it is.
+    private func indexExpressions(_ names: [String]) -> [String] {
+        names.map { definition.storage(of: $0) == .text ? "(\(PostgresSQL.swiftText(PostgresSQL.quote($0))))" : PostgresSQL.quote($0) }
+    }
+
+    /// The conflict target (`ON CONFLICT …`) that names the entity's one unique index, as
+    /// ``declaredIndexes`` creates it: its entries and, for a constraint over a floating-point
+    /// attribute, the condition of the rows it holds. `nil` unless the entity has exactly one
+    /// uniqueness constraint.
+    var uniqueConflictTarget: String? {
+        guard definition.uniquenessConstraints.count == 1, let names = definition.uniquenessConstraints.first, !names.isEmpty else { return nil }
+        let condition = Self.uniqueIndexCondition(names.map { ($0, definition.storage(of: $0)) }).map { " WHERE \($0)" } ?? ""
+        return "(\(indexExpressions(names).joined(separator: ", ")))\(condition)"
     }
 
     /// The rows a unique index holds, when not all: those without a NaN in a floating-point

@@ -3,9 +3,9 @@ import OpenSwiftData
 import PostgresNIO
 
 /// A save whose only change is one new model of an entity with one uniqueness constraint (an
-/// upsert: "insert this trip, or update the trip with its code"), in one statement: the look-up
-/// of the stored row with the same values, its update or the insert of a new row, and the history
-/// record of whichever happened. One round trip instead of two, with the same outcome as the
+/// upsert: "insert this trip, or update the trip with its code"), in one statement: the insert of
+/// a new row or the update of the stored row with the same values, and the history record of
+/// whichever happened. One round trip instead of two, with the same outcome as the
 /// look-up and the write made one after the other (``write(_:on:)``). Such a save goes to the
 /// server with the other one-statement saves waiting (``pendingSave(_:)``).
 extension PostgresBackend {
@@ -13,19 +13,23 @@ extension PostgresBackend {
     /// no uniqueness constraint or more than one (a new model matching two rows is a conflict the
     /// statement could not tell).
     ///
+    /// With `conflictTarget` (the unique index, ``PostgresTableDDL/uniqueConflictTarget``, when
+    /// the namespace has it as the store creates it: ``upsertStatements(_:namespace:channel:on:)``)
+    /// the row is written by `INSERT … ON CONFLICT … DO UPDATE`: PostgreSQL finds the stored row in
+    /// the index as it inserts, in one step, and a row another connection inserts meanwhile is
+    /// updated rather than reported. Without it, the stored row is looked up, locked, then updated,
+    /// or the new row inserted; a row another connection inserts meanwhile makes the insert fail
+    /// as a lost race, and the save runs again and updates it.
+    ///
     /// Parameters: the key drawn for a new row, each stored property as ``PostgresTable/preparedInsertSQL``
     /// takes them, then the record's timestamp, author, bundle, process, origin, the changes of an
     /// insert, the token, and the changes of an update before and after the key
     /// (``HistoryLog/oneUpdate(entityName:mask:)``). Answers the history transaction's number, the
-    /// row's key and 1 when the row is new.
-    ///
-    /// The stored row is locked as it is found, and the history counter last, as in every save;
-    /// a row another connection inserts meanwhile makes the insert fail as a lost race, and the
-    /// save runs again and updates it.
-    static func upsertRecordingStatement(for table: PostgresTable, namespace: String, channel: String) -> String? {
+    /// row's key and 1 when the row is new. The row is locked as it is written, and the history
+    /// counter last, as in every save.
+    static func upsertRecordingStatement(for table: PostgresTable, namespace: String, channel: String, conflictTarget: String? = nil) -> String? {
         guard table.uniqueConstraints.count == 1, let constraint = table.uniqueConstraints.first else { return nil }
         let stored = table.shape.storedProperties
-        let entity = table.entity
         var parameterOf: [Int: String] = [:]
         for (offset, property) in stored.enumerated() {
             parameterOf[property] = "$\(offset + 2)::\(table.parameterType(of: property))"
@@ -34,22 +38,37 @@ extension PostgresBackend {
         let names = stored.compactMap { table.columns[$0] }
         guard names.count == stored.count else { return nil }
         let values = stored.compactMap { parameterOf[$0] }
-        let match = PostgresTable.match(constraint, entity: entity, columns: table.columns) { parameterOf[$0] ?? "NULL" }
         let key = PostgresSQL.primaryKey
-        let assignments = zip(names, values).map { "\($0) = \($1)" }.joined(separator: ", ")
+        let written: String
+        if let conflictTarget {
+            // A new row is the one with the key drawn for it: no stored row has that key.
+            written = """
+                osd_written AS (
+                    INSERT INTO \(table.table) (\(([key] + names).joined(separator: ", "))) VALUES ($1::int8, \(values.joined(separator: ", ")))
+                    ON CONFLICT \(conflictTarget) DO UPDATE SET \(names.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+                    RETURNING \(key), (\(key) = $1::int8)::int4::int8 AS new
+                )
+                """
+        } else {
+            let match = PostgresTable.match(constraint, entity: table.entity, columns: table.columns) { parameterOf[$0] ?? "NULL" }
+            let assignments = zip(names, values).map { "\($0) = \($1)" }.joined(separator: ", ")
+            written = """
+                osd_found AS (
+                    SELECT \(key) FROM \(table.table) WHERE \(match) FOR UPDATE
+                ), osd_updated AS (
+                    UPDATE \(table.table) SET \(assignments) WHERE \(key) IN (SELECT \(key) FROM osd_found) RETURNING \(key)
+                ), osd_inserted AS (
+                    INSERT INTO \(table.table) (\(([key] + names).joined(separator: ", ")))
+                    SELECT $1::int8, \(values.joined(separator: ", ")) WHERE NOT EXISTS (SELECT 1 FROM osd_found) RETURNING \(key)
+                ), osd_written AS (
+                    SELECT \(key), 0::int8 AS new FROM osd_updated UNION ALL SELECT \(key), 1::int8 FROM osd_inserted
+                )
+                """
+        }
         let record = (stored.count + 2...stored.count + 10).map { "$\($0)" }
         let varint = varintSQL(of: "w.\(key)")
         return """
-            WITH osd_found AS (
-                SELECT \(key) FROM \(table.table) WHERE \(match) FOR UPDATE
-            ), osd_updated AS (
-                UPDATE \(table.table) SET \(assignments) WHERE \(key) IN (SELECT \(key) FROM osd_found) RETURNING \(key)
-            ), osd_inserted AS (
-                INSERT INTO \(table.table) (\(([key] + names).joined(separator: ", ")))
-                SELECT $1::int8, \(values.joined(separator: ", ")) WHERE NOT EXISTS (SELECT 1 FROM osd_found) RETURNING \(key)
-            ), osd_written AS (
-                SELECT \(key), 0::int8 AS new FROM osd_updated UNION ALL SELECT \(key), 1::int8 FROM osd_inserted
-            ), next AS (
+            WITH \(written), next AS (
                 UPDATE \(namespace).osd_metadata SET value = (value::int8 + 1)::text
                 WHERE key = 'historyNext' AND (SELECT count(*) FROM osd_written) >= 0 RETURNING value::int8 AS id
             ), osd_recorded AS (
@@ -62,6 +81,39 @@ extension PostgresBackend {
             )
             SELECT r.id, pg_notify(\(PostgresSQL.literal(channel)), ''), w.\(key), w.new FROM osd_recorded AS r, osd_written AS w
             """
+    }
+
+    /// The statement of each entity's one-model upserts (``upsertRecordingStatement(for:namespace:channel:conflictTarget:)``):
+    /// by `INSERT … ON CONFLICT` for each entity whose unique index the namespace has as the store
+    /// creates it, which PostgreSQL checks by planning the conflict (`EXPLAIN`, nothing is
+    /// written); by a look-up otherwise (a namespace whose unique text index still tells Unicode
+    /// forms apart, or whose index another program removed). Without `session`, every statement
+    /// looks up.
+    static func upsertStatements(_ tables: [String: PostgresTable], namespace: String, channel: String, on session: PostgresSession?) throws -> [String: String] {
+        var statements: [String: String] = [:]
+        for (name, table) in tables {
+            var target = table.ddl.uniqueConflictTarget
+            let constraintNames = table.uniqueConstraints.first?.map { table.entity.fields[$0].name }
+            if constraintNames != table.ddl.definition.uniquenessConstraints.first || table.ddl.definition.uniquenessConstraints.count != 1 {
+                target = nil
+            }
+            if let conflict = target, let session, try !hasIndex(for: conflict, of: table, on: session) {
+                target = nil
+            }
+            statements[name] = upsertRecordingStatement(for: table, namespace: namespace, channel: channel, conflictTarget: session == nil ? nil : target)
+        }
+        return statements
+    }
+
+    /// Whether PostgreSQL finds a unique index of `table` for `target`: it plans an insert with
+    /// that conflict, and refuses (`invalid_column_reference`) when none matches.
+    private static func hasIndex(for target: String, of table: PostgresTable, on session: PostgresSession) throws -> Bool {
+        do {
+            try session.execute("EXPLAIN INSERT INTO \(table.table) (\(PostgresSQL.primaryKey)) VALUES (NULL) ON CONFLICT \(target) DO NOTHING")
+            return true
+        } catch let error as SwiftDataError where PostgresFailure.isMissingConflictIndex(error) {
+            return false
+        }
     }
 
     /// The history record of an upsert that updates a row of `table` (every stored property),

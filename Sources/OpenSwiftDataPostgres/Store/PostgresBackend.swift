@@ -102,7 +102,6 @@ final class PostgresBackend: @unchecked Sendable {
         self.recordSQLAfterInsert = Dictionary(tables.values.map { table in
             (table.preparedInsertSQL, Self.recordSQL(namespace: namespace, channel: channel, after: (table.preparedInsertSQL, table.preparedInsertParameters)))
         }, uniquingKeysWith: { first, _ in first })
-        self.upsertRecordingSQL = tables.compactMapValues { Self.upsertRecordingStatement(for: $0, namespace: namespace, channel: channel) }
         self.upsertBatches = UpsertBatchStatements(tables: tables, namespace: namespace, channel: channel)
         self.upsertUpdateRecords = tables.mapValues(Self.updateRecordArguments(for:))
         self.historyCounterSQL = "SELECT value::int8 FROM \(namespace).osd_metadata WHERE key = 'historyNext'"
@@ -118,6 +117,10 @@ final class PostgresBackend: @unchecked Sendable {
             self.session, tables: tables, schema: StoredSchema(schema), namespace: namespace, location: location,
             allowsSave: allowsSave, allowsDestructiveMigration: allowsDestructiveMigration)
         (identifier, sumsAsSwift, historyFieldLayouts) = (opened.identifier, opened.sumsAsSwift, opened.historyFields)
+        // Checked outside any transaction: only the store's own connection saves one model by one
+        // statement (``pendingSave(_:)``).
+        self.upsertRecordingSQL = try Self.upsertStatements(
+            tables, namespace: namespace, channel: channel, on: allowsSave && session == nil ? self.session : nil)
     }
 
     /// The table of an entity.
