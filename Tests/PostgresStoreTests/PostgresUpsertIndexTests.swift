@@ -96,4 +96,27 @@ import Testing
         try reopened.save()
         #expect(try Self.rows(configuration.name) == ["a:second"])
     }
+
+    /// A role that may read and update the model's table but not insert into it opens the store
+    /// for saving as before; an upsert of a stored row is refused, and nothing is written.
+    @Test(.enabled(if: PostgresServer.passwordURL != nil, PostgresServer.passwordSkipMessage))
+    func aRoleThatMayNotInsertOpensTheStoreAndIsRefusedOnTheWrite() throws {
+        let url = try #require(PostgresServer.passwordURL)
+        let configuration = try PostgresServer.freshConfiguration("upsertrole")
+        let owner = ModelContext(try ModelContainer(for: Ticket.self, configurations: configuration))
+        owner.insert(Ticket(code: "a", title: "first"))
+        try owner.save()
+        let namespace = configuration.name
+        try PostgresServer.sql("GRANT USAGE ON SCHEMA \(namespace) TO osd_password")
+        try PostgresServer.sql("GRANT SELECT, UPDATE ON ALL TABLES IN SCHEMA \(namespace) TO osd_password")
+        try PostgresServer.sql("GRANT INSERT ON ALL TABLES IN SCHEMA \(namespace) TO osd_password")
+        try PostgresServer.sql("REVOKE INSERT ON \(namespace).\"Ticket\" FROM osd_password")
+        try PostgresServer.sql("GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA \(namespace) TO osd_password")
+
+        let context = ModelContext(try ModelContainer(for: Ticket.self, configurations: PostgresStoreConfiguration(name: namespace, url: url)))
+        #expect(try context.fetch(FetchDescriptor<Ticket>()).map(\.title) == ["first"])
+        context.insert(Ticket(code: "a", title: "second"))
+        #expect(throws: SwiftDataError.storeAccessDenied) { try context.save() }
+        #expect(try Self.rows(namespace) == ["a:first"])
+    }
 }

@@ -106,12 +106,14 @@ extension PostgresBackend {
     }
 
     /// Whether PostgreSQL finds a unique index of `table` for `target`: it plans an insert with
-    /// that conflict, and refuses (`invalid_column_reference`) when none matches.
+    /// that conflict, and refuses (`invalid_column_reference`) when none matches. A role that may
+    /// not insert into the table is refused too; its saves then look rows up, and fail as they
+    /// did before, on the write itself.
     private static func hasIndex(for target: String, of table: PostgresTable, on session: PostgresSession) throws -> Bool {
         do {
             try session.execute("EXPLAIN INSERT INTO \(table.table) (\(PostgresSQL.primaryKey)) VALUES (NULL) ON CONFLICT \(target) DO NOTHING")
             return true
-        } catch let error as SwiftDataError where PostgresFailure.isMissingConflictIndex(error) {
+        } catch let error as SwiftDataError where PostgresFailure.isMissingConflictIndex(error) || error == .storeAccessDenied {
             return false
         }
     }
