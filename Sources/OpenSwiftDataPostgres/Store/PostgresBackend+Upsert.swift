@@ -92,15 +92,14 @@ extension PostgresBackend {
     static func upsertStatements(_ tables: [String: PostgresTable], namespace: String, channel: String, on session: PostgresSession?) throws -> [String: String] {
         var statements: [String: String] = [:]
         for (name, table) in tables {
-            var target = table.ddl.uniqueConflictTarget
-            let constraintNames = table.uniqueConstraints.first?.map { table.entity.fields[$0].name }
-            if constraintNames != table.ddl.definition.uniquenessConstraints.first || table.ddl.definition.uniquenessConstraints.count != 1 {
-                target = nil
+            var target: String?
+            // The index the store creates for the one constraint the statement matches by.
+            if let session, let conflict = table.ddl.uniqueConflictTarget,
+               table.uniqueConstraints.first?.map({ table.entity.fields[$0].name }) == table.ddl.definition.uniquenessConstraints.first,
+               try hasIndex(for: conflict, of: table, on: session) {
+                target = conflict
             }
-            if let conflict = target, let session, try !hasIndex(for: conflict, of: table, on: session) {
-                target = nil
-            }
-            statements[name] = upsertRecordingStatement(for: table, namespace: namespace, channel: channel, conflictTarget: session == nil ? nil : target)
+            statements[name] = upsertRecordingStatement(for: table, namespace: namespace, channel: channel, conflictTarget: target)
         }
         return statements
     }
