@@ -27,7 +27,7 @@ extension PostgresBackend {
     /// (``HistoryLog/oneUpdate(entityName:mask:)``). Answers the history transaction's number, the
     /// row's key and 1 when the row is new. The row is locked as it is written, and the history
     /// counter last, as in every save.
-    static func upsertRecordingStatement(for table: PostgresTable, namespace: String, channel: String, conflictTarget: String? = nil) -> String? {
+    static func upsertRecordingStatement(for table: PostgresTable, namespace: String, channel: String, conflictTarget: String?) -> String? {
         guard table.uniqueConstraints.count == 1, let constraint = table.uniqueConstraints.first else { return nil }
         let stored = table.shape.storedProperties
         var parameterOf: [Int: String] = [:]
