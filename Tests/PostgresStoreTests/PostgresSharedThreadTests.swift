@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import OpenSwiftData
+@testable import OpenSwiftData
 import OpenSwiftDataPostgres
 import PostgresNIO
 import Testing
@@ -14,6 +14,11 @@ struct PostgresSharedThreadTests {
     @ModelActor actor PosterReader {
         func labels() throws -> [String] {
             try modelContext.fetch(FetchDescriptor<Poster>(sortBy: [SortDescriptor(\.label)])).map(\.label)
+        }
+
+        func add(_ label: String) throws {
+            modelContext.insert(Poster(label: label))
+            try modelContext.save()
         }
     }
 
@@ -55,6 +60,9 @@ struct PostgresSharedThreadTests {
             }
             let allWaiting = try await Self.eventually { try PostgresReadConnectionTests.connections(of: configuration, waitingForALock: true) == 3 }
             #expect(allWaiting, "the container's connection and both readers wait for the lock")
+            #expect(container.executorLane?.limit == 3, "the container runs as many actors' jobs at once as it has connections")
+            let restWaitTheirTurn = try await Self.eventually { container.executorLane?.waitingExecutors == requests - 3 }
+            #expect(restWaitTheirTurn, "the other requests wait their turn without a thread")
 
             let unrelated = await Task.detached { 6 * 7 }.value
             #expect(unrelated == 42, "a task that touches no store runs while every connection waits")
@@ -62,6 +70,40 @@ struct PostgresSharedThreadTests {
 
             try PostgresServer.sql("COMMIT", on: blocker)
             #expect(try await Self.eventually { finished.value == requests }, "every request reads once the lock is released")
+        } catch {
+            try? await blocker.close().get()
+            throw error
+        }
+        try await blocker.close().get()
+    }
+
+    // Async, so that the test waits without holding one of the shared threads it checks.
+    @Test(.timeLimit(.minutes(2))) func aReadRunsWhileMoreSavesThanConnectionsWaitForTheContainersConnection() async throws {
+        let (container, configuration) = try Self.containerWithOnePoster(readConnections: 1)
+        let blocker = try PostgresServer.connect()
+        do {
+            // Writes wait for the test's lock; reads do not.
+            try PostgresServer.sql("BEGIN", on: blocker)
+            try PostgresServer.sql("LOCK TABLE \(configuration.name).\"Poster\" IN EXCLUSIVE MODE", on: blocker)
+            let saves = 4   // twice the container's two connections
+            let saved = LockedCount()
+            for number in 0..<saves {
+                Task.detached { if (try? await PosterReader(modelContainer: container).add("s\(number)")) != nil { saved.add() } }
+            }
+            let waiting = try await Self.eventually { try PostgresReadConnectionTests.connections(of: configuration, waitingForALock: true) == 1 }
+            #expect(waiting, "a save waits for the lock on the container's connection")
+
+            // Each waiting save gave its place to the next actor: a read runs on the reader.
+            let read = LockedValue<[String]?>(nil)
+            Task.detached { if let labels = try? await PosterReader(modelContainer: container).labels() { read.withValue { $0 = labels } } }
+            let readWhileSavesWait = try await Self.eventually { read.withValue { $0 } != nil }
+            #expect(readWhileSavesWait, "a read ran while more saves than connections waited")
+            #expect(read.withValue { $0 } == ["a"])
+            #expect(saved.value == 0, "no save got past the lock")
+
+            try PostgresServer.sql("COMMIT", on: blocker)
+            #expect(try await Self.eventually { saved.value == saves }, "every save ends once the lock is released")
+            #expect(try await PosterReader(modelContainer: container).labels() == ["a", "s0", "s1", "s2", "s3"])
         } catch {
             try? await blocker.close().get()
             throw error

@@ -21,7 +21,9 @@ import Darwin
 ///
 /// The limit is ample for the work the threads do: the store calls a server can run at once are
 /// bounded by its connections (a PostgreSQL container has one plus `maximumReadConnections`),
-/// and jobs beyond them would only wait for a connection, each on a thread of its own.
+/// and jobs beyond them would only wait for a connection, each on a thread of its own. On such a
+/// container they wait in its ``ModelExecutorLane`` instead, holding no thread, and start on the
+/// thread of the job whose place they take.
 final class ModelExecutorThreads: @unchecked Sendable {
     // @unchecked Sendable: `ready`, `started` and `idle` are only used while `condition` is held.
 
@@ -40,20 +42,30 @@ final class ModelExecutorThreads: @unchecked Sendable {
         self.limit = limit
     }
 
-    /// Puts an executor that has jobs in line for a thread.
+    /// Puts an executor that has jobs in line for a thread, or in its container's lane when the
+    /// lane is full (``ModelExecutorLane``).
     func schedule(_ executor: DefaultSerialModelExecutor) {
+        if let lane = executor.lane, !lane.admit(executor) { return }
+        enqueue(executor, byWorker: false)
+    }
+
+    /// Puts an admitted executor in line for a thread. A worker that enqueues an executor as its
+    /// own job ends (`byWorker`) takes the first in line itself next, so it leaves one of them to
+    /// itself.
+    func enqueue(_ executor: DefaultSerialModelExecutor, byWorker: Bool) {
         condition.lock()
         ready.append(executor)
+        let unclaimed = ready.count - readyStart - (byWorker ? 1 : 0)
         // An idle thread counts until it wakes, and a signalled one may not have woken yet: an
         // executor in line beyond the idle threads gets a thread of its own (within the limit),
         // or it could wait behind a job that blocks while an idle thread was promised to another.
-        if ready.count - readyStart > idle, started < limit {
+        if unclaimed > idle, started < limit {
             started += 1
             let thread = Thread { [self] in work() }
             thread.name = "OpenSwiftData.ModelExecutor"
             thread.start()
         }
-        if idle > 0 { condition.signal() }
+        if unclaimed > 0, idle > 0 { condition.signal() }
         condition.unlock()
     }
 
@@ -107,4 +119,9 @@ final class ModelExecutorThreads: @unchecked Sendable {
 
     /// Whether the current thread is running a job of any model executor.
     static var isRunningAJob: Bool { running != nil }
+
+    /// The executor whose job the current thread is running, if any.
+    static var runningExecutor: DefaultSerialModelExecutor? {
+        running.map { Unmanaged<DefaultSerialModelExecutor>.fromOpaque($0).takeUnretainedValue() }
+    }
 }

@@ -10,12 +10,14 @@ extension ModelContainer {
         let saveLog: SaveLog
         let externalSaves: ExternalSaves
         let observer: StoreObserver?
+        let executorLane: ModelExecutorLane?
     }
 
     /// The container's parts, for a successor.
     var parts: Parts {
         Parts(
             schema: schema, configurations: configurations, migrationPlan: migrationPlan, stores: stores,
-            slotByEntity: slotByEntity, saveLog: saveLog, externalSaves: externalSaves, observer: observer)
+            slotByEntity: slotByEntity, saveLog: saveLog, externalSaves: externalSaves, observer: observer,
+            executorLane: executorLane)
     }
 }

@@ -31,6 +31,9 @@ public final class ModelContainer: Sendable {
     let externalSaves: ExternalSaves
     /// Where the container reports what it does, if anywhere (``Observability``).
     let observer: StoreObserver?
+    /// Where the container's model executors wait for a place when its stores serve a fixed
+    /// number of calls at once.
+    let executorLane: ModelExecutorLane?
 
     /// Creates a container for the given model classes and configurations.
     public convenience init(
@@ -128,6 +131,7 @@ public final class ModelContainer: Sendable {
             return (stores, slotByEntity, try ExternalSaves(stores: stores))
         }
         (self.stores, self.slotByEntity, self.externalSaves) = (stores, slotByEntity, externalSaves)
+        self.executorLane = ModelExecutorLane.forStores(serving: stores.map(\.capabilities.connections), observer: observer)
         self.saveLog = SaveLog()
     }
 
@@ -183,6 +187,7 @@ public final class ModelContainer: Sendable {
         self.slotByEntity = stores.count == 1 ? [:] : try StoreRouting(schema: schema, configurations: stores.map { StoreSlot.Traits($0.configuration) }).slot
         self.externalSaves = try ExternalSaves(stores: self.stores)
         self.saveLog = SaveLog()
+        self.executorLane = ModelExecutorLane.forStores(serving: self.stores.map(\.capabilities.connections), observer: nil)
     }
 
     /// A container on the parts of another, released one: the successor a main context takes
@@ -196,6 +201,7 @@ public final class ModelContainer: Sendable {
         self.saveLog = parts.saveLog
         self.externalSaves = parts.externalSaves
         self.observer = parts.observer
+        self.executorLane = parts.executorLane
     }
 
     /// The store that holds an entity's models.

@@ -12,7 +12,8 @@ package final class ConnectionPool<Connection>: @unchecked Sendable {
     // @unchecked Sendable: `idle`, `opened` and `waiting` are used only while `condition` is locked,
     // and a connection is used by the one caller that took it out of `idle`.
 
-    private let maximum: Int
+    /// The most connections the pool opens.
+    package let maximum: Int
     private let open: @Sendable () throws -> Connection
     private let condition = NSCondition()
     private var idle: [Connection] = []

@@ -80,6 +80,14 @@ package protocol ToolingOpeningStore: StoreBackend {
     func openTooling() throws -> any StoreTooling
 }
 
+/// A store that serves a fixed number of calls at once, one per connection to its server, and
+/// makes further calls wait for a connection: its container's model actors then run at most that
+/// many jobs at once, the others waiting without a thread (``ModelExecutorLane``).
+package protocol ConnectionBoundStore: StoreBackend {
+    /// How many calls the store serves at once.
+    var connections: Int { get }
+}
+
 /// The capabilities a store adopts, resolved once when its container opens it.
 package struct StoreCapabilities: Sendable {
     /// The store's history, if it keeps one.
@@ -96,6 +104,8 @@ package struct StoreCapabilities: Sendable {
     package let appliesDeleteRules: Bool
     /// Whether the store writes updates by predicate itself.
     package let appliesBatchUpdates: Bool
+    /// How many calls the store serves at once, if it serves a fixed number.
+    package let connections: Int?
 
     /// The capabilities `store` adopts.
     package init(of store: any StoreBackend) {
@@ -106,6 +116,7 @@ package struct StoreCapabilities: Sendable {
         descriptorFetching = store as? any DescriptorFetchingStore
         appliesDeleteRules = store is any DeleteRuleApplyingStore
         appliesBatchUpdates = store is any BatchUpdatingStore
+        connections = (store as? any ConnectionBoundStore)?.connections
     }
 
     /// Whether each fetch carries its fetch descriptor and editing state for the store.

@@ -19,6 +19,9 @@ extension PostgresBackend {
         if changes.recordsHistory, let author = changes.author, !PostgresSQL.canHold(author) {
             throw SwiftDataError(.modelValidationFailure, reason: "The context's author \(author.debugDescription) contains U+0000 (NUL), which PostgreSQL text cannot hold, so the history cannot record it. Nothing was saved; the context keeps its changes.")
         }
+        // A save waits for the store's own connection, with the other saves: a model actor's
+        // read meanwhile takes this job's place and a reader.
+        ModelExecutorLane.stepAsideForRunningJob()
         try settleEarlierSave(of: changes)
         var attempt = 1
         while true {

@@ -290,3 +290,9 @@ final class PostgresBackend: @unchecked Sendable {
 
 /// Other connections' commits are announced by the server (LISTEN/NOTIFY on the store's channel).
 extension PostgresBackend: ExternalCommitWatchingStore {}
+
+/// Each call holds the store's own connection or one of its readers: model actors on the
+/// container run at most that many jobs at once.
+extension PostgresBackend: ConnectionBoundStore {
+    var connections: Int { 1 + (readers?.maximum ?? 0) }
+}

@@ -90,7 +90,7 @@ actor HeldActor {
         let store = TemporaryStore()
         let container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: store.url))
         let threads = ModelExecutorThreads(limit: 8)
-        let actors = (0..<8).map { _ in OnExecutor(DefaultSerialModelExecutor(modelContext: ModelContext(container), threads: threads)) }
+        let actors = (0..<8).map { _ in OnExecutor(DefaultSerialModelExecutor(modelContext: ModelContext(container), threads: threads, lane: nil)) }
         // A job first, so that the pool has one thread, which then idles.
         await actors[0].run {}
         #expect(try await Self.eventually { threads.idleThreads == 1 })
