@@ -14,7 +14,7 @@ import Foundation
 /// Jobs of an actor on the container that wait for another such actor's job (with a semaphore,
 /// say) could wait for ever once every place is taken: await the other actor instead.
 package final class ModelExecutorLane: @unchecked Sendable {
-    // @unchecked Sendable: `admitted`, `waiting` and `waitingStart` are only used while `lock` is held.
+    // @unchecked Sendable: `admitted` and `waiting` are only used while `lock` is held.
 
     /// The most executors of the container that run jobs or wait for a thread at once.
     let limit: Int
@@ -23,8 +23,7 @@ package final class ModelExecutorLane: @unchecked Sendable {
     /// Executors let through to the threads' line, whose job has not ended yet.
     private var admitted = 0
     /// Executors waiting for a place, with the time each began to wait (when it is reported).
-    private var waiting: [(executor: DefaultSerialModelExecutor, since: UInt64)] = []
-    private var waitingStart = 0
+    private var waiting = FirstInFirstOut<(executor: DefaultSerialModelExecutor, since: UInt64)>()
 
     /// A lane of `limit` places, whose waits are reported to `observer`.
     init(limit: Int, observer: StoreObserver?) {
@@ -63,16 +62,10 @@ package final class ModelExecutorLane: @unchecked Sendable {
     /// its place, or `nil` when none waits and the place is free.
     func release() -> DefaultSerialModelExecutor? {
         lock.lock()
-        guard waitingStart < waiting.count else {
+        guard let next = waiting.removeFirst() else {
             admitted -= 1
             lock.unlock()
             return nil
-        }
-        let next = waiting[waitingStart]
-        waitingStart += 1
-        if waitingStart == waiting.count || waitingStart >= 1_024 {
-            waiting.removeFirst(waitingStart)
-            waitingStart = 0
         }
         lock.unlock()
         observer?.waitedForConnection(since: next.since, maximum: limit)
@@ -91,6 +84,6 @@ package final class ModelExecutorLane: @unchecked Sendable {
     var waitingExecutors: Int {
         lock.lock()
         defer { lock.unlock() }
-        return waiting.count - waitingStart
+        return waiting.count
     }
 }

@@ -33,8 +33,7 @@ final class ModelExecutorThreads: @unchecked Sendable {
     /// The most threads the pool runs.
     let limit: Int
     private let condition = NSCondition()
-    private var ready: [DefaultSerialModelExecutor] = []
-    private var readyStart = 0
+    private var ready = FirstInFirstOut<DefaultSerialModelExecutor>()
     private var started = 0
     private var idle = 0
 
@@ -55,7 +54,7 @@ final class ModelExecutorThreads: @unchecked Sendable {
     func enqueue(_ executor: DefaultSerialModelExecutor, byWorker: Bool) {
         condition.lock()
         ready.append(executor)
-        let unclaimed = ready.count - readyStart - (byWorker ? 1 : 0)
+        let unclaimed = ready.count - (byWorker ? 1 : 0)
         // An idle thread counts until it wakes, and a signalled one may not have woken yet: an
         // executor in line beyond the idle threads gets a thread of its own (within the limit),
         // or it could wait behind a job that blocks while an idle thread was promised to another.
@@ -80,18 +79,15 @@ final class ModelExecutorThreads: @unchecked Sendable {
     private func work() {
         while true {
             condition.lock()
-            while readyStart == ready.count {
+            var next = ready.removeFirst()
+            while next == nil {
                 idle += 1
                 condition.wait()
                 idle -= 1
-            }
-            let executor = ready[readyStart]
-            readyStart += 1
-            if readyStart == ready.count || readyStart >= 1_024 {
-                ready.removeFirst(readyStart)
-                readyStart = 0
+                next = ready.removeFirst()
             }
             condition.unlock()
+            guard let executor = next else { continue }
             Self.running = Unmanaged.passUnretained(executor).toOpaque()
             executor.runNextJob()
             Self.running = nil
