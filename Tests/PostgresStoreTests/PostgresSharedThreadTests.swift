@@ -42,14 +42,29 @@ struct PostgresSharedThreadTests {
         return (container, configuration)
     }
 
+    /// Runs `body` while a connection of the test holds the posters' table locked in `mode`, in a
+    /// transaction `body` commits (`COMMIT` on the connection it is given) to let the waiters go;
+    /// closes the connection afterwards, whatever `body` throws.
+    static func whilePostersAreLocked(
+        _ configuration: PostgresStoreConfiguration, mode: String, _ body: (PostgresConnection) async throws -> Void
+    ) async throws {
+        let blocker = try PostgresServer.connect()
+        do {
+            try PostgresServer.sql("BEGIN", on: blocker)
+            try PostgresServer.sql("LOCK TABLE \(configuration.name).\"Poster\" IN \(mode) MODE", on: blocker)
+            try await body(blocker)
+        } catch {
+            try? await blocker.close().get()
+            throw error
+        }
+        try await blocker.close().get()
+    }
+
     // Async, so that the test waits without holding one of the shared threads it checks.
     @Test(.timeLimit(.minutes(2))) func anUnrelatedTaskRunsWhileEveryConnectionWaitsForALock() async throws {
         let (container, configuration) = try Self.containerWithOnePoster(readConnections: 2)
 
-        let blocker = try PostgresServer.connect()
-        do {
-            try PostgresServer.sql("BEGIN", on: blocker)
-            try PostgresServer.sql("LOCK TABLE \(configuration.name).\"Poster\" IN ACCESS EXCLUSIVE MODE", on: blocker)
+        try await Self.whilePostersAreLocked(configuration, mode: "ACCESS EXCLUSIVE") { blocker in
             // More requests than connections and than cores, each with its own model actor.
             let requests = 8
             let finished = LockedCount()
@@ -70,21 +85,14 @@ struct PostgresSharedThreadTests {
 
             try PostgresServer.sql("COMMIT", on: blocker)
             #expect(try await Self.eventually { finished.value == requests }, "every request reads once the lock is released")
-        } catch {
-            try? await blocker.close().get()
-            throw error
         }
-        try await blocker.close().get()
     }
 
     // Async, so that the test waits without holding one of the shared threads it checks.
     @Test(.timeLimit(.minutes(2))) func aReadRunsWhileMoreSavesThanConnectionsWaitForTheContainersConnection() async throws {
         let (container, configuration) = try Self.containerWithOnePoster(readConnections: 1)
-        let blocker = try PostgresServer.connect()
-        do {
-            // Writes wait for the test's lock; reads do not.
-            try PostgresServer.sql("BEGIN", on: blocker)
-            try PostgresServer.sql("LOCK TABLE \(configuration.name).\"Poster\" IN EXCLUSIVE MODE", on: blocker)
+        // Writes wait for the test's lock; reads do not.
+        try await Self.whilePostersAreLocked(configuration, mode: "EXCLUSIVE") { blocker in
             let saves = 4   // twice the container's two connections
             let saved = LockedCount()
             for number in 0..<saves {
@@ -104,11 +112,7 @@ struct PostgresSharedThreadTests {
             try PostgresServer.sql("COMMIT", on: blocker)
             #expect(try await Self.eventually { saved.value == saves }, "every save ends once the lock is released")
             #expect(try await PosterReader(modelContainer: container).labels() == ["a", "s0", "s1", "s2", "s3"])
-        } catch {
-            try? await blocker.close().get()
-            throw error
         }
-        try await blocker.close().get()
     }
 
     /// The store's connections read the server's answers on event loops of their own: an
