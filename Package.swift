@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "OpenSwiftDataSync", "OpenSwiftDataSyncServer", "OpenSwiftData", "osd", "SyncCheck", "SyncNotes",
+                "OpenSwiftDataSync", "OpenSwiftDataSyncServer", "OpenSwiftData", "osd", "SyncCheck", "SyncChecking", "SyncNotes",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: testSwiftSettings

@@ -42,7 +42,8 @@ struct ChangeLog {
         }
     }
 
-    private mutating func add(_ entry: Entry) {
+    /// Adds an entry read from the server's log.
+    mutating func add(_ entry: Entry) {
         entries.append(entry)
         if entry.property.isEmpty { deleted.insert(entry.id) }
         if entry.property == "key", case .value(.text(let key)) = entry.value {
@@ -114,40 +115,50 @@ struct ChangeLog {
     /// to those models, count: the server refuses changes to shared models it no longer shares or
     /// shares read-only, and hanging a model off one shared read-only. Writes to the models in
     /// `refused` (whose changes the server refused to this client, whole) do not count either.
-    func lostWrites(_ writes: [CheckWrite], client: Int, in final: CheckState, owned: Set<String>? = nil, refused: Set<String> = []) -> [String] {
+    /// Where the last write is uncertain (its save may not have committed), it or the last
+    /// certain write before it must have reached the server.
+    func lostWrites(_ writes: [LoggedWrite], client: Int, in final: CheckState, owned: Set<String>? = nil, refused: Set<String> = []) -> [String] {
         // The last write of each property, of every write: a later write the server refused
         // replaced the earlier on the device, so the earlier is not what the device sent.
-        var last: [String: CheckWrite] = [:]
-        for write in writes { last[write.key + "\u{1F}" + write.property] = write }
-        var problems: [String] = []
-        for write in last.values.sorted(by: { ($0.key, $0.property) < ($1.key, $1.property) }) {
-            if let id = idOf[write.key], refused.contains(id) { continue }
-            if let owned {
-                guard let id = idOf[write.key], owned.contains(id) else { continue }
-                // A model hung off a group its user does not own (one shared read-only, which the
-                // server refuses) is not checked; one off a group deleted since holds nothing.
-                if write.property == "group", write.value != "nil",
-                   idOf[write.value].map({ owned.contains($0) || deleted.contains($0) }) != true { continue }
-            }
-            if write.property.isEmpty {
-                if let id = idOf[write.key], !deleted.contains(id) {
-                    problems.append("client \(client)'s deletion of \(write.key) never reached the server")
-                }
-                continue
-            }
-            guard final.rows[write.key] != nil else { continue }
-            guard let id = idOf[write.key] else {
-                problems.append("client \(client)'s \(write.key) never reached the server")
-                continue
-            }
-            // A relationship to a model deleted since holds nothing, however it reached the server.
-            var written = write.value
-            if write.property == "group", let target = idOf[written], deleted.contains(target) { written = "nil" }
-            let reached = entries.contains { $0.id == id && $0.property == write.property && $0.value.map { text($0) } == written }
-            if !reached {
-                problems.append("client \(client)'s \(write.key).\(write.property) = \(write.value) never reached the server")
+        var last: [String: (certain: CheckWrite?, uncertain: CheckWrite?)] = [:]
+        for logged in writes {
+            let slot = logged.write.key + "\u{1F}" + logged.write.property
+            if logged.isCertain {
+                last[slot] = (logged.write, nil)
+            } else {
+                last[slot, default: (nil, nil)].uncertain = logged.write
             }
         }
+        var problems: [String] = []
+        for slot in last.keys.sorted() {
+            guard let (certain, uncertain) = last[slot] else { continue }
+            let found = [uncertain, certain].compactMap { $0 }.map { lost($0, client: client, in: final, owned: owned, refused: refused) }
+            if !found.contains(where: { $0 == nil }), let problem = found.first ?? nil { problems.append(problem) }
+        }
         return problems
+    }
+
+    /// Why `write`, a client's last write of its property, is lost, or `nil` when it reached the
+    /// server or does not count (see ``lostWrites(_:client:in:owned:refused:)``).
+    private func lost(_ write: CheckWrite, client: Int, in final: CheckState, owned: Set<String>?, refused: Set<String>) -> String? {
+        if let id = idOf[write.key], refused.contains(id) { return nil }
+        if let owned {
+            guard let id = idOf[write.key], owned.contains(id) else { return nil }
+            // A model hung off a group its user does not own (one shared read-only, which the
+            // server refuses) is not checked; one off a group deleted since holds nothing.
+            if write.property == "group", write.value != "nil",
+               idOf[write.value].map({ owned.contains($0) || deleted.contains($0) }) != true { return nil }
+        }
+        if write.property.isEmpty {
+            guard let id = idOf[write.key], !deleted.contains(id) else { return nil }
+            return "client \(client)'s deletion of \(write.key) never reached the server"
+        }
+        guard final.rows[write.key] != nil else { return nil }
+        guard let id = idOf[write.key] else { return "client \(client)'s \(write.key) never reached the server" }
+        // A relationship to a model deleted since holds nothing, however it reached the server.
+        var written = write.value
+        if write.property == "group", let target = idOf[written], deleted.contains(target) { written = "nil" }
+        let reached = entries.contains { $0.id == id && $0.property == write.property && $0.value.map { text($0) } == written }
+        return reached ? nil : "client \(client)'s \(write.key).\(write.property) = \(write.value) never reached the server"
     }
 }

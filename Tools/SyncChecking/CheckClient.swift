@@ -125,8 +125,9 @@ public struct CheckClient {
                 }
                 continue
             }
+            try log.begin(writes)
             try context.save()
-            try log.append(writes)
+            try log.commit(writes)
         }
         await engines[current].stop()
         _ = try? await engines[current].sync()
@@ -199,7 +200,12 @@ public struct CheckState: Codable, Equatable, Sendable {
     public var rows: [String: [String: String]] = [:]
 }
 
-/// A client's log of committed writes, one JSON line per save, appended after the save commits.
+/// A client's log of its writes, two JSON lines per save: the save's writes marked as begun
+/// (`?` before the line) before it commits, and again, unmarked, after. A kill between the
+/// commit and the second line leaves a save that may or may not have committed: its writes read
+/// as uncertain (``LoggedWrite/isCertain``), and the checker accepts either them or the writes
+/// they would have replaced as what reached the server. (With one line after the commit, such a
+/// save went unrecorded, and the write it replaced, rightly never pushed, read as lost.)
 struct WriteLog {
     let handle: FileHandle
 
@@ -209,17 +215,50 @@ struct WriteLog {
         try handle.seekToEnd()
     }
 
-    func append(_ writes: [CheckWrite]) throws {
-        var data = try JSONEncoder().encode(writes)
+    /// Records a save's writes before it commits.
+    func begin(_ writes: [CheckWrite]) throws {
+        try append(writes, marker: "?")
+    }
+
+    /// Records that the save begun with `writes` committed.
+    func commit(_ writes: [CheckWrite]) throws {
+        try append(writes, marker: nil)
+    }
+
+    private func append(_ writes: [CheckWrite], marker: Character?) throws {
+        var data = Data(marker.map { String($0) }?.utf8 ?? "".utf8)
+        data.append(try JSONEncoder().encode(writes))
         data.append(0x0A)
         try handle.write(contentsOf: data)
     }
 
-    static func read(_ url: URL) throws -> [CheckWrite] {
+    /// The log's writes in order: those of each save that committed, and, uncertain, those of a
+    /// save begun and not recorded as committed (the process was killed in between).
+    static func read(_ url: URL) throws -> [LoggedWrite] {
         guard let data = FileManager.default.contents(atPath: url.path) else { return [] }
-        // A line cut short by a kill is not a committed write's record.
-        return data.split(separator: 0x0A).compactMap { try? JSONDecoder().decode([CheckWrite].self, from: Data($0)) }.flatMap { $0 }
+        var written: [LoggedWrite] = []
+        var begun: [CheckWrite] = []
+        for line in data.split(separator: 0x0A) {
+            // A line cut short by a kill records nothing: a save's begun line cut short never
+            // committed, and one's committed line cut short leaves it uncertain.
+            if line.first == UInt8(ascii: "?") {
+                written += begun.map { LoggedWrite(write: $0, isCertain: false) }
+                begun = (try? JSONDecoder().decode([CheckWrite].self, from: Data(line.dropFirst()))) ?? []
+            } else if let committed = try? JSONDecoder().decode([CheckWrite].self, from: Data(line)) {
+                written += committed.map { LoggedWrite(write: $0, isCertain: true) }
+                begun = []
+            }
+        }
+        return written + begun.map { LoggedWrite(write: $0, isCertain: false) }
     }
+}
+
+/// A write as a client's log tells it.
+struct LoggedWrite: Equatable {
+    var write: CheckWrite
+    /// Whether the write's save is recorded as committed; `false` for a save a kill cut off
+    /// between beginning and being recorded, which may or may not have committed.
+    var isCertain: Bool
 }
 
 /// A small seeded generator, the same on every platform.
