@@ -193,6 +193,21 @@ extension ModelContext {
         let needsLookup = !registered.models.isEmpty || !registered.orphans.isEmpty
         var results: [AnyObject] = []
         let location = location(of: shape.entity)
+        if !needsLookup, !registered.holdsWeakly, shape.decodesNoModels {
+            // Decoding looks no model up, so the new models can join the identity map together
+            // after the last row: in one pass, at its final size, without growing on the way.
+            var keys: [Int64] = []
+            var first: (any PersistentModel)?
+            try rows { row in
+                let key = try Self.primaryKey(of: row, in: shape.entity)
+                let model = try make(row, key: key, shape: shape, attributes: attributes, location: location)
+                if first == nil { first = model }
+                results.append(model)
+                keys.append(key)
+            }
+            if let first { registered.models.insertAll(results, forKeys: keys, of: first) }
+            return results
+        }
         try rows { row in
             results.append(try materialize(row, shape: shape, attributes: attributes, registered: registered, lookup: needsLookup, location: location))
         }
@@ -217,24 +232,36 @@ extension ModelContext {
         _ row: StoreRow, shape: RowShape, attributes: [Int]?, registered: RegisteredModels, lookup: Bool = true,
         location: _ModelLocation? = nil
     ) throws -> any PersistentModel {
-        let primaryKey = row._int64(0)
-        if primaryKey == 0 { throw Self.rowWithKeyZero(in: shape.entity) }
+        let primaryKey = try Self.primaryKey(of: row, in: shape.entity)
         if lookup, let existing = registered.model(forKey: primaryKey) {
             if existing._osdState.isFault, attributes == nil { fill(existing, from: row, shape: shape) }
             return existing
         }
-        let entity = shape.entity
-        let model = try decode(entity.modelType, row: row, shape: shape, attributes: attributes)
+        let model = try make(row, key: primaryKey, shape: shape, attributes: attributes, location: location)
         if registered.holdsWeakly {   // the identity map's own setting, read without an access check
             // What a stand-in loads is held by the orphans it loads for; a to-one decoded now
             // would refer back to them, and nothing would ever release either. It loads on access.
-            for (property, link) in entity.links where link.storage == .foreignKey { model._osdUnload(property: property) }
+            for (property, link) in shape.entity.links where link.storage == .foreignKey { model._osdUnload(property: property) }
         }
+        registered.insert(model, forKey: primaryKey)
+        return model
+    }
+
+    /// The key of the current row; throws for 0, which no store hands out.
+    private static func primaryKey(of row: StoreRow, in entity: Schema.Entity) throws -> Int64 {
+        let key = row._int64(0)
+        if key == 0 { throw rowWithKeyZero(in: entity) }
+        return key
+    }
+
+    /// A new model decoded from the current row, whose key is `key`, owned by this context and
+    /// not yet in its identity map.
+    private func make(_ row: StoreRow, key: Int64, shape: RowShape, attributes: [Int]?, location: _ModelLocation?) throws -> any PersistentModel {
+        let model = try decode(shape.entity.modelType, row: row, shape: shape, attributes: attributes)
         let state = model._osdState
         state.context = self
-        state.primaryKey = primaryKey
-        state.location = location ?? self.location(of: entity)
-        registered.insert(model, forKey: primaryKey)
+        state.primaryKey = key
+        state.location = location ?? self.location(of: shape.entity)
         return model
     }
 

@@ -77,6 +77,11 @@ struct PrimaryKeyMap: ~Copyable {
     /// instead of each landing on a line of its own (at a million rows, the table is 32 MB);
     /// strided keys are spread as well as whole keys were, since blocks are.
     private func slot(for key: Int64) -> Int {
+        Self.slot(for: key, shift: shift)
+    }
+
+    /// The home slot of a key in a table of `1 << (64 - shift)` slots (see ``slot(for:)``).
+    private static func slot(for key: Int64, shift: Int) -> Int {
         let bits = UInt64(bitPattern: key)
         let block = ((bits >> 3) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift + 3)
         return Int(truncatingIfNeeded: block << 3 | bits & 7)
@@ -100,6 +105,39 @@ struct PrimaryKeyMap: ~Copyable {
         slots[index] = retained
         count += 1
         return DisplacedModel(nil)
+    }
+
+    /// Registers each of `models` (of `first`'s class, `first` among them) for the key at the same
+    /// position in `newKeys`, growing the table once: the models a fetch made for rows the map
+    /// held none of. A model replaced (a store that gave a key twice) is released at once; it is
+    /// one of `models`, which the caller still holds, so no model's `deinit` runs while the map
+    /// changes.
+    mutating func insertAll(_ models: [AnyObject], forKeys newKeys: [Int64], of first: any PersistentModel) {
+        guard !models.isEmpty else { return }
+        if model == nil { model = ModelConversion(first) }
+        reserveCapacity(count + models.count)
+        let shift = shift
+        var added = 0
+        keys.withUnsafeMutableBufferPointer { keys in
+            slots.withUnsafeMutableBufferPointer { slots in
+                let mask = slots.count - 1
+                for position in 0..<Swift.min(models.count, newKeys.count) {
+                    let key = newKeys[position]
+                    let retained = Unmanaged<AnyObject>.passRetained(models[position])
+                    var index = Self.slot(for: key, shift: shift)
+                    while slots[index] != nil, keys[index] != key { index = (index + 1) & mask }
+                    if let replaced = slots[index] {
+                        slots[index] = retained
+                        replaced.release()
+                    } else {
+                        keys[index] = key
+                        slots[index] = retained
+                        added += 1
+                    }
+                }
+            }
+        }
+        count += added
     }
 
     /// Forgets the model registered for `key`; returns it, released once the caller's change of

@@ -16,6 +16,37 @@ import OpenSwiftData
         #expect(second.first === item)
     }
 
+    /// A fetch into a context that holds none of the entity's models registers them all at once,
+    /// after the last row: every later fetch, identifier and change finds those same objects, in
+    /// this container and after the store is opened again.
+    @Test(arguments: Backend.allCases) func aFirstFetchRegistersEveryModelItMakes(_ backend: Backend) throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(Item.self, backend: backend))
+            for index in 0..<300 { context.insert(makeItem(index)) }
+            try context.save()
+        }
+        for _ in 0..<2 {
+            let context = ModelContext(try store.container(Item.self, backend: backend))
+            let all = try context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.count)]))
+            #expect(all.map(\.count) == Array(0..<300))
+            #expect(Set(all.map(\.persistentModelID)).count == 300)
+            let again = try context.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.count >= 150 }, sortBy: [SortDescriptor(\.count)]))
+            #expect(again.count == 150 && zip(again, all.dropFirst(150)).allSatisfy { $0 === $1 })
+            for item in all.prefix(20) {
+                #expect(context.model(for: item.persistentModelID) as? Item === item)
+                #expect(context.registeredModel(for: item.persistentModelID) as Item? === item)
+            }
+            // A change made through the first fetch's object is the one a save writes and the
+            // next fetch shows.
+            all[7].count = 7_000
+            try context.save()
+            #expect(try context.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.count == 7_000 })).first === all[7])
+            all[7].count = 7
+            try context.save()
+        }
+    }
+
     /// A save that deletes the newest row and inserts another: SQLite may give the new row the
     /// deleted one's key, and the context must keep the new model as that row's object (it once
     /// forgot it, or took it for the deleted one).

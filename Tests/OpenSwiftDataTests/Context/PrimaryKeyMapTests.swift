@@ -39,6 +39,27 @@ import Testing
         #expect(map[100] == nil)
     }
 
+    /// Models registered all at once (a fetch's) are found, counted, removed and released as
+    /// models registered one by one are; a key given twice keeps the later model.
+    @Test func registersModelsAllAtOnce() {
+        weak var replaced: Note?
+        var map = PrimaryKeyMap()
+        var notes = (0..<1_000).map { Note(text: "note \($0)") }
+        var keys = (0..<1_000).map { Int64($0 * 3) }
+        keys[999] = keys[5]   // a store that hands out one key twice
+        replaced = notes[5]
+        map.insertAll(notes, forKeys: keys, of: notes[0])
+        #expect(map.count == 999)
+        #expect(map[keys[5]] as? Note === notes[999])
+        #expect((0..<999).filter { $0 != 5 }.allSatisfy { map[keys[$0]] as? Note === notes[$0] })
+        #expect(map[1] == nil)
+        map[keys[3]] = nil
+        #expect(map.count == 998 && map[keys[3]] == nil && map[keys[4]] as? Note === notes[4])
+        notes.removeAll()
+        #expect(replaced == nil)   // the map let go of the model it replaced
+        #expect((map[keys[4]] as? Note)?.text == "note 4")   // and holds the others
+    }
+
     @Test func holdsItsModelsAndReleasesThemWhenRemovedReplacedOrGone() {
         weak var removed: Note?
         weak var replaced: Note?

@@ -113,9 +113,13 @@ public final class _SQLiteStatement: _RowReader, _RowWriter {
     public func _int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     public func _double(_ column: Int32) throws -> Double {
-        switch sqlite3_column_type(handle, column) {
+        // The column's value is looked up once, for its type and its number (each
+        // `sqlite3_column_…` call looks it up again). SQLite hands it out unprotected, which is
+        // safe because one thread at a time uses a statement.
+        let value = sqlite3_column_value(handle, column)
+        switch sqlite3_value_type(value) {
         case SQLITE_FLOAT, SQLITE_INTEGER, SQLITE_NULL:
-            return sqlite3_column_double(handle, column)
+            return sqlite3_value_double(value)
         case SQLITE_BLOB:
             // NaN is stored as its bit pattern (SQLite would turn it into NULL).
             return try _withBytes(column) { bytes in
@@ -131,8 +135,11 @@ public final class _SQLiteStatement: _RowReader, _RowWriter {
     }
 
     public func _string(_ column: Int32) -> String {
-        guard let text = sqlite3_column_text(handle, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, column))
+        // One look-up of the column's value for its text and its length (see `_double`); the
+        // length is asked after the text, which converts the value to UTF-8 first.
+        let value = sqlite3_column_value(handle, column)
+        guard let text = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
