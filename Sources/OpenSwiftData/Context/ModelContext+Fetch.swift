@@ -193,8 +193,8 @@ extension ModelContext {
         let needsLookup = !registered.models.isEmpty || !registered.orphans.isEmpty
         var results: [AnyObject] = []
         let location = location(of: shape.entity)
-        if !needsLookup, !registered.holdsWeakly, shape.decodesNoModels {
-            // Decoding looks no model up, so the new models can join the identity map together
+        if !needsLookup, !registered.holdsWeakly, !shape.decodesOwnModels {
+            // Decoding looks none of these models up, so they can join the identity map together
             // after the last row: in one pass, at its final size, without growing on the way.
             var keys: [Int64] = []
             var first: (any PersistentModel)?

@@ -28,9 +28,11 @@ package final class RowShape: Sendable {
     package let keylessToOne: [Int]
     /// Whether the model class has `let` properties, which are read as a model is made.
     package let hasConstants: Bool
-    /// Whether decoding a row looks up no model: the entity has no to-one relationship whose key
-    /// the row holds, and no `let` property.
-    package let decodesNoModels: Bool
+    /// Whether decoding a row may look up or make a model of the entity's own identity map: the
+    /// row holds the key of a to-one relationship to the entity itself, or to any entity when the
+    /// entity is in a class hierarchy (whose classes share one key space), or the model class has
+    /// `let` properties.
+    package let decodesOwnModels: Bool
     /// The `.ephemeral` attributes, one bit each (property `i` is bit `i`): a save writes no
     /// change to them.
     package let ephemeralProperties: UInt64
@@ -48,7 +50,9 @@ package final class RowShape: Sendable {
         self.selectedProperties = loadsAll ? Array(fields.indices) : eager
         self.ownsLinks = entity.links.values.contains { if case .link(_, true) = $0.storage { true } else { false } }
         self.hasConstants = entity.modelType._osdHasConstants
-        self.decodesNoModels = !hasConstants && !entity.links.values.contains { $0.storage == .foreignKey }
+        self.decodesOwnModels = hasConstants || entity.links.values.contains {
+            $0.storage == .foreignKey && ($0.destinationName == entity.name || entity.isInHierarchy)
+        }
         self.keylessToOne = entity.links.values.filter { !$0.isToMany && $0.storage == .inverseForeignKey }.map(\.property).sorted()
         self.ephemeralProperties = fields.indices.filter { fields[$0].isEphemeral && $0 < 64 }.reduce(0) { $0 | 1 << UInt64($1) }
     }

@@ -47,6 +47,36 @@ import OpenSwiftData
         }
     }
 
+    /// A first fetch of models whose rows hold keys of other models: of the same entity (a folder's
+    /// parent, found while the fetch runs) and of another (an outing's journey). Each row's
+    /// related model is the one object the context has for that row.
+    @Test(arguments: Backend.allCases) func aFirstFetchRelatesEachRowToTheOneObjectOfItsRelatedRow(_ backend: Backend) throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(Folder.self, Journey.self, backend: backend))
+            var parent: Folder?
+            for index in 0..<60 {
+                let folder = Folder(name: String(format: "f%02d", index), parent: parent)
+                context.insert(folder)
+                parent = folder
+            }
+            let journey = Journey(name: "j", startDate: .now)
+            context.insert(journey)
+            for index in 0..<40 { journey.outings.append(Outing(title: "o\(index)", cost: index)) }
+            try context.save()
+        }
+        let context = ModelContext(try store.container(Folder.self, Journey.self, backend: backend))
+        let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
+        #expect(folders.count == 60)
+        #expect(folders.first?.parent == nil)
+        #expect(zip(folders.dropFirst(), folders).allSatisfy { $0.parent === $1 })
+        #expect(try context.fetch(FetchDescriptor<Folder>(predicate: #Predicate { $0.name == "f30" })).first === folders[30])
+        let outings = try context.fetch(FetchDescriptor<Outing>(sortBy: [SortDescriptor(\.cost)]))
+        let journey = try #require(try context.fetch(FetchDescriptor<Journey>()).first)
+        #expect(outings.count == 40 && outings.allSatisfy { $0.journey === journey })
+        #expect(Set(journey.outings.map(ObjectIdentifier.init)) == Set(outings.map(ObjectIdentifier.init)))
+    }
+
     /// A save that deletes the newest row and inserts another: SQLite may give the new row the
     /// deleted one's key, and the context must keep the new model as that row's object (it once
     /// forgot it, or took it for the deleted one).
