@@ -248,6 +248,7 @@ extension ModelContext {
     }
 
     /// The key of the current row; throws for 0, which no store hands out.
+    @inline(__always)
     private static func primaryKey(of row: StoreRow, in entity: Schema.Entity) throws -> Int64 {
         let key = row._int64(0)
         if key == 0 { throw rowWithKeyZero(in: entity) }
