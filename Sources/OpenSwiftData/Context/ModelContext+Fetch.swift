@@ -197,15 +197,12 @@ extension ModelContext {
             // Decoding looks none of these models up, so they can join the identity map together
             // after the last row: in one pass, at its final size, without growing on the way.
             var keys: [Int64] = []
-            var first: (any PersistentModel)?
             try rows { row in
                 let key = try Self.primaryKey(of: row, in: shape.entity)
-                let model = try make(row, key: key, shape: shape, attributes: attributes, location: location)
-                if first == nil { first = model }
-                results.append(model)
+                results.append(try make(row, key: key, shape: shape, attributes: attributes, location: location))
                 keys.append(key)
             }
-            if let first { registered.models.insertAll(results, forKeys: keys, of: first) }
+            registered.models.insertAll(results, forKeys: keys, of: shape.entity.modelType)
             return results
         }
         try rows { row in

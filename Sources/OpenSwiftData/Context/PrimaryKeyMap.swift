@@ -107,14 +107,13 @@ struct PrimaryKeyMap: ~Copyable {
         return DisplacedModel(nil)
     }
 
-    /// Registers each of `models` (of `first`'s class, `first` among them) for the key at the same
-    /// position in `newKeys`, growing the table once: the models a fetch made for rows the map
-    /// held none of. A model replaced (a store that gave a key twice) is released at once; it is
-    /// one of `models`, which the caller still holds, so no model's `deinit` runs while the map
-    /// changes.
-    mutating func insertAll(_ models: [AnyObject], forKeys newKeys: [Int64], of first: any PersistentModel) {
+    /// Registers each of `models` (of class `type`) for the key at the same position in
+    /// `newKeys`, growing the table once: the models a fetch made for rows the map held none of. A
+    /// model replaced (a store that gave a key twice) is released at once; it is one of `models`,
+    /// which the caller still holds, so no model's `deinit` runs while the map changes.
+    mutating func insertAll(_ models: [AnyObject], forKeys newKeys: [Int64], of type: any PersistentModel.Type) {
         guard !models.isEmpty else { return }
-        if model == nil { model = ModelConversion(first) }
+        if model == nil { model = ModelConversion(for: type) }
         reserveCapacity(count + models.count)
         let shift = shift
         var added = 0
@@ -206,6 +205,11 @@ private struct ModelConversion {
 
     init(_ model: some PersistentModel) {
         convert = Self.converter(for: type(of: model))
+    }
+
+    /// The conversion for models of class `type`.
+    init(for type: any PersistentModel.Type) {
+        convert = Self.converter(for: type)
     }
 
     private static func converter<M: PersistentModel>(for type: M.Type) -> (AnyObject) -> (any PersistentModel)? {

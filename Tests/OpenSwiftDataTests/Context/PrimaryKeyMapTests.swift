@@ -48,7 +48,7 @@ import Testing
         var keys = (0..<1_000).map { Int64($0 * 3) }
         keys[999] = keys[5]   // a store that hands out one key twice
         replaced = notes[5]
-        map.insertAll(notes, forKeys: keys, of: notes[0])
+        map.insertAll(notes, forKeys: keys, of: Note.self)
         #expect(map.count == 999)
         #expect(map[keys[5]] as? Note === notes[999])
         #expect((0..<999).filter { $0 != 5 }.allSatisfy { map[keys[$0]] as? Note === notes[$0] })
