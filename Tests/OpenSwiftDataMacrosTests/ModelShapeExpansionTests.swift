@@ -162,6 +162,14 @@ import Testing
                     Note(_osdUnloaded: ())
                 }
 
+                public static func _osdMake(primaryKey: Swift.Int64, context: OpenSwiftData._ContextReference, location: OpenSwiftData._ModelLocation) -> Note {
+                    let model = Note(_osdUnloaded: ())
+                    model._osdPrimaryKey = primaryKey
+                    model._osdContextReference = context
+                    model._osdLocation = location
+                    return model
+                }
+
                 private init(_osdUnloaded: Swift.Void) {
                     _rating = (Int)._osdPlaceholder
                     _osdUnloadedProperties |= 1

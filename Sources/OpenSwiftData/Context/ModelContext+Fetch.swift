@@ -255,21 +255,22 @@ extension ModelContext {
     /// A new model decoded from the current row, whose key is `key`, owned by this context and
     /// not yet in its identity map.
     private func make(_ row: StoreRow, key: Int64, shape: RowShape, attributes: [Int]?, location: _ModelLocation?) throws -> any PersistentModel {
-        let model = try decode(shape.entity.modelType, row: row, shape: shape, attributes: attributes)
-        let state = model._osdState
-        state.context = self
-        state.primaryKey = key
-        state.location = location ?? self.location(of: shape.entity)
-        return model
+        try decode(shape.entity.modelType, row: row, key: key, shape: shape, attributes: attributes, location: location ?? self.location(of: shape.entity))
     }
 
-    private func decode<M: PersistentModel>(_ type: M.Type, row: StoreRow, shape: RowShape, attributes: [Int]?) throws -> M {
+    private func decode<M: PersistentModel>(
+        _ type: M.Type, row: StoreRow, key: Int64, shape: RowShape, attributes: [Int]?, location: _ModelLocation
+    ) throws -> M {
         let model: M
         if shape.hasConstants {
-            let source = ConstantSource(context: self, entity: shape.entity, key: row._int64(0), row: (row, attributes ?? shape.selectedProperties))
+            let source = ConstantSource(context: self, entity: shape.entity, key: key, row: (row, attributes ?? shape.selectedProperties))
             model = try ConstantSource.make(M.self, source: source)
+            let state = model._osdState
+            state.context = self
+            state.primaryKey = key
+            state.location = location
         } else {
-            model = M._osdMake()
+            model = M._osdMake(primaryKey: key, context: reference, location: location)
         }
         do {
             if attributes == nil && shape.loadsAllAttributes {

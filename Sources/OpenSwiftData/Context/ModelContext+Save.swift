@@ -81,16 +81,19 @@ extension ModelContext {
                 filteredDeletes.append((pending.entity, keys))
             }
         }
-        // Runs of models of one entity look their row shape up once.
-        var lastShape: RowShape?
+        // Runs of models of one entity look their row shape up once: the models of an entity that
+        // this context manages share one location, so the object tells a run without its name.
+        var lastShape: (location: _ModelLocation, shape: RowShape)?
         func shape(of model: any PersistentModel) throws -> RowShape {
-            let name = model._osdState.entityName!
-            if let lastShape, lastShape.entity.name == name { return lastShape }
-            guard let entity = container.schema.entitiesByName[name] else {
-                throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(name) is not in the container's schema")
+            guard let location = model._osdLocation else {
+                throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(type(of: model)) has no entity in this context")
+            }
+            if let lastShape, lastShape.location === location { return lastShape.shape }
+            guard let entity = container.schema.entitiesByName[location.entityName] else {
+                throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, reason: "\(location.entityName) is not in the container's schema")
             }
             let shape = try container.store(for: entity).rowShape(of: entity)
-            lastShape = shape
+            lastShape = (location, shape)
             return shape
         }
         for model in tracker.deleted {

@@ -73,10 +73,14 @@ public final class ModelContext {
     /// The reference the context's models hold to it.
     let reference = _ContextReference()
 
-    /// The models the context holds, one per row.
-    var identityMap = IdentityMap()
-    /// What the context changed since its last save.
-    var tracker = ChangeTracker()
+    /// The models the context holds, one per row. Read for every model a relationship resolves,
+    /// and never changed across a call that could reach it again (its one mutating method takes
+    /// no closure), so it skips the run-time exclusivity check.
+    @exclusivity(unchecked) var identityMap = IdentityMap()
+    /// What the context changed since its last save. Changed for every insert, and never across a
+    /// call that could change it again (the closures its lists are filtered with only read the
+    /// models), so it skips the run-time exclusivity check.
+    @exclusivity(unchecked) var tracker = ChangeTracker()
     /// How far the context merged other contexts' saves.
     var merging: MergeState
     /// Errors kept for the next fetch or save.

@@ -4,7 +4,9 @@ public final class _ContextReference {
     weak var context: ModelContext?
     /// Whether the context has an undo manager, so that a setter registers how to revert its
     /// change: read by every generated setter, and `false` unless the app asks for undo.
-    @usableFromInline var registersUndo = false
+    /// Set only as the context's undo manager changes, and read whole, so it skips the run-time
+    /// exclusivity check.
+    @exclusivity(unchecked) @usableFromInline var registersUndo = false
     /// The container of the context, for a stand-in once the context is gone: kept alive by the
     /// models too, since they may outlive both. (The main context's reference, which the
     /// container itself holds, refers to it weakly instead.)

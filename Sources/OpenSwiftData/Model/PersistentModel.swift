@@ -67,6 +67,9 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     func _osdEncodeAll(to writer: some _RowWriter, startingAt column: Int32, deferring links: _DeferredLinks) throws
     /// Creates an empty instance for a row to fill. Generated for final classes; not API.
     static func _osdMake() -> Self
+    /// Creates an empty instance for a row to fill, already managed by the context `context`
+    /// refers to: its key and location set as it is made. Generated for final classes; not API.
+    static func _osdMake(primaryKey: Int64, context: _ContextReference, location: _ModelLocation) -> Self
     /// Writes the declared initial value of a property, for a migration that adds it; returns
     /// `false` when the property has none. Generated; not API.
     static func _osdWriteDefault(property index: Int, to writer: some _RowWriter, at column: Int32) throws -> Bool
@@ -89,6 +92,13 @@ extension PersistentModel {
     public static var _osdIndexes: [[AnyKeyPath]] { [] }
     public static var _osdEntityName: String { String(describing: self) }
     public static func _osdMake() -> Self { Self(backingData: _ModelBacking<Self>()) }
+    public static func _osdMake(primaryKey: Int64, context: _ContextReference, location: _ModelLocation) -> Self {
+        let model = _osdMake()
+        model._osdPrimaryKey = primaryKey
+        model._osdContextReference = context
+        model._osdLocation = location
+        return model
+    }
     public static func _osdWriteDefault(property index: Int, to writer: some _RowWriter, at column: Int32) throws -> Bool { false }
     public static var _osdSuperentity: (any PersistentModel.Type)? { nil }
     public static var _osdHasConstants: Bool { false }

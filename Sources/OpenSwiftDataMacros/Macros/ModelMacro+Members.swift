@@ -358,11 +358,22 @@ extension ModelMacro {
     /// For a final class: creates an empty instance without a run-time generic type lookup, and
     /// through an initializer of its own, so that each fetched row does not make and take apart
     /// the backing-data existential `init(backingData:)` receives (about 150 instructions a row).
+    /// A fetched row's instance gets its key, context and location as it is made, in the class's
+    /// own fields rather than through the protocol's setters.
     static func factory(typeName: String, assignments: String) -> [GeneratedCode] {
         [
             """
             public static func _osdMake() -> \(raw: typeName) {
                 \(raw: typeName)(_osdUnloaded: ())
+            }
+            """,
+            """
+            public static func _osdMake(primaryKey: Swift.Int64, context: OpenSwiftData._ContextReference, location: OpenSwiftData._ModelLocation) -> \(raw: typeName) {
+                let model = \(raw: typeName)(_osdUnloaded: ())
+                model._osdPrimaryKey = primaryKey
+                model._osdContextReference = context
+                model._osdLocation = location
+                return model
             }
             """,
             """

@@ -47,6 +47,43 @@ import OpenSwiftData
         }
     }
 
+    /// A model made from a row knows its context, its identifier and its store before any of its
+    /// properties is read, however its class is declared: final (made with its key, context and
+    /// location at once), open to subclasses, or holding `let`s (both given them after they are
+    /// made). Each identifier finds the row in another context, and a change saved through the
+    /// fetched object reaches the store.
+    @Test(arguments: Backend.allCases) func aFetchedModelKnowsItsContextAndRowBeforeAnyRead(_ backend: Backend) throws {
+        let store = TemporaryStore()
+        func open() throws -> ModelContainer { try store.container(Item.self, Note.self, Instrument.self, Violin.self, backend: backend) }
+        do {
+            let context = ModelContext(try open())
+            context.insert(makeItem(4))
+            context.insert(Note(text: "first"))
+            context.insert(Violin(serial: 17, label: "old", maker: "Amati"))
+            try context.save()
+        }
+        let container = try open()
+        let context = ModelContext(container)
+        let item = try #require(try context.fetch(FetchDescriptor<Item>()).first)
+        let note = try #require(try context.fetch(FetchDescriptor<Note>()).first)
+        let violin = try #require(try context.fetch(FetchDescriptor<Violin>()).first)
+        let identifiers = [item.persistentModelID, note.persistentModelID, violin.persistentModelID]
+        #expect(item.modelContext === context && note.modelContext === context && violin.modelContext === context)
+        #expect(identifiers.map(\.entityName) == ["Item", "Note", "Violin"])
+        #expect(Set(identifiers.map(\.storeIdentifier)).count == 1 && identifiers[0].storeIdentifier != nil)
+        #expect(!item.hasChanges && !note.hasChanges && !violin.hasChanges && !context.hasChanges)
+        let other = ModelContext(container)
+        #expect((other.model(for: identifiers[0]) as? Item)?.count == 4)
+        #expect((other.model(for: identifiers[1]) as? Note)?.text == "first")
+        #expect((other.model(for: identifiers[2]) as? Violin).map { [$0.maker, $0.label] } == ["Amati", "old"])
+        note.text = "second"
+        violin.label = "restored"
+        try context.save()
+        let reopened = ModelContext(try open())
+        #expect(try reopened.fetch(FetchDescriptor<Note>()).map(\.text) == ["second"])
+        #expect(try reopened.fetch(FetchDescriptor<Violin>()).map(\.label) == ["restored"])
+    }
+
     /// A first fetch of models whose rows hold keys of other models: of the same entity (a folder's
     /// parent, found while the fetch runs) and of another (an outing's journey). Each row's
     /// related model is the one object the context has for that row.

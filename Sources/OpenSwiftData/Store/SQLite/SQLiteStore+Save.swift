@@ -99,8 +99,10 @@ extension SQLiteStore {
             let layout = try layout(entity)
             if layout.sharedKeysTable == nil { try Self.raiseKeyFloor(of: layout, to: key, on: connection) }
         }
-        // The tables whose first inserted row of this save has been checked against its floor.
+        // The tables whose first inserted row of this save has been checked against its floor, and
+        // the entity of the row written last (a run of rows of one entity looks the set up once).
         var checkedFloors: Set<ObjectIdentifier> = []
+        var lastChecked: Schema.Entity?
         var deferred: [(layout: TableLayout, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
         // To-one relationships to models that get their keys later in this save, per row written.
         let links = _DeferredLinks()
@@ -152,9 +154,12 @@ extension SQLiteStore {
                 if !links.isEmpty { deferred.append((layout, model, links.take())) }
                 // The key is the model's now, so that later rows of this save can refer to it.
                 var key = connection.lastInsertedRowID
-                if layout.sharedKeysTable == nil, checkedFloors.insert(ObjectIdentifier(entity)).inserted {
-                    // Rows after this one follow it: SQLite counts on from the largest key.
-                    key = try Self.keyAboveFloor(of: layout, inserted: key, on: connection)
+                if layout.sharedKeysTable == nil, lastChecked !== entity {
+                    lastChecked = entity
+                    if checkedFloors.insert(ObjectIdentifier(entity)).inserted {
+                        // Rows after this one follow it: SQLite counts on from the largest key.
+                        key = try Self.keyAboveFloor(of: layout, inserted: key, on: connection)
+                    }
                 }
                 model._osdState.primaryKey = key
                 keys[position] = key
