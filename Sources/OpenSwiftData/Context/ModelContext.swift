@@ -73,13 +73,13 @@ public final class ModelContext {
     /// The reference the context's models hold to it.
     let reference = _ContextReference()
 
-    /// The models the context holds, one per row. Read for every model a relationship resolves,
-    /// and never changed across a call that could reach it again (its one mutating method takes
-    /// no closure), so it skips the run-time exclusivity check.
-    @exclusivity(unchecked) var identityMap = IdentityMap()
+    /// The models the context holds, one per row. (Checked for exclusive access: forgetting a
+    /// row releases its model inside the access, and a model's `deinit` is the app's code.)
+    var identityMap = IdentityMap()
     /// What the context changed since its last save. Changed for every insert, and never across a
     /// call that could change it again (the closures its lists are filtered with only read the
-    /// models), so it skips the run-time exclusivity check.
+    /// models, and a model it releases has left its context), so it skips the run-time
+    /// exclusivity check.
     @exclusivity(unchecked) var tracker = ChangeTracker()
     /// How far the context merged other contexts' saves.
     var merging: MergeState
