@@ -54,6 +54,16 @@ import Testing
         #expect(server(counts: [797]).lostWrites(written, client: 2, in: final) == ["client 2's \(item).count = 984 never reached the server"])
     }
 
+    /// Two saves cut off in a row (the client killed, restarted and killed again before either
+    /// was recorded): the first may have committed and the second not, so the first's value
+    /// reaching the server, and neither the second's nor the last certain one, is no lost write.
+    @Test func anEarlierOfTwoCutOffSavesMayBeWhatReachedTheServer() throws {
+        let written = [LoggedWrite(write: count("137"), isCertain: true), LoggedWrite(write: count("984"), isCertain: false),
+                       LoggedWrite(write: count("5"), isCertain: false)]
+        #expect(server(counts: [984]).lostWrites(written, client: 1, in: final).isEmpty)
+        #expect(server(counts: [42]).lostWrites(written, client: 1, in: final) == ["client 1's \(item).count = 5 never reached the server"])
+    }
+
     @Test func aSaveRecordedAfterARestartIsCertainAgain() throws {
         let written = try log([[count("137")]], cutOff: [count("984")], then: [[count("5")]])
         #expect(written.last == LoggedWrite(write: count("5"), isCertain: true))

@@ -115,25 +115,27 @@ struct ChangeLog {
     /// to those models, count: the server refuses changes to shared models it no longer shares or
     /// shares read-only, and hanging a model off one shared read-only. Writes to the models in
     /// `refused` (whose changes the server refused to this client, whole) do not count either.
-    /// Where the last write is uncertain (its save may not have committed), it or the last
-    /// certain write before it must have reached the server.
+    /// Where the last writes are uncertain (their saves may not have committed: each was cut off
+    /// by a kill), one of them or the last certain write before them must have reached the server.
     func lostWrites(_ writes: [LoggedWrite], client: Int, in final: CheckState, owned: Set<String>? = nil, refused: Set<String> = []) -> [String] {
         // The last write of each property, of every write: a later write the server refused
         // replaced the earlier on the device, so the earlier is not what the device sent.
-        var last: [String: (certain: CheckWrite?, uncertain: CheckWrite?)] = [:]
+        var last: [String: (certain: CheckWrite?, uncertain: [CheckWrite])] = [:]
         for logged in writes {
             let slot = logged.write.key + "\u{1F}" + logged.write.property
             if logged.isCertain {
-                last[slot] = (logged.write, nil)
+                last[slot] = (logged.write, [])
             } else {
-                last[slot, default: (nil, nil)].uncertain = logged.write
+                last[slot, default: (nil, [])].uncertain.append(logged.write)
             }
         }
         var problems: [String] = []
         for slot in last.keys.sorted() {
             guard let (certain, uncertain) = last[slot] else { continue }
-            let found = [uncertain, certain].compactMap { $0 }.map { lost($0, client: client, in: final, owned: owned, refused: refused) }
-            if !found.contains(where: { $0 == nil }), let problem = found.first ?? nil { problems.append(problem) }
+            // Newest first, so that a write none of them reached is reported by the newest value.
+            let candidates = uncertain.reversed() + (certain.map { [$0] } ?? [])
+            let reasons = candidates.compactMap { lost($0, client: client, in: final, owned: owned, refused: refused) }
+            if reasons.count == candidates.count, let reason = reasons.first { problems.append(reason) }
         }
         return problems
     }

@@ -264,11 +264,7 @@ extension ModelContext {
         let model: M
         if shape.hasConstants {
             let source = ConstantSource(context: self, entity: shape.entity, key: key, row: (row, attributes ?? shape.selectedProperties))
-            model = try ConstantSource.make(M.self, source: source)
-            let state = model._osdState
-            state.context = self
-            state.primaryKey = key
-            state.location = location
+            model = try ConstantSource.make(M.self, source: source, location: location)
         } else {
             model = M._osdMake(primaryKey: key, context: reference, location: location)
         }

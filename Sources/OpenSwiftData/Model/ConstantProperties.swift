@@ -44,9 +44,12 @@ final class ConstantSource: @unchecked Sendable {
         return value
     }
 
-    /// Creates a model with this source bound, and throws the first value that could not be read.
-    static func make<M: PersistentModel>(_ type: M.Type, source: ConstantSource) throws -> M {
-        let model = ConstantSource.$current.withValue(source) { M._osdMake() }
+    /// Creates a model of the source's row, managed by its context at `location`, with this source
+    /// bound; throws the first value that could not be read.
+    static func make<M: PersistentModel>(_ type: M.Type, source: ConstantSource, location: _ModelLocation) throws -> M {
+        let model = ConstantSource.$current.withValue(source) {
+            M._osdMake(primaryKey: source.key, context: source.context.reference, location: location)
+        }
         if let failure = source.failure { throw failure }
         return model
     }
