@@ -286,29 +286,35 @@ extension ModelContext {
         }
         // Inserted models already know their context, entity and store; they get their primary
         // key and join the identity map of their entity, looked up once per run of one entity.
-        var registered: (entity: Schema.Entity, models: RegisteredModels)?
-        for (position, ((entity, model), key)) in zip(changes.inserts, insertedKeys).enumerated() {
-            if registered?.entity !== entity {
-                let models = registeredModels(of: entity)
-                if registered == nil { models.models.reserveCapacity(models.models.count + changes.inserts.count) }
-                registered = (entity, models)
-            }
-            let identifier = savedIdentifier(of: entity, key: key)
-            let state = model._osdState
-            state.isInserted = false
-            state.changedProperties = 0
-            state.temporaryKey = 0
-            state.primaryKey = key
-            if upserted.contains(position) {
-                // The new model took over an existing row: it becomes that row's object in this
-                // context, and an object registered for the row before reloads the saved values.
-                if let previous = registered!.models.model(forKey: key), previous !== model { refresh(previous) }
-                _ = registered!.models.models.insert(model, for: key)
-                updatedIDs.append(identifier)
-                continue
-            }
-            _ = registered!.models.models.insert(model, for: key)
-            insertedIDs.append(identifier)
+        let insertCount = min(changes.inserts.count, insertedKeys.count)
+        var position = 0
+        while position < insertCount {
+            let entity = changes.inserts[position].entity
+            let registered = registeredModels(of: entity)
+            let location = location(of: entity)
+            if position == 0 { registered.models.reserveCapacity(registered.models.count + insertCount) }
+            repeat {
+                let model = changes.inserts[position].model
+                let key = insertedKeys[position]
+                let identifier = PersistentIdentifier(location: location, key: .permanent(key))
+                let state = model._osdState
+                state.isInserted = false
+                state.changedProperties = 0
+                state.temporaryKey = 0
+                state.primaryKey = key
+                if upserted.contains(position) {
+                    // The new model took over an existing row: it becomes that row's object in
+                    // this context, and an object registered for the row before reloads the
+                    // saved values.
+                    if let previous = registered.model(forKey: key), previous !== model { refresh(previous) }
+                    _ = registered.models.insert(model, for: key)
+                    updatedIDs.append(identifier)
+                } else {
+                    _ = registered.models.insert(model, for: key)
+                    insertedIDs.append(identifier)
+                }
+                position += 1
+            } while position < insertCount && changes.inserts[position].entity === entity
         }
         for (entity, model, _) in changes.updates {
             updatedIDs.append(savedIdentifier(of: entity, key: model._osdState.primaryKey))

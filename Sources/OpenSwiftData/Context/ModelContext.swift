@@ -488,6 +488,16 @@ public final class ModelContext {
         return location
     }
 
+    /// The entity and identity map of class `R`, looked up once per run of rows that relate to
+    /// models of one entity.
+    func relatedEntity<R: PersistentModel>(_ type: R.Type) throws -> (entity: Schema.Entity, models: RegisteredModels) {
+        if let last = lookups.lastRelated, last.entity.modelType == R.self { return last }
+        let entity = try requireEntity(for: R.self)
+        let found = (entity: entity, models: registeredModels(of: entity))
+        lookups.lastRelated = found
+        return found
+    }
+
     func entity<T: PersistentModel>(for type: T.Type) -> Schema.Entity? {
         entity(ofClass: ObjectIdentifier(type))
     }

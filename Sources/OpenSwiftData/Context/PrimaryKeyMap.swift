@@ -1,11 +1,17 @@
 /// The identity map of one entity: registered models by primary key.
 ///
-/// An open-addressing hash table with linear probing, specialized for `Int64` keys. Primary keys
-/// are mostly dense ascending integers, so a multiplicative (Fibonacci) hash spreads them well and
-/// costs one multiplication, where `Dictionary` runs SipHash on every lookup. Removal shifts the
-/// following entries back, so there are no tombstones and lookups stay short.
+/// Primary keys are mostly dense ascending integers (SQLite's row ids, PostgreSQL's sequences), so
+/// the map keeps a run of them in a plain array indexed by `key - base`: eight bytes per key, no
+/// hashing, and memory touched only as keys arrive (a table sized for 100,000 models is 4 MB
+/// zeroed up front; the run is 800 KB, filled in as it grows). The run grows at its end only
+/// while at least half of its slots hold a model.
 ///
-/// The table holds unmanaged object references, retained and released by the map itself, not
+/// Any other key goes to an open-addressing hash table with linear probing, specialized for
+/// `Int64` keys: a multiplicative (Fibonacci) hash spreads them with one multiplication, where
+/// `Dictionary` runs SipHash on every lookup. Removal shifts the following entries back, so there
+/// are no tombstones and lookups stay short. A key is in the run or in the table, never both.
+///
+/// Both hold unmanaged object references, retained and released by the map itself, not
 /// `any PersistentModel` existentials: an array of optional existentials (or of optional
 /// references) is destroyed element by element through generic value witnesses, about 300
 /// instructions per slot, empty ones included (a sixth of a 100,000-row fetch), where an array of
@@ -13,26 +19,40 @@
 /// made from the class of the first model stored (every model of an entity has its class), with a
 /// checked cast for any other. The map cannot be copied, so each reference has one owner.
 struct PrimaryKeyMap: ~Copyable {
+    /// The run of keys `base ..< base + run.count`, by `key - base`.
+    private var run: [Unmanaged<AnyObject>?] = []
+    private var base: Int64 = 0
+    /// The models in `run`.
+    private var runCount = 0
+    /// The hash table of the keys outside the run.
     private var keys: [Int64] = []
     private var slots: [Unmanaged<AnyObject>?] = []
     private var shift = 64
+    /// The models in the hash table.
+    private var tableCount = 0
     /// Rebuilds the existential of a stored object.
     private var model: ModelConversion?
-    /// The number of registered models.
-    private(set) var count = 0
 
     init() {}
 
     deinit {
+        for slot in run { slot?.release() }
         for slot in slots { slot?.release() }
     }
+
+    /// The number of registered models.
+    var count: Int { runCount + tableCount }
 
     var isEmpty: Bool { count == 0 }
 
     /// The registered models, in no particular order.
     var values: [any PersistentModel] {
         guard let model else { return [] }
-        return slots.compactMap { $0.flatMap { model.convert($0.takeUnretainedValue()) } }
+        var values: [any PersistentModel] = []
+        values.reserveCapacity(count)
+        for slot in run { if let slot, let value = model.convert(slot.takeUnretainedValue()) { values.append(value) } }
+        for slot in slots { if let slot, let value = model.convert(slot.takeUnretainedValue()) { values.append(value) } }
+        return values
     }
 
     subscript(key: Int64) -> (any PersistentModel)? {
@@ -55,7 +75,8 @@ struct PrimaryKeyMap: ~Copyable {
 
     /// The object registered for `key`.
     private func object(forKey key: Int64) -> AnyObject? {
-        guard count > 0 else { return nil }
+        if let offset = runOffset(of: key), let object = run[offset] { return object.takeUnretainedValue() }
+        guard tableCount > 0 else { return nil }
         var index = slot(for: key)
         while let object = slots[index] {
             if keys[index] == key { return object.takeUnretainedValue() }
@@ -64,35 +85,93 @@ struct PrimaryKeyMap: ~Copyable {
         return nil
     }
 
-    /// Makes room for `capacity` models without growing again.
+    /// The position of `key` in the run, or `nil` when the run does not cover it.
+    private func runOffset(of key: Int64) -> Int? {
+        let (offset, overflow) = key.subtractingReportingOverflow(base)
+        guard !overflow, offset >= 0, offset < run.count else { return nil }
+        return Int(offset)
+    }
+
+    /// Makes room for `capacity` models without growing again, as long as their keys continue
+    /// the run (the keys of a save's new rows, of a fetch's rows). Only address space: no memory
+    /// is touched before models arrive.
     mutating func reserveCapacity(_ capacity: Int) {
-        var size = max(slots.count, 16)
-        while capacity * 4 > size * 3 { size *= 2 }
-        if size != slots.count { rehash(size: size) }
+        let wanted = run.count + max(capacity - count, 0)
+        if wanted > run.capacity { run.reserveCapacity(wanted) }
     }
 
-    /// The home slot of a key: the key's block of eight consecutive keys is spread over the table
-    /// by a multiplicative hash, and the key keeps its place within the block. A fetch registers
-    /// rows in ascending key order, so eight models in a row share a cache line of the table
-    /// instead of each landing on a line of its own (at a million rows, the table is 32 MB);
-    /// strided keys are spread as well as whole keys were, since blocks are.
-    private func slot(for key: Int64) -> Int {
-        Self.slot(for: key, shift: shift)
+    /// Whether `key` (not in the run) goes at the run's end: the run is empty (the key starts
+    /// it), or the key follows the run closely enough that at least half of the longer run still
+    /// holds models.
+    private func extendsRun(_ key: Int64) -> Bool {
+        if run.isEmpty { return true }
+        let (offset, overflow) = key.subtractingReportingOverflow(base)
+        guard !overflow, offset >= Int64(run.count) else { return false }
+        return offset < Int64(2 * (runCount + 1) + 16)
     }
 
-    /// The home slot of a key in a table of `1 << (64 - shift)` slots (see ``slot(for:)``).
-    private static func slot(for key: Int64, shift: Int) -> Int {
-        let bits = UInt64(bitPattern: key)
-        let block = ((bits >> 3) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift + 3)
-        return Int(truncatingIfNeeded: block << 3 | bits & 7)
+    /// Puts `object` at the run's end for `key` (``extendsRun(_:)`` said yes).
+    private mutating func appendToRun(_ object: Unmanaged<AnyObject>, for key: Int64) {
+        if run.isEmpty { base = key }
+        let offset = Int(key &- base)
+        if offset > run.count { run.append(contentsOf: repeatElement(nil, count: offset - run.count)) }
+        run.append(object)
+        runCount += 1
     }
 
     /// Registers `newModel` for `key`; returns the model it replaces, released once the caller's
     /// change of the map is over.
     mutating func insert(_ newModel: any PersistentModel, for key: Int64) -> DisplacedModel {
         if model == nil { model = ModelConversion(newModel) }
-        if (count + 1) * 4 > slots.count * 3 { reserveCapacity(count + 1) }
         let retained = Unmanaged<AnyObject>.passRetained(newModel)
+        return place(retained, for: key)
+    }
+
+    /// Appends a retained object to the run when `key` is the one right after it and the table
+    /// is empty (so the key is nowhere yet): the common case, a save's new rows or a fetch's rows
+    /// in key order, checked before any other.
+    @inline(__always)
+    private mutating func appendIfNext(_ retained: Unmanaged<AnyObject>, for key: Int64) -> Bool {
+        guard tableCount == 0, !run.isEmpty, key > base, key &- base == Int64(run.count) else { return false }
+        run.append(retained)
+        runCount += 1
+        return true
+    }
+
+    /// Stores a retained object for `key`; returns the object it replaces.
+    private mutating func place(_ retained: Unmanaged<AnyObject>, for key: Int64) -> DisplacedModel {
+        if appendIfNext(retained, for: key) { return DisplacedModel(nil) }
+        if let offset = runOffset(of: key) {
+            if let existing = run[offset] {
+                run[offset] = retained
+                return DisplacedModel(existing)
+            }
+            // A key the run covers may still be in the table, from before the run reached it.
+            if tableCount == 0 || !tableHolds(key) {
+                run[offset] = retained
+                runCount += 1
+                return DisplacedModel(nil)
+            }
+        } else if extendsRun(key), tableCount == 0 || !tableHolds(key) {
+            appendToRun(retained, for: key)
+            return DisplacedModel(nil)
+        }
+        return placeInTable(retained, for: key)
+    }
+
+    /// Whether the hash table holds `key`.
+    private func tableHolds(_ key: Int64) -> Bool {
+        var index = slot(for: key)
+        while slots[index] != nil {
+            if keys[index] == key { return true }
+            index = (index + 1) & (slots.count - 1)
+        }
+        return false
+    }
+
+    /// Stores a retained object for `key` in the hash table; returns the object it replaces.
+    private mutating func placeInTable(_ retained: Unmanaged<AnyObject>, for key: Int64) -> DisplacedModel {
+        if (tableCount + 1) * 4 > slots.count * 3 { growTable(toHold: tableCount + 1) }
         var index = slot(for: key)
         while let existing = slots[index] {
             if keys[index] == key {
@@ -103,52 +182,41 @@ struct PrimaryKeyMap: ~Copyable {
         }
         keys[index] = key
         slots[index] = retained
-        count += 1
+        tableCount += 1
         return DisplacedModel(nil)
     }
 
     /// Registers each of `models` (of class `type`) for the key at the same position in
-    /// `newKeys`, growing the table once: the models a fetch made for rows the map held none of. A
-    /// model replaced (a store that gave a key twice) is released at once; it is one of `models`,
-    /// which the caller still holds, so no model's `deinit` runs while the map changes.
+    /// `newKeys`: the models a fetch made for rows the map held none of. A model replaced (a store
+    /// that gave a key twice) is released at once; it is one of `models`, which the caller still
+    /// holds, so no model's `deinit` runs while the map changes.
     mutating func insertAll(_ models: [AnyObject], forKeys newKeys: [Int64], of type: any PersistentModel.Type) {
         guard !models.isEmpty else { return }
         if model == nil { model = ModelConversion(for: type) }
         reserveCapacity(count + models.count)
-        let shift = shift
-        var added = 0
-        keys.withUnsafeMutableBufferPointer { keys in
-            slots.withUnsafeMutableBufferPointer { slots in
-                let mask = slots.count - 1
-                for position in 0..<Swift.min(models.count, newKeys.count) {
-                    let key = newKeys[position]
-                    let retained = Unmanaged<AnyObject>.passRetained(models[position])
-                    var index = Self.slot(for: key, shift: shift)
-                    while slots[index] != nil, keys[index] != key { index = (index + 1) & mask }
-                    if let replaced = slots[index] {
-                        slots[index] = retained
-                        replaced.release()
-                    } else {
-                        keys[index] = key
-                        slots[index] = retained
-                        added += 1
-                    }
-                }
-            }
+        for position in 0..<Swift.min(models.count, newKeys.count) {
+            let retained = Unmanaged<AnyObject>.passRetained(models[position])
+            let key = newKeys[position]
+            if !appendIfNext(retained, for: key) { _ = place(retained, for: key) }
         }
-        count += added
     }
 
     /// Forgets the model registered for `key`; returns it, released once the caller's change of
     /// the map is over.
     mutating func remove(_ key: Int64) -> DisplacedModel {
-        guard count > 0 else { return DisplacedModel(nil) }
+        if let offset = runOffset(of: key), let removed = run[offset] {
+            run[offset] = nil
+            runCount -= 1
+            if runCount == 0 { run.removeAll() }
+            return DisplacedModel(removed)
+        }
+        guard tableCount > 0 else { return DisplacedModel(nil) }
         let mask = slots.count - 1
         var index = slot(for: key)
         while slots[index] != nil, keys[index] != key { index = (index + 1) & mask }
         guard let removed = slots[index] else { return DisplacedModel(nil) }
         slots[index] = nil
-        count -= 1
+        tableCount -= 1
         // Shift back each following entry whose home slot is at or before the hole.
         var hole = index
         var next = (index + 1) & mask
@@ -167,7 +235,26 @@ struct PrimaryKeyMap: ~Copyable {
         return DisplacedModel(removed)
     }
 
-    private mutating func rehash(size: Int) {
+    /// The home slot of a key: the key's block of eight consecutive keys is spread over the table
+    /// by a multiplicative hash, and the key keeps its place within the block, so that keys near
+    /// each other share a cache line of the table; strided keys are spread as well as whole keys
+    /// were, since blocks are.
+    private func slot(for key: Int64) -> Int {
+        Self.slot(for: key, shift: shift)
+    }
+
+    /// The home slot of a key in a table of `1 << (64 - shift)` slots (see ``slot(for:)``).
+    private static func slot(for key: Int64, shift: Int) -> Int {
+        let bits = UInt64(bitPattern: key)
+        let block = ((bits >> 3) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift + 3)
+        return Int(truncatingIfNeeded: block << 3 | bits & 7)
+    }
+
+    /// Grows the hash table to hold `capacity` keys at most three quarters full.
+    private mutating func growTable(toHold capacity: Int) {
+        var size = max(slots.count, 16)
+        while capacity * 4 > size * 3 { size *= 2 }
+        guard size != slots.count else { return }
         let oldKeys = keys
         let oldSlots = slots
         keys = Array(repeating: 0, count: size)

@@ -118,15 +118,13 @@ extension PostgresBackend {
             deferred += try writeBatched(changes.inserts, positions: batched, keys: &keys, on: session)
         }
         if recordsHistory {
-            let upserts = Set(upserted)
-            for (position, (entity, _)) in changes.inserts.enumerated() {
-                if upserts.contains(position) {
-                    let stored = try table(for: entity.name).shape.storedProperties
-                    history.updateByStore(entity, key: keys[position], mask: stored.reduce(0) { $0 | 1 << UInt64($1) })
-                } else {
-                    history.insert(entity, key: keys[position])
-                }
+            let upserts = upserted.sorted()
+            for position in upserts {
+                let entity = changes.inserts[position].entity
+                let stored = try table(for: entity.name).shape.storedProperties
+                history.updateByStore(entity, key: keys[position], mask: stored.reduce(0) { $0 | 1 << UInt64($1) })
             }
+            history.insert(changes.inserts.lazy.map(\.entity), keys: keys, skipping: upserts)
         }
         for (table, model, links) in deferred {
             for (parameter, target) in links where table.columns[Int(parameter)] != nil

@@ -29,6 +29,71 @@ import Testing
         #expect(map.values.count == reference.count)
     }
 
+    /// Keys as stores hand them out (ascending runs with gaps, as rows are inserted and deleted),
+    /// mixed with keys below, far above and at the ends of `Int64`'s range, so that keys move
+    /// between the map's run and its hash table; checked against `Dictionary` at every step.
+    @Test(arguments: [4, 5, 6, 7])
+    func behavesLikeADictionaryOverRunsOfKeys(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        let pool = (0..<32).map { Note(text: "note \($0)") }
+        var map = PrimaryKeyMap()
+        var reference: [Int64: Note] = [:]
+        var next = Int64.random(in: -5...5_000, using: &generator)
+        let extremes: [Int64] = [.min, .min + 1, .max, .max - 1, 0, -1]
+        for step in 0..<20_000 {
+            let key: Int64
+            switch Int.random(in: 0..<20, using: &generator) {
+            case 0..<12:
+                key = next
+                next += Int64.random(in: 1...3, using: &generator)
+            case 12..<15: key = next - Int64.random(in: 1...200, using: &generator)
+            case 15..<17: key = next + Int64.random(in: 1...100_000, using: &generator)
+            case 17: key = extremes[Int.random(in: 0..<extremes.count, using: &generator)]
+            default: key = Int64.random(in: .min ... .max, using: &generator)
+            }
+            if step % 5_000 == 4_999 { map.reserveCapacity(map.count + 1_000) }
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<6:
+                let note = pool[Int.random(in: 0..<pool.count, using: &generator)]
+                map[key] = note
+                reference[key] = note
+            case 6..<9:
+                map[key] = nil
+                reference[key] = nil
+            default:
+                #expect(map[key] as? Note === reference[key])
+            }
+            #expect(map.count == reference.count)
+        }
+        for (key, note) in reference { #expect(map[key] as? Note === note) }
+        #expect(map.values.count == reference.count)
+        // Emptied and filled again, it starts over.
+        for key in reference.keys { map[key] = nil }
+        #expect(map.isEmpty && map.values.isEmpty)
+        map[.max] = pool[0]
+        map[.min] = pool[1]
+        #expect(map[.max] as? Note === pool[0] && map[.min] as? Note === pool[1] && map.count == 2)
+    }
+
+    /// A fetch's models registered at once next to models registered one by one, in a key order
+    /// that is not ascending, are each found once.
+    @Test func registersOutOfOrderKeysAllAtOnce() {
+        var map = PrimaryKeyMap()
+        let early = Note(text: "early")
+        map[301] = early
+        map[7] = early
+        let notes = (0..<2_000).map { Note(text: "note \($0)") }
+        // Even positions count down from 2,000, odd ones up from 601.
+        let keys: [Int64] = (0..<2_000).map { (position: Int) -> Int64 in
+            position % 2 == 0 ? Int64(2_000 - position) : Int64(600 + position)
+        }
+        map.insertAll(notes, forKeys: keys, of: Note.self)
+        #expect(map.count == 2_002)
+        #expect(zip(notes, keys).allSatisfy { map[$1] as? Note === $0 })
+        #expect(map[301] as? Note === early && map[7] as? Note === early)
+        #expect(map[0] == nil && map[3_000] == nil && map[1] == nil)
+    }
+
     @Test func reservingCapacityKeepsEntries() {
         var map = PrimaryKeyMap()
         let note = Note(text: "kept")

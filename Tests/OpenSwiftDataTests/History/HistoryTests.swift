@@ -263,6 +263,37 @@ import Testing
         #expect(data.dropLast().withUnsafeBytes { HistoryLog.decode($0) } == nil, "a truncated row is refused")
     }
 
+    /// A save's inserts recorded at once (one entity's run shares the keys' storage; any other
+    /// save is recorded row by row, skipping the rows left out) are recorded as inserting each
+    /// row in turn records them.
+    @Test(arguments: [1, 2, 3, 4, 5, 6])
+    func insertsRecordedAtOnceAreTheInsertsRecordedOneByOne(seed: UInt64) throws {
+        let schema = Schema([HTrip.self, HVisit.self, HTag.self])
+        let trip = try #require(schema.entitiesByName["HTrip"])
+        let visit = try #require(schema.entitiesByName["HVisit"])
+        var generator = SeededGenerator(seed: seed)
+        for round in 0..<50 {
+            let count = Int.random(in: 0...40, using: &generator)
+            let mixed = round % 2 == 1
+            let entities = (0..<count).map { _ in mixed && Bool.random(using: &generator) ? visit : trip }
+            let keys = (0..<count).map { _ in Int64.random(in: -3...1_000, using: &generator) }
+            let skipped = round % 3 == 0 ? [] : (0..<count).filter { _ in Int.random(in: 0..<4, using: &generator) == 0 }
+            var earlier = HistoryLog()
+            var oneByOne = HistoryLog()
+            // A run of the same entity before: the save's rows join it.
+            if round % 4 == 0 {
+                earlier.insert(trip, key: 5)
+                oneByOne.insert(trip, key: 5)
+            }
+            var atOnce = earlier
+            atOnce.insert(entities, keys: keys, skipping: skipped)
+            for position in 0..<count where !skipped.contains(position) {
+                oneByOne.insert(entities[position], key: keys[position])
+            }
+            #expect(try atOnce.encoded() == oneByOne.encoded(), "seed \(seed), round \(round)")
+        }
+    }
+
     /// The record of one update split where its key goes, with the key's varint placed between
     /// the parts (as a store does in SQL), is the record of that update.
     @Test func oneUpdateSplitAroundItsKeyIsTheUpdatesRecord() throws {

@@ -19,6 +19,54 @@ import Testing
         return (original, try #require(fetched.first))
     }
 
+    /// Many rows in one save, each with its own mix of `nil` and set optionals and of short, long
+    /// and empty texts, read back after a reopen each with its own values: nothing one row wrote
+    /// is left over for the next (the save reuses one insert statement for all of them).
+    @Test(arguments: [1, 2])
+    func rowsOfOneSaveKeepTheirOwnValues(seed: UInt64) throws {
+        var generator = SeededGenerator(seed: seed)
+        let store = TemporaryStore()
+        struct Expected {
+            var string: String, optionalString: String?, optionalInt: Int?, optionalDouble: Double?
+            var optionalData: Data?, optionalAddress: Address?, optionalMood: Mood?, data: Data
+        }
+        var expected: [Int: Expected] = [:]
+        do {
+            let context = ModelContext(try store.container(AllTypes.self))
+            for index in 0..<300 {
+                let model = AllTypes(seed: index)
+                let length = [0, 1, 17, 4_096, 4_097, 9_000][Int.random(in: 0..<6, using: &generator)]
+                model.string = String(repeating: Character(UnicodeScalar(UInt8(97 + index % 26))), count: length)
+                model.optionalString = Bool.random(using: &generator) ? nil : "o\(index)" + String(repeating: "x", count: Int.random(in: 0..<5_000, using: &generator))
+                model.optionalInt = Bool.random(using: &generator) ? nil : index * 7
+                model.optionalDouble = Bool.random(using: &generator) ? nil : Double(index) / 3
+                model.optionalData = Bool.random(using: &generator) ? nil : Data(repeating: UInt8(index % 256), count: index % 9)
+                model.optionalAddress = Bool.random(using: &generator) ? nil : Address(street: "s\(index)", zip: index, tags: ["t\(index)"])
+                model.optionalMood = Bool.random(using: &generator) ? nil : Mood.allCases[index % 3]
+                model.data = Data(repeating: 1, count: index % 3)
+                expected[index] = Expected(
+                    string: model.string, optionalString: model.optionalString, optionalInt: model.optionalInt,
+                    optionalDouble: model.optionalDouble, optionalData: model.optionalData,
+                    optionalAddress: model.optionalAddress, optionalMood: model.optionalMood, data: model.data)
+                context.insert(model)
+            }
+            try context.save()
+        }
+        let fetched = try ModelContext(try store.container(AllTypes.self)).fetch(FetchDescriptor<AllTypes>())
+        #expect(fetched.count == 300)
+        for model in fetched {
+            let want = try #require(expected[model.int])
+            #expect(model.string == want.string, "row \(model.int)")
+            #expect(model.optionalString == want.optionalString, "row \(model.int)")
+            #expect(model.optionalInt == want.optionalInt, "row \(model.int)")
+            #expect(model.optionalDouble == want.optionalDouble, "row \(model.int)")
+            #expect(model.optionalData == want.optionalData, "row \(model.int)")
+            #expect(model.optionalAddress == want.optionalAddress, "row \(model.int)")
+            #expect(model.optionalMood == want.optionalMood, "row \(model.int)")
+            #expect(model.data == want.data, "row \(model.int)")
+        }
+    }
+
     /// Extreme integers, exact floating-point bits and every Foundation value round-trip.
     @Test func extremesRoundTripExactly() throws {
         let uuid = UUID()

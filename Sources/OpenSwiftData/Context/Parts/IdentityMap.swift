@@ -5,8 +5,6 @@ struct IdentityMap {
     /// Whether models are held weakly: a stand-in context's (``ContextReference/standIn()``),
     /// which loads for models whose own context was deallocated.
     var holdsWeakly = false
-    /// The entity and identity map that decoding a to-one relationship used last.
-    var lastRelatedEntity: (entity: Schema.Entity, models: RegisteredModels)?
 
     /// Whether no model is registered, held or orphaned, under any entity.
     var holdsNoModels: Bool {

@@ -8,4 +8,7 @@ struct ModelLookups {
     var locations: [ObjectIdentifier: _ModelLocation] = [:]
     /// The location used last.
     var lastLocation: (entity: ObjectIdentifier, location: _ModelLocation)?
+    /// The entity and identity map that decoding a to-one relationship used last. (An entity's
+    /// identity map is made once and kept for the context's life.)
+    var lastRelated: (entity: Schema.Entity, models: RegisteredModels)?
 }

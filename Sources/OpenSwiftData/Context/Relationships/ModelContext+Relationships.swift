@@ -3,14 +3,7 @@ extension ModelContext {
     /// loads its row on first access. Called while a row decodes.
     func relatedModel<R: PersistentModel>(_ type: R.Type, primaryKey: Int64) throws -> R {
         // Rows of one fetch relate to models of one entity: its identity map is looked up once.
-        let registered: (entity: Schema.Entity, models: RegisteredModels)
-        if let last = identityMap.lastRelatedEntity, last.entity.modelType == R.self {
-            registered = last
-        } else {
-            let entity = try requireEntity(for: R.self)
-            registered = (entity, registeredModels(of: entity))
-            identityMap.lastRelatedEntity = registered
-        }
+        let registered = try relatedEntity(R.self)
         if let existing = registered.models.model(R.self, forKey: primaryKey) { return existing }
         if primaryKey == 0 { throw Self.rowWithKeyZero(in: registered.entity) }
         if !registered.entity.descendants.isEmpty {
@@ -91,7 +84,11 @@ extension ModelContext {
             if owner != currentOwner {
                 if let currentOwner { grouped[currentOwner] = current }
                 currentOwner = owner
+                // Owners tend to have alike numbers of related rows: the next run starts with
+                // room for as many as the last one, instead of growing to it step by step.
+                let last = current.count
                 current = []
+                current.reserveCapacity(last)
             }
             current.append(model)
         }

@@ -28,30 +28,38 @@ enum RelationshipMaintenance {
             context.registerUndoOfRelationship(of: model, property: property)
         }
         let before = previous ?? []
-        var stored = new
-        var removed: [AnyObject] = []
-        var added: [AnyObject] = []
         if new.count == before.count + 1, hasPrefix(new, before) {
-            // The common edit, an append: only the new last model needs a look.
-            if contains(before, new[before.count]) { stored = before } else { added = [new[before.count]] }
-        } else {
-            stored = unique(new)
-            (removed, added) = difference(from: before, to: stored)
+            // The common edit, an append: only the new last model needs a look, and no list of
+            // added models is made for it.
+            let appended = new[before.count]
+            if contains(before, appended) { return before }
+            adopt(model, added: CollectionOfOne(appended), link: link, asModel: asModel)
+            if let inverse = link.inverse {
+                connect(asModel(appended), property: inverse, to: model, property: property)
+            }
+            return new
         }
+        let stored = unique(new)
+        let (removed, added) = difference(from: before, to: stored)
         adopt(model, added: added, link: link, asModel: asModel)
         guard let inverse = link.inverse else { return stored }
         for target in removed {
             relate(asModel(target), property: inverse, to: model, adding: false)
         }
         for target in added {
-            let related = asModel(target)
-            let displaced = relate(related, property: inverse, to: model, adding: true)
-            // The target's to-one inverse pointed at another model, whose side still lists it.
-            if let displaced, displaced !== model {
-                relate(displaced, property: property, to: related, adding: false)
-            }
+            connect(asModel(target), property: inverse, to: model, property: property)
         }
         return stored
+    }
+
+    /// Adds `model` to the inverse side (`inverse`) of a model it now relates to through
+    /// `property`; when the related model's to-one inverse pointed at another model, takes it off
+    /// that model's side too.
+    private static func connect(_ related: any PersistentModel, property inverse: Int, to model: any PersistentModel, property: Int) {
+        let displaced = relate(related, property: inverse, to: model, adding: true)
+        if let displaced, displaced !== model {
+            relate(displaced, property: property, to: related, adding: false)
+        }
     }
 
     /// Edits one side of a relationship without maintenance; registers its undo when the model's
@@ -66,7 +74,7 @@ enum RelationshipMaintenance {
 
     /// Inserts newly related models into the context of `model`, or `model` into theirs; notes a
     /// model of another context for the next save to refuse.
-    private static func adopt(_ model: any PersistentModel, added: [AnyObject], link: RelationshipLink, asModel: (AnyObject) -> any PersistentModel) {
+    private static func adopt(_ model: any PersistentModel, added: some Collection<AnyObject>, link: RelationshipLink, asModel: (AnyObject) -> any PersistentModel) {
         guard !added.isEmpty else { return }
         if let context = model._osdState.context {
             for object in added {

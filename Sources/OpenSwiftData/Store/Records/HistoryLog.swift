@@ -39,6 +39,27 @@ package struct HistoryLog {
         inserted[last].keys.append(key)
     }
 
+    /// Records the inserts of rows written in the order of `entities`, each with the key at the
+    /// same position of `keys`, leaving out the positions in `skipped` (ascending: rows not
+    /// inserted, or not yet). A save of one entity's rows records them as one run that shares the
+    /// keys' storage, without an append per row.
+    package mutating func insert(_ entities: some Collection<Schema.Entity>, keys: [Int64], skipping skipped: [Int]) {
+        guard let first = entities.first else { return }
+        if skipped.isEmpty, entities.count == keys.count, entities.allSatisfy({ $0 === first }) {
+            let last = Self.run(in: &inserted, .insert, first.name)
+            if inserted[last].keys.isEmpty { inserted[last].keys = keys } else { inserted[last].keys.append(contentsOf: keys) }
+            return
+        }
+        var next = skipped.startIndex
+        for (position, entity) in zip(keys.indices, entities) {
+            if next < skipped.endIndex, skipped[next] == position {
+                next += 1
+                continue
+            }
+            insert(entityName: entity.name, key: keys[position])
+        }
+    }
+
     /// Records an update of the properties in `mask`, one the context made (at most one per row).
     package mutating func update(_ entity: Schema.Entity, key: Int64, mask: UInt64) {
         let last = Self.run(in: &updated, .update, entity.name)

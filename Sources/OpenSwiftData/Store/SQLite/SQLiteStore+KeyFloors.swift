@@ -23,9 +23,9 @@ extension SQLiteStore {
     /// The key for the row just inserted into the table of `layout` with `key`: `key` itself, or,
     /// when a deletion freed keys at or above it, one above them all (the row is moved there).
     static func keyAboveFloor(of layout: TableLayout, inserted key: Int64, on connection: SQLiteConnection) throws -> Int64 {
-        let select = try connection.statement("SELECT floor FROM osd_key_floors WHERE table_name = ?")
+        let select = try connection.statement(.keyFloor)
         defer { select.reset() }
-        try select.bind([.text(layout.entity.name)])
+        try select._bind(layout.entity.name, 0)
         guard try select.step(), select._int64(0) >= key else { return key }
         // A floor another program set to the largest key leaves no key above it.
         let (moved, overflow) = select._int64(0).addingReportingOverflow(1)

@@ -106,6 +106,30 @@ extension SQLiteStore {
         var deferred: [(layout: TableLayout, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
         // To-one relationships to models that get their keys later in this save, per row written.
         let links = _DeferredLinks()
+        // Each table's insert statement, found by its layout: a save that alternates between
+        // tables (a parent, then its children) looks no SQL text up again, and a run of rows of
+        // one table compares one identifier. Its bindings are not cleared between rows: every
+        // row binds every parameter the statement has (generated code binds each stored
+        // property at its own numbered parameter, NULL included, and a hierarchy's key last).
+        var insertStatements: [(layout: ObjectIdentifier, statement: SQLiteStatement)] = []
+        var lastInsert: (layout: ObjectIdentifier, statement: SQLiteStatement)?
+        func insertStatement(_ layout: TableLayout) throws -> SQLiteStatement {
+            let identifier = ObjectIdentifier(layout)
+            if let lastInsert, lastInsert.layout == identifier {
+                lastInsert.statement.resetKeepingBindings()
+                return lastInsert.statement
+            }
+            let statement: SQLiteStatement
+            if let known = insertStatements.first(where: { $0.layout == identifier })?.statement {
+                known.resetKeepingBindings()
+                statement = known
+            } else {
+                statement = try connection.statement(layout.insertSQL)
+                insertStatements.append((identifier, statement))
+            }
+            lastInsert = (identifier, statement)
+            return statement
+        }
         var keys = [Int64](repeating: 0, count: changes.inserts.count)
         var upserted: [Int] = []
         // An insert matching on a related model new in this save waits for that model's key, so that
@@ -145,7 +169,7 @@ extension SQLiteStore {
                         break
                     }
                 }
-                let insert = try prepared(layout.insertSQL)
+                let insert = try insertStatement(layout)
                 if let keys = layout.sharedKeysTable {
                     try insert._bind(try nextSharedKey(keys, on: connection), Int32(layout.columns.count))
                 }
@@ -163,7 +187,12 @@ extension SQLiteStore {
                 }
                 model._osdState.primaryKey = key
                 keys[position] = key
-                if recordsHistory { history.insert(entity, key: key) }
+                // The first pass's rows are recorded together after it, in the order written.
+                if recordsHistory, waiting != nil { history.insert(entity, key: key) }
+            }
+            if recordsHistory, waiting == nil {
+                let skipped = upserted.isEmpty ? stillWaiting : (upserted + stillWaiting).sorted()
+                history.insert(changes.inserts.lazy.map(\.entity), keys: keys, skipping: skipped)
             }
             if stillWaiting.count == (waiting?.count ?? changes.inserts.count) { waits = false }
             waiting = stillWaiting

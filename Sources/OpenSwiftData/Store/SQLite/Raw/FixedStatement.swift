@@ -5,6 +5,7 @@ enum FixedStatement: Int, CaseIterable {
     case commit
     case dataVersion
     case recordHistory
+    case keyFloor
 
     /// The statement's SQL.
     var sql: String {
@@ -13,6 +14,7 @@ enum FixedStatement: Int, CaseIterable {
         case .commit: "COMMIT"
         case .dataVersion: "PRAGMA data_version"
         case .recordHistory: "INSERT INTO osd_history (timestamp, author, bundle, process, origin, changes) VALUES (?, ?, ?, ?, ?, ?)"
+        case .keyFloor: "SELECT floor FROM osd_key_floors WHERE table_name = ?"
         }
     }
 }

@@ -63,6 +63,13 @@ public final class _SQLiteStatement: _RowReader, _RowWriter {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets the statement and keeps its bindings: for a statement whose next use binds every
+    /// parameter again (the rows of one table that a save inserts), where clearing them first
+    /// would be wasted work.
+    func resetKeepingBindings() {
+        sqlite3_reset(handle)
+    }
+
     /// Advances to the next row. Returns `false` when the statement is done.
     func step() throws -> Bool {
         let code = sqlite3_step(handle)
