@@ -94,10 +94,11 @@ struct PrimaryKeyMap: ~Copyable {
 
     /// Makes room for `capacity` models without growing again, as long as their keys continue
     /// the run (the keys of a save's new rows, of a fetch's rows). Only address space: no memory
-    /// is touched before models arrive.
+    /// is touched before models arrive. The run at least doubles when it grows, so that saves of
+    /// one new model each do not copy it every time.
     mutating func reserveCapacity(_ capacity: Int) {
         let wanted = run.count + max(capacity - count, 0)
-        if wanted > run.capacity { run.reserveCapacity(wanted) }
+        if wanted > run.capacity { run.reserveCapacity(max(wanted, 2 * run.capacity)) }
     }
 
     /// Whether `key` (not in the run) goes at the run's end: the run is empty (the key starts

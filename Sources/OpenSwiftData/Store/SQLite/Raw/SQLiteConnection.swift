@@ -9,6 +9,11 @@ final class SQLiteConnection {
     let path: String
     private var statementCache = StatementCache()
     private var fixedStatements = [SQLiteStatement?](repeating: nil, count: FixedStatement.allCases.count)
+    /// Statements found by the object whose SQL they run (a table's insert, by its layout): a
+    /// few identity comparisons instead of hashing the text. Each owner is held, so that its
+    /// identity is not taken by another object while it names a statement.
+    private var ownedStatements: [(owner: AnyObject, statement: SQLiteStatement)] = []
+    private static let ownedStatementLimit = 16
 
     /// Opens (or, when `create` is true, creates) the database at `path`.
     init(path: String, readOnly: Bool, create: Bool) throws {
@@ -131,6 +136,20 @@ final class SQLiteConnection {
         return statement
     }
 
+    /// Returns the statement for `sql`, the one SQL text `owner` stands for, reset and its
+    /// bindings cleared; found by the owner's identity after the first time.
+    func statement(_ sql: @autoclosure () -> String, ownedBy owner: AnyObject) throws -> SQLiteStatement {
+        if let entry = ownedStatements.first(where: { $0.owner === owner }) {
+            if entry.statement.isBusy { return try uncachedStatement(sql()) }
+            entry.statement.reset()
+            return entry.statement
+        }
+        let statement = try self.statement(sql())
+        if ownedStatements.count == Self.ownedStatementLimit { ownedStatements.removeFirst() }
+        ownedStatements.append((owner, statement))
+        return statement
+    }
+
     /// Returns one of the statements every save runs, reset, preparing it on first use.
     func statement(_ fixed: FixedStatement) throws -> SQLiteStatement {
         if let statement = fixedStatements[fixed.rawValue], !statement.isBusy {
@@ -151,6 +170,7 @@ final class SQLiteConnection {
     func clearStatementCache() {
         statementCache.removeAll()
         fixedStatements = fixedStatements.map { _ in nil }
+        ownedStatements.removeAll()
     }
 
     /// The rowid of the last inserted row.
