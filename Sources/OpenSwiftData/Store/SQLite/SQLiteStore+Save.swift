@@ -106,6 +106,22 @@ extension SQLiteStore {
         var deferred: [(layout: TableLayout, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
         // To-one relationships to models that get their keys later in this save, per row written.
         let links = _DeferredLinks()
+        // Each table's insert statement, found by its layout (``SQLiteConnection/statement(_:ownedBy:)``),
+        // and for a run of rows of one table by one comparison. Its bindings are not cleared
+        // between the rows of a run: every row binds every parameter the statement has (generated
+        // code binds each stored property at its own numbered parameter, NULL included, and a
+        // hierarchy's key last).
+        var lastInsert: (layout: ObjectIdentifier, statement: SQLiteStatement)?
+        func insertStatement(_ layout: TableLayout) throws -> SQLiteStatement {
+            let identifier = ObjectIdentifier(layout)
+            if let lastInsert, lastInsert.layout == identifier {
+                lastInsert.statement.resetKeepingBindings()
+                return lastInsert.statement
+            }
+            let statement = try connection.statement(layout.insertSQL, ownedBy: layout)
+            lastInsert = (identifier, statement)
+            return statement
+        }
         var keys = [Int64](repeating: 0, count: changes.inserts.count)
         var upserted: [Int] = []
         // An insert matching on a related model new in this save waits for that model's key, so that
@@ -118,75 +134,53 @@ extension SQLiteStore {
         var waits = true
         repeat {
             var stillWaiting: [Int] = []
-            let passCount = waiting?.count ?? changes.inserts.count
-            var step = 0
-            // Runs of rows of one entity find its layout and insert statement once.
-            while step < passCount {
-                let entity = changes.inserts[waiting?[step] ?? step].entity
+            for step in 0..<(waiting?.count ?? changes.inserts.count) {
+                let position = waiting?[step] ?? step
+                let (entity, model) = changes.inserts[position]
                 let layout = try layout(entity)
-                let matchesExisting = layout.upsertLookupSQL != nil
-                let sharedKeys = layout.sharedKeysTable
-                // The table's insert statement, found by its layout
-                // (``SQLiteConnection/statement(_:ownedBy:)``) at the run's first insert. Its
-                // bindings are not cleared between the run's rows: every row binds every
-                // parameter the statement has (generated code binds each stored property at its
-                // own numbered parameter, NULL included, and a hierarchy's key last).
-                var runInsert: SQLiteStatement?
-                repeat {
-                    let position = waiting?[step] ?? step
-                    step += 1
-                    let model = changes.inserts[position].model
-                    if matchesExisting {
-                        switch try existingRow(for: model, layout: layout, waits: waits, on: connection) {
-                        case .relatedModelWithoutKey:
-                            stillWaiting.append(position)
-                            continue
-                        case .row(let existing):
-                            let update = try connection.statement(layout.fullUpdateSQL)
-                            for index in layout.columnProperties {
-                                try PropertyEncoding.encode(model, property: index, of: layout.entity, to: update, at: Int32(index), deferring: links)
-                            }
-                            try update._bind(existing, Int32(layout.columns.count))
-                            try update.run()
-                            if !links.isEmpty { deferred.append((layout, model, links.take())) }
-                            model._osdState.primaryKey = existing
-                            keys[position] = existing
-                            upserted.append(position)
-                            // An upsert is an update of the existing row, of every stored property.
-                            if recordsHistory { history.updateByStore(entity, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
-                            continue
-                        case .none:
-                            break
+                if layout.upsertLookupSQL != nil {
+                    switch try existingRow(for: model, layout: layout, waits: waits, on: connection) {
+                    case .relatedModelWithoutKey:
+                        stillWaiting.append(position)
+                        continue
+                    case .row(let existing):
+                        let update = try connection.statement(layout.fullUpdateSQL)
+                        for index in layout.columnProperties {
+                            try PropertyEncoding.encode(model, property: index, of: layout.entity, to: update, at: Int32(index), deferring: links)
                         }
+                        try update._bind(existing, Int32(layout.columns.count))
+                        try update.run()
+                        if !links.isEmpty { deferred.append((layout, model, links.take())) }
+                        model._osdState.primaryKey = existing
+                        keys[position] = existing
+                        upserted.append(position)
+                        // An upsert is an update of the existing row, of every stored property.
+                        if recordsHistory { history.updateByStore(entity, key: existing, mask: layout.columnProperties.reduce(0) { $0 | 1 << UInt64($1) }) }
+                        continue
+                    case .none:
+                        break
                     }
-                    let insert: SQLiteStatement
-                    if let runInsert {
-                        runInsert.resetKeepingBindings()
-                        insert = runInsert
-                    } else {
-                        insert = try connection.statement(layout.insertSQL, ownedBy: layout)
-                        runInsert = insert
+                }
+                let insert = try insertStatement(layout)
+                if let keys = layout.sharedKeysTable {
+                    try insert._bind(try nextSharedKey(keys, on: connection), Int32(layout.columns.count))
+                }
+                try PropertyEncoding.encodeAll(model, of: entity, properties: layout.columnProperties, to: insert, deferring: links)
+                try insert.run()
+                if !links.isEmpty { deferred.append((layout, model, links.take())) }
+                // The key is the model's now, so that later rows of this save can refer to it.
+                var key = connection.lastInsertedRowID
+                if layout.sharedKeysTable == nil, lastChecked !== entity {
+                    lastChecked = entity
+                    if checkedFloors.insert(ObjectIdentifier(entity)).inserted {
+                        // Rows after this one follow it: SQLite counts on from the largest key.
+                        key = try Self.keyAboveFloor(of: layout, inserted: key, on: connection)
                     }
-                    if let sharedKeys {
-                        try insert._bind(try nextSharedKey(sharedKeys, on: connection), Int32(layout.columns.count))
-                    }
-                    try PropertyEncoding.encodeAll(model, of: entity, properties: layout.columnProperties, to: insert, deferring: links)
-                    try insert.run()
-                    if !links.isEmpty { deferred.append((layout, model, links.take())) }
-                    // The key is the model's now, so that later rows of this save can refer to it.
-                    var key = connection.lastInsertedRowID
-                    if sharedKeys == nil, lastChecked !== entity {
-                        lastChecked = entity
-                        if checkedFloors.insert(ObjectIdentifier(entity)).inserted {
-                            // Rows after this one follow it: SQLite counts on from the largest key.
-                            key = try Self.keyAboveFloor(of: layout, inserted: key, on: connection)
-                        }
-                    }
-                    model._osdState.primaryKey = key
-                    keys[position] = key
-                    // The first pass's rows are recorded together after it, in the order written.
-                    if recordsHistory, waiting != nil { history.insert(entity, key: key) }
-                } while step < passCount && changes.inserts[waiting?[step] ?? step].entity === entity
+                }
+                model._osdState.primaryKey = key
+                keys[position] = key
+                // The first pass's rows are recorded together after it, in the order written.
+                if recordsHistory, waiting != nil { history.insert(entity, key: key) }
             }
             if recordsHistory, waiting == nil {
                 let skipped = upserted.isEmpty ? stillWaiting : (upserted + stillWaiting).sorted()
