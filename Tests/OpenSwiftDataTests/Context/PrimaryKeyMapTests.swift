@@ -12,19 +12,33 @@ import Testing
         for step in 0..<20_000 {
             // Dense keys collide in the table's low bits; sparse ones test the hash.
             let key = step % 3 == 0 ? Int64.random(in: -1_000_000...1_000_000, using: &generator) : Int64.random(in: 0..<2_000, using: &generator)
-            switch Int.random(in: 0..<10, using: &generator) {
-            case 0..<5:
-                let note = pool[Int.random(in: 0..<pool.count, using: &generator)]
-                map[key] = note
-                reference[key] = note
-            case 5..<8:
-                map[key] = nil
-                reference[key] = nil
-            default:
-                #expect(map[key] as? Note === reference[key])
-            }
-            #expect(map.count == reference.count)
+            Self.step(key, setBelow: 5, removeBelow: 8, map: &map, reference: &reference, pool: pool, using: &generator)
         }
+        Self.expectSame(map, reference)
+    }
+
+    /// One step of a differential run: sets `key` to a note of `pool` (a roll below `setBelow` of
+    /// ten), removes it (below `removeBelow`) or reads it, in the map and in `reference` alike.
+    private static func step(
+        _ key: Int64, setBelow: Int, removeBelow: Int, map: inout PrimaryKeyMap, reference: inout [Int64: Note],
+        pool: [Note], using generator: inout SeededGenerator
+    ) {
+        let roll = Int.random(in: 0..<10, using: &generator)
+        if roll < setBelow {
+            let note = pool[Int.random(in: 0..<pool.count, using: &generator)]
+            map[key] = note
+            reference[key] = note
+        } else if roll < removeBelow {
+            map[key] = nil
+            reference[key] = nil
+        } else {
+            #expect(map[key] as? Note === reference[key])
+        }
+        #expect(map.count == reference.count)
+    }
+
+    /// The map holds what `reference` holds.
+    private static func expectSame(_ map: borrowing PrimaryKeyMap, _ reference: [Int64: Note]) {
         for (key, note) in reference { #expect(map[key] as? Note === note) }
         #expect(map.values.count == reference.count)
     }
@@ -52,21 +66,9 @@ import Testing
             default: key = Int64.random(in: .min ... .max, using: &generator)
             }
             if step % 5_000 == 4_999 { map.reserveCapacity(map.count + 1_000) }
-            switch Int.random(in: 0..<10, using: &generator) {
-            case 0..<6:
-                let note = pool[Int.random(in: 0..<pool.count, using: &generator)]
-                map[key] = note
-                reference[key] = note
-            case 6..<9:
-                map[key] = nil
-                reference[key] = nil
-            default:
-                #expect(map[key] as? Note === reference[key])
-            }
-            #expect(map.count == reference.count)
+            Self.step(key, setBelow: 6, removeBelow: 9, map: &map, reference: &reference, pool: pool, using: &generator)
         }
-        for (key, note) in reference { #expect(map[key] as? Note === note) }
-        #expect(map.values.count == reference.count)
+        Self.expectSame(map, reference)
         // Emptied and filled again, it starts over.
         for key in reference.keys { map[key] = nil }
         #expect(map.isEmpty && map.values.isEmpty)
