@@ -286,7 +286,11 @@ import Testing
                 oneByOne.insert(trip, key: 5)
             }
             var atOnce = earlier
-            atOnce.insert(entities, keys: keys, skipping: skipped)
+            if !mixed, skipped.isEmpty, round % 12 == 0 {
+                atOnce.insert(trip, keys: keys)   // the call of a save that knows its rows are one entity's
+            } else {
+                atOnce.insert(entities, keys: keys, skipping: skipped)
+            }
             for position in 0..<count where !skipped.contains(position) {
                 oneByOne.insert(entities[position], key: keys[position])
             }

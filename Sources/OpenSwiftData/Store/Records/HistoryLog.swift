@@ -46,9 +46,7 @@ package struct HistoryLog {
     package mutating func insert(_ entities: some Collection<Schema.Entity>, keys: [Int64], skipping skipped: [Int]) {
         guard let first = entities.first else { return }
         if skipped.isEmpty, entities.count == keys.count, entities.allSatisfy({ $0 === first }) {
-            let last = Self.run(in: &inserted, .insert, first.name)
-            if inserted[last].keys.isEmpty { inserted[last].keys = keys } else { inserted[last].keys.append(contentsOf: keys) }
-            return
+            return insert(first, keys: keys)
         }
         var next = skipped.startIndex
         for (position, entity) in zip(keys.indices, entities) {
@@ -58,6 +56,14 @@ package struct HistoryLog {
             }
             insert(entityName: entity.name, key: keys[position])
         }
+    }
+
+    /// Records the inserts of rows of one entity, written in the order of `keys`: one run that
+    /// shares the keys' storage.
+    package mutating func insert(_ entity: Schema.Entity, keys: [Int64]) {
+        guard !keys.isEmpty else { return }
+        let last = Self.run(in: &inserted, .insert, entity.name)
+        if inserted[last].keys.isEmpty { inserted[last].keys = keys } else { inserted[last].keys.append(contentsOf: keys) }
     }
 
     /// Records an update of the properties in `mask`, one the context made (at most one per row).

@@ -132,11 +132,17 @@ extension SQLiteStore {
         // a match on those models. (One loop, no nested function: the common save is one pass.)
         var waiting: [Int]?
         var waits = true
+        // The entity of the first pass's rows while they are all of one (the common save).
+        var onlyEntity: Schema.Entity?
+        var entitiesDiffer = false
         repeat {
             var stillWaiting: [Int] = []
             for step in 0..<(waiting?.count ?? changes.inserts.count) {
                 let position = waiting?[step] ?? step
                 let (entity, model) = changes.inserts[position]
+                if waiting == nil, !entitiesDiffer {
+                    if onlyEntity == nil { onlyEntity = entity } else if onlyEntity !== entity { entitiesDiffer = true }
+                }
                 let layout = try layout(entity)
                 if layout.upsertLookupSQL != nil {
                     switch try existingRow(for: model, layout: layout, waits: waits, on: connection) {
@@ -183,8 +189,12 @@ extension SQLiteStore {
                 if recordsHistory, waiting != nil { history.insert(entity, key: key) }
             }
             if recordsHistory, waiting == nil {
-                let skipped = upserted.isEmpty ? stillWaiting : (upserted + stillWaiting).sorted()
-                history.insert(changes.inserts.lazy.map(\.entity), keys: keys, skipping: skipped)
+                if let onlyEntity, !entitiesDiffer, upserted.isEmpty, stillWaiting.isEmpty {
+                    history.insert(onlyEntity, keys: keys)
+                } else {
+                    let skipped = upserted.isEmpty ? stillWaiting : (upserted + stillWaiting).sorted()
+                    history.insert(changes.inserts.lazy.map(\.entity), keys: keys, skipping: skipped)
+                }
             }
             if stillWaiting.count == (waiting?.count ?? changes.inserts.count) { waits = false }
             waiting = stillWaiting
