@@ -58,7 +58,7 @@ extension ModelContext {
                     return !removed
                 }
             }
-            for case let model as T in tracker.changed + tracker.inserted where !model._osdState.isDeleted && seen.insert(ObjectIdentifier(model)).inserted {
+            for case let model as T in tracker.changed + tracker.insertedModels where !model._osdState.isDeleted && seen.insert(ObjectIdentifier(model)).inserted {
                 results.append(model)
             }
         }
@@ -369,7 +369,7 @@ struct FetchQuery {
             let name = model._osdState.entityName
             return name == entityName || (!subentities.isEmpty && subentities.contains { $0.name == name })
         }
-        return context.tracker.inserted.contains(where: matches) || context.tracker.deleted.contains(where: matches)
+        return context.tracker.inserted.contains { matches($0.model) } || context.tracker.deleted.contains(where: matches)
             || context.tracker.changed.contains { matches($0) && $0._osdState.changedProperties != 0 }
     }
 }

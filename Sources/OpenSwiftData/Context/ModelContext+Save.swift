@@ -99,11 +99,16 @@ extension ModelContext {
         for model in tracker.deleted {
             changes.deletes.append((try shape(of: model).entity, model._osdState.primaryKey))
         }
-        changes.inserts.reserveCapacity(tracker.inserted.count)
-        for model in tracker.inserted {
-            let shape = try shape(of: model)
-            changes.inserts.append((shape.entity, model))
-            if shape.ownsLinks { appendLinkWrites(of: model, shape: shape, mask: ~0, to: &changes) }
+        if try insertsNeedNoPass() {
+            // The change list is the change set's inserts as it is: no pass over the models.
+            changes.inserts = tracker.inserted
+        } else {
+            changes.inserts.reserveCapacity(tracker.inserted.count)
+            for (_, model) in tracker.inserted {
+                let shape = try shape(of: model)
+                changes.inserts.append((shape.entity, model))
+                if shape.ownsLinks { appendLinkWrites(of: model, shape: shape, mask: ~0, to: &changes) }
+            }
         }
         for model in tracker.changed where !model._osdState.isDeleted && model._osdState.changedProperties != 0 {
             let shape = try shape(of: model)
@@ -165,6 +170,21 @@ extension ModelContext {
 
     /// Throws ``SwiftDataError/saveNotAllowed`` before anything changes when a store with pending
     /// changes belongs to a configuration with `allowsSave: false`.
+    /// Whether the change list's inserts can be the change set's as they are: the models of each
+    /// entity have that entity's own row shape (the one the store writes) and own no link tables
+    /// (whose rows the save writes per model). Reads the entities only, not the models.
+    private func insertsNeedNoPass() throws -> Bool {
+        var checked: [Schema.Entity] = []
+        for index in tracker.inserted.indices {
+            let entity = tracker.inserted[index].entity
+            if checked.last === entity || checked.contains(where: { $0 === entity }) { continue }
+            let shape = try container.store(for: entity).rowShape(of: entity)
+            guard shape.entity === entity, !shape.ownsLinks else { return false }
+            checked.append(entity)
+        }
+        return true
+    }
+
     private func checkSavesAllowed() throws {
         let slots = container.stores
         if slots.count == 1 {
@@ -173,7 +193,7 @@ extension ModelContext {
             }
             return
         }
-        let names = Set((tracker.inserted + tracker.changed + tracker.deleted).compactMap(\._osdState.entityName) + tracker.pendingBatchDeletes.map(\.entity.name))
+        let names = Set((tracker.insertedModels + tracker.changed + tracker.deleted).compactMap(\._osdState.entityName) + tracker.pendingBatchDeletes.map(\.entity.name))
         for name in names {
             let configuration = slots[container.slot(forEntityNamed: name)].configuration
             guard configuration.allowsSave else {
@@ -324,7 +344,7 @@ extension ModelContext {
             model._osdState.isListedAsChanged = false
         }
         if let committedSlots {
-            tracker.inserted.removeAll(where: isCommitted)
+            tracker.inserted.removeAll { isCommitted($0.model) }
             tracker.changed.removeAll(where: isCommitted)
             tracker.deleted.removeAll(where: isCommitted)
             tracker.pendingBatchDeletes.removeAll { committedSlots.contains(container.slot(forEntityNamed: $0.entity.name)) }

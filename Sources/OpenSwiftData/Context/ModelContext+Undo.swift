@@ -38,7 +38,7 @@ extension ModelContext {
         guard state.context === self, !state.isDeleted else { return }
         guard state.isInserted else { return delete(model) }
         if let manager = undoRecorder { registerUndo(with: manager) { $0.insertOne(model) } }
-        tracker.inserted.removeAll { $0 === model }
+        tracker.inserted.removeAll { $0.model === model }
         state.isInserted = false
         state.context = nil
         didMutate()

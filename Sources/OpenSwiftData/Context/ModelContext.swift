@@ -147,9 +147,7 @@ public final class ModelContext {
                 }
             }
         }
-        for model in tracker.inserted {
-            if let entity = entity(of: model) { dropRelationships(of: model, entity: entity) }
-        }
+        for (entity, model) in tracker.inserted { dropRelationships(of: model, entity: entity) }
     }
 
     /// Empties every relationship of a model that left the context deleted or abandoned: its
@@ -163,7 +161,7 @@ public final class ModelContext {
     public var hasChanges: Bool { tracker.hasChanges }
 
     /// The models inserted since the last save.
-    public var insertedModelsArray: [any PersistentModel] { tracker.inserted }
+    public var insertedModelsArray: [any PersistentModel] { tracker.insertedModels }
     /// The saved models changed since the last save.
     public var changedModelsArray: [any PersistentModel] {
         tracker.changed.filter { $0._osdState.changedProperties != 0 && !$0._osdState.isDeleted }
@@ -207,7 +205,7 @@ public final class ModelContext {
         state.context = self
         state.location = location(of: entity)
         state.isInserted = true
-        tracker.inserted.append(model)
+        tracker.inserted.append((entity, model))
         if reference.registersUndo { registerUndoOfInsertion(model) }
         didMutate()
         return entity
@@ -226,7 +224,7 @@ public final class ModelContext {
         if state.isInserted {
             // Registered first, so that it is undone last, after the rules' changes below.
             if let manager = undoRecorder { registerUndo(with: manager) { $0.insertOne(model) } }
-            tracker.inserted.removeAll { $0 === model }
+            tracker.inserted.removeAll { $0.model === model }
             state.isInserted = false
             // Never saved: its delete rules apply now, in memory only, and it leaves the
             // relationships no rule clears (the store never held those references).
@@ -288,7 +286,7 @@ public final class ModelContext {
     /// reload their saved values on next access.
     public func rollback() {
         if let undoManager { UndoRegistration.removeAllActions(of: undoManager) }
-        for model in tracker.inserted {
+        for (_, model) in tracker.inserted {
             model._osdState.isInserted = false
             model._osdState.context = nil
         }
@@ -378,7 +376,7 @@ public final class ModelContext {
 
     func registeredModel(_ id: PersistentIdentifier) -> (any PersistentModel)? {
         if let primaryKey = id.primaryKey { return identityMap.model(entityName: id.entityName, key: primaryKey) }
-        return tracker.inserted.first { $0.persistentModelID == id }
+        return tracker.inserted.first { $0.model.persistentModelID == id }?.model
     }
 
     func makeFault<M: PersistentModel>(_ type: M.Type, primaryKey: Int64, entity: Schema.Entity) -> M {

@@ -6,7 +6,7 @@ import Testing
 @Suite struct ContextPartsTests {
     private struct Failure: Error, Equatable { let number: Int }
 
-    @Test func theChangeTrackerHasChangesOnlyForWhatASaveWouldWrite() {
+    @Test func theChangeTrackerHasChangesOnlyForWhatASaveWouldWrite() throws {
         var tracker = ChangeTracker()
         #expect(!tracker.hasChanges)
         let note = Note(text: "a")
@@ -23,7 +23,9 @@ import Testing
         tracker.removeAll()
         #expect(tracker.deleted.isEmpty && tracker.propagatedDeletions == 0)
 
-        tracker.inserted.append(Note(text: "c"))
+        let schema = Schema([Note.self])
+        let entity = try #require(schema.entitiesByName["Note"])
+        tracker.inserted.append((entity, Note(text: "c")))
         #expect(tracker.hasChanges)
     }
 

@@ -3,8 +3,14 @@
 /// reads it to build the store's change set and empties it once the change set is written;
 /// undo and autosave follow its changes.
 struct ChangeTracker {
-    /// Models inserted since the last save, in insertion order.
-    var inserted: [any PersistentModel] = []
+    /// Models inserted since the last save, in insertion order, each with its entity (known as
+    /// it is inserted). In the shape of a store change set's inserts, so that a save whose
+    /// entities own no link tables hands this list over as they are, without a pass over the
+    /// models.
+    var inserted: [(entity: Schema.Entity, model: any PersistentModel)] = []
+
+    /// The inserted models, without their entities.
+    var insertedModels: [any PersistentModel] { inserted.map(\.model) }
     /// Saved models changed since the last save.
     var changed: [any PersistentModel] = []
     /// Saved models marked for deletion.

@@ -113,7 +113,7 @@ extension ModelContext {
             let properties = holdingProperties(of: holderEntity)
             if !properties.isEmpty { release(from: registered.models.values, properties: properties) }
         }
-        for holder in tracker.inserted {
+        for (_, holder) in tracker.inserted {
             guard let holderEntity = self.entity(of: holder) else { continue }
             let properties = holdingProperties(of: holderEntity)
             if !properties.isEmpty { release(from: CollectionOfOne(holder), properties: properties) }

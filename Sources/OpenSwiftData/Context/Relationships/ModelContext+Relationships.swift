@@ -165,7 +165,7 @@ extension ModelContext {
     func validateRelationships() throws {
         if container.schema.hasRelationshipCountLimits { try validateRelationshipCounts() }
         guard failures.crossContextRelationship != nil else { return }
-        for model in tracker.inserted + tracker.changed where !model._osdState.isDeleted {
+        for model in tracker.insertedModels + tracker.changed where !model._osdState.isDeleted {
             let state = model._osdState
             guard let entity = entity(of: model) else { continue }
             for (property, link) in entity.links where state.isInserted || state.changedProperties & (1 << UInt64(property)) != 0 {
@@ -185,7 +185,7 @@ extension ModelContext {
     }
 
     private func validateRelationshipCounts() throws {
-        for model in tracker.inserted + tracker.changed where !model._osdState.isDeleted {
+        for model in tracker.insertedModels + tracker.changed where !model._osdState.isDeleted {
             let state = model._osdState
             guard let entity = entity(of: model) else { continue }
             for (property, limit) in entity.relationshipCountLimits where state.isInserted || state.changedProperties & (1 << UInt64(property)) != 0 {
