@@ -99,7 +99,7 @@ extension ModelContext {
         for model in tracker.deleted {
             changes.deletes.append((try shape(of: model).entity, model._osdState.primaryKey))
         }
-        if try insertsNeedNoPass() {
+        if try changeListServesAsInserts() {
             // The change list is the change set's inserts as it is: no pass over the models.
             changes.inserts = tracker.inserted
         } else {
@@ -168,16 +168,14 @@ extension ModelContext {
         }
     }
 
-    /// Throws ``SwiftDataError/saveNotAllowed`` before anything changes when a store with pending
-    /// changes belongs to a configuration with `allowsSave: false`.
-    /// Whether the change list's inserts can be the change set's as they are: the models of each
-    /// entity have that entity's own row shape (the one the store writes) and own no link tables
-    /// (whose rows the save writes per model). Reads the entities only, not the models.
-    private func insertsNeedNoPass() throws -> Bool {
+    /// Whether the change list's inserts can serve as the change set's as they are: the models of
+    /// each entity have that entity's own row shape (the one the store writes) and own no link
+    /// tables (whose rows the save writes per model). Reads the entities only, not the models.
+    private func changeListServesAsInserts() throws -> Bool {
         var checked: [Schema.Entity] = []
         for index in tracker.inserted.indices {
             let entity = tracker.inserted[index].entity
-            if checked.last === entity || checked.contains(where: { $0 === entity }) { continue }
+            if checked.contains(where: { $0 === entity }) { continue }
             let shape = try container.store(for: entity).rowShape(of: entity)
             guard shape.entity === entity, !shape.ownsLinks else { return false }
             checked.append(entity)
@@ -185,6 +183,8 @@ extension ModelContext {
         return true
     }
 
+    /// Throws ``SwiftDataError/saveNotAllowed`` before anything changes when a store with pending
+    /// changes belongs to a configuration with `allowsSave: false`.
     private func checkSavesAllowed() throws {
         let slots = container.stores
         if slots.count == 1 {

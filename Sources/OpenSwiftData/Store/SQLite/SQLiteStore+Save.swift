@@ -132,7 +132,9 @@ extension SQLiteStore {
         // a match on those models. (One loop, no nested function: the common save is one pass.)
         var waiting: [Int]?
         var waits = true
-        // The entity of the first pass's rows while they are all of one (the common save).
+        // The entity of the first pass's rows while they are all of one (the common save), noted
+        // as they are written so that the history records them as one run without looking at
+        // each row's entity again (`HistoryLog.insert(_:keys:skipping:)` would, at a cost per row).
         var onlyEntity: Schema.Entity?
         var entitiesDiffer = false
         repeat {
