@@ -206,7 +206,9 @@ public final class ModelContainer: Sendable {
 
     /// The store that holds an entity's models.
     func store(for entity: Schema.Entity) -> any StoreBackend {
-        stores[slot(forEntityNamed: entity.name)].store
+        let index = slot(forEntityNamed: entity.name)
+        // Through the buffer, only the store is copied out of its slot, not the whole slot.
+        return stores.withUnsafeBufferPointer { slots in slots[index].store }
     }
 
     /// The store that holds an entity's models, with its capabilities.

@@ -172,15 +172,25 @@ extension ModelContext {
     /// each entity have that entity's own row shape (the one the store writes) and own no link
     /// tables (whose rows the save writes per model). Reads the entities only, not the models.
     private func changeListServesAsInserts() throws -> Bool {
+        guard let first = tracker.inserted.first?.entity else { return true }
+        guard try writesItsOwnRows(first) else { return false }
+        // The entities after the first, checked once each (the list stays empty, and unallocated,
+        // when every inserted model is of the first one's entity).
         var checked: [Schema.Entity] = []
         for index in tracker.inserted.indices {
             let entity = tracker.inserted[index].entity
-            if checked.contains(where: { $0 === entity }) { continue }
-            let shape = try container.store(for: entity).rowShape(of: entity)
-            guard shape.entity === entity, !shape.ownsLinks else { return false }
+            if entity === first || checked.contains(where: { $0 === entity }) { continue }
+            guard try writesItsOwnRows(entity) else { return false }
             checked.append(entity)
         }
         return true
+    }
+
+    /// Whether the store writes the models of `entity` with that entity's own row shape and no
+    /// link tables (see ``changeListServesAsInserts()``).
+    private func writesItsOwnRows(_ entity: Schema.Entity) throws -> Bool {
+        let shape = try container.store(for: entity).rowShape(of: entity)
+        return shape.entity === entity && !shape.ownsLinks
     }
 
     /// Throws ``SwiftDataError/saveNotAllowed`` before anything changes when a store with pending

@@ -171,6 +171,42 @@ import OpenSwiftData
         #expect(Set(try fresh.fetch(FetchDescriptor<Item>()).map(\.persistentModelID)).isSuperset(of: laterIDs))
     }
 
+    /// The same for a save that inserts models of several entities, in runs of one and in turns:
+    /// each table's first new row is checked against what its deletions freed, whichever entity
+    /// the save wrote first.
+    @Test(arguments: Backend.allCases, [false, true])
+    func aSaveOfSeveralEntitiesHandsOutNoDeletedIdentifier(_ backend: Backend, photosFirst: Bool) throws {
+        func photo(_ index: Int) -> Photo { Photo(title: "photo \(index)", pixels: Data([UInt8(index)])) }
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self, Photo.self, backend: backend))
+        let items = (1...3).map(makeItem)
+        let photos = (1...3).map(photo)
+        for (item, photo) in zip(items, photos) {
+            context.insert(item)
+            context.insert(photo)
+        }
+        try context.save()
+        let deletedIDs = Set(items.dropFirst().map(\.persistentModelID) + photos.dropFirst().map(\.persistentModelID))
+        for item in items.dropFirst() { context.delete(item) }
+        for photo in photos.dropFirst() { context.delete(photo) }
+        try context.save()
+        // In turns, then a run of each: the second entity's first row comes after the first's.
+        var later: [any PersistentModel] = []
+        for index in 4...6 {
+            later += photosFirst ? [photo(index), makeItem(index)] : [makeItem(index), photo(index)]
+        }
+        later += (7...9).map(makeItem) as [any PersistentModel]
+        later += (7...9).map(photo) as [any PersistentModel]
+        for model in later { context.insert(model) }
+        try context.save()
+        let laterIDs = Set(later.map(\.persistentModelID))
+        #expect(laterIDs.count == later.count)
+        #expect(laterIDs.isDisjoint(with: deletedIDs), "a new row took a deleted row's identifier")
+        let fresh = ModelContext(try store.container(Item.self, Photo.self, backend: backend))
+        let stored = Set(try fresh.fetchIdentifiers(FetchDescriptor<Item>()) + fresh.fetchIdentifiers(FetchDescriptor<Photo>()))
+        #expect(stored == laterIDs.union([items[0].persistentModelID, photos[0].persistentModelID]))
+    }
+
     @Test(arguments: Backend.allCases) func unsavedChangesSurviveARefetch(_ backend: Backend) throws {
         let store = TemporaryStore()
         let context = ModelContext(try store.container(Item.self, backend: backend))

@@ -100,8 +100,8 @@ extension SQLiteStore {
             if layout.sharedKeysTable == nil { try Self.raiseKeyFloor(of: layout, to: key, on: connection) }
         }
         // The tables whose first inserted row of this save has been checked against its floor, and
-        // the entity of the row written last (a run of rows of one entity looks the set up once).
-        var checkedFloors: Set<ObjectIdentifier> = []
+        // the entity of the row written last (a run of rows of one entity looks them up once).
+        var checkedFloors = CheckedTables()
         var lastChecked: Schema.Entity?
         var deferred: [(layout: TableLayout, model: any PersistentModel, links: [(parameter: Int32, target: any PersistentModel)])] = []
         // To-one relationships to models that get their keys later in this save, per row written.
@@ -180,7 +180,7 @@ extension SQLiteStore {
                 var key = connection.lastInsertedRowID
                 if layout.sharedKeysTable == nil, lastChecked !== entity {
                     lastChecked = entity
-                    if checkedFloors.insert(ObjectIdentifier(entity)).inserted {
+                    if checkedFloors.insert(entity) {
                         // Rows after this one follow it: SQLite counts on from the largest key.
                         key = try Self.keyAboveFloor(of: layout, inserted: key, on: connection)
                     }
@@ -343,5 +343,23 @@ extension SQLiteStore {
             throw SwiftDataError(.uniquenessConflict, reason: "A new \(layout.entity.name) matches \(rows.count) different stored rows on its uniqueness constraints \(layout.entity.uniquenessConstraints); it can update only one. Nothing was saved.")
         }
         return rows.first.map(UniqueMatch.row) ?? .none
+    }
+}
+
+/// The entities whose tables a save has checked against their key floors: the first in a field of
+/// its own and any others in a set, so that a save of one entity's rows (the common save) makes no
+/// set.
+private struct CheckedTables {
+    private var first: Schema.Entity?
+    private var others: Set<ObjectIdentifier> = []
+
+    /// Notes `entity`; returns whether it was not noted before.
+    @inline(never)
+    mutating func insert(_ entity: Schema.Entity) -> Bool {
+        guard let first else {
+            first = entity
+            return true
+        }
+        return first !== entity && others.insert(ObjectIdentifier(entity)).inserted
     }
 }
