@@ -207,7 +207,8 @@ public final class ModelContainer: Sendable {
     /// The store that holds an entity's models.
     func store(for entity: Schema.Entity) -> any StoreBackend {
         let index = slot(forEntityNamed: entity.name)
-        // Through the buffer, only the store is copied out of its slot, not the whole slot.
+        // Through the buffer, only the store is copied out of its slot, not the whole slot. The
+        // index is one of `stores`' (a single store's 0, or the routing made with the stores).
         return stores.withUnsafeBufferPointer { slots in slots[index].store }
     }
 
