@@ -113,8 +113,7 @@ extension ModelContext {
             let properties = holdingProperties(of: holderEntity)
             if !properties.isEmpty { release(from: registered.models.values, properties: properties) }
         }
-        for (_, holder) in tracker.inserted {
-            guard let holderEntity = self.entity(of: holder) else { continue }
+        for (holderEntity, holder) in tracker.inserted {
             let properties = holdingProperties(of: holderEntity)
             if !properties.isEmpty { release(from: CollectionOfOne(holder), properties: properties) }
         }
