@@ -260,6 +260,29 @@ import Testing
             """)
     }
 
+    /// A property of a type the standard placeholders may not cover, declared with an initial
+    /// value, reads that value when its stored one cannot be loaded; a standard type does not
+    /// need it, and a property without an initial value has none to give.
+    @Test func aDeclaredInitialValueIsThePlaceholderOfATypeWithoutOne() {
+        let expansion = Expansion("""
+            final class Sign {
+                @_PersistedProperty(0)
+                var shape: Shape = .circle(radius: 1)
+                @_PersistedProperty(1)
+                var label: String = "exit"
+                @_PersistedProperty(2)
+                var mark: Mark
+                @_PersistedProperty(3)
+                var notes: [Note] = []
+            }
+            """)
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.contains("return _shape ?? OpenSwiftData._osdPlaceholder(self, property: 0, declared: .circle(radius: 1))"))
+        #expect(expansion.contains("return _label ?? OpenSwiftData._osdPlaceholder(self, property: 1)"))
+        #expect(expansion.contains("return _mark ?? OpenSwiftData._osdPlaceholder(self, property: 2)"))
+        #expect(expansion.contains("return _notes ?? OpenSwiftData._osdPlaceholder(self, property: 3)"))
+    }
+
     /// A fixed-size scalar keeps its value without an `Optional` (8 bytes, not 16); a bit of
     /// `_osdUnloadedProperties` says whether it is loaded.
     @Test func aScalarPropertyExpandsToUnwrappedStorage() {

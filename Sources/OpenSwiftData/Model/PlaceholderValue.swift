@@ -15,16 +15,31 @@ public protocol _PlaceholderValue {
 /// the all-zero value of a type that holds no references. A type with none of these (a type with
 /// references whose decoding rejects every empty value, never stored or loaded by this process, in
 /// a store that holds no other such model) has nothing to read, and stops the process with the
-/// reason.
+/// reason; a property declared with an initial value reads as that value instead (see
+/// ``_osdPlaceholder(_:property:declared:)``).
 public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int) -> T {
+    placeholder(model, property: index) { nil }
+}
+
+/// The value of a property declared with an initial value (`var shape: Shape = .circle(1)`) whose
+/// stored value could not be loaded: the type's own placeholder, the emptiest value it decodes
+/// from, or else `initialValue`, evaluated afresh, before any value another model holds (see
+/// ``_osdPlaceholder(_:property:)``).
+public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int, declared initialValue: @autoclosure () -> T) -> T {
+    placeholder(model, property: index) { initialValue() }
+}
+
+/// ``_osdPlaceholder(_:property:)``, with the property's declared initial value, if any, to read
+/// when the type has no placeholder of its own.
+private func placeholder<M: PersistentModel, T>(_ model: M, property index: Int, declared: () -> T?) -> T {
     do {
-        return try Placeholder.value(T.self)
+        return try Placeholder.value(T.self, declared: declared)
     } catch {
         let lastResort: String
         switch Placeholder.loadStoredModels(like: model) {
         case .success:
             do {
-                return try Placeholder.value(T.self)
+                return try Placeholder.value(T.self, declared: declared)
             } catch {
                 lastResort = "the stored \(M.self) models read held none either"
             }
@@ -32,7 +47,7 @@ public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: I
             lastResort = reason.reason
         }
         if let zero = Placeholder.zeroed(T.self) { return zero }
-        preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason), and \(lastResort); make the property optional or the type CaseIterable")
+        preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason), and \(lastResort); give the property an initial value, make it optional or make the type CaseIterable")
     }
 }
 
@@ -78,15 +93,16 @@ enum Placeholder {
         let reason: String
     }
 
-    /// The placeholder of a type: any it has (``any(_:)``), or else a value of it this process
-    /// stored or loaded (``sample(_:)``).
-    static func value<T>(_ type: T.Type) throws(Unavailable) -> T {
+    /// The placeholder of a type: any it has (``any(_:)``), or else the property's declared
+    /// initial value, or else a value of the type this process stored or loaded (``sample(_:)``).
+    static func value<T>(_ type: T.Type, declared: () -> T? = { nil }) throws(Unavailable) -> T {
         let noEmptyValue: String
         switch Result(catching: { try any(T.self) }) {
         case .success(let value?): return value
         case .success(nil): noEmptyValue = "it is not Codable"
         case .failure(let error): noEmptyValue = "it does not decode from empty values (\(error))"
         }
+        if let initialValue = declared() { return initialValue }
         switch Result(catching: { try sample(T.self) }) {
         case .success(let value?): return value
         case .success(nil):
@@ -170,7 +186,7 @@ extension UUID: _PlaceholderValue { public static var _osdPlaceholderValue: Self
 extension Data: _PlaceholderValue { public static var _osdPlaceholderValue: Self { Data() } }
 
 /// What an `.ephemeral` attribute without an initial value stores in place of the model's value:
-/// the type's placeholder (``Placeholder/value(_:)``). Throws, naming the model and property, for
+/// the type's placeholder (``Placeholder/value(_:declared:)``). Throws, naming the model and property, for
 /// a type without one. Called by generated code as a model is written.
 public func _osdEphemeralStoredValue<M: PersistentModel, T>(_ model: M, property index: Int) throws -> T {
     do {

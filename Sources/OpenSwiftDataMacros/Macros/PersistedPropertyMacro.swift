@@ -19,7 +19,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         let unwrapped = hasUnwrappedStorage(type)
         // Unwrapped storage always holds a value; a bit says whether it is the loaded one.
         let isUnloaded = unwrapped ? isUnloadedCondition(index) : "_\(name) == nil"
-        let loaded = unwrapped ? "_\(name)" : "_\(name) ?? OpenSwiftData._osdPlaceholder(self, property: \(index))"
+        let loaded = unwrapped ? "_\(name)" : "_\(name) ?? " + placeholder(index, type: type, declaration: declaration)
         let markLoaded = unwrapped ? "\n    " + markLoadedStatement(index) : ""
         let accessors: [GeneratedCode] = [
             """
@@ -66,6 +66,18 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         let storage = hasUnwrappedStorage(type) ? type : "Swift.Optional<\(type)>"
         let peer: GeneratedCode = "@exclusivity(unchecked) private var _\(raw: name): \(raw: storage)"
         return [peer.declaration]
+    }
+
+    /// The value the getter reads when the stored value cannot be loaded: the type's placeholder,
+    /// with the property's declared initial value to fall back on when the type may have none
+    /// (a type the standard placeholders do not cover, declared `var shape: Shape = .circle(1)`).
+    /// A valid initial value names no instance member (Swift refuses one before `self` exists), so
+    /// it means the same inside the getter.
+    private static func placeholder(_ index: String, type: String, declaration: some DeclSyntaxProtocol) -> String {
+        guard !hasStandardPlaceholder(type),
+              let initialValue = declaration.as(VariableDeclSyntax.self)?.bindings.first?.initializer?.value
+        else { return "OpenSwiftData._osdPlaceholder(self, property: \(index))" }
+        return "OpenSwiftData._osdPlaceholder(self, property: \(index), declared: \(initialValue.trimmedDescription))"
     }
 
     /// The property's index: a literal, or `Superclass._osdPropertyCount + n` in a subclass.

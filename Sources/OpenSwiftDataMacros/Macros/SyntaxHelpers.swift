@@ -90,6 +90,20 @@ func hasUnwrappedStorage(_ storedType: String) -> Bool {
     unwrappedStorageTypes.contains(storedType)
 }
 
+/// Standard types with a placeholder of their own besides those with unwrapped storage.
+private let standardPlaceholderTypes: Set<String> = {
+    let names = ["String", "Bool", "Data", "URL", "Decimal"]
+    return Set(names + names.map { "Swift." + $0 } + names.map { "Foundation." + $0 })
+}()
+
+/// Whether a property type, as written, surely has a placeholder (``hasUnwrappedStorage(_:)``'s
+/// scalars, `String`, `Bool`, `Data`, `URL`, `Decimal`, optionals, arrays and dictionaries), so
+/// that its getter needs no other value to fall back on.
+func hasStandardPlaceholder(_ storedType: String) -> Bool {
+    hasUnwrappedStorage(storedType) || standardPlaceholderTypes.contains(storedType)
+        || storedType.hasSuffix("?") || storedType.hasPrefix("[") || storedType.hasPrefix("Optional<") || storedType.hasPrefix("Swift.Optional<")
+}
+
 /// The bit of a property in `_osdUnloadedProperties`, for its index expression.
 private func unloadedBit(_ index: String) -> String {
     "((1 as Swift.UInt64) << (\(index)))"

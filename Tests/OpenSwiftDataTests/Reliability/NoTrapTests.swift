@@ -255,6 +255,59 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor<Drawing>()) == 0, "the context's work goes on")
     }
 
+    /// A type with no placeholder and with references (an enum whose cases carry text), never
+    /// stored or loaded by this process, in a store that holds no other model of its type: a
+    /// property declared with an initial value reads as that value instead of stopping the process.
+    @Test func aTypeWithNothingElseToReadReadsAsTheDeclaredInitialValue() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Signpost.self)
+        let setup = ModelContext(container)
+        setup.insert(Signpost(place: "Harbour", label: .text("Ferries")))
+        try setup.save()
+        PlaceholderSamples.forget(SignLabel.self)
+
+        let context = ModelContext(container)
+        var placeOnly = FetchDescriptor<Signpost>()
+        placeOnly.propertiesToFetch = [\.place]
+        let fetched = try #require(try context.fetch(placeOnly).first)
+        let other = ModelContext(container)
+        try other.delete(model: Signpost.self)
+        try other.save()
+
+        var label: SignLabel?
+        let reported = reports(mentioning: "Signpost.label") { label = fetched.label }
+        #expect(label == .text("Welcome"), "the property's declared initial value")
+        #expect(!reported.isEmpty, "the failed read is reported")
+        #expect(fetched.isDeleted)
+        #expect(try context.fetchCount(FetchDescriptor<Signpost>()) == 0, "the context's work goes on")
+    }
+
+    /// A declared initial value comes before a value of the type that another model holds: a
+    /// deleted sign does not read as another sign's text.
+    @Test func aDeclaredInitialValueComesBeforeAnotherModelsValue() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Signpost.self)
+        let setup = ModelContext(container)
+        setup.insert(Signpost(place: "Harbour", label: .text("Ferries")))
+        setup.insert(Signpost(place: "Station", label: .arrow(to: "Trains")))
+        try setup.save()
+
+        let context = ModelContext(container)
+        var placeOnly = FetchDescriptor<Signpost>(predicate: #Predicate { $0.place == "Harbour" })
+        placeOnly.propertiesToFetch = [\.place]
+        let harbour = try #require(try context.fetch(placeOnly).first)
+        let other = ModelContext(container)
+        try other.delete(model: Signpost.self, where: #Predicate { $0.place == "Harbour" })
+        try other.save()
+
+        var label: SignLabel?
+        let reported = reports(mentioning: "Signpost.label") { label = harbour.label }
+        #expect(label == .text("Welcome"), "not Ferries, which this process stored, nor the station's")
+        #expect(!reported.isEmpty)
+        let station = try #require(try ModelContext(container).fetch(FetchDescriptor<Signpost>()).first)
+        #expect(station.label == .arrow(to: "Trains"), "the other sign reads as stored")
+    }
+
     /// A model released by the context itself (an upsert's new model takes over its row) whose
     /// `deinit` looks at its context's models: the identity map is not being changed any more
     /// when the model goes, so the look-up finds it consistent instead of stopping the process.
@@ -407,6 +460,22 @@ enum DayMark: Codable, Equatable {
     init(title: String, shape: DrawnShape) {
         self.title = title
         self.shape = shape
+    }
+}
+
+/// What a sign says: an enum whose cases carry text, which has no placeholder and no all-zero value.
+enum SignLabel: Codable, Equatable {
+    case text(String)
+    case arrow(to: String)
+}
+
+/// A model with a property of a type that has no placeholder, declared with an initial value.
+@Model final class Signpost {
+    var place: String
+    var label: SignLabel = SignLabel.text("Welcome")
+    init(place: String, label: SignLabel) {
+        self.place = place
+        self.label = label
     }
 }
 
