@@ -98,9 +98,10 @@ struct PostgresReadConnectionTests {
     /// holds back while that connection is inside a transaction (here, a save waiting for a lock).
     /// A read on another connection that sees such a save still merges it: the model it returns
     /// shows the saved values, not the ones loaded before, and so do the models loaded before. A
-    /// fetch learns of the save from the history counter its rows carry; one that returns no rows
-    /// reads the counter by itself.
-    @Test(arguments: ["new", "nothing"])
+    /// fetch learns of the save from the history counter its rows carry (a page of sorted rows
+    /// too, whose rows take the counter after the sort and limit); one that returns no rows reads
+    /// the counter by itself.
+    @Test(arguments: ["new", "nothing", "a page"])
     func aReadOnAReaderMergesWhatAnotherProcessSaved(fetchedTitle: String) throws {
         let configuration = try Self.configuration(readers: 1)
         let container = try ModelContainer(for: Self.schema, configurations: [configuration])
@@ -121,13 +122,19 @@ struct PostgresReadConnectionTests {
             try other.save()
 
             let read = Background { () -> [String] in
-                let found = try context.value.fetch(FetchDescriptor<Ticket>(predicate: #Predicate { $0.title == fetchedTitle }))
+                var descriptor = FetchDescriptor<Ticket>(predicate: #Predicate { $0.title == fetchedTitle })
+                if fetchedTitle == "a page" {
+                    descriptor = FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.code, order: .reverse)])
+                    descriptor.fetchOffset = 1
+                    descriptor.fetchLimit = 1
+                }
+                let found = try context.value.fetch(descriptor)
                 return found.map { "\($0.code) \($0.title) \($0.count)" } + models.value.map { "\($0.code) \($0.title)" }
             }
             let outcome = read.wait(seconds: 60)
             #expect(outcome != nil, "the read did not wait for the save")
             if case .some(.success(let values)) = outcome {
-                let fetched = fetchedTitle == "new" ? ["t1 new 7"] : []
+                let fetched = fetchedTitle == "nothing" ? [] : ["t1 new 7"]
                 #expect(values == fetched + ["t1 new", "t2 old"], "the models show what the other process saved")
             }
         }

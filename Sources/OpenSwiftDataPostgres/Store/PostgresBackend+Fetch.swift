@@ -85,9 +85,16 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         // The key, the properties, then the history counter, for a reader to learn of commits
         // from the fetch itself.
         let counterColumn = 1 + rows.properties.count
-        let selectList = (attributes.map { table.selectList(attributes: $0) } ?? table.selectList) + ", " + historyCounterColumn
+        let selectList = attributes.map { table.selectList(attributes: $0) } ?? table.selectList
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
-        try forEach("SELECT \(selectList) FROM \(table.table) AS t0" + clauses, compiler, checking: rows, counterColumn: counterColumn) { try body($0) }
+        let sql = fetch.limit == nil && fetch.offset == nil
+            ? "SELECT \(selectList), \(historyCounterColumn) FROM \(table.table) AS t0" + clauses
+            // A page takes the counter after its sort and limit, so that only the page's rows are
+            // made again with it. Beside the scan, every row the filter keeps would be: the scan
+            // could no longer hand on the table's own tuples (W3: 11.6 ms a query against 9.4 ms).
+            // PostgreSQL keeps a limited subquery apart, and its rows in their order.
+            : "SELECT page.*, \(historyCounterColumn) FROM (SELECT \(selectList) FROM \(table.table) AS t0\(clauses)) AS page"
+        try forEach(sql, compiler, checking: rows, counterColumn: counterColumn) { try body($0) }
     }
 
     func count(_ fetch: StoreFetch) throws -> Int {
