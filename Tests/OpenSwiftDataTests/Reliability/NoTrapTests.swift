@@ -21,6 +21,21 @@ import Testing
         return collected.load()
     }
 
+    /// The first model `predicate` matches, fetched into `context` with only `property` loaded,
+    /// after which another context deletes every model `predicate` matches and saves: a model
+    /// whose other properties can no longer load.
+    func fetchedThenDeletedElsewhere<M: PersistentModel>(
+        into context: ModelContext, loading property: PartialKeyPath<M>, where predicate: Predicate<M>? = nil
+    ) throws -> M {
+        var descriptor = FetchDescriptor<M>(predicate: predicate)
+        descriptor.propertiesToFetch = [property]
+        let fetched = try #require(try context.fetch(descriptor).first)
+        let other = ModelContext(context.container)
+        try other.delete(model: M.self, where: predicate)
+        try other.save()
+        return fetched
+    }
+
     /// A container on `store` with one saved book, "Dune" (SF, rated 5).
     func containerWithDune(at store: TemporaryStore) throws -> ModelContainer {
         let container = try store.container(LiveBook.self, LiveAuthor.self)
@@ -150,12 +165,7 @@ import Testing
         try setup.save()
 
         let context = ModelContext(container)
-        var titleOnly = FetchDescriptor<Drawing>()
-        titleOnly.propertiesToFetch = [\.title]
-        let fetched = try #require(try context.fetch(titleOnly).first)
-        let other = ModelContext(container)
-        try other.delete(model: Drawing.self)
-        try other.save()
+        let fetched = try fetchedThenDeletedElsewhere(into: context, loading: \Drawing.title)
 
         let reported = reports(mentioning: "Drawing.shape") {
             #expect(fetched.shape == .circle(radius: 2), "the only value of the type this process stored")
@@ -176,12 +186,7 @@ import Testing
         try setup.save()
 
         let context = ModelContext(container)
-        var nameOnly = FetchDescriptor<Swatch>()
-        nameOnly.propertiesToFetch = [\.name]
-        let fetched = try #require(try context.fetch(nameOnly).first)
-        let other = ModelContext(container)
-        try other.delete(model: Swatch.self)
-        try other.save()
+        let fetched = try fetchedThenDeletedElsewhere(into: context, loading: \Swatch.name)
 
         var colour: Colour?
         let reported = reports(mentioning: "Swatch.colour") { colour = fetched.colour }
@@ -206,12 +211,7 @@ import Testing
         PlaceholderSamples.forget(DayMark.self)
 
         let context = ModelContext(container)
-        var nameOnly = FetchDescriptor<Lighthouse>(predicate: #Predicate { $0.name == "North" })
-        nameOnly.propertiesToFetch = [\.name]
-        let north = try #require(try context.fetch(nameOnly).first)
-        let other = ModelContext(container)
-        try other.delete(model: Lighthouse.self, where: #Predicate { $0.name == "North" })
-        try other.save()
+        let north = try fetchedThenDeletedElsewhere(into: context, loading: \Lighthouse.name, where: #Predicate { $0.name == "North" })
 
         var lamp: Lamp?
         var mark: DayMark?
@@ -240,12 +240,7 @@ import Testing
         PlaceholderSamples.forget(DrawnShape.self)
 
         let context = ModelContext(container)
-        var titleOnly = FetchDescriptor<Drawing>()
-        titleOnly.propertiesToFetch = [\.title]
-        let fetched = try #require(try context.fetch(titleOnly).first)
-        let other = ModelContext(container)
-        try other.delete(model: Drawing.self)
-        try other.save()
+        let fetched = try fetchedThenDeletedElsewhere(into: context, loading: \Drawing.title)
 
         let reported = reports(mentioning: "Drawing.shape") {
             #expect(fetched.shape == .circle(radius: 0), "the first case, with zero")
@@ -267,12 +262,7 @@ import Testing
         PlaceholderSamples.forget(SignLabel.self)
 
         let context = ModelContext(container)
-        var placeOnly = FetchDescriptor<Signpost>()
-        placeOnly.propertiesToFetch = [\.place]
-        let fetched = try #require(try context.fetch(placeOnly).first)
-        let other = ModelContext(container)
-        try other.delete(model: Signpost.self)
-        try other.save()
+        let fetched = try fetchedThenDeletedElsewhere(into: context, loading: \Signpost.place)
 
         var label: SignLabel?
         let reported = reports(mentioning: "Signpost.label") { label = fetched.label }
@@ -293,12 +283,7 @@ import Testing
         try setup.save()
 
         let context = ModelContext(container)
-        var placeOnly = FetchDescriptor<Signpost>(predicate: #Predicate { $0.place == "Harbour" })
-        placeOnly.propertiesToFetch = [\.place]
-        let harbour = try #require(try context.fetch(placeOnly).first)
-        let other = ModelContext(container)
-        try other.delete(model: Signpost.self, where: #Predicate { $0.place == "Harbour" })
-        try other.save()
+        let harbour = try fetchedThenDeletedElsewhere(into: context, loading: \Signpost.place, where: #Predicate { $0.place == "Harbour" })
 
         var label: SignLabel?
         let reported = reports(mentioning: "Signpost.label") { label = harbour.label }
