@@ -27,7 +27,7 @@ while [ "$#" -gt 0 ]; do
         *) echo "unknown option $1" >&2; exit 64 ;;
     esac
 done
-command -v wrk >/dev/null || { echo "server-cpu.sh needs wrk (apt-get install wrk)" >&2; exit 69; }
+command -v wrk >/dev/null || { echo "server-cpu.sh needs wrk (apt-get update && apt-get install wrk)" >&2; exit 69; }
 [ -n "${OSD_POSTGRES_URL:-}" ] || { echo "run under Scripts/with-postgres.sh" >&2; exit 64; }
 case "$ROUTE" in
     code) SCRIPT=Scripts/wrk/trip-by-code.lua; URL_PATH=/trips/ ;;

@@ -19,7 +19,7 @@
 #
 #   OSD_POSTGRES_RESTARTABLE=1 Scripts/with-postgres.sh Benchmarks/Scripts/servers.sh --long 300
 #
-# Needs wrk (apt-get install wrk). About 12 minutes with the defaults, after the release build.
+# Needs wrk (apt-get update && apt-get install wrk). About 12 minutes with the defaults, after the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,7 +42,7 @@ while [ "$#" -gt 0 ]; do
     esac
 done
 export TRIP_ROWS=$ROWS
-command -v wrk >/dev/null || { echo "servers.sh needs wrk (apt-get install wrk)" >&2; exit 69; }
+command -v wrk >/dev/null || { echo "servers.sh needs wrk (apt-get update && apt-get install wrk)" >&2; exit 69; }
 [ -n "${OSD_POSTGRES_URL:-}" ] || { echo "run under Scripts/with-postgres.sh" >&2; exit 64; }
 
 swift build -c release --product TripServers
