@@ -18,7 +18,7 @@ public protocol _PlaceholderValue {
 /// reason; a property declared with an initial value reads as that value instead (see
 /// ``_osdPlaceholder(_:property:declared:)``).
 public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int) -> T {
-    placeholder(model, property: index) { nil }
+    Placeholder.propertyValue(of: model, property: index) { nil }
 }
 
 /// The value of a property declared with an initial value (`var shape: Shape = .circle(1)`) whose
@@ -26,33 +26,34 @@ public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: I
 /// from, or else `initialValue`, evaluated afresh, before any value another model holds (see
 /// ``_osdPlaceholder(_:property:)``).
 public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int, declared initialValue: @autoclosure () -> T) -> T {
-    placeholder(model, property: index) { initialValue() }
-}
-
-/// ``_osdPlaceholder(_:property:)``, with the property's declared initial value, if any, to read
-/// when the type has no placeholder of its own.
-private func placeholder<M: PersistentModel, T>(_ model: M, property index: Int, declared: () -> T?) -> T {
-    do {
-        return try Placeholder.value(T.self, declared: declared)
-    } catch {
-        let lastResort: String
-        switch Placeholder.loadStoredModels(like: model) {
-        case .success:
-            do {
-                return try Placeholder.value(T.self, declared: declared)
-            } catch {
-                lastResort = "the stored \(M.self) models read held none either"
-            }
-        case .failure(let reason):
-            lastResort = reason.reason
-        }
-        if let zero = Placeholder.zeroed(T.self) { return zero }
-        preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason), and \(lastResort); give the property an initial value, make it optional or make the type CaseIterable")
-    }
+    Placeholder.propertyValue(of: model, property: index) { initialValue() }
 }
 
 /// The placeholders of the types that have one.
 enum Placeholder {
+    /// The value a property of `model` reads when its stored value could not be loaded (see
+    /// ``_osdPlaceholder(_:property:)``), with the property's declared initial value, if any, to read
+    /// when the type has no placeholder of its own.
+    static func propertyValue<M: PersistentModel, T>(of model: M, property index: Int, declared: () -> T?) -> T {
+        do {
+            return try value(T.self, declared: declared)
+        } catch {
+            let lastResort: String
+            switch loadStoredModels(like: model) {
+            case .success:
+                do {
+                    return try value(T.self, declared: declared)
+                } catch {
+                    lastResort = "the stored \(M.self) models read held none either"
+                }
+            case .failure(let reason):
+                lastResort = reason.reason
+            }
+            if let zero = zeroed(T.self) { return zero }
+            preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason), and \(lastResort); give the property an initial value, make it optional or make the type CaseIterable")
+        }
+    }
+
     /// The placeholder of a type that declares one, or of a `CaseIterable` enum.
     static func standard<T>(_ type: T.Type) -> T? {
         if let type = T.self as? any _PlaceholderValue.Type, let value = type._osdPlaceholderValue as? T { return value }
