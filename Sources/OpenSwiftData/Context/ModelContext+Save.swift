@@ -369,11 +369,8 @@ extension ModelContext {
     /// (the save log), and posts `didSave` with its identifiers.
     func announce(_ saved: SavedChanges) {
         container.didSave(saved, in: self)
-        NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
-            NotificationKey.insertedIdentifiers.rawValue: saved.insertedIdentifiers,
-            NotificationKey.updatedIdentifiers.rawValue: saved.updatedIdentifiers,
-            NotificationKey.deletedIdentifiers.rawValue: saved.deletedIdentifiers,
-        ])
+        NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: saving.didSaveUserInfo.filled(with: saved))
+        saving.didSaveUserInfo.clear()
     }
 
     /// The identifier of the saved model of `entity` whose row is `key`, as its

@@ -85,7 +85,7 @@ public final class ModelContext {
     var merging: MergeState
     /// Errors kept for the next fetch or save.
     var failures = DeferredFailures()
-    /// How the context's saves are recorded.
+    /// How the context's saves are recorded and announced.
     var saving = SaveSettings()
     /// Whether and where the context saves by itself. Read on every change, and never accessed
     /// across a call (its fields are read and set one at a time), so it skips the run-time

@@ -50,6 +50,46 @@ private final class Box<Value>: @unchecked Sendable {
         #expect(received.value[ModelContext.NotificationKey.deletedIdentifiers.rawValue] == [dropped.persistentModelID])
     }
 
+    /// A notification an observer keeps reads as it was posted after later saves, including one
+    /// made by an observer of the save before it, while that save's notification is being posted.
+    @Test func aKeptDidSaveNotificationKeepsItsIdentifiers() throws {
+        let store = TemporaryStore()
+        let context = ModelContext(try store.container(Item.self))
+        let kept = Box<[Notification]>([])
+        let follower = makeItem(2)
+        // The observer runs on the saving thread, inside the post (`queue: nil`).
+        let shared = Box((context, follower))
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { notification in
+            kept.value.append(notification)
+            // The first save's observer saves again, inside the post.
+            if kept.value.count == 1 {
+                let (context, follower) = shared.value
+                context.insert(follower)
+                #expect(throws: Never.self) { try context.save() }
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+
+        let first = makeItem(1)
+        context.insert(first)
+        try context.save()
+        first.count = 10
+        try context.save()
+
+        func identifiers(_ notification: Notification, _ key: ModelContext.NotificationKey) -> [PersistentIdentifier]? {
+            notification.userInfo?[key.rawValue] as? [PersistentIdentifier]
+        }
+        let notifications = kept.value
+        try #require(notifications.count == 3)
+        #expect(identifiers(notifications[0], .insertedIdentifiers) == [first.persistentModelID])
+        #expect(identifiers(notifications[0], .updatedIdentifiers) == [])
+        #expect(identifiers(notifications[1], .insertedIdentifiers) == [follower.persistentModelID], "the save made inside the first post")
+        #expect(identifiers(notifications[2], .insertedIdentifiers) == [])
+        #expect(identifiers(notifications[2], .updatedIdentifiers) == [first.persistentModelID])
+        #expect(identifiers(notifications[2], .deletedIdentifiers) == [])
+        #expect(notifications.allSatisfy { $0.userInfo?.count == 3 })
+    }
+
     @Test func savedChangesIsAnAsyncSequenceOfEverySave() async throws {
         let store = TemporaryStore()
         let container = try store.container(Item.self)

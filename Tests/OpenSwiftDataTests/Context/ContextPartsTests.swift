@@ -76,6 +76,26 @@ import Testing
         #expect(log.saves(after: 2, excluding: mine).entries == nil, "as the detailed answer says")
     }
 
+    /// The `didSave` userInfo is one dictionary whose values each save replaces: a copy handed
+    /// out before keeps its values, and clearing lets go of the identifiers.
+    @Test func theDidSaveUserInfoIsReusedAndCopiedOnWrite() {
+        var info = DidSaveUserInfo()
+        let one = PersistentIdentifier(location: _ModelLocation(entityName: "Note", storeIdentifier: "s"), key: .permanent(1))
+        let two = PersistentIdentifier(location: _ModelLocation(entityName: "Note", storeIdentifier: "s"), key: .permanent(2))
+        let first = info.filled(with: .init(insertedIdentifiers: [one], updatedIdentifiers: [], deletedIdentifiers: [two]))
+        info.clear()
+        let second = info.filled(with: .init(insertedIdentifiers: [], updatedIdentifiers: [two], deletedIdentifiers: []))
+        func value(_ dictionary: [AnyHashable: Any], _ key: ModelContext.NotificationKey) -> [PersistentIdentifier]? {
+            dictionary[key.rawValue] as? [PersistentIdentifier]
+        }
+        #expect(value(first, .insertedIdentifiers) == [one] && value(first, .updatedIdentifiers) == [] && value(first, .deletedIdentifiers) == [two])
+        #expect(value(second, .insertedIdentifiers) == [] && value(second, .updatedIdentifiers) == [two] && value(second, .deletedIdentifiers) == [])
+        info.clear()
+        let cleared = info.filled(with: .init(insertedIdentifiers: [], updatedIdentifiers: [], deletedIdentifiers: []))
+        #expect(cleared.count == 3 && value(cleared, .updatedIdentifiers) == [])
+        #expect(value(second, .updatedIdentifiers) == [two], "clearing leaves a copy handed out before as it was")
+    }
+
     @Test func deferredFailuresKeepTheFirstOfEachKind() {
         var failures = DeferredFailures()
         failures.deferRead(Failure(number: 1))

@@ -1,7 +1,8 @@
 import Foundation
 
-/// How a context's saves are recorded: the author and editing state stores and history see, and
-/// whether the history records them at all.
+/// How a context's saves are recorded and announced: the author and editing state stores and
+/// history see, whether the history records them at all, and the `didSave` notification's
+/// `userInfo`.
 struct SaveSettings {
     /// The author the history records for the context's saves.
     var author: String?
@@ -19,4 +20,6 @@ struct SaveSettings {
     var appliesDeleteRules = true
     /// Records of an add-on the next save writes in its transaction (``ModelContext/save(writingCompanionRecords:)``).
     var companionRecords: (() throws -> [CompanionRecord])?
+    /// The `userInfo` of the context's `didSave` notifications, reused from save to save.
+    var didSaveUserInfo = DidSaveUserInfo()
 }
