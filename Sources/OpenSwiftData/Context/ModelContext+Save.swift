@@ -27,6 +27,8 @@ extension ModelContext {
         // A save's own bookkeeping (delete rules, forgetting deleted rows) registers no undo.
         reference.registersUndo = false
         defer { reference.registersUndo = undoManager != nil }
+        // Looked up once: each look retains the container and releases it.
+        let container = self.container
         // A save that only inserts writes nothing that depends on what others saved: it merges
         // their saves after it commits, found through the number of its history transaction,
         // instead of asking the store before. Sibling contexts' saves are merged either way.
@@ -123,13 +125,15 @@ extension ModelContext {
             return try saveAcrossStores(changes, batchDeletedEntities: batchDeletedEntities, filteredDeletes: filteredDeletes)
         }
         let result = try saveCountedInFlight { try container.stores[0].store.save(changes) }
-        let deletedEntities = Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name) + result.ruleDeleted.map(\.entity.name))
+        let deletedAny = !changes.deletes.isEmpty || !changes.batchDeletes.isEmpty || !result.ruleDeleted.isEmpty
         let batchDeleted = storeAppliesRules
             ? result.ruleDeleted.map { ($0.entity, $0.keys) }
             : Array(zip(batchDeletedEntities, result.batchDeleted))
-        didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
-                batchDeleted: batchDeleted + filteredDeletes)
-        if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
+        didSave(changes: changes, insertedKeys: result.inserted, upserted: result.upserted.isEmpty ? [] : Set(result.upserted),
+                batchDeleted: filteredDeletes.isEmpty ? batchDeleted : batchDeleted + filteredDeletes)
+        if deletedAny {
+            forgetReferences(toDeletedModelsOf: Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name) + result.ruleDeleted.map(\.entity.name)))
+        }
         noteSavedTransaction(result.historyTransaction)
     }
 

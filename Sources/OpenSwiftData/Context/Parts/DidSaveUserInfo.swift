@@ -1,24 +1,30 @@
-/// The `userInfo` of a context's ``ModelContext/didSave`` notifications: one dictionary, made
-/// with the context, whose three values each save replaces in place.
+/// The `userInfo` of a context's ``ModelContext/didSave`` notifications: one dictionary per
+/// context whose three values each save replaces in place.
 ///
 /// A dictionary built for each save hashes its three keys and allocates its storage (about 3,000
 /// instructions, a twentieth of a one-row save's own work). Replacing a value at an index of the
 /// dictionary does neither. An observer that keeps a notification keeps its dictionary as it was
 /// posted: the next save's replacement copies the storage first (copy on write).
 struct DidSaveUserInfo {
-    private var dictionary: [AnyHashable: Any] = [:]
-    /// The indices of the inserted, updated and deleted identifiers, in that order. Replacing a
-    /// value (`MutableCollection`) leaves a collection's indices valid.
-    private var positions: [Dictionary<AnyHashable, Any>.Index] = []
-
-    init() {
+    /// The dictionary every context starts from, with empty identifiers, and the indices of the
+    /// inserted, updated and deleted identifiers in it, in that order. Made once per process: a
+    /// context's copy costs a retain until its first save (which copies the storage, without
+    /// hashing), and an index of a dictionary is an index of its copies. Replacing a value
+    /// (`MutableCollection`) leaves a collection's indices valid.
+    // nonisolated(unsafe): a constant whose keys are strings and whose values are empty arrays of
+    // `Sendable` identifiers; `Any` is all that keeps the compiler from seeing it is `Sendable`.
+    nonisolated(unsafe) private static let template: (dictionary: [AnyHashable: Any], positions: [Dictionary<AnyHashable, Any>.Index]) = {
         let keys: [ModelContext.NotificationKey] = [.insertedIdentifiers, .updatedIdentifiers, .deletedIdentifiers]
+        var dictionary: [AnyHashable: Any] = [:]
         for key in keys { dictionary[key.rawValue] = [PersistentIdentifier]() }
-        positions = keys.compactMap { dictionary.index(forKey: $0.rawValue) }
-    }
+        return (dictionary, keys.compactMap { dictionary.index(forKey: $0.rawValue) })
+    }()
+
+    private var dictionary = Self.template.dictionary
 
     /// The `userInfo` of a post of `saved`. Call ``clear()`` after the post.
     mutating func filled(with saved: ModelContext.SavedChanges) -> [AnyHashable: Any] {
+        let positions = Self.template.positions
         guard positions.count == 3 else {
             return [
                 ModelContext.NotificationKey.insertedIdentifiers.rawValue: saved.insertedIdentifiers,
@@ -35,6 +41,6 @@ struct DidSaveUserInfo {
     /// Lets go of the last save's identifiers, so that the context does not keep them alive.
     mutating func clear() {
         let none: [PersistentIdentifier] = []
-        for position in positions { dictionary.values[position] = none }
+        for position in Self.template.positions { dictionary.values[position] = none }
     }
 }
