@@ -159,9 +159,24 @@ public struct SyncServer: Sendable {
         try await withTaskCancellationHandler {
             try await serving.value
         } onCancel: {
-            Task { await services.triggerGracefulShutdown() }
+            Task {
+                await services.triggerGracefulShutdown()
+                // The group escalates a graceful shutdown to cancellation after
+                // `maximumGracefulShutdownDuration`; should the shutdown not have begun or ended
+                // by a while after that, the group's own task is cancelled, which stops it too.
+                do {
+                    try await Task.sleep(for: Self.cancellationBackstop)
+                } catch {
+                    return
+                }
+                serving.cancel()
+            }
         }
     }
+
+    /// How long after its task is cancelled a server that has not stopped has its service group
+    /// cancelled: beyond the group's own 10 seconds for a graceful shutdown.
+    static let cancellationBackstop: Duration = .seconds(20)
 
     /// Wakes this process's waiting pulls when a push commits in any server process on the same
     /// database and namespace (PostgreSQL `LISTEN`/`NOTIFY`), until the task is cancelled, while
