@@ -152,7 +152,7 @@ public struct SyncServer: Sendable {
         var configuration = ServiceGroupConfiguration(
             services: [.init(service: app), .init(service: WaitingPullsCloser(announcer: announcer), successTerminationBehavior: .ignore)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        configuration.maximumGracefulShutdownDuration = Self.gracefulStopLimit
         let services = ServiceGroup(configuration: configuration)
         // Not a child task: the caller's cancellation reaches the server as a graceful shutdown.
         let serving = Task { try await services.run() }
@@ -162,8 +162,8 @@ public struct SyncServer: Sendable {
             Task {
                 await services.triggerGracefulShutdown()
                 // The group escalates a graceful shutdown to cancellation after
-                // `maximumGracefulShutdownDuration`; should the shutdown not have begun or ended
-                // by a while after that, the group's own task is cancelled, which stops it too.
+                // `gracefulStopLimit`; should the shutdown not have begun or ended by a while after
+                // that, the group's own task is cancelled, which stops it too.
                 do {
                     try await Task.sleep(for: Self.cancellationBackstop)
                 } catch {
@@ -174,9 +174,13 @@ public struct SyncServer: Sendable {
         }
     }
 
+    /// How long a graceful stop may take before the service group cancels what is left of it.
+    static let gracefulStopLimit: Duration = .seconds(10)
+
     /// How long after its task is cancelled a server that has not stopped has its service group
-    /// cancelled: beyond the group's own 10 seconds for a graceful shutdown.
-    static let cancellationBackstop: Duration = .seconds(20)
+    /// cancelled: twice ``gracefulStopLimit``, so that a graceful stop, or the group's own
+    /// escalation, always comes first.
+    static let cancellationBackstop: Duration = gracefulStopLimit * 2
 
     /// Wakes this process's waiting pulls when a push commits in any server process on the same
     /// database and namespace (PostgreSQL `LISTEN`/`NOTIFY`), until the task is cancelled, while

@@ -129,7 +129,7 @@ extension ModelContext {
         let batchDeleted = storeAppliesRules
             ? result.ruleDeleted.map { ($0.entity, $0.keys) }
             : Array(zip(batchDeletedEntities, result.batchDeleted))
-        didSave(changes: changes, insertedKeys: result.inserted, upserted: result.upserted.isEmpty ? [] : Set(result.upserted),
+        didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
                 batchDeleted: filteredDeletes.isEmpty ? batchDeleted : batchDeleted + filteredDeletes)
         if deletedAny {
             forgetReferences(toDeletedModelsOf: Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name) + result.ruleDeleted.map(\.entity.name)))
