@@ -8,16 +8,24 @@ import Foundation
 /// process (see ``_osdPlaceholder(_:property:)``); this is how a custom `Codable` type gets one.
 /// A value inside it whose `init(from:)` rejects such values but that holds no references (a
 /// `String`-backed enum without an empty case, say) takes its all-zero value: an enum's first case.
-/// A type that rejects them and holds references has none.
+/// One that holds references is decoded again offering its first key
+/// (``offersFirstKey``): an enum with associated values becomes its first case, holding
+/// placeholders (`.text("")`).
 struct PlaceholderDecoder: Decoder {
     /// How many `Decodable` values enclose this one: a type that contains itself through
     /// something other than an optional or a collection would otherwise never end.
     let depth: Int
+    /// Whether a keyed container lists one key, its key type's first (the all-zero value of a
+    /// key type without references: a synthesized `CodingKeys` enum's first case), rather than
+    /// none. A `Codable` enum with associated values decodes the case its only key names, so it
+    /// decodes as its first case; other types do not read the list.
+    let offersFirstKey: Bool
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(depth: Int = 0) {
+    init(depth: Int = 0, offersFirstKey: Bool = false) {
         self.depth = depth
+        self.offersFirstKey = offersFirstKey
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -36,9 +44,13 @@ struct PlaceholderDecoder: Decoder {
         }
         do {
             return try T(from: PlaceholderDecoder(depth: depth + 1))
-        } catch {
+        } catch let emptyValueRejected {
             if let zero = Placeholder.zeroed(T.self) { return zero }
-            throw error
+            do {
+                return try T(from: PlaceholderDecoder(depth: depth + 1, offersFirstKey: true))
+            } catch {
+                throw emptyValueRejected
+            }
         }
     }
 
@@ -46,7 +58,10 @@ struct PlaceholderDecoder: Decoder {
     private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let decoder: PlaceholderDecoder
         var codingPath: [any CodingKey] { [] }
-        var allKeys: [Key] { [] }
+        var allKeys: [Key] {
+            guard decoder.offersFirstKey, let first = Placeholder.zeroed(Key.self) else { return [] }
+            return [first]
+        }
         func contains(_ key: Key) -> Bool { false }
         func decodeNil(forKey key: Key) throws -> Bool { true }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder.placeholder(T.self) }

@@ -12,11 +12,12 @@ public protocol _PlaceholderValue {
 /// for a related model, the emptiest value a `Codable` type decodes from
 /// (``PlaceholderDecoder``), a value of the type this process has stored or loaded
 /// (``PlaceholderSamples``), one that other models of the same type hold in the store, or else
-/// the all-zero value of a type that holds no references. A type with none of these (a type with
-/// references whose decoding rejects every empty value, never stored or loaded by this process, in
-/// a store that holds no other such model) has nothing to read, and stops the process with the
-/// reason; a property declared with an initial value reads as that value instead (see
-/// ``_osdPlaceholder(_:property:declared:)``).
+/// the all-zero value of a type that holds no references, or else the first case of an enum with
+/// associated values, holding placeholders. A type with none of these (a type with references
+/// that is not `Codable`, or whose decoding rejects every such value, never stored or loaded by
+/// this process, in a store that holds no other such model) has nothing to read, and stops the
+/// process with the reason; a property declared with an initial value reads as that value
+/// instead (see ``_osdPlaceholder(_:property:declared:)``).
 public func _osdPlaceholder<M: PersistentModel, T>(_ model: M, property index: Int) -> T {
     Placeholder.propertyValue(of: model, property: index) { nil }
 }
@@ -50,7 +51,13 @@ enum Placeholder {
                 lastResort = reason.reason
             }
             if let zero = zeroed(T.self) { return zero }
-            preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason), and \(lastResort); give the property an initial value, make it optional or make the type CaseIterable")
+            let noFirstCase: String
+            switch Result(catching: { try firstCaseDecoded(T.self) }) {
+            case .success(let value?): return value
+            case .success(nil): noFirstCase = "it has no first case to decode"
+            case .failure(let firstCaseRejected): noFirstCase = "it does not decode as its first case either (\(firstCaseRejected))"
+            }
+            preconditionFailure("OpenSwiftData: \(M.self).\(M.schemaMetadata[index].name) could not be loaded (see the reports above) and \(T.self) has no placeholder value: \(error.reason), \(lastResort), and \(noFirstCase); give the property an initial value, make it optional or make the type CaseIterable")
         }
     }
 
@@ -115,14 +122,29 @@ enum Placeholder {
 
     /// The value of a type that holds no references (a plain enum, a struct of numbers) whose bits
     /// are all zero: an enum's first case, zero numbers, `false`. `nil` for any other type, for
-    /// which zero bits are no value.
+    /// which zero bits are no value, and for a type of no bits other than an enum of one case
+    /// without associated values (``isEnumOfOneCase(_:)``): such a type may have no value at all
+    /// (an enum without cases).
     static func zeroed<T>(_ type: T.Type) -> T? {
-        guard _isPOD(T.self) else { return nil }
+        guard _isPOD(T.self), MemoryLayout<T>.size > 0 || isEnumOfOneCase(T.self) else { return nil }
         return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer -> T? in
             guard let base = buffer.baseAddress else { return nil }
             UnsafeMutableRawPointer(base).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.stride)
             return base.move()
         }
+    }
+
+    /// Whether `type` is an enum with exactly one case, which has no associated values, as the
+    /// Swift runtime's metadata describes it (the kind `0x201`, then the enum's descriptor: its
+    /// count of cases with associated values in the low 24 bits at byte 20, of cases without at
+    /// byte 24; the layout Swift's stable ABI fixes).
+    static func isEnumOfOneCase<T>(_ type: T.Type) -> Bool {
+        let metadata = unsafeBitCast(T.self as Any.Type, to: UnsafeRawPointer.self)
+        guard metadata.load(as: UInt.self) == 0x201 else { return false }
+        let descriptor = metadata.load(fromByteOffset: MemoryLayout<UInt>.size, as: UnsafeRawPointer.self)
+        let casesWithValues = descriptor.load(fromByteOffset: 20, as: UInt32.self) & 0x00FF_FFFF
+        let casesWithout = descriptor.load(fromByteOffset: 24, as: UInt32.self)
+        return casesWithValues == 0 && casesWithout == 1
     }
 
     /// Any placeholder the type has, including a stand-in model and a decoded empty value;
@@ -132,6 +154,19 @@ enum Placeholder {
         if let type = T.self as? any PersistentModel.Type, let value = standIn(type) as? T { return value }
         if let type = T.self as? any Decodable.Type { return try decodedEmpty(type) as? T }
         return nil
+    }
+
+    /// The value a `Decodable` type decodes from placeholders when offered its first key
+    /// (``PlaceholderDecoder/offersFirstKey``): an enum with associated values as its first case,
+    /// holding placeholders. `nil` for a type that is not `Decodable`; throws why the type
+    /// rejected it.
+    static func firstCaseDecoded<T>(_ type: T.Type) throws -> T? {
+        guard let type = T.self as? any Decodable.Type else { return nil }
+        return try decodedFirstCase(type) as? T
+    }
+
+    private static func decodedFirstCase<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        try Value(from: PlaceholderDecoder(offersFirstKey: true))
     }
 
     /// A value of a `Decodable` type that this process stored or loaded, decoded afresh.

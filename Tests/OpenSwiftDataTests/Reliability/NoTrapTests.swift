@@ -272,6 +272,46 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor<Signpost>()) == 0, "the context's work goes on")
     }
 
+    /// A type with no placeholder and with references (an enum whose cases carry text), declared
+    /// without an initial value, never stored or loaded by this process, in a store that holds no
+    /// other model of its type: it reads as its first case, holding placeholders, instead of
+    /// stopping the process.
+    @Test func aTypeWithNothingElseToReadReadsAsItsFirstCase() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Banner.self)
+        let setup = ModelContext(container)
+        setup.insert(Banner(place: "Quay", label: .arrow(to: "Boats")))
+        try setup.save()
+        PlaceholderSamples.forget(SignLabel.self)
+
+        let context = ModelContext(container)
+        let fetched = try fetchedThenDeletedElsewhere(into: context, loading: \Banner.place)
+
+        var label: SignLabel?
+        let reported = reports(mentioning: "Banner.label") { label = fetched.label }
+        #expect(label == .text(""), "the first case, with an empty text")
+        #expect(!reported.isEmpty, "the failed read is reported")
+        #expect(fetched.isDeleted)
+        #expect(fetched.place == "Quay")
+        #expect(try context.fetchCount(FetchDescriptor<Banner>()) == 0, "the context's work goes on")
+    }
+
+    /// Inside a `Codable` value, an enum with associated values takes its first case, so the
+    /// value has a placeholder of its own; a type of no bits takes its zero value only when it
+    /// is an enum of one case (one without cases has no value).
+    @Test func placeholdersOfEnumsInsideValuesAndOfTypesOfNoBits() throws {
+        #expect(try Placeholder.value(Notice.self) == Notice(heading: "", label: .text(""), shape: .circle(radius: 0)))
+        #expect(Placeholder.zeroed(OnlyGrade.self) == .only)
+        #expect(Placeholder.zeroed(NoGrade.self) == nil)
+        #expect(Placeholder.zeroed(Never.self) == nil)
+        #expect(Placeholder.zeroed(LicenceGrade.self) == .full)
+        #expect(Placeholder.isEnumOfOneCase(OnlyGrade.self))
+        #expect(!Placeholder.isEnumOfOneCase(LicenceGrade.self))
+        #expect(!Placeholder.isEnumOfOneCase(Optional<OnlyGrade>.self))
+        #expect(!Placeholder.isEnumOfOneCase(EmptyNote.self))
+        #expect(try Placeholder.value(EmptyNote.self) == EmptyNote(), "an empty struct decodes from no keys")
+    }
+
     /// A declared initial value comes before a value of the type that another model holds: a
     /// deleted sign does not read as another sign's text.
     @Test func aDeclaredInitialValueComesBeforeAnotherModelsValue() throws {
@@ -463,6 +503,34 @@ enum SignLabel: Codable, Equatable {
         self.label = label
     }
 }
+
+/// A model with a property of a type that has no placeholder, declared without an initial value.
+@Model final class Banner {
+    var place: String
+    var label: SignLabel
+    init(place: String, label: SignLabel) {
+        self.place = place
+        self.label = label
+    }
+}
+
+/// A `Codable` value holding enums with associated values.
+struct Notice: Codable, Equatable {
+    var heading: String
+    var label: SignLabel
+    var shape: DrawnShape
+}
+
+/// An enum of one case that decodes from its raw `String`: a type of no bits with one value.
+enum OnlyGrade: String, Codable {
+    case only
+}
+
+/// An enum without cases: a type of no bits without values.
+enum NoGrade {}
+
+/// A struct without stored properties.
+struct EmptyNote: Codable, Equatable {}
 
 /// A model whose `deinit` fetches the models of its context.
 @Model final class NameTag {
