@@ -10,9 +10,9 @@ struct StoreFileInspection {
     /// empty, which SQLite treats as a new database); throws a specific error for a file that is not
     /// an SQLite database, is corrupt, locked, or not an OpenSwiftData store.
     static func inspect(path: String) throws -> StoreFileInspection? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
-        if (attributes[.size] as? NSNumber)?.intValue == 0 { return nil }
-        guard try header(ofFileAt: path) == sqliteHeader else {
+        guard let header = try header(ofFileAt: path) else { return nil }
+        if header.isEmpty { return nil }
+        guard header == sqliteHeader else {
             throw SwiftDataError(.storeIsNotSQLite, reason: "The file at \(path) is not an SQLite database. It was not changed.")
         }
         do {
@@ -75,12 +75,25 @@ struct StoreFileInspection {
         try SQLiteConnection(path: readOnlyLocation(of: path), readOnly: true, create: false)
     }
 
+    /// Whether the store at `path` has a write-ahead log that may hold content the main file
+    /// lacks: a `-wal` file that is not empty, or whose size cannot be read (then the log is read
+    /// as SQLite reads it, never skipped).
+    private static func mayHoldPendingLog(_ path: String) -> Bool {
+        let log = path + "-wal"
+        guard FileManager.default.fileExists(atPath: log) else { return false }
+        do {
+            let size = try FileManager.default.attributesOfItem(atPath: log)[.size] as? NSNumber
+            return size?.intValue != 0
+        } catch {
+            return true
+        }
+    }
+
     /// Where to open `path` for inspection without creating files beside it. A read-only connection
     /// to a WAL database creates `-wal` and `-shm` files; when there is no pending WAL content the
     /// main file alone is the whole database, so it is opened as immutable and nothing is created.
     private static func readOnlyLocation(of path: String) -> String {
-        let walSize = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0
-        guard walSize == 0 else { return path }
+        guard !mayHoldPendingLog(path) else { return path }
         var escaped = ""
         for character in path.unicodeScalars {
             switch character {
