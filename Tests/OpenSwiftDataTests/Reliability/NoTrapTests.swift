@@ -36,6 +36,21 @@ import Testing
         return fetched
     }
 
+    /// `model`, saved in `store` as the only model of its type, then fetched into a new context
+    /// with only `property` loaded and deleted elsewhere, after this process forgot the value it
+    /// kept of `forgotten`: a property of that type has nothing else to read.
+    func onlyModelDeletedElsewhere<M: PersistentModel, Forgotten>(
+        _ model: M, in store: TemporaryStore, loading property: PartialKeyPath<M>, forgetting forgotten: Forgotten.Type
+    ) throws -> (model: M, context: ModelContext) {
+        let container = try store.container(M.self)
+        let setup = ModelContext(container)
+        setup.insert(model)
+        try setup.save()
+        PlaceholderSamples.forget(Forgotten.self)
+        let context = ModelContext(container)
+        return (try fetchedThenDeletedElsewhere(into: context, loading: property), context)
+    }
+
     /// A container on `store` with one saved book, "Dune" (SF, rated 5).
     func containerWithDune(at store: TemporaryStore) throws -> ModelContainer {
         let container = try store.container(LiveBook.self, LiveAuthor.self)
@@ -233,14 +248,8 @@ import Testing
     /// the process.
     @Test func aPlainTypeWithNothingElseToReadReadsAsItsZeroValue() throws {
         let store = TemporaryStore()
-        let container = try store.container(Drawing.self)
-        let setup = ModelContext(container)
-        setup.insert(Drawing(title: "Moon", shape: .square(side: 4)))
-        try setup.save()
-        PlaceholderSamples.forget(DrawnShape.self)
-
-        let context = ModelContext(container)
-        let fetched = try fetchedThenDeletedElsewhere(into: context, loading: \Drawing.title)
+        let (fetched, context) = try onlyModelDeletedElsewhere(
+            Drawing(title: "Moon", shape: .square(side: 4)), in: store, loading: \Drawing.title, forgetting: DrawnShape.self)
 
         let reported = reports(mentioning: "Drawing.shape") {
             #expect(fetched.shape == .circle(radius: 0), "the first case, with zero")
@@ -255,14 +264,8 @@ import Testing
     /// property declared with an initial value reads as that value instead of stopping the process.
     @Test func aTypeWithNothingElseToReadReadsAsTheDeclaredInitialValue() throws {
         let store = TemporaryStore()
-        let container = try store.container(Signpost.self)
-        let setup = ModelContext(container)
-        setup.insert(Signpost(place: "Harbour", label: .text("Ferries")))
-        try setup.save()
-        PlaceholderSamples.forget(SignLabel.self)
-
-        let context = ModelContext(container)
-        let fetched = try fetchedThenDeletedElsewhere(into: context, loading: \Signpost.place)
+        let (fetched, context) = try onlyModelDeletedElsewhere(
+            Signpost(place: "Harbour", label: .text("Ferries")), in: store, loading: \Signpost.place, forgetting: SignLabel.self)
 
         var label: SignLabel?
         let reported = reports(mentioning: "Signpost.label") { label = fetched.label }
@@ -278,14 +281,8 @@ import Testing
     /// stopping the process.
     @Test func aTypeWithNothingElseToReadReadsAsItsFirstCase() throws {
         let store = TemporaryStore()
-        let container = try store.container(Banner.self)
-        let setup = ModelContext(container)
-        setup.insert(Banner(place: "Quay", label: .arrow(to: "Boats")))
-        try setup.save()
-        PlaceholderSamples.forget(SignLabel.self)
-
-        let context = ModelContext(container)
-        let fetched = try fetchedThenDeletedElsewhere(into: context, loading: \Banner.place)
+        let (fetched, context) = try onlyModelDeletedElsewhere(
+            Banner(place: "Quay", label: .arrow(to: "Boats")), in: store, loading: \Banner.place, forgetting: SignLabel.self)
 
         var label: SignLabel?
         let reported = reports(mentioning: "Banner.label") { label = fetched.label }
