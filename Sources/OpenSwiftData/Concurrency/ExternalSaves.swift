@@ -99,6 +99,12 @@ final class ExternalSaves: Sendable {
         try positions.withValue { positions in
             positions[index].savesInFlight = max(positions[index].savesInFlight - 1, 0)
             if id <= positions[index].lastSeen { return false }   // a concurrent save's look already read past it
+            if id == positions[index].lastSeen + 1 && positions[index].ownAhead.isEmpty {
+                // The next transaction, with none of this container's waiting past a gap: the
+                // common case, without hashing it into the set and out again.
+                positions[index].lastSeen = id
+                return false
+            }
             positions[index].ownAhead.insert(id)
             positions[index].advanceOverOwn()
             if positions[index].ownAhead.isEmpty { return false }
