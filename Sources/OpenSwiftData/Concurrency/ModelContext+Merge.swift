@@ -25,12 +25,13 @@ extension ModelContext {
                 deferReadFailure(error)
             }
         }
-        if identityMap.holdsNoModels {
-            // Nothing to refresh or mark deleted (a context that has only inserted, as a server's
-            // context per request): only what the context has seen moves on, without copying the
+        let (othersSaved, latestSeen) = container.saveLog.othersSaved(after: merging.seenGeneration, excluding: ObjectIdentifier(self))
+        if !othersSaved || identityMap.holdsNoModels {
+            // Nothing to refresh or mark deleted (no other context saved, as after this context's
+            // own save; or the context holds no models, as a server's context per request that
+            // has only inserted): only what the context has seen moves on, without copying the
             // log's entries, which under many concurrent saves cost more than the save itself.
-            let (othersSaved, latest) = container.saveLog.othersSaved(after: merging.seenGeneration, excluding: ObjectIdentifier(self))
-            merging.seenGeneration = latest
+            merging.seenGeneration = latestSeen
             if othersSaved { merging.mergeCount &+= 1 }
             return
         }
