@@ -175,7 +175,7 @@ extension ModelContext {
         // With one store, the container follows its history (see `noteSavedTransaction`).
         let followsHistory = container.stores.count == 1
         let result = followsHistory
-            ? try saveCountedInFlight { try container.stores[slot].store.save(changes) }
+            ? try saveCountedInFlight(in: container) { try container.stores[slot].store.save(changes) }
             : try container.stores[slot].store.save(changes)
         var updatedIDs: [PersistentIdentifier] = []
         for (update, keys) in zip(changes.batchUpdates, result.batchUpdated) {
@@ -184,8 +184,8 @@ extension ModelContext {
             for key in keys { updatedIDs.append(PersistentIdentifier(location: location, key: .permanent(key))) }
         }
         merging.saveGeneration &+= 1
-        announce(SavedChanges(insertedIdentifiers: [], updatedIdentifiers: updatedIDs, deletedIdentifiers: []))
-        if followsHistory { noteSavedTransaction(result.historyTransaction) }
+        announce(SavedChanges(insertedIdentifiers: [], updatedIdentifiers: updatedIDs, deletedIdentifiers: []), in: container)
+        if followsHistory { noteSavedTransaction(result.historyTransaction, in: container) }
         return updatedIDs.count
     }
 }

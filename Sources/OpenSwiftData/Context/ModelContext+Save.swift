@@ -9,12 +9,15 @@ extension ModelContext {
     /// the stores before it keep what they wrote: the context records those changes as saved and
     /// keeps the rest pending, and the error is thrown.
     public func save() throws {
+        // Looked up once for the whole save: each look retains the container and releases it
+        // (through its side table: the container is also referred to weakly).
+        let container = self.container
         // A save with nothing to write is not reported: the metrics count saves that write.
-        guard let observer = container.observer, hasChanges else { return try saveChanges() }
+        guard let observer = container.observer, hasChanges else { return try saveChanges(in: container) }
         let started = StoreObserver.now()
         let models = tracker.inserted.count + tracker.changed.count + tracker.deleted.count
         do {
-            try saveChanges()
+            try saveChanges(in: container)
             observer.saved(since: started, models: models, error: nil)
         } catch {
             observer.saved(since: started, models: models, error: error)
@@ -22,25 +25,23 @@ extension ModelContext {
         }
     }
 
-    /// ``save()``, unobserved.
-    private func saveChanges() throws {
+    /// ``save()``, unobserved, to the context's container.
+    private func saveChanges(in container: ModelContainer) throws {
         // A save's own bookkeeping (delete rules, forgetting deleted rows) registers no undo.
         reference.registersUndo = false
         defer { reference.registersUndo = undoManager != nil }
-        // Looked up once: each look retains the container and releases it.
-        let container = self.container
         // A save that only inserts writes nothing that depends on what others saved: it merges
         // their saves after it commits, found through the number of its history transaction,
         // instead of asking the store before. Sibling contexts' saves are merged either way.
         let insertsOnly = tracker.changed.isEmpty && tracker.deleted.isEmpty && tracker.pendingBatchDeletes.isEmpty && container.stores.count == 1
-        mergeChangesFromOtherContexts(lookingOutside: !insertsOnly)
+        mergeChangesFromOtherContexts(lookingOutside: !insertsOnly, of: container)
         if !tracker.deleted.isEmpty && container.externalSaves.markersLag {
             // A store that hears of other connections' commits with its replies (PostgreSQL) may
             // not have heard yet of one that related a model to a deleted one: one round trip
             // brings their news, so that the delete rules below apply to what they committed.
             do {
                 for slot in container.stores { _ = try slot.latestHistoryTransaction() }
-                mergeChangesFromOtherContexts()
+                mergeChangesFromOtherContexts(of: container)
             } catch {
                 deferReadFailure(error)
             }
@@ -51,12 +52,12 @@ extension ModelContext {
             throw refused
         }
         guard hasChanges else { return }
-        try checkSavesAllowed()
+        try checkSavesAllowed(in: container)
         let storeAppliesRules = storeCanApplyDeleteRules()
         if !storeAppliesRules { try loadModelsDeletedByRuleBearingPredicates() }
         // Delete rules first: a `.deny` throws before anything changed.
         try applyDeleteRules()
-        try validateRelationships()
+        try validateRelationships(in: container)
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
         var changes = StoreChanges()
         changes.author = author
@@ -101,7 +102,7 @@ extension ModelContext {
         for model in tracker.deleted {
             changes.deletes.append((try shape(of: model).entity, model._osdState.primaryKey))
         }
-        if try changeListServesAsInserts() {
+        if try changeListServesAsInserts(in: container) {
             // The change list is the change set's inserts as it is: no pass over the models.
             changes.inserts = tracker.inserted
         } else {
@@ -124,24 +125,24 @@ extension ModelContext {
         if container.stores.count > 1 {
             return try saveAcrossStores(changes, batchDeletedEntities: batchDeletedEntities, filteredDeletes: filteredDeletes)
         }
-        let result = try saveCountedInFlight { try container.stores[0].store.save(changes) }
+        let result = try saveCountedInFlight(in: container) { try container.stores[0].store.save(changes) }
         let deletedAny = !changes.deletes.isEmpty || !changes.batchDeletes.isEmpty || !result.ruleDeleted.isEmpty
         let batchDeleted = storeAppliesRules
             ? result.ruleDeleted.map { ($0.entity, $0.keys) }
             : Array(zip(batchDeletedEntities, result.batchDeleted))
         didSave(changes: changes, insertedKeys: result.inserted, upserted: Set(result.upserted),
-                batchDeleted: filteredDeletes.isEmpty ? batchDeleted : batchDeleted + filteredDeletes)
+                batchDeleted: filteredDeletes.isEmpty ? batchDeleted : batchDeleted + filteredDeletes, in: container)
         if deletedAny {
             forgetReferences(toDeletedModelsOf: Set(changes.deletes.map(\.entity.name) + changes.batchDeletes.map(\.entity.name) + result.ruleDeleted.map(\.entity.name)))
         }
-        noteSavedTransaction(result.historyTransaction)
+        noteSavedTransaction(result.historyTransaction, in: container)
     }
 
     /// Runs the store's save of the context's changes counted as one of the container's saves in
-    /// flight, until ``noteSavedTransaction(_:)`` takes note of its transaction (or of none), so
+    /// flight, until ``noteSavedTransaction(_:in:)`` takes note of its transaction (or of none), so
     /// that saves that share a trip to the server and finish in any order do not read the history
     /// for each other (`ExternalSaves.noteOwnTransaction`). A save that throws is no longer counted.
-    func saveCountedInFlight(_ save: () throws -> StoreSaveResult) throws -> StoreSaveResult {
+    func saveCountedInFlight(in container: ModelContainer, _ save: () throws -> StoreSaveResult) throws -> StoreSaveResult {
         container.externalSaves.beginOwnSave(inStoreAt: 0)
         do {
             return try save()
@@ -157,15 +158,15 @@ extension ModelContext {
     /// can commit between that look and the save, and a PostgreSQL store learns of other
     /// processes' commits by notifications that may still be on their way.) The save has
     /// committed: a failed read is thrown by the next fetch or save, as for any merge. A save that
-    /// recorded no transaction only stops counting as in flight (``saveCountedInFlight(_:)``).
-    func noteSavedTransaction(_ transaction: Int64?) {
+    /// recorded no transaction only stops counting as in flight (``saveCountedInFlight(in:_:)``).
+    func noteSavedTransaction(_ transaction: Int64?, in container: ModelContainer) {
         guard let transaction else {
             container.externalSaves.endOwnSave(inStoreAt: 0)
             return
         }
         do {
             if try container.noteOwnTransaction(transaction, inStoreAt: 0) {
-                mergeChangesFromOtherContexts(lookingOutside: false)
+                mergeChangesFromOtherContexts(lookingOutside: false, of: container)
             }
         } catch {
             deferReadFailure(error)
@@ -175,31 +176,31 @@ extension ModelContext {
     /// Whether the change list's inserts can serve as the change set's as they are: the models of
     /// each entity have that entity's own row shape (the one the store writes) and own no link
     /// tables (whose rows the save writes per model). Reads the entities only, not the models.
-    private func changeListServesAsInserts() throws -> Bool {
+    private func changeListServesAsInserts(in container: ModelContainer) throws -> Bool {
         guard let first = tracker.inserted.first?.entity else { return true }
-        guard try writesItsOwnRows(first) else { return false }
+        guard try writesItsOwnRows(first, in: container) else { return false }
         // The entities after the first, checked once each (the list stays empty, and unallocated,
         // when every inserted model is of the first one's entity).
         var checked: [Schema.Entity] = []
         for index in tracker.inserted.indices {
             let entity = tracker.inserted[index].entity
             if entity === first || checked.contains(where: { $0 === entity }) { continue }
-            guard try writesItsOwnRows(entity) else { return false }
+            guard try writesItsOwnRows(entity, in: container) else { return false }
             checked.append(entity)
         }
         return true
     }
 
     /// Whether the store writes the models of `entity` with that entity's own row shape and no
-    /// link tables (see ``changeListServesAsInserts()``).
-    private func writesItsOwnRows(_ entity: Schema.Entity) throws -> Bool {
+    /// link tables (see ``changeListServesAsInserts(in:)``).
+    private func writesItsOwnRows(_ entity: Schema.Entity, in container: ModelContainer) throws -> Bool {
         let shape = try container.store(for: entity).rowShape(of: entity)
         return shape.entity === entity && !shape.ownsLinks
     }
 
     /// Throws ``SwiftDataError/saveNotAllowed`` before anything changes when a store with pending
     /// changes belongs to a configuration with `allowsSave: false`.
-    private func checkSavesAllowed() throws {
+    private func checkSavesAllowed(in container: ModelContainer) throws {
         let slots = container.stores
         if slots.count == 1 {
             guard slots[0].configuration.allowsSave else {
@@ -284,9 +285,11 @@ extension ModelContext {
     /// deleted models out of the identity map, and the `didSave` notification. When only some
     /// stores committed (`committedSlots`), only their models' changes are cleared; the rest stay
     /// pending.
-    func didSave(changes: StoreChanges, insertedKeys: [Int64], upserted: Set<Int>, batchDeleted: [(Schema.Entity, [Int64])], committedSlots: Set<Int>? = nil) {
+    func didSave(
+        changes: StoreChanges, insertedKeys: [Int64], upserted: Set<Int>, batchDeleted: [(Schema.Entity, [Int64])],
+        committedSlots: Set<Int>? = nil, in container: ModelContainer
+    ) {
         merging.saveGeneration &+= 1
-        let container = self.container
         func isCommitted(_ model: any PersistentModel) -> Bool {
             guard let committedSlots, let name = model._osdState.entityName else { return true }
             return committedSlots.contains(container.slot(forEntityNamed: name))
@@ -366,12 +369,12 @@ extension ModelContext {
         } else {
             tracker.removeAll()
         }
-        announce(SavedChanges(insertedIdentifiers: insertedIDs, updatedIdentifiers: updatedIDs, deletedIdentifiers: deletedIDs))
+        announce(SavedChanges(insertedIdentifiers: insertedIDs, updatedIdentifiers: updatedIDs, deletedIdentifiers: deletedIDs), in: container)
     }
 
     /// Tells the container's other contexts and live results of a committed save of this context
     /// (the save log), and posts `didSave` with its identifiers.
-    func announce(_ saved: SavedChanges) {
+    func announce(_ saved: SavedChanges, in container: ModelContainer) {
         container.didSave(saved, in: self)
         NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: saving.didSaveUserInfo.filled(with: saved))
         saving.didSaveUserInfo.clear()

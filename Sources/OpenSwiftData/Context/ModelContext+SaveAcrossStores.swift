@@ -57,7 +57,7 @@ extension ModelContext {
         written.deletes = changes.deletes.filter { committed.contains(slot($0.entity)) }
         written.batchDeletes = changes.batchDeletes.filter { committed.contains(slot($0.entity)) }
         didSave(changes: written, insertedKeys: writtenKeys, upserted: writtenUpserts, batchDeleted: batchDeleted,
-                committedSlots: failure == nil ? nil : committed)
+                committedSlots: failure == nil ? nil : committed, in: container)
         let deletedEntities = Set(written.deletes.map(\.entity.name) + written.batchDeletes.map(\.entity.name))
         if !deletedEntities.isEmpty { forgetReferences(toDeletedModelsOf: deletedEntities) }
         if let failure { throw failure }

@@ -162,7 +162,7 @@ extension ModelContext {
 
     /// Throws, before a save, if a relationship holds fewer or more models than its
     /// `minimumModelCount` or `maximumModelCount` allow, or still holds a model of another context.
-    func validateRelationships() throws {
+    func validateRelationships(in container: ModelContainer) throws {
         if container.schema.hasRelationshipCountLimits { try validateRelationshipCounts() }
         guard failures.crossContextRelationship != nil else { return }
         for model in tracker.insertedModels + tracker.changed where !model._osdState.isDeleted {
