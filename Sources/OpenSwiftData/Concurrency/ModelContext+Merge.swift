@@ -14,13 +14,16 @@ extension ModelContext {
     /// deletion: the models stay as they are, the next merge tries again, and the error is thrown
     /// by the next `fetch` or `save` (``throwDeferredReadFailure()``).
     ///
-    /// - Parameters:
-    ///   - lookingOutside: Whether to ask the stores first for what other containers and
-    ///     processes saved (a cheap check, but one SQLite statement); the merge of sibling
-    ///     contexts' saves needs no look.
-    ///   - container: The context's container, when the caller has looked it up already.
-    func mergeChangesFromOtherContexts(lookingOutside: Bool = true, of container: ModelContainer? = nil) {
-        let container = container ?? self.container
+    /// - Parameter lookingOutside: Whether to ask the stores first for what other containers and
+    ///   processes saved (a cheap check, but one SQLite statement); the merge of sibling contexts'
+    ///   saves needs no look.
+    func mergeChangesFromOtherContexts(lookingOutside: Bool = true) {
+        mergeChangesFromOtherContexts(lookingOutside: lookingOutside, of: container)
+    }
+
+    /// ``mergeChangesFromOtherContexts(lookingOutside:)`` with the context's container, which the
+    /// caller has looked up already (each look retains and releases it).
+    func mergeChangesFromOtherContexts(lookingOutside: Bool = true, of container: ModelContainer) {
         if lookingOutside {
             do {
                 _ = try container.pullExternalSaves()
