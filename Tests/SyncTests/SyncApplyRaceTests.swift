@@ -7,7 +7,8 @@ import Testing
 /// the apply reads the pending local changes, and its save checks, under the store's write lock,
 /// that no local save came after that read; if one did, nothing is written and the apply starts
 /// again with the pending changes read anew.
-@Suite struct SyncApplyRaceTests {
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage))
+struct SyncApplyRaceTests {
     @Test func aLocalSaveBetweenReadingPendingChangesAndApplyingIsKept() async throws {
         let server = try await RunningSyncServer.start()
         defer { Task { await server.stop() } }
