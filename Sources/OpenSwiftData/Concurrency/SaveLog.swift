@@ -15,7 +15,9 @@ extension ModelContext {
 /// The recent saves of a container's contexts, so that every context can learn what the others
 /// changed, and the streams of ``ModelContainer/savedChanges()``.
 final class SaveLog: @unchecked Sendable {
-    // @unchecked Sendable: every stored property is only touched while `lock` is held.
+    // @unchecked Sendable: every stored property is only touched while `lock` is held. The lock
+    // is not recursive, so no access can overlap another (a second one would wait for the lock
+    // forever first): the properties skip the run-time exclusivity check, read on every save.
 
     /// What other contexts need of one save to merge it, and live results to follow it: the
     /// inserted, updated and deleted identifiers, or `nil` for a save too large to keep, after
@@ -35,11 +37,11 @@ final class SaveLog: @unchecked Sendable {
     static let largestEntry = 10_000
 
     private let lock = NSLock()
-    private var entries: [Entry] = []
-    private var generation: UInt64 = 0
-    private var subscribers: [UInt64: AsyncStream<ModelContext.SavedChanges>.Continuation] = [:]
-    private var signalSubscribers: [UInt64: AsyncStream<Void>.Continuation] = [:]
-    private var nextSubscriber: UInt64 = 0
+    @exclusivity(unchecked) private var entries: [Entry] = []
+    @exclusivity(unchecked) private var generation: UInt64 = 0
+    @exclusivity(unchecked) private var subscribers: [UInt64: AsyncStream<ModelContext.SavedChanges>.Continuation] = [:]
+    @exclusivity(unchecked) private var signalSubscribers: [UInt64: AsyncStream<Void>.Continuation] = [:]
+    @exclusivity(unchecked) private var nextSubscriber: UInt64 = 0
 
     /// The generation of the latest save.
     var latestGeneration: UInt64 { lock.withLock { generation } }

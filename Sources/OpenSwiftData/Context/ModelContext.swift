@@ -81,12 +81,16 @@ public final class ModelContext {
     /// models, and a model it releases has left its context), so it skips the run-time
     /// exclusivity check.
     @exclusivity(unchecked) var tracker = ChangeTracker()
-    /// How far the context merged other contexts' saves.
-    var merging: MergeState
+    /// How far the context merged other contexts' saves. Three numbers, read and set one at a
+    /// time, so it skips the run-time exclusivity check.
+    @exclusivity(unchecked) var merging: MergeState
     /// Errors kept for the next fetch or save.
     var failures = DeferredFailures()
-    /// How the context's saves are recorded and announced.
-    var saving = SaveSettings()
+    /// How the context's saves are recorded and announced. Read on every save, each access a
+    /// single read or write whose only calls are the part's own (`didSave`'s `userInfo` is
+    /// filled before the post and emptied after it, so an observer that saves again does not
+    /// overlap), so it skips the run-time exclusivity check.
+    @exclusivity(unchecked) var saving = SaveSettings()
     /// Whether and where the context saves by itself. Read on every change, and never accessed
     /// across a call (its fields are read and set one at a time), so it skips the run-time
     /// exclusivity check.

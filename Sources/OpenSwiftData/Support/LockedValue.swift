@@ -5,9 +5,11 @@ import Foundation
 /// `Synchronization.Atomic` would do, but needs macOS 15 and iOS 18; SwiftData's users target
 /// macOS 14 and iOS 17.
 package final class LockedValue<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only read or written while `lock` is held.
+    // @unchecked Sendable: `value` is only read or written while `lock` is held. The lock is not
+    // recursive, so no access to `value` can overlap another (a second one would wait for the
+    // lock forever first): it skips the run-time exclusivity check.
     private let lock = NSLock()
-    private var value: Value
+    @exclusivity(unchecked) private var value: Value
 
     package init(_ value: Value) { self.value = value }
 

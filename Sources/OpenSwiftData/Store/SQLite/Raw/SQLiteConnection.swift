@@ -8,11 +8,15 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
     private var statementCache = StatementCache()
-    private var fixedStatements = [SQLiteStatement?](repeating: nil, count: FixedStatement.allCases.count)
+    /// The statements every save runs, by ``FixedStatement``. Read or set once per look, with no
+    /// call inside the access that could reach the connection again (a released statement only
+    /// finalizes itself), so it skips the run-time exclusivity check: several saves read it.
+    @exclusivity(unchecked) private var fixedStatements = [SQLiteStatement?](repeating: nil, count: FixedStatement.allCases.count)
     /// Statements found by the object whose SQL they run (a table's insert, by its layout): a
     /// few identity comparisons instead of hashing the text. Each owner is held, so that its
-    /// identity is not taken by another object while it names a statement.
-    private var ownedStatements: [(owner: AnyObject, statement: SQLiteStatement)] = []
+    /// identity is not taken by another object while it names a statement. (Skips the run-time
+    /// exclusivity check as ``fixedStatements`` does; its owners are the store's own objects.)
+    @exclusivity(unchecked) private var ownedStatements: [(owner: AnyObject, statement: SQLiteStatement)] = []
     private static let ownedStatementLimit = 16
 
     /// Opens (or, when `create` is true, creates) the database at `path`.
