@@ -89,4 +89,37 @@ final class Spotlight {
         }
         #expect(counts == Array(repeating: 30, count: 12))
     }
+
+    /// A store call inside another on the same thread runs on the connection in use, of its own
+    /// store only, also inside a call to another store made inside it (taking its own lock
+    /// again would wait forever), and once a call returns the one around it is in use again; another thread,
+    /// and a task made inside the call, see none in use (a task-local value would be inherited by
+    /// the task, which could then use the connection after the call returned, without its lock).
+    @Test func aCallInsideAnotherUsesItsConnectionOnItsThreadOnly() async throws {
+        let schema = Schema(Self.models)
+        let first = try SQLiteStore(url: nil, schema: schema, allowsSave: true)
+        let second = try SQLiteStore(url: nil, schema: schema, allowsSave: true)
+        let seenByAThread = LockedValue<Bool?>(nil)
+        let task = try first.withConnection { outer in
+            try first.withConnection { inner in #expect(inner === outer, "the same store: the connection in use") }
+            try second.withConnection { other in
+                #expect(other !== outer, "another store: its own connection")
+                #expect(ConnectionInUse.connection(for: first) === outer)
+                try first.withConnection { again in #expect(again === outer) }
+            }
+            #expect(ConnectionInUse.connection(for: second) == nil, "the inner call's connection is no longer in use")
+            #expect(ConnectionInUse.connection(for: first) === outer)
+            // A thread of its own (not one of the tasks' threads, which this one must not wait for).
+            let looked = DispatchSemaphore(value: 0)
+            Thread {
+                seenByAThread.store(ConnectionInUse.connection(for: first) != nil)
+                looked.signal()
+            }.start()
+            looked.wait()
+            return Task { ConnectionInUse.connection(for: first) != nil }
+        }
+        #expect(seenByAThread.load() == false, "another thread sees no connection in use")
+        #expect(await task.value == false, "a task made inside the call inherits none")
+        #expect(ConnectionInUse.connection(for: first) == nil)
+    }
 }

@@ -37,6 +37,9 @@ final class SQLiteStore: @unchecked Sendable {
     private let lock = NSLock()
     /// Whether ``close()`` closed the store; read and written inside `lock`.
     private var isClosed = false
+    /// The writer connection named as in use by the thread that holds `lock` (``ConnectionInUse``),
+    /// made by the first call that takes it; read and written inside `lock`, one access at a time.
+    @exclusivity(unchecked) private var writerInUse: ConnectionInUse?
     /// Read-only connections for fetches, or `nil` when reads share the writer connection (an
     /// in-memory store, or a read-only file).
     private let readers: ConnectionPool<SQLiteConnection>?
@@ -108,14 +111,15 @@ final class SQLiteStore: @unchecked Sendable {
     /// while a fetch reads its rows) runs on the connection already in use: it takes no lock a
     /// second time and checks out no second reader, so it can neither deadlock nor drain the pool.
     func withConnection<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
-        if let inUse = ConnectionInUse.current, inUse.store === self { return try body(inUse.connection) }
+        if let inUse = ConnectionInUse.connection(for: self) { return try body(inUse) }
         lock.lock()
         defer { lock.unlock() }
         if isClosed { throw closedError }
         do {
-            return try ConnectionInUse.$current.withValue(ConnectionInUse(store: self, connection: connection)) {
-                try body(connection)
-            }
+            if let inUse = writerInUse { return try inUse.whileInUse(body) }
+            let inUse = ConnectionInUse(store: self, connection: connection)
+            writerInUse = inUse
+            return try inUse.whileInUse(body)
         } catch let error as SQLiteError {
             throw swiftDataError(for: error, on: connection)
         }
@@ -125,14 +129,12 @@ final class SQLiteStore: @unchecked Sendable {
     /// with each other and with a save, or the writer connection when the store has no readers.
     /// Inside another call's `body`, the connection already in use.
     func withReader<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
-        if let inUse = ConnectionInUse.current, inUse.store === self { return try body(inUse.connection) }
+        if let inUse = ConnectionInUse.connection(for: self) { return try body(inUse) }
         guard let readers else { return try withConnection(body) }
         do {
             return try readers.withConnection { connection in
                 do {
-                    return try ConnectionInUse.$current.withValue(ConnectionInUse(store: self, connection: connection)) {
-                        try body(connection)
-                    }
+                    return try ConnectionInUse(store: self, connection: connection).whileInUse(body)
                 } catch let error as SQLiteError {
                     throw swiftDataError(for: error, on: connection)
                 }
