@@ -15,8 +15,9 @@ import Darwin
 /// at several times the cost, about 1,300 instructions a save, and a task created inside the body
 /// would inherit it and use the connection after the body returned, without its lock.)
 final class ConnectionInUse: @unchecked Sendable {
-    // @unchecked Sendable: named only in the thread-local value of the thread that holds the
-    // connection, for the duration of the call that holds it.
+    // @unchecked Sendable: used only by the thread that holds the connection, for the duration of
+    // the call that holds it (a store keeps its writer's, which each holder of the store's lock
+    // uses in turn).
 
     /// The store the connection belongs to.
     unowned let store: SQLiteStore
