@@ -123,7 +123,7 @@ extension ModelContext {
         }
 
         if container.stores.count > 1 {
-            return try saveAcrossStores(changes, batchDeletedEntities: batchDeletedEntities, filteredDeletes: filteredDeletes)
+            return try saveAcrossStores(changes, batchDeletedEntities: batchDeletedEntities, filteredDeletes: filteredDeletes, in: container)
         }
         let result = try saveCountedInFlight(in: container) { try container.stores[0].store.save(changes) }
         let deletedAny = !changes.deletes.isEmpty || !changes.batchDeletes.isEmpty || !result.ruleDeleted.isEmpty

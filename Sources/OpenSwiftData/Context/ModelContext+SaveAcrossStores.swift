@@ -2,8 +2,9 @@ extension ModelContext {
     /// Saves changes that belong to several stores: each store's part in one transaction of that
     /// store, in the order of the configurations. When a store's write fails, the parts already
     /// written stay written and are recorded as saved; the rest stays pending and the error is thrown.
-    func saveAcrossStores(_ changes: StoreChanges, batchDeletedEntities: [Schema.Entity], filteredDeletes: [(Schema.Entity, [Int64])]) throws {
-        let container = self.container
+    func saveAcrossStores(
+        _ changes: StoreChanges, batchDeletedEntities: [Schema.Entity], filteredDeletes: [(Schema.Entity, [Int64])], in container: ModelContainer
+    ) throws {
         let slots = container.stores
         func slot(_ entity: Schema.Entity) -> Int { container.slot(forEntityNamed: entity.name) }
         var empty = StoreChanges()

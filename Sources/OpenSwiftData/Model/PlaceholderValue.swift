@@ -152,7 +152,7 @@ enum Placeholder {
     static func any<T>(_ type: T.Type) throws -> T? {
         if let value = standard(T.self) { return value }
         if let type = T.self as? any PersistentModel.Type, let value = standIn(type) as? T { return value }
-        if let type = T.self as? any Decodable.Type { return try decodedEmpty(type) as? T }
+        if let type = T.self as? any Decodable.Type { return try decoded(type) as? T }
         return nil
     }
 
@@ -162,11 +162,7 @@ enum Placeholder {
     /// rejected it.
     static func firstCaseDecoded<T>(_ type: T.Type) throws -> T? {
         guard let type = T.self as? any Decodable.Type else { return nil }
-        return try decodedFirstCase(type) as? T
-    }
-
-    private static func decodedFirstCase<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        try Value(from: PlaceholderDecoder(offersFirstKey: true))
+        return try decoded(type, offeringFirstKey: true) as? T
     }
 
     /// A value of a `Decodable` type that this process stored or loaded, decoded afresh.
@@ -187,9 +183,10 @@ enum Placeholder {
         return model
     }
 
-    /// The emptiest value the type decodes from.
-    private static func decodedEmpty<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        try Value(from: PlaceholderDecoder())
+    /// The emptiest value the type decodes from (``PlaceholderDecoder``), its keyed containers
+    /// listing their first key when `offeringFirstKey` is set.
+    private static func decoded<Value: Decodable>(_ type: Value.Type, offeringFirstKey: Bool = false) throws -> Value {
+        try Value(from: PlaceholderDecoder(offersFirstKey: offeringFirstKey))
     }
 }
 

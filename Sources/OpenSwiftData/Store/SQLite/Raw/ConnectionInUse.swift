@@ -43,7 +43,9 @@ final class ConnectionInUse: @unchecked Sendable {
     }
 
     /// Runs `body` with this connection named as the calling thread's connection in use, then
-    /// names the one in use before again (a body may use another store's connection).
+    /// names the one in use before again (a body may use another store's connection). Inlined:
+    /// called out of line, a save's body was wrapped in one more closure, which copied its change
+    /// set into it.
     @inline(__always)
     func whileInUse<R>(_ body: (SQLiteConnection) throws -> R) rethrows -> R {
         enclosing = Self.current
