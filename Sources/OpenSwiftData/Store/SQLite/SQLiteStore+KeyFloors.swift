@@ -13,6 +13,7 @@ extension SQLiteStore {
 
     /// Records that keys up to `key` were used in the table of `layout`.
     static func raiseKeyFloor(of layout: TableLayout, to key: Int64, on connection: SQLiteConnection) throws {
+        connection.knownKeyFloors.forget(layout.entity.name)
         let upsert = try connection.statement(
             "INSERT INTO osd_key_floors (table_name, floor) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET floor = max(floor, excluded.floor)")
         defer { upsert.reset() }
@@ -23,12 +24,9 @@ extension SQLiteStore {
     /// The key for the row just inserted into the table of `layout` with `key`: `key` itself, or,
     /// when a deletion freed keys at or above it, one above them all (the row is moved there).
     static func keyAboveFloor(of layout: TableLayout, inserted key: Int64, on connection: SQLiteConnection) throws -> Int64 {
-        let select = try connection.statement(.keyFloor)
-        defer { select.reset() }
-        try select._bind(layout.entity.name, 0)
-        guard try select.step(), select._int64(0) >= key else { return key }
+        guard let floor = try keyFloor(of: layout, on: connection), floor >= key else { return key }
         // A floor another program set to the largest key leaves no key above it.
-        let (moved, overflow) = select._int64(0).addingReportingOverflow(1)
+        let (moved, overflow) = floor.addingReportingOverflow(1)
         guard !overflow else {
             throw SwiftDataError(.storeFailure, reason: "Every key of the \(layout.entity.name) table has been used (osd_key_floors records \(Int64.max)): a new \(layout.entity.name) cannot be saved without reusing a deleted model's identifier")
         }
@@ -38,5 +36,18 @@ extension SQLiteStore {
         try move._bind(key, 1)
         try move.run()
         return moved
+    }
+
+    /// The largest key recorded as used in the table of `layout`, `nil` when none is; read once
+    /// while the database does not change (``KnownKeyFloors``).
+    static func keyFloor(of layout: TableLayout, on connection: SQLiteConnection) throws -> Int64? {
+        let table = layout.entity.name
+        if let known = connection.knownKeyFloors[table] { return known.floor }
+        let select = try connection.statement(.keyFloor)
+        defer { select.reset() }
+        try select._bind(table, 0)
+        let floor = try select.step() ? select._int64(0) : nil
+        connection.knownKeyFloors.note(floor, of: table)
+        return floor
     }
 }

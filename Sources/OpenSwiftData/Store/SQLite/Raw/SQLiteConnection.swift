@@ -18,6 +18,9 @@ final class SQLiteConnection {
     /// exclusivity check as ``fixedStatements`` does; its owners are the store's own objects.)
     @exclusivity(unchecked) private var ownedStatements: [(owner: AnyObject, statement: SQLiteStatement)] = []
     private static let ownedStatementLimit = 16
+    /// The key floors this connection read, while its database has not changed since
+    /// (``SQLiteStore/keyFloor(of:on:)``).
+    var knownKeyFloors = KnownKeyFloors()
 
     /// Opens (or, when `create` is true, creates) the database at `path`.
     init(path: String, readOnly: Bool, create: Bool) throws {
@@ -61,6 +64,14 @@ final class SQLiteConnection {
     var fileHasMoved: Bool {
         var moved: Int32 = 0
         return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+    }
+
+    /// SQLite's count of changes to the main database as this connection sees it: it moves on
+    /// every commit, this connection's or another's (another's once this connection next begins a
+    /// transaction); `nil` if SQLite does not say. Unlike `PRAGMA data_version`, no statement runs.
+    var dataVersion: UInt32? {
+        var version: UInt32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK ? version : nil
     }
 
     /// Runs one or more statements that return no rows.

@@ -1,0 +1,55 @@
+/// The key floors (``SQLiteStore/keyAboveFloor(of:inserted:on:)``) a connection has read, kept
+/// while its database has not changed since, so that a save's first insert into a table does not
+/// look its floor up again.
+///
+/// What is known is tied to the database's data version (``SQLiteConnection/dataVersion``): a
+/// save begins by checking it (``begin(at:)``: another connection's commit, or anything else that
+/// moved it, forgets everything) and, once committed, takes the version its own commit made
+/// (``committed(at:)``). A floor this connection raises is forgotten at once
+/// (``forget(_:)``), so that a rolled-back raise is not remembered, and a rolled-back save forgets
+/// everything (``forgetAll()``). Forgetting is always safe: the floor is read again.
+struct KnownKeyFloors {
+    /// A table's floor, `nil` when its table has none.
+    struct Known {
+        var floor: Int64?
+    }
+
+    /// The data version the floors were read at or kept through; `nil` when nothing is known.
+    private var dataVersion: UInt32?
+    private var floors: [String: Known] = [:]
+
+    /// The floor of the table named `table`, if known.
+    subscript(table: String) -> Known? {
+        dataVersion == nil ? nil : floors[table]
+    }
+
+    /// Checks what is known against the version a save's transaction began at.
+    mutating func begin(at version: UInt32?) {
+        guard version == nil || version != dataVersion else { return }
+        forgetAll()
+        dataVersion = version
+    }
+
+    /// Records the floor of `table` read in the current transaction.
+    mutating func note(_ floor: Int64?, of table: String) {
+        guard dataVersion != nil else { return }
+        floors[table] = Known(floor: floor)
+    }
+
+    /// Forgets the floor of `table`, which this connection is raising.
+    mutating func forget(_ table: String) {
+        floors[table] = nil
+    }
+
+    /// Keeps what is known through the commit of the save that checked it at ``begin(at:)``.
+    mutating func committed(at version: UInt32?) {
+        guard dataVersion != nil, let version else { return forgetAll() }
+        dataVersion = version
+    }
+
+    /// Forgets every floor.
+    mutating func forgetAll() {
+        dataVersion = nil
+        if !floors.isEmpty { floors.removeAll(keepingCapacity: true) }
+    }
+}
