@@ -16,11 +16,14 @@ struct KnownKeyFloors {
 
     /// The data version the floors were read at or kept through; `nil` when nothing is known.
     private var dataVersion: UInt32?
-    private var floors: [String: Known] = [:]
+    /// By table name, in the order read: a store's saves insert into few of its tables, and a
+    /// name compared with itself is equal at once.
+    private var floors: [(table: String, known: Known)] = []
 
     /// The floor of the table named `table`, if known.
     subscript(table: String) -> Known? {
-        dataVersion == nil ? nil : floors[table]
+        guard dataVersion != nil else { return nil }
+        return floors.first { $0.table == table }?.known
     }
 
     /// Checks what is known against the version a save's transaction began at.
@@ -33,12 +36,13 @@ struct KnownKeyFloors {
     /// Records the floor of `table` read in the current transaction.
     mutating func note(_ floor: Int64?, of table: String) {
         guard dataVersion != nil else { return }
-        floors[table] = Known(floor: floor)
+        forget(table)
+        floors.append((table, Known(floor: floor)))
     }
 
     /// Forgets the floor of `table`, which this connection is raising.
     mutating func forget(_ table: String) {
-        floors[table] = nil
+        floors.removeAll { $0.table == table }
     }
 
     /// Keeps what is known through the commit of the save that checked it at ``begin(at:)``.

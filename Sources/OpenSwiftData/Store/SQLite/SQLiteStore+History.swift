@@ -120,7 +120,8 @@ extension HistoryLog {
     /// Records the transaction: inserts, then updates, then deletions, each in the order made.
     func write(author: String?, origin: Int64, on connection: SQLiteConnection) throws -> Int64 {
         let insert = try connection.statement(.recordHistory)
-        defer { insert.reset() }
+        // Every parameter is bound below, each time: clearing them first would be wasted work.
+        defer { insert.resetKeepingBindings() }
         try insert._bind(Date().timeIntervalSinceReferenceDate, 0)
         if let author { try insert._bind(author, 1) } else { try insert._bindNull(1) }
         let identity = HistoryLog.processIdentity

@@ -7,25 +7,28 @@ extension SQLiteStore {
         guard !isReadOnly else {
             throw SwiftDataError(.storeIsReadOnly, reason: "The store at \(path) is read-only.")
         }
-        return try withConnection { connection in
-            // Held statements: a save of one row should not parse or look up SQL.
-            try connection.statement(.beginImmediate).run()
-            connection.knownKeyFloors.begin(at: connection.dataVersion)
-            do {
-                try checkNoPlanIsMigrating()
-                let keys = try write(changes, on: connection)
-                if let records = changes.companionRecords { try writeCompanionRecords(try records(), on: connection) }
-                try checkFileInPlace(connection)
-                try connection.statement(.commit).run()
-                connection.knownKeyFloors.committed(at: connection.dataVersion)
-                return keys
-            } catch {
-                connection.knownKeyFloors.forgetAll()
-                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-                // New models took their keys as their rows were written; none of those rows exists now.
-                for (_, model) in changes.inserts { model._osdState.primaryKey = 0 }
-                throw error
-            }
+        return try withConnection { try save(changes, on: $0) }
+    }
+
+    /// Saves `changes` in one transaction on the writer `connection`.
+    private func save(_ changes: StoreChanges, on connection: SQLiteConnection) throws -> StoreSaveResult {
+        // Held statements: a save of one row should not parse or look up SQL.
+        try connection.statement(.beginImmediate).run()
+        connection.knownKeyFloors.begin(at: connection.dataVersion)
+        do {
+            try checkNoPlanIsMigrating()
+            let keys = try write(changes, on: connection)
+            if let records = changes.companionRecords { try writeCompanionRecords(try records(), on: connection) }
+            try checkFileInPlace(connection)
+            try connection.statement(.commit).run()
+            connection.knownKeyFloors.committed(at: connection.dataVersion)
+            return keys
+        } catch {
+            connection.knownKeyFloors.forgetAll()
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            // New models took their keys as their rows were written; none of those rows exists now.
+            for (_, model) in changes.inserts { model._osdState.primaryKey = 0 }
+            throw error
         }
     }
 

@@ -110,6 +110,10 @@ final class SQLiteStore: @unchecked Sendable {
     /// A call made inside another call's `body` on the same thread (a to-one relationship resolved
     /// while a fetch reads its rows) runs on the connection already in use: it takes no lock a
     /// second time and checks out no second reader, so it can neither deadlock nor drain the pool.
+    ///
+    /// Inlined into its few callers: called out of line, a save's body was a closure that copied
+    /// its change set.
+    @inline(__always)
     func withConnection<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
         if let inUse = ConnectionInUse.connection(for: self) { return try body(inUse) }
         lock.lock()

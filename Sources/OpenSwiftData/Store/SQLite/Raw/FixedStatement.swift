@@ -1,5 +1,8 @@
 /// The statements every save or look runs, held by each connection in slots of their own so that
 /// running one costs no cache lookup.
+///
+/// A connection hands one out with the bindings of its last use: each use binds every parameter
+/// of its SQL.
 enum FixedStatement: Int, CaseIterable {
     case beginImmediate
     case commit

@@ -69,9 +69,10 @@ final class SQLiteConnection {
     /// SQLite's count of changes to the main database as this connection sees it: it moves on
     /// every commit, this connection's or another's (another's once this connection next begins a
     /// transaction); `nil` if SQLite does not say. Unlike `PRAGMA data_version`, no statement runs.
+    /// (A database name of `NULL` is the main database, without comparing names.)
     var dataVersion: UInt32? {
         var version: UInt32 = 0
-        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK ? version : nil
+        return sqlite3_file_control(handle, nil, SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK ? version : nil
     }
 
     /// Runs one or more statements that return no rows.
@@ -165,10 +166,11 @@ final class SQLiteConnection {
         return statement
     }
 
-    /// Returns one of the statements every save runs, reset, preparing it on first use.
+    /// Returns one of the statements every save runs, reset, preparing it on first use. Its
+    /// bindings are kept: each use binds every parameter its SQL has (``FixedStatement``).
     func statement(_ fixed: FixedStatement) throws -> SQLiteStatement {
         if let statement = fixedStatements[fixed.rawValue], !statement.isBusy {
-            statement.reset()
+            statement.resetKeepingBindings()
             return statement
         }
         let statement = try SQLiteStatement(connection: self, sql: fixed.sql, persistent: true)
