@@ -122,24 +122,40 @@ public struct SyncServer: Sendable {
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "OpenSwiftDataSync"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
             logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            // The tables are made once the pool's task calls `run()`, which marks the client
-            // running at once: PostgresNIO warns of a lease taken before that.
-            let (running, signalRunning) = AsyncStream<Void>.makeStream()
-            group.addTask {
-                signalRunning.finish()
-                await postgresClient.run()
-            }
+        // The PostgreSQL client runs in a task of its own, which the caller's cancellation does
+        // not reach: it stops once the HTTP server has stopped, so that the requests a graceful
+        // stop still answers can read and write (stopped with the server, it failed them with 503).
+        // The tables are made once that task calls `run()`, which marks the client running at
+        // once: PostgresNIO warns of a lease taken before that.
+        let (running, signalRunning) = AsyncStream<Void>.makeStream()
+        let client = Task {
+            signalRunning.finish()
+            await postgresClient.run()
+        }
+        do {
             for await _ in running {}
             try await prepareWhenReachable()
-            group.addTask { try await serveUntilCancelled(app) }
-            group.addTask { await relayChanges() }
-            if let retention {
-                group.addTask { try await trimContinuously(keeping: retention) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // Whether the server stopped or failed, the client follows it: what is left
+                    // (the relay, a trim) ends when its connection closes, if not before.
+                    defer { client.cancel() }
+                    try await serveUntilCancelled(app)
+                }
+                group.addTask { await relayChanges() }
+                if let retention {
+                    group.addTask { try await trimContinuously(keeping: retention) }
+                }
+                try await group.next()
+                group.cancelAll()
             }
-            try await group.next()
-            group.cancelAll()
+        } catch {
+            client.cancel()
+            await client.value
+            throw error
         }
+        client.cancel()
+        await client.value
     }
 
     /// Runs the HTTP server until the task is cancelled or the process gets `SIGTERM` or `SIGINT`,

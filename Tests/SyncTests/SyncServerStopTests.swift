@@ -2,11 +2,13 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Hummingbird
 import OpenSwiftDataSync
 import Testing
 
 /// A server that stops answers the pulls waiting on it, rather than dropping their connections
-/// or holding them to the end of their waits.
+/// or holding them to the end of their waits, and answers from its database the requests it had
+/// accepted.
 @Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage))
 struct SyncServerStopTests {
     @Test(.timeLimit(.minutes(1))) func aStoppingServerAnswersItsWaitingPulls() async throws {
@@ -23,5 +25,66 @@ struct SyncServerStopTests {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let page = try PullResponse(jsonData: data)
         #expect(page.rows.isEmpty && page.upToDate)
+    }
+
+    /// A request the server accepted before its task was cancelled is answered from the database:
+    /// the PostgreSQL client stops after the HTTP server, not with it.
+    @Test(.timeLimit(.minutes(1))) func aStoppingServerAnswersFromItsDatabaseWhatItAccepted() async throws {
+        let gate = RequestGate()
+        let server = try await RunningSyncServer.start("stopanswer") { router in
+            router.add(middleware: HoldFirstPull(gate: gate))
+        }
+        var request = URLRequest(url: server.url.appending(path: "v1/changes").appending(queryItems: [
+            URLQueryItem(name: "after", value: "0"), URLQueryItem(name: "limit", value: "10"),
+        ]))
+        request.setValue("Bearer token-a", forHTTPHeaderField: "Authorization")
+        request.timeoutInterval = 60
+        let pull = Task { [request] in try await URLSession.shared.data(for: request) }
+        await gate.waitUntilHeld()
+        let stopping = Task { await server.stop() }
+        // The server's task is cancelled while the pull waits before its route; the pull then
+        // reads the database.
+        try await Task.sleep(for: .milliseconds(300))
+        await gate.release()
+        let (data, response) = try await pull.value
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: data, as: UTF8.self))")
+        #expect(try PullResponse(jsonData: data).upToDate)
+        await stopping.value
+    }
+}
+
+/// Holds one request until released, and says when it holds it.
+private actor RequestGate {
+    private var holding: CheckedContinuation<Void, Never>?
+    private var held = false
+    private var watchers: [CheckedContinuation<Void, Never>] = []
+
+    /// Holds the caller until ``release()``; only the first caller is held.
+    func hold() async {
+        guard !held else { return }
+        held = true
+        for watcher in watchers { watcher.resume() }
+        watchers = []
+        await withCheckedContinuation { holding = $0 }
+    }
+
+    func waitUntilHeld() async {
+        guard !held else { return }
+        await withCheckedContinuation { watchers.append($0) }
+    }
+
+    func release() {
+        holding?.resume()
+        holding = nil
+    }
+}
+
+/// Holds the first pull before its route, at the gate.
+private struct HoldFirstPull<Context: RequestContext>: RouterMiddleware {
+    let gate: RequestGate
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if request.uri.path == SyncPath.changes { await gate.hold() }
+        return try await next(request, context)
     }
 }
