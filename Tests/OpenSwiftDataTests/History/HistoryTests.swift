@@ -69,6 +69,8 @@ import Testing
         #expect(history.map(\.transactionIdentifier) == history.map(\.transactionIdentifier).sorted())
         #expect(zip(history, history.dropFirst()).allSatisfy { $0.token < $1.token && $0.timestamp <= $1.timestamp })
         #expect(history.allSatisfy { $0.processIdentifier == String(ProcessInfo.processInfo.processIdentifier) })
+        let bundle = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+        #expect(history.allSatisfy { $0.bundleIdentifier == bundle })
         #expect(Set(history.map(\.storeIdentifier)).count == 1)
         #expect(history.allSatisfy { $0.token.storeIdentifier == $0.storeIdentifier })
         // A token decoded from data that names no single store has no store identifier.

@@ -16,9 +16,11 @@ package struct HistoryLog {
     package init() {}
 
     /// The process's identity in the history: its bundle identifier (or executable name) and id.
+    /// (Without NUL characters, which no SQL text can hold.)
     package static let processIdentity: (bundle: String, process: String) = {
         let info = ProcessInfo.processInfo
-        return (Bundle.main.bundleIdentifier ?? info.processName, String(info.processIdentifier))
+        let bundle = Bundle.main.bundleIdentifier ?? info.processName
+        return (bundle.replacingOccurrences(of: "\0", with: ""), String(info.processIdentifier))
     }()
 
     private var inserted: [Run] = []

@@ -124,11 +124,8 @@ extension HistoryLog {
         defer { insert.resetKeepingBindings() }
         try insert._bind(Date().timeIntervalSinceReferenceDate, 0)
         if let author { try insert._bind(author, 1) } else { try insert._bindNull(1) }
-        let identity = HistoryLog.processIdentity
-        try insert._bind(identity.bundle, 2)
-        try insert._bind(identity.process, 3)
-        try insert._bind(origin, 4)
-        try encoded().withUnsafeBytes { try insert._bind(bytes: $0, 5) }
+        try insert._bind(origin, 2)
+        try encoded().withUnsafeBytes { try insert._bind(bytes: $0, 3) }
         try insert.run()
         return connection.lastInsertedRowID
     }

@@ -121,6 +121,11 @@ enum SQL {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// A string literal of `text`. A NUL, which would end the statement's text, is left out.
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\0", with: "").replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
     /// The column type of a storage class.
     static func columnType(_ storage: StorageClass) -> String {
         switch storage {
