@@ -152,13 +152,12 @@ final class SQLiteConnection {
         return statement
     }
 
-    /// Returns the statement for `sql`, the one SQL text `owner` stands for, reset; found by the
-    /// owner's identity after the first time. Its bindings are those of its last use: each use
-    /// binds every parameter (a table's insert binds every column).
+    /// Returns the statement for `sql`, the one SQL text `owner` stands for, reset and its
+    /// bindings cleared; found by the owner's identity after the first time.
     func statement(_ sql: @autoclosure () -> String, ownedBy owner: AnyObject) throws -> SQLiteStatement {
         if let entry = ownedStatements.first(where: { $0.owner === owner }) {
             if entry.statement.isBusy { return try uncachedStatement(sql()) }
-            entry.statement.resetKeepingBindings()
+            entry.statement.reset()
             return entry.statement
         }
         let statement = try self.statement(sql())
