@@ -2,7 +2,7 @@
 # The long randomized checks at their full counts: what a release runs. `swift test` (and so CI)
 # runs each of them at a small count.
 #
-#   Scripts/with-postgres.sh Scripts/long-checks.sh      # SQLite, then PostgreSQL (about 90 minutes)
+#   Scripts/with-postgres.sh Scripts/long-checks.sh      # SQLite, then PostgreSQL (two hours or more)
 #   Scripts/long-checks.sh                               # SQLite only
 #
 # SEED=N fixes the first seed of every check (default: a new one each run, printed). Prints each
