@@ -153,7 +153,7 @@ struct LightweightMigration {
         case .null: "NULL"
         case .integer(let number): "\(number)"
         case .real(let number): number.isFinite ? "\(number)" : nil
-        case .text(let text): "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .text(let text): SQL.literal(text)
         case .blob(let bytes): "X'" + bytes.map { String(format: "%02X", $0) }.joined() + "'"
         }
     }

@@ -17,7 +17,8 @@ enum FixedStatement: Int, CaseIterable {
         case .commit: "COMMIT"
         case .dataVersion: "PRAGMA data_version"
         case .recordHistory:
-            // The process's identity is the same in every transaction it records: part of the text.
+            // The process's identity is the same in every transaction it records: part of the text
+            // (it holds no NUL, ``HistoryLog/processIdentity``).
             "INSERT INTO osd_history (timestamp, author, bundle, process, origin, changes) VALUES (?, ?, "
                 + SQL.literal(HistoryLog.processIdentity.bundle) + ", " + SQL.literal(HistoryLog.processIdentity.process) + ", ?, ?)"
         case .keyFloor: "SELECT floor FROM osd_key_floors WHERE table_name = ?"

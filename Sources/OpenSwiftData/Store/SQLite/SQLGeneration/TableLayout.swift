@@ -121,9 +121,10 @@ enum SQL {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// A string literal of `text`. A NUL, which would end the statement's text, is left out.
+    /// A string literal of `text`. (A NUL in `text` would end the statement's text: the statement
+    /// then fails to prepare.)
     static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "\0", with: "").replacingOccurrences(of: "'", with: "''") + "'"
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     /// The column type of a storage class.
