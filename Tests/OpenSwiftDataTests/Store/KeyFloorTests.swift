@@ -63,6 +63,32 @@ import Testing
         #expect(Set(stored.suffix(2).map(\.persistentModelID)) == laterIDs)
     }
 
+    /// A container whose saves so far only changed rows has read no floor (nor its data version);
+    /// another container then deletes the newest rows and saves, and this one's first insert still
+    /// takes a key above them, here and after a second round of the same.
+    @Test(arguments: sharedBackends)
+    func aFirstInsertAfterSavesOfChangesOnlyTakesNoDeletedKey(_ backend: Backend) throws {
+        let writer = ModelContext(try store.container(KFNote.self, backend: backend))
+        _ = try notes(["a", "b", "c", "d", "e"], in: writer)
+        let context = ModelContext(try store.container(KFNote.self, backend: backend))
+        let other = ModelContext(try store.container(KFNote.self, backend: backend))
+        var deletedIDs: Set<PersistentIdentifier> = []
+        for round in 1...2 {
+            for note in try context.fetch(FetchDescriptor<KFNote>()) { note.text += "+" }
+            try context.save()
+            let newest = try other.fetch(FetchDescriptor<KFNote>(sortBy: [SortDescriptor(\.text, order: .reverse)])).prefix(2)
+            deletedIDs.formUnion(newest.map(\.persistentModelID))
+            for note in newest { other.delete(note) }
+            try other.save()
+            let added = try notes(["n\(round)"], in: context)
+            #expect(!deletedIDs.contains(added[0].persistentModelID), "round \(round): a new row took a deleted row's identifier")
+        }
+        let reopened = ModelContext(try store.container(KFNote.self, backend: backend))
+        let stored = try reopened.fetch(FetchDescriptor<KFNote>(sortBy: [SortDescriptor(\.text)]))
+        #expect(stored.map(\.text) == ["a++", "b++", "n2"])
+        #expect(Set(stored.map(\.persistentModelID)).isDisjoint(with: deletedIDs))
+    }
+
     /// Another program raises a table's floor between two saves: the next row moves above it.
     @Test func aFloorAnotherProgramRaisedMovesTheNextRowAboveIt() throws {
         let context = ModelContext(try store.container(KFNote.self))

@@ -47,7 +47,7 @@ extension SQLiteStore {
         defer { select.reset() }
         try select._bind(table, 0)
         let floor = try select.step() ? select._int64(0) : nil
-        connection.knownKeyFloors.note(floor, of: table)
+        connection.knownKeyFloors.note(floor, of: table, at: connection.dataVersion)
         return floor
     }
 }
