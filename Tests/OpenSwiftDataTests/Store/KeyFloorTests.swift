@@ -9,7 +9,8 @@ import Testing
 
 /// A connection remembers the largest deleted key of each table it read (``KnownKeyFloors``) while
 /// its database does not change; whatever changes it (another container, another program), a new
-/// row never takes a deleted model's identifier.
+/// row never takes a deleted model's identifier. The tests that write into the file as another
+/// program would name SQLite, whatever the run's default store.
 @Suite struct KeyFloorTests {
     let store = TemporaryStore()
 
@@ -27,7 +28,7 @@ import Testing
     /// version differs from the one it had after its own last commit if another connection
     /// committed since.
     @Test func aConnectionsDataVersionMovesWhenAnotherConnectionCommitted() throws {
-        _ = try store.container(KFNote.self)
+        _ = try store.container(KFNote.self, backend: .sqlite)
         let writer = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
         let other = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
         try writer.execute("BEGIN IMMEDIATE; CREATE TABLE t (a INTEGER); COMMIT")
@@ -91,21 +92,21 @@ import Testing
 
     /// Another program raises a table's floor between two saves: the next row moves above it.
     @Test func aFloorAnotherProgramRaisedMovesTheNextRowAboveIt() throws {
-        let context = ModelContext(try store.container(KFNote.self))
+        let context = ModelContext(try store.container(KFNote.self, backend: .sqlite))
         _ = try notes(["a"], in: context)
         _ = try notes(["b"], in: context)
         let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
         try connection.execute("INSERT OR REPLACE INTO osd_key_floors (table_name, floor) VALUES ('KFNote', 100)")
         let later = try notes(["c", "d"], in: context)
         #expect(later.map { $0.persistentModelID.primaryKey } == [101, 102])
-        let reopened = ModelContext(try store.container(KFNote.self))
+        let reopened = ModelContext(try store.container(KFNote.self, backend: .sqlite))
         #expect(try reopened.fetch(FetchDescriptor<KFNote>(sortBy: [SortDescriptor(\.text)])).map(\.text) == ["a", "b", "c", "d"])
     }
 
     /// A save that deleted the newest rows and failed leaves them in place; saved again, the
     /// deletion holds and the new rows take keys above the deleted ones.
     @Test func aFailedSaveThatRaisedAFloorLeavesNoKeyReused() throws {
-        let container = try store.container(KFNote.self)
+        let container = try store.container(KFNote.self, backend: .sqlite)
         let context = ModelContext(container)
         let first = try notes(["a", "b", "c"], in: context)
         let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
@@ -121,7 +122,7 @@ import Testing
         #expect(!deletedIDs.contains(refused.persistentModelID))
         let later = try notes(["d"], in: context)
         #expect(!deletedIDs.contains(later[0].persistentModelID))
-        let reopened = ModelContext(try store.container(KFNote.self))
+        let reopened = ModelContext(try store.container(KFNote.self, backend: .sqlite))
         #expect(try reopened.fetch(FetchDescriptor<KFNote>(sortBy: [SortDescriptor(\.text)])).map(\.text) == ["a", "d", "refused"])
     }
 }
