@@ -133,13 +133,15 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
     }
 
     /// A writer saves one trip after another in one container while plans fail over and over (each
-    /// waits in its `willMigrate` until the writer has been refused): every save it was told
-    /// succeeded is in the store, and it never needs to open the store again.
+    /// starts once the writer has saved since the last one, and waits in its `willMigrate` until
+    /// the writer has been refused): every save it was told succeeded is in the store, and it
+    /// never needs to open the store again.
     @Test func noSaveReportedSavedIsLostToFailingPlans() throws {
         let store = try Self.v1Store()
         let url = store.url
         let stop = LockedBox<Bool>()
         let refusals = RunCounter()
+        let saves = RunCounter()
         let container = try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: url)])
         // A thread of its own, not a task: it runs however busy the tasks' threads are.
         let outcome = LockedBox<(saved: [String], unexpected: [String])>()
@@ -155,6 +157,7 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
                     context.insert(TripsV1.Trip(name: "w\(index)", destination: "here"))
                     try context.save()
                     saved.append("w\(index)")
+                    saves.increment()
                 } catch let error as SwiftDataError where error.kind == .storeIsBusy {
                     refusals.increment()
                 } catch {
@@ -171,6 +174,11 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
         }
         defer { duringThePlan.set(nil) }
         for _ in 0..<5 {
+            // A save lands between two plans (the one a failing plan's restore must not undo),
+            // however the threads are scheduled: wait for it, up to about a minute.
+            let savedBefore = saves.value
+            for _ in 0..<6_000 where saves.value == savedBefore { usleep(10_000) }
+            #expect(saves.value > savedBefore, "the writer saved before the plan")
             let before = refusals.value
             let failure = #expect(throws: SwiftDataError.self) {
                 _ = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: FailingAfterAHookPlan.self,
