@@ -33,7 +33,7 @@ struct PostgresChangePathTests {
         other.insert(Ticket(code: "b", title: "second"))
         try other.save()
 
-        for _ in 0..<500 where observer.results.count < 2 {
+        for _ in 0..<3_000 where observer.results.count < 2 {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         #expect(observer.results.map(\.code) == ["a", "b"], "the other connection's save arrived by NOTIFY")
@@ -67,7 +67,7 @@ struct PostgresChangePathTests {
         writer.delete(posters[19])
         try writer.save()
         let expected = posters.dropLast().map(\.label).sorted()
-        for _ in 0..<500 where observer.results.map(\.label) != expected {
+        for _ in 0..<3_000 where observer.results.map(\.label) != expected {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         #expect(observer.results.map(\.label) == expected)

@@ -24,7 +24,7 @@ import Testing
             #expect(try Self.openConnections(of: configuration) > 0)
         }
         var open = try Self.openConnections(of: configuration)
-        for _ in 0..<50 where open > 0 {
+        for _ in 0..<300 where open > 0 {
             Thread.sleep(forTimeInterval: 0.1)
             open = try Self.openConnections(of: configuration)
         }

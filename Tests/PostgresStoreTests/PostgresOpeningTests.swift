@@ -89,7 +89,7 @@ import Testing
         // The server frees the role's slot when the first connection's backend has exited, a moment
         // after the container closed it: until then, an open is still unavailable.
         var reopened: ModelContainer?
-        for _ in 0..<50 where reopened == nil {
+        for _ in 0..<300 where reopened == nil {
             do {
                 reopened = try ModelContainer(for: Schema([Poster.self]), configurations: [configuration])
             } catch let error as SwiftDataError where error == .storeUnavailable {

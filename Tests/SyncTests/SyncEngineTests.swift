@@ -277,7 +277,7 @@ struct SyncEngineTests {
         context.insert(Trip(code: "LIVE", name: "Live"))
         try context.save()
         var arrived = false
-        for _ in 0..<200 where !arrived {
+        for _ in 0..<1_200 where !arrived {
             try await Task.sleep(for: .milliseconds(50))
             arrived = try b.trips().map(\.code) == ["LIVE"]
         }
@@ -347,7 +347,7 @@ struct SyncEngineTests {
         }
         let expected = ["A0", "A1", "A2", "B0", "B1", "B2"]
         var arrived = false
-        for _ in 0..<200 where !arrived {
+        for _ in 0..<1_200 where !arrived {
             try await Task.sleep(for: .milliseconds(50))
             arrived = try devices.allSatisfy { try $0.trips().map(\.code) == expected }
         }

@@ -200,9 +200,9 @@ struct SyncSharingTests {
         alice.engine.start()
         bob.engine.start()
         defer { Task { [engines = [alice.engine, bob.engine]] in for engine in engines { await engine.stop() } } }
-        /// Whether `condition` holds within 10 seconds.
+        /// Whether `condition` holds within about a minute.
         func eventually(_ condition: () throws -> Bool) async throws -> Bool {
-            for _ in 0..<200 {
+            for _ in 0..<1_200 {
                 if try condition() { return true }
                 try await Task.sleep(for: .milliseconds(50))
             }

@@ -31,7 +31,7 @@ final class RunningTool: @unchecked Sendable {
     var isRunning: Bool { process.isRunning }
 
     /// Waits up to `seconds` for the output to satisfy `condition`; returns whether it did.
-    func waitForOutput(seconds: Double = 20, _ condition: (String) -> Bool) -> Bool {
+    func waitForOutput(seconds: Double = 60, _ condition: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition(output) { return true }

@@ -166,7 +166,14 @@ import Testing
     @Test func aWriterKilledMidSaveLeavesWholeTransactions() async throws {
         _ = try seed()
         let process = try helper("loop")
-        try await Task.sleep(nanoseconds: 400_000_000)
+        // Killed once it has saved (its start takes longer on a busy machine), during a later save.
+        let watching = try container()
+        var polls = 0
+        while try ModelContext(watching).fetchCount(FetchDescriptor<FuzzOwner>()) <= 2, polls < 3_000 {
+            polls += 1
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        try await Task.sleep(nanoseconds: 100_000_000)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)

@@ -76,7 +76,7 @@ import Testing
         try await watcher.start()
         context.insert(LiveBook("a", rating: 2))
         try context.save()
-        for _ in 0..<500 where await watcher.backgroundUpdates() == 0 {
+        for _ in 0..<3_000 where await watcher.backgroundUpdates() == 0 {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         #expect(await watcher.backgroundUpdates() == 1, "the observer's own task updated it, on the actor")

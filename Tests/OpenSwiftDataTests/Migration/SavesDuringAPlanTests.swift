@@ -167,10 +167,10 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
             outcome.value = (saved, unexpected)
             finished.signal()
         }.start()
-        // Each plan goes on once the writer has met it, or after about five seconds.
+        // Each plan goes on once the writer has met it, or after about a minute.
         duringThePlan.set {
             let before = refusals.value
-            for _ in 0..<500 where refusals.value == before { usleep(10_000) }
+            for _ in 0..<6_000 where refusals.value == before { usleep(10_000) }
         }
         defer { duringThePlan.set(nil) }
         for _ in 0..<5 {
