@@ -19,7 +19,7 @@ struct SyncProcessTests {
         // The schema file is what `osd schema` prints of a store of the app's models.
         let seed = try ModelContainer(for: Schema(syncModels), configurations: ModelConfiguration(url: directory.appending(path: "seed.store")))
         try ModelContext(seed).save()
-        let (schemaStatus, schemaText) = try runToEnd(Self.executable("osd"), ["schema", directory.appending(path: "seed.store").path, "--json"])
+        let (schemaStatus, schemaText) = try await runToEnd(Self.executable("osd"), ["schema", directory.appending(path: "seed.store").path, "--json"])
         #expect(schemaStatus == 0)
         try schemaText.write(to: directory.appending(path: "schema.json"))
         try Data("# token user\ndevice-token alice\n".utf8).write(to: directory.appending(path: "tokens"))
@@ -71,48 +71,40 @@ struct SyncProcessTests {
         await #expect(throws: SyncError.self) { try await stranger.sync() }
     }
 
-    @Test func theSyncNotesExampleShipsTheSchemaOfItsModels() throws {
+    @Test func theSyncNotesExampleShipsTheSchemaOfItsModels() async throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "osd-sync-notes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appending(path: "notes.store").path
-        func run(_ name: String, _ arguments: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = Self.executable(name)
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return text
+        func run(_ name: String, _ arguments: [String]) async throws -> String {
+            String(decoding: try await runToEnd(Self.executable(name), arguments).output, as: UTF8.self)
         }
         // No server listens on port 1: the note is kept, and the example says it waits.
-        let added = try run("SyncNotes", ["--server", "http://127.0.0.1:1", "--store", store, "add", "Buy", "milk"])
+        let added = try await run("SyncNotes", ["--server", "http://127.0.0.1:1", "--store", store, "add", "Buy", "milk"])
         #expect(added.contains("1 change(s) wait to be sent"))
         #expect(added.contains("[ ] Buy milk"))
-        let schema = try run("osd", ["schema", store, "--json"])
+        let schema = try await run("osd", ["schema", store, "--json"])
         let shipped = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appending(path: "Examples/SyncNotes/schema.json"), encoding: .utf8)
         #expect(schema == shipped)
     }
 
-    @Test func theConvergenceCheckerFindsNoViolationWithKilledClientsAndServer() throws {
-        let (text, status) = try Self.runChecker(["--runs", "1", "--clients", "3", "--operations", "150", "--seed", "20261129"])
+    @Test func theConvergenceCheckerFindsNoViolationWithKilledClientsAndServer() async throws {
+        let (text, status) = try await Self.runChecker(["--runs", "1", "--clients", "3", "--operations", "150", "--seed", "20261129"])
         #expect(text.contains("violations: 0"), "\(text)")
         #expect(status == 0)
     }
 
     /// Three server processes behind one database, clients moving between them between
     /// synchronizations (and continuous ones now and then), one server killed and restarted.
-    @Test func theConvergenceCheckerFindsNoViolationAcrossThreeServerProcesses() throws {
-        let (text, status) = try Self.runChecker(["--runs", "1", "--clients", "4", "--operations", "100", "--seed", "20261203", "--servers", "3"])
+    @Test func theConvergenceCheckerFindsNoViolationAcrossThreeServerProcesses() async throws {
+        let (text, status) = try await Self.runChecker(["--runs", "1", "--clients", "4", "--operations", "100", "--seed", "20261203", "--servers", "3"])
         #expect(text.contains("3 server processes") && text.contains("violations: 0"), "\(text)")
         #expect(status == 0)
     }
 
-    @Test func theConvergenceCheckerFindsNoViolationWhenTheServerTrimsMidRun() throws {
-        let (text, status) = try Self.runChecker(["--runs", "1", "--clients", "3", "--operations", "80", "--seed", "20261202", "--trims"])
+    @Test func theConvergenceCheckerFindsNoViolationWhenTheServerTrimsMidRun() async throws {
+        let (text, status) = try await Self.runChecker(["--runs", "1", "--clients", "3", "--operations", "80", "--seed", "20261202", "--trims"])
         #expect(text.contains("trims: 1") && text.contains("violations: 0"), "\(text)")
         #expect(status == 0)
     }
@@ -120,22 +112,15 @@ struct SyncProcessTests {
     /// Three users, the first sharing groups with the second (read-write) and the third
     /// (read-only) and revoking shares now and then: each user's clients converge on what the
     /// server shares with them.
-    @Test func theConvergenceCheckerFindsNoViolationWithSharesBetweenUsers() throws {
-        let (text, status) = try Self.runChecker(["--runs", "1", "--clients", "6", "--operations", "100", "--seed", "20261204", "--shares"])
+    @Test func theConvergenceCheckerFindsNoViolationWithSharesBetweenUsers() async throws {
+        let (text, status) = try await Self.runChecker(["--runs", "1", "--clients", "6", "--operations", "100", "--seed", "20261204", "--shares"])
         #expect(text.contains("three users sharing") && text.contains("violations: 0"), "\(text)")
         #expect(status == 0)
     }
 
     /// Runs `SyncCheck run` on the test server with `arguments`; returns its report and status.
-    private static func runChecker(_ arguments: [String]) throws -> (text: String, status: Int32) {
-        let process = Process()
-        process.executableURL = executable("SyncCheck")
-        process.arguments = ["run", "--postgres", try #require(SyncPostgres.url)] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (text, process.terminationStatus)
+    private static func runChecker(_ arguments: [String]) async throws -> (text: String, status: Int32) {
+        let (status, output) = try await runToEnd(executable("SyncCheck"), ["run", "--postgres", try #require(SyncPostgres.url)] + arguments)
+        return (String(decoding: output, as: UTF8.self), status)
     }
 }

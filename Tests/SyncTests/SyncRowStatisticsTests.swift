@@ -34,7 +34,7 @@ struct SyncRowStatisticsTests {
         try context.save()
         try await a.engine.sync()
 
-        let estimate = try psql("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass('\"\(server.name)_sync\".rows')")
+        let estimate = try await psql("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass('\"\(server.name)_sync\".rows')")
         #expect((Int(estimate) ?? 0) >= threshold, "the rows table was not analyzed: \(estimate)")
 
         let b = try SyncDevice(server: server)
@@ -45,8 +45,8 @@ struct SyncRowStatisticsTests {
     }
 
     /// The single value a query prints, through `psql`.
-    private func psql(_ query: String) throws -> String {
-        let (status, output) = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"), ["psql", try #require(SyncPostgres.url), "-Atc", query])
+    private func psql(_ query: String) async throws -> String {
+        let (status, output) = try await runToEnd(URL(fileURLWithPath: "/usr/bin/env"), ["psql", try #require(SyncPostgres.url), "-Atc", query])
         #expect(status == 0)
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -11,7 +11,7 @@ import Testing
 /// accepted.
 @Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage))
 struct SyncServerStopTests {
-    @Test(.timeLimit(.minutes(1))) func aStoppingServerAnswersItsWaitingPulls() async throws {
+    @Test(.timeLimit(.minutes(3))) func aStoppingServerAnswersItsWaitingPulls() async throws {
         let server = try await RunningSyncServer.start("stop")
         var request = URLRequest(url: server.url.appending(path: "v1/changes").appending(queryItems: [
             URLQueryItem(name: "after", value: "0"), URLQueryItem(name: "limit", value: "10"), URLQueryItem(name: "wait", value: "20"),
@@ -19,7 +19,7 @@ struct SyncServerStopTests {
         request.setValue("Bearer token-a", forHTTPHeaderField: "Authorization")
         request.timeoutInterval = 60
         let pull = Task { [request] in try await URLSession.shared.data(for: request) }
-        while await server.server.waitingPullCount() == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Self.polling(until: { await server.server.waitingPullCount() > 0 }, orStopping: server)
         await server.stop()
         let (data, response) = try await pull.value
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -29,7 +29,7 @@ struct SyncServerStopTests {
 
     /// A request the server accepted before its task was cancelled is answered from the database:
     /// the PostgreSQL client stops after the HTTP server, not with it.
-    @Test(.timeLimit(.minutes(1))) func aStoppingServerAnswersFromItsDatabaseWhatItAccepted() async throws {
+    @Test(.timeLimit(.minutes(3))) func aStoppingServerAnswersFromItsDatabaseWhatItAccepted() async throws {
         let gate = RequestGate()
         let server = try await RunningSyncServer.start("stopanswer") { router in
             router.add(middleware: HoldFirstPull(gate: gate))
@@ -40,7 +40,7 @@ struct SyncServerStopTests {
         request.setValue("Bearer token-a", forHTTPHeaderField: "Authorization")
         request.timeoutInterval = 60
         let pull = Task { [request] in try await URLSession.shared.data(for: request) }
-        await gate.waitUntilHeld()
+        try await Self.polling(until: { await gate.isHolding }, orStopping: server)
         let stopping = Task { await server.stop() }
         // The server's task is cancelled while the pull waits before its route; the pull then
         // reads the database.
@@ -51,27 +51,33 @@ struct SyncServerStopTests {
         #expect(try PullResponse(jsonData: data).upToDate)
         await stopping.value
     }
+
+    /// Waits until `condition` holds, polling, so that the test's time limit (a cancellation) ends
+    /// the wait; `server` is stopped then, as its task is not the test's child.
+    private static func polling(until condition: () async -> Bool, orStopping server: RunningSyncServer) async throws {
+        do {
+            while await !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
 }
 
 /// Holds one request until released, and says when it holds it.
 private actor RequestGate {
     private var holding: CheckedContinuation<Void, Never>?
     private var held = false
-    private var watchers: [CheckedContinuation<Void, Never>] = []
 
     /// Holds the caller until ``release()``; only the first caller is held.
     func hold() async {
         guard !held else { return }
         held = true
-        for watcher in watchers { watcher.resume() }
-        watchers = []
         await withCheckedContinuation { holding = $0 }
     }
 
-    func waitUntilHeld() async {
-        guard !held else { return }
-        await withCheckedContinuation { watchers.append($0) }
-    }
+    /// Whether a caller is held (or was, and was released).
+    var isHolding: Bool { held }
 
     func release() {
         holding?.resume()

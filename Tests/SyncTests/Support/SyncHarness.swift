@@ -61,12 +61,22 @@ final class RunningSyncServer: Sendable {
         }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
+            // The server stopped, or the test was cancelled (its time limit) while the server
+            // started: the server's task is not the test's child, so it is stopped here, or it
+            // would serve, and this wait last, until the process ends.
+            task.cancel()
             try await task.value
             throw SyncServerError("The sync server stopped before it listened")
         }
-        // The tables are made once PostgreSQL is reached: a hello before then would find none.
-        try await server.prepare()
-        return RunningSyncServer(url: try #require(URL(string: "http://127.0.0.1:\(port)")), name: name, server: server, task: task)
+        let running = RunningSyncServer(url: try #require(URL(string: "http://127.0.0.1:\(port)")), name: name, server: server, task: task)
+        do {
+            // The tables are made once PostgreSQL is reached: a hello before then would find none.
+            try await server.prepare()
+        } catch {
+            await running.stop()
+            throw error
+        }
+        return running
     }
 
     func stop() async {
@@ -139,15 +149,24 @@ extension SyncDevice {
     }
 }
 
-/// Runs a program to its end: its exit status and what it printed on standard output.
-func runToEnd(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: Data) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, data)
+/// Runs a program to its end: its exit status and what it printed on standard output. It waits on
+/// a thread of its own: a wait on one of the few threads Swift's tasks share (two on a two-core
+/// machine) would hold up the servers and engines the other tests run in this process, for as
+/// long as the program runs (a convergence check: tens of seconds).
+func runToEnd(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: Data) {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result {
+                let process = Process()
+                process.executableURL = executable
+                process.arguments = arguments
+                let output = Pipe()
+                process.standardOutput = output
+                try process.run()
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return (process.terminationStatus, data)
+            })
+        }.start()
+    }
 }
