@@ -104,13 +104,20 @@ final class SyncDevice {
         self.token = token
         self.pullPageSize = pullPageSize
         container = try ModelContainer(for: Schema(syncModels), configurations: ModelConfiguration(url: storeURL))
-        engine = SyncEngine(container: container, configuration: SyncConfiguration(serverURL: server.url, token: token, pullPageSize: pullPageSize))
+        engine = SyncEngine(container: container, configuration: Self.configuration(server.url, token: token, pullPageSize: pullPageSize))
     }
 
     /// Closes the store and opens it again, with a new engine: what an app's restart does.
     func restart() throws {
         container = try ModelContainer(for: Schema(syncModels), configurations: ModelConfiguration(url: storeURL))
-        engine = SyncEngine(container: container, configuration: SyncConfiguration(serverURL: serverURL, token: token, pullPageSize: pullPageSize))
+        engine = SyncEngine(container: container, configuration: Self.configuration(serverURL, token: token, pullPageSize: pullPageSize))
+    }
+
+    /// A device's engine configuration: requests wait up to five minutes, not the default one, as
+    /// the server runs in the test process, beside every other test, and a loaded machine's
+    /// two cores may take longer than a minute to answer.
+    private static func configuration(_ server: URL, token: String, pullPageSize: Int) -> SyncConfiguration {
+        SyncConfiguration(serverURL: server, token: token, pullPageSize: pullPageSize, requestTimeout: 300)
     }
 
     /// A fresh context of the device's container.
