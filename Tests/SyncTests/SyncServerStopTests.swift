@@ -19,7 +19,7 @@ struct SyncServerStopTests {
         request.setValue("Bearer token-a", forHTTPHeaderField: "Authorization")
         request.timeoutInterval = 60
         let pull = Task { [request] in try await URLSession.shared.data(for: request) }
-        try await Self.polling(until: { await server.server.waitingPullCount() > 0 }, orStopping: server)
+        try await Self.polling(until: { await server.server.waitingPullCount() > 0 }, orElse: { await server.stop() })
         await server.stop()
         let (data, response) = try await pull.value
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -40,7 +40,10 @@ struct SyncServerStopTests {
         request.setValue("Bearer token-a", forHTTPHeaderField: "Authorization")
         request.timeoutInterval = 60
         let pull = Task { [request] in try await URLSession.shared.data(for: request) }
-        try await Self.polling(until: { await gate.isHolding }, orStopping: server)
+        try await Self.polling(until: { await gate.isHolding }, orElse: {
+            await gate.release()   // a request held now would keep the server from stopping
+            await server.stop()
+        })
         let stopping = Task { await server.stop() }
         // The server's task is cancelled while the pull waits before its route; the pull then
         // reads the database.
@@ -53,12 +56,12 @@ struct SyncServerStopTests {
     }
 
     /// Waits until `condition` holds, polling, so that the test's time limit (a cancellation) ends
-    /// the wait; `server` is stopped then, as its task is not the test's child.
-    private static func polling(until condition: () async -> Bool, orStopping server: RunningSyncServer) async throws {
+    /// the wait; `giveUp` then stops what the test started outside its own task (its server).
+    private static func polling(until condition: () async -> Bool, orElse giveUp: () async -> Void) async throws {
         do {
             while await !condition() { try await Task.sleep(for: .milliseconds(10)) }
         } catch {
-            await server.stop()
+            await giveUp()
             throw error
         }
     }
