@@ -288,18 +288,11 @@ public struct CheckRun {
 
     @discardableResult
     private func runTool(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SyncError(.storeFailure, "SyncCheck \(arguments.first ?? "") failed with status \(process.terminationStatus)")
+        let run = try ProgramRun(executable, arguments)
+        guard run.status == 0 else {
+            throw SyncError(.storeFailure, "SyncCheck \(arguments.first ?? "") failed with status \(run.status)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: run.output, as: UTF8.self)
     }
 
     private static func difference(_ a: CheckState, _ b: CheckState) -> (key: String, text: String) {

@@ -4,6 +4,7 @@ import Logging
 import OpenSwiftData
 import OpenSwiftDataSync
 import OpenSwiftDataSyncServer
+import SyncChecking
 import Testing
 
 /// The PostgreSQL server the sync tests use, when `OSD_POSTGRES_URL` names one.
@@ -164,15 +165,8 @@ func runToEnd(_ executable: URL, _ arguments: [String]) async throws -> (status:
     try await withCheckedThrowingContinuation { continuation in
         Thread {
             continuation.resume(with: Result {
-                let process = Process()
-                process.executableURL = executable
-                process.arguments = arguments
-                let output = Pipe()
-                process.standardOutput = output
-                try process.run()
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return (process.terminationStatus, data)
+                let run = try ProgramRun(executable, arguments)
+                return (run.status, run.output)
             })
         }.start()
     }
