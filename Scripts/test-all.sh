@@ -18,11 +18,11 @@
 # a quarter of their quick counts (TestCounts.isPostgresPass); CI runs it after the other passes
 # when they leave it room under its 15-minute limit (about 100 s of CPU, the server's included),
 # and Scripts/long-checks.sh always does. The suites parameterized over the stores run no case in
-# this pass (they ran on every store in pass 1), and the suites that touch no store, or are about SQLite files by
-# design, are skipped: corrupt, damaged or foreign files, stores Apple's frameworks wrote (read as
-# files; PostgresAppleImportTests imports them into PostgreSQL), file migrations and their kill
-# tests, the SQL plans SQLite chooses, SQLite's statement cache, several store files in one
-# container, rows written into the file by other programs and tables they removed
+# this pass (they ran on every store in pass 1), and the suites that touch no store, or are about
+# SQLite files by design, are skipped: corrupt, damaged or foreign files, stores Apple's frameworks
+# wrote (read as files; PostgresAppleImportTests imports them into PostgreSQL), file migrations and
+# their kill tests, the SQL plans SQLite chooses, SQLite's statement cache, several store files in
+# one container, rows written into the file by other programs and tables they removed
 # (PostgresRemovedTableTests covers PostgreSQL), the soak (its probe process works on a file),
 # saves of other containers while a plan migrates a file (a PostgreSQL plan is one transaction),
 # failure injection into the SQLite seam and its VFS, migration-plan tests that open store files

@@ -168,16 +168,13 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
             finished.signal()
         }.start()
         // Each plan goes on once the writer has met it, or after about a minute.
-        duringThePlan.set {
-            let before = refusals.value
-            for _ in 0..<6_000 where refusals.value == before { usleep(10_000) }
-        }
+        duringThePlan.set { refusals.waitUntil(above: refusals.value) }
         defer { duringThePlan.set(nil) }
         for _ in 0..<5 {
             // A save lands between two plans (the one a failing plan's restore must not undo),
-            // however the threads are scheduled: wait for it, up to about a minute.
+            // however the threads are scheduled: wait for it.
             let savedBefore = saves.value
-            for _ in 0..<6_000 where saves.value == savedBefore { usleep(10_000) }
+            saves.waitUntil(above: savedBefore)
             #expect(saves.value > savedBefore, "the writer saved before the plan")
             let before = refusals.value
             let failure = #expect(throws: SwiftDataError.self) {

@@ -90,6 +90,12 @@ final class RunCounter: @unchecked Sendable {
     private var count = 0
     func increment() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
+
+    /// Waits, polling, until the count is above `earlier`, for up to about a minute: another
+    /// thread's progress, however the threads are scheduled. Callers then assert the count itself.
+    func waitUntil(above earlier: Int) {
+        for _ in 0..<6_000 where value <= earlier { usleep(10_000) }
+    }
 }
 
 let willMigrateRuns = RunCounter()
