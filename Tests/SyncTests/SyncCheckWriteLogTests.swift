@@ -64,6 +64,18 @@ import Testing
         #expect(server(counts: [42]).lostWrites(written, client: 1, in: final) == ["client 1's \(item).count = 5 never reached the server"])
     }
 
+    /// A deletion cut off by a kill before its save committed: the client, restarted, still holds
+    /// the model (and may hang others off it), as the server does, so the deletion is not lost;
+    /// one recorded as committed that never reached the server is.
+    @Test func aDeletionCutOffBeforeItCommittedNeedNotReachTheServer() throws {
+        let deletion = CheckWrite(key: item, property: "", value: "deleted")
+        let cutOff = try log([[count("137")]], cutOff: [deletion], then: [[count("984")]])
+        #expect(cutOff.contains(LoggedWrite(write: deletion, isCertain: false)))
+        #expect(server(counts: [137, 984]).lostWrites(cutOff, client: 1, in: final).isEmpty)
+        let committed = try log([[count("137")], [deletion]])
+        #expect(server(counts: [137]).lostWrites(committed, client: 1, in: final) == ["client 1's deletion of \(item) never reached the server"])
+    }
+
     @Test func aSaveRecordedAfterARestartIsCertainAgain() throws {
         let written = try log([[count("137")]], cutOff: [count("984")], then: [[count("5")]])
         #expect(written.last == LoggedWrite(write: count("5"), isCertain: true))
