@@ -68,7 +68,7 @@ import Testing
     /// the model (and may hang others off it), as the server does, so the deletion is not lost;
     /// one recorded as committed that never reached the server is.
     @Test func aDeletionCutOffBeforeItCommittedNeedNotReachTheServer() throws {
-        let deletion = CheckWrite(key: item, property: "", value: "deleted")
+        let deletion = CheckWrite.deletion(of: item)
         let cutOff = try log([[count("137")]], cutOff: [deletion], then: [[count("984")]])
         #expect(cutOff.contains(LoggedWrite(write: deletion, isCertain: false)))
         #expect(server(counts: [137, 984]).lostWrites(cutOff, client: 1, in: final).isEmpty)

@@ -137,7 +137,7 @@ struct ChangeLog {
             // A deletion cut off by a kill may not have committed, and then the client holds the
             // model still, as the server does; whether every store agrees with the server is
             // checked apart.
-            if certain == nil, uncertain.first?.property.isEmpty == true { continue }
+            if certain == nil, uncertain.first?.isDeletion == true { continue }
             // Newest first, so that a write none of them reached is reported by the newest value.
             let candidates = uncertain.reversed() + (certain.map { [$0] } ?? [])
             let reasons = candidates.compactMap { lost($0, client: client, in: final, owned: owned, refused: refused) }
@@ -157,7 +157,7 @@ struct ChangeLog {
             if write.property == "group", write.value != "nil",
                idOf[write.value].map({ owned.contains($0) || deleted.contains($0) }) != true { return nil }
         }
-        if write.property.isEmpty {
+        if write.isDeletion {
             guard let id = idOf[write.key], !deleted.contains(id) else { return nil }
             return "client \(client)'s deletion of \(write.key) never reached the server"
         }

@@ -93,11 +93,11 @@ public struct CheckClient {
                 writes = [CheckWrite(key: item.key, property: "group", value: group?.key ?? "nil")]
             case 80..<86 where !items.isEmpty:
                 let item = items[Int(random.next(UInt64(items.count)))]
-                writes = [CheckWrite(key: item.key, property: "", value: "deleted")]
+                writes = [.deletion(of: item.key)]
                 context.delete(item)
             case 86..<88 where !groups.isEmpty:
                 let group = groups[Int(random.next(UInt64(groups.count)))]
-                writes = [CheckWrite(key: group.key, property: "", value: "deleted")]
+                writes = [.deletion(of: group.key)]
                 context.delete(group)
             case 88..<94 where !sharesWith.isEmpty && !groups.isEmpty:
                 // Shares a group (with its items) with another user, or stops sharing it. The
@@ -190,9 +190,18 @@ public struct CheckClient {
 
 /// One committed write of a client: a model (by key), a property (`""` for a deletion), a value.
 public struct CheckWrite: Codable, Hashable, Sendable {
+    /// The key of the model written.
     public var key: String
+    /// The property written, or `""` for the model's deletion.
     public var property: String
+    /// The value written, as text (`"nil"` for no related model, `"deleted"` for a deletion).
     public var value: String
+
+    /// The deletion of the model `key` names.
+    static func deletion(of key: String) -> CheckWrite { CheckWrite(key: key, property: "", value: "deleted") }
+
+    /// Whether the write deletes its model.
+    var isDeletion: Bool { property.isEmpty }
 }
 
 /// The models of a store, by key: each property's value as text.
