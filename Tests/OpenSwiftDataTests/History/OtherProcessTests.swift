@@ -163,21 +163,24 @@ import Testing
         #expect(first.rank == 99)
     }
 
-    @Test func aWriterKilledMidSaveLeavesWholeTransactions() throws {
+    @Test func aWriterKilledMidSaveLeavesWholeTransactions() async throws {
         _ = try seed()
         let process = try helper("loop")
-        // Killed once it has saved (its start takes longer on a busy machine), during a later save.
-        // The waits hold this thread instead of suspending the test: a suspended test resumes when
-        // the run's other tests leave it a thread of the shared pool, and on a busy machine the
-        // writer went on saving for seconds meanwhile (57,261 saves to read back, once).
+        // Killed once it has saved (its start takes longer on a busy machine), during a later save,
+        // from a thread of its own: a test suspended in a busy run resumes when the other tests
+        // leave it a thread, and the writer went on saving for seconds meanwhile (57,261 saves to
+        // read back, once).
         let watching = try container()
-        var polls = 0
-        while try ModelContext(watching).fetchCount(FetchDescriptor<FuzzOwner>()) <= 2, polls < 3_000 {
-            polls += 1
-            usleep(10_000)
+        let writer = process.processIdentifier
+        try await HelperProcess.onThreadOfItsOwn {
+            var polls = 0
+            while try ModelContext(watching).fetchCount(FetchDescriptor<FuzzOwner>()) <= 2, polls < 3_000 {
+                polls += 1
+                usleep(10_000)
+            }
+            usleep(20_000)
+            kill(writer, SIGKILL)
         }
-        usleep(20_000)
-        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
 

@@ -19,6 +19,15 @@ enum HelperProcess {
         return (process, output)
     }
 
+    /// Runs `body` on a thread of its own and returns what it returns, holding none of the threads
+    /// Swift's tasks share while it runs: for a wait on another process whose timing matters (a
+    /// suspended test resumes only when the run's other tests leave it one of those threads).
+    static func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     /// Runs the helper `name` with `arguments` to its end; returns its exit status and output.
     static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let (process, output) = try start(name, arguments)
