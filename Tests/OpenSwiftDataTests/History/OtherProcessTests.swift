@@ -173,13 +173,13 @@ import Testing
         let watching = try container()
         let writer = process.processIdentifier
         try await HelperProcess.onThreadOfItsOwn {
+            defer { kill(writer, SIGKILL) }   // on every way out: it would write until the run ends
             var polls = 0
             while try ModelContext(watching).fetchCount(FetchDescriptor<FuzzOwner>()) <= 2, polls < 3_000 {
                 polls += 1
                 usleep(10_000)
             }
             usleep(20_000)
-            kill(writer, SIGKILL)
         }
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
