@@ -188,7 +188,9 @@ public struct CheckClient {
     }
 }
 
-/// One committed write of a client: a model (by key), a property (`""` for a deletion), a value.
+/// One write of a client: a model (by key), a property (`""` for a deletion), a value. Its log
+/// records the write as begun, then as committed (``LoggedWrite``): a kill between the two leaves
+/// a write that may or may not have committed.
 public struct CheckWrite: Codable, Hashable, Sendable {
     /// The key of the model written.
     public var key: String
@@ -264,6 +266,7 @@ struct WriteLog {
 
 /// A write as a client's log tells it.
 struct LoggedWrite: Equatable {
+    /// The write.
     var write: CheckWrite
     /// Whether the write's save is recorded as committed; `false` for a save a kill cut off
     /// between beginning and being recorded, which may or may not have committed.
