@@ -161,11 +161,13 @@ struct PostgresCommitInDoubtTests {
         #expect(try stored().transactions == 1)
     }
 
-    /// When the server cannot be asked (it stays out of reach longer than the store waits), the
-    /// save's outcome is unknown and it says so; saving the same new models again first asks,
-    /// and refuses to write them twice.
+    /// When the server cannot be asked (it stays out of reach longer than the store waits, here
+    /// the configuration's three seconds), the save's outcome is unknown and it says so; saving
+    /// the same new models again first asks, and refuses to write them twice.
     @Test func aSaveWhoseOutcomeCannotBeLearnedIsNotWrittenTwice() throws {
-        let context = ModelContext(try container(throughProxy))
+        var configuration = throughProxy
+        configuration.commitOutcomeTimeout = 3
+        let context = ModelContext(try container(configuration))
         let poster = Poster(label: "in doubt")
         context.insert(poster)
         proxy.cut(.afterCommit, thenRefuse: true)
@@ -187,6 +189,33 @@ struct PostgresCommitInDoubtTests {
         context.insert(Poster(label: "after"))
         try context.save()
         #expect(try stored().labels == ["in doubt": 1, "after": 1])
+    }
+
+    /// A save waits as long as its configuration's `commitOutcomeTimeout` to learn whether the
+    /// server kept it: a server back within the default ten seconds, but after the one second
+    /// configured, leaves the outcome unknown, and a save configured to wait a minute for the
+    /// same outage learns that it was kept.
+    @Test func aSaveWaitsForItsOutcomeAsLongAsItsConfigurationSays() throws {
+        var brief = throughProxy
+        brief.commitOutcomeTimeout = 1
+        let impatient = ModelContext(try container(brief))
+        impatient.insert(Poster(label: "brief"))
+        proxy.cut(.afterCommit, thenRefuseFor: 6)
+        let unknown = #expect(throws: SwiftDataError.self) { try impatient.save() }
+        #expect(unknown == .storeUnavailable)
+        #expect(unknown?.reason?.contains("unknown") == true, "\(String(describing: unknown))")
+        proxy.refuseConnections(false)
+
+        var patient = throughProxy
+        patient.commitOutcomeTimeout = 60
+        let context = ModelContext(try container(patient))
+        context.insert(Poster(label: "patient"))
+        let refusedBefore = proxy.refusals
+        proxy.cut(.afterCommit, thenRefuseFor: 2)
+        try context.save()
+        #expect(proxy.refusals > refusedBefore, "the store asked while the server was out of reach")
+        #expect(try stored().labels == ["brief": 1, "patient": 1], "each kept once")
+        #expect(context.hasChanges == false)
     }
 
     /// A deletion by predicate and a one-row change whose commit replies are lost are kept once,

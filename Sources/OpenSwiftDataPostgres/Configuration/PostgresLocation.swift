@@ -32,6 +32,10 @@ struct PostgresLocation: Sendable {
     /// (restarting, failing over): the configuration's
     /// ``PostgresStoreConfiguration/reconnectionTimeout``, zero or more.
     let reconnectionTimeout: TimeInterval
+    /// How long, in seconds, a save whose commit reply was lost waits to learn whether the server
+    /// kept it: the configuration's ``PostgresStoreConfiguration/commitOutcomeTimeout``, zero or
+    /// more.
+    let commitOutcomeTimeout: TimeInterval
     /// The server settings the URL's `options` gives (`-c name=value …`), sent as libpq sends them.
     let options: String?
     /// The TCP keepalive probes of the store's connections, `nil` when the URL turns them off
@@ -101,6 +105,7 @@ struct PostgresLocation: Sendable {
             throw SwiftDataError(.invalidStoreURL, reason: "PostgreSQL configuration name \"\(name)\" is reserved by PostgreSQL; choose another name")
         }
         self.reconnectionTimeout = configuration.reconnectionTimeout > 0 ? configuration.reconnectionTimeout : 0
+        self.commitOutcomeTimeout = configuration.commitOutcomeTimeout > 0 ? configuration.commitOutcomeTimeout : 0
         self.username = username
         self.password = parameter("password") ?? components.password
         self.database = database

@@ -74,6 +74,19 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     /// not match) throw at once, as does opening the container when the server cannot be reached.
     /// `5` by default; `0` throws at once. Raise it to ride out a failover, which takes longer.
     public var reconnectionTimeout: TimeInterval
+    /// How long, in seconds, a save whose connection was lost as it committed waits to learn
+    /// whether the server kept it.
+    ///
+    /// The save's `COMMIT` was sent, and the server may have committed it or not. The store asks
+    /// on a new connection, again and again, until the server answers or this time has passed:
+    /// the save then returns if the server kept it, and throws ``SwiftDataError/storeUnavailable``
+    /// saying nothing was written if it did not. When the server could not be asked in time, the
+    /// save throws ``SwiftDataError/storeUnavailable`` saying its outcome is unknown; the store
+    /// remembers it, and a later save of the same new models first learns what became of it
+    /// (waiting as long again), so that they are never written twice. `10` by default; `0` asks
+    /// once. Lower it for requests that must answer soon, raise it with ``reconnectionTimeout``
+    /// to learn the outcome across a failover.
+    public var commitOutcomeTimeout: TimeInterval
     /// Whether opening the store may run a lightweight migration that deletes stored data: the
     /// rows of a model, or the values of a property or relationship, that the models no longer
     /// declare. `false` by default: such an open throws ``SwiftDataError/destructiveMigration``
@@ -109,12 +122,15 @@ public struct PostgresStoreConfiguration: DataStoreConfiguration, Sendable {
     ///     that deletes stored data (``allowsDestructiveMigration``).
     ///   - reconnectionTimeout: How long, in seconds, a call waits for a server that is restarting
     ///     (``reconnectionTimeout``).
+    ///   - commitOutcomeTimeout: How long, in seconds, a save whose connection was lost as it
+    ///     committed waits to learn whether the server kept it (``commitOutcomeTimeout``).
     public init(
         name: String = "default", schema: Schema? = nil, url: URL, allowsSave: Bool = true,
         transportSecurity: TransportSecurity = .automatic, maximumReadConnections: Int = 4,
-        allowsDestructiveMigration: Bool = false, reconnectionTimeout: TimeInterval = 5
+        allowsDestructiveMigration: Bool = false, reconnectionTimeout: TimeInterval = 5, commitOutcomeTimeout: TimeInterval = 10
     ) {
         self.reconnectionTimeout = reconnectionTimeout
+        self.commitOutcomeTimeout = commitOutcomeTimeout
         self.allowsDestructiveMigration = allowsDestructiveMigration
         self.name = name
         self.schema = schema

@@ -42,6 +42,9 @@ final class PostgresSession: @unchecked Sendable {
     /// the location's ``PostgresLocation/reconnectionTimeout`` once the session has connected, and
     /// for its first connection only if it was made to wait then too.
     private var serverWait: TimeInterval
+    /// When connecting stops waiting for a server that is away, whatever ``serverWait`` allows:
+    /// set while the outcome of a commit in doubt is learned (``connecting(by:_:)``).
+    private var connectionDeadline: Date?
 
     /// Connects to the server; `observer` hears how long each round trip of statements takes.
     ///
@@ -80,7 +83,7 @@ final class PostgresSession: @unchecked Sendable {
         if let connection { Self.discard(connection) }
         connection = nil
         connectionProcess = nil
-        let deadline = Date().addingTimeInterval(serverWait)
+        let deadline = min(Date().addingTimeInterval(serverWait), connectionDeadline ?? .distantFuture)
         var pause: TimeInterval = 0.02
         while true {
             do {
@@ -96,6 +99,14 @@ final class PostgresSession: @unchecked Sendable {
                 throw PostgresFailure.swiftDataError(error, location: location, statement: "Connecting")
             }
         }
+    }
+
+    /// Runs `body` with every connection it makes given up by `deadline`, even when the
+    /// reconnection timeout would wait longer for a server that is away.
+    func connecting<Result>(by deadline: Date, _ body: () throws -> Result) rethrows -> Result {
+        lock.withLock { connectionDeadline = deadline }
+        defer { lock.withLock { connectionDeadline = nil } }
+        return try body()
     }
 
     /// Opens a connection, learns its server process and listens on it. Throws the error as

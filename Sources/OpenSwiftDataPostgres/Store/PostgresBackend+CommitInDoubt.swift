@@ -8,18 +8,16 @@ import PostgresNIO
 /// once the server process that ran the save has ended (its transaction is then over, one way or
 /// the other), the record with that token is there or not.
 extension PostgresBackend {
-    /// How long a save whose commit reply was lost waits for the server to say whether it kept it.
-    static let settlingTime: TimeInterval = 10
-
     /// Learns whether the server kept a save whose commit reply was lost. Returns the number of
     /// the save's history transaction when it did; throws when it did not (the save wrote nothing)
-    /// or when the server cannot be asked within ``settlingTime``: the store then remembers the
+    /// or when the server cannot be asked within the configuration's
+    /// ``PostgresStoreConfiguration/commitOutcomeTimeout``: the store then remembers the
     /// save, and a later save of the same new models first learns what became of it
     /// (``settleEarlierSave(of:)``).
     func settle(_ doubt: PostgresCommitInDoubt, token: Int64, inserted: [any PersistentModel]) throws -> Int64 {
         let kept: Int64?
         do {
-            kept = try session.settle(doubt, token: token, namespace: namespace, within: Self.settlingTime)
+            kept = try session.settle(doubt, token: token, namespace: namespace, within: location.commitOutcomeTimeout)
         } catch let error as SwiftDataError where error == .storeUnavailable {
             let unsettled = UnsettledSave(token: token, process: doubt.process, models: inserted)
             unsettledSaves.withValue { $0.append(unsettled) }
@@ -42,8 +40,10 @@ extension PostgresBackend {
         let inserted = Set(changes.inserts.map { ObjectIdentifier($0.model) })
         try withSession { session in
             while let earlier = unsettledSaves.withValue({ saves in saves.first { $0.includes(any: inserted) } }) {
-                let deadline = Date().addingTimeInterval(Self.settlingTime)
-                let kept = try session.keptTransaction(token: earlier.token, namespace: namespace, process: earlier.process, deadline: deadline)
+                let deadline = Date().addingTimeInterval(location.commitOutcomeTimeout)
+                let kept = try session.connecting(by: deadline) {
+                    try session.keptTransaction(token: earlier.token, namespace: namespace, process: earlier.process, deadline: deadline)
+                }
                 unsettledSaves.withValue { saves in saves.removeAll { $0 === earlier } }
                 if kept != nil {
                     throw SwiftDataError(.storeFailure, reason: "An earlier save of these new models, whose connection to \(location.displayName) was lost as it committed, was kept by the server after all: the models are stored. Call rollback() and fetch them rather than insert them again. Nothing of this save was written.")
@@ -57,13 +57,16 @@ extension PostgresSession {
     /// Learns whether the server kept a transaction whose commit reply was lost, by the token its
     /// history record in `namespace` carries: the record's number when it did, `nil` when it did
     /// not. Throws the doubt's ``PostgresCommitInDoubt/unknownOutcome`` when the server cannot be
-    /// asked within `time` (it is asked on a new connection, again and again).
+    /// asked within `time` (it is asked on a new connection, again and again; connecting gives
+    /// up at the same moment, however long the reconnection timeout).
     func settle(_ doubt: PostgresCommitInDoubt, token: Int64, namespace: String, within time: TimeInterval) throws -> Int64? {
         let deadline = Date().addingTimeInterval(time)
         var pause: TimeInterval = 0.05
         while true {
             do {
-                return try keptTransaction(token: token, namespace: namespace, process: doubt.process, deadline: deadline)
+                return try connecting(by: deadline) {
+                    try keptTransaction(token: token, namespace: namespace, process: doubt.process, deadline: deadline)
+                }
             } catch let error as SwiftDataError where error == .storeUnavailable {
                 guard Date() < deadline else { throw doubt.unknownOutcome }
                 Thread.sleep(forTimeInterval: pause)

@@ -39,6 +39,10 @@ final class CuttingProxy: @unchecked Sendable {
     private var pendingCut: Cut?
     private var refusing = false
     private var refusesAfterCut = false
+    /// How long the refusal that follows a cut lasts, `nil` until ``refuseConnections(_:)``.
+    private var refusalAfterCut: TimeInterval?
+    /// When the refusal under way ends by itself, if it does.
+    private var refusalEnd: Date?
     private var cutCount = 0
     private var refusalCount = 0
 
@@ -68,6 +72,17 @@ final class CuttingProxy: @unchecked Sendable {
         lock.withLock {
             pendingCut = cut
             refusesAfterCut = thenRefuse
+            refusalAfterCut = nil
+        }
+    }
+
+    /// Cuts the next connection that reaches the moment `cut` names, then refuses new connections
+    /// for `seconds` from the cut: a server out of reach for that long.
+    func cut(_ cut: Cut, thenRefuseFor seconds: TimeInterval) {
+        lock.withLock {
+            pendingCut = cut
+            refusesAfterCut = true
+            refusalAfterCut = seconds
         }
     }
 
@@ -75,7 +90,12 @@ final class CuttingProxy: @unchecked Sendable {
     func disarm() { lock.withLock { pendingCut = nil } }
 
     /// While `true`, new connections are closed at once, as if the server were down.
-    func refuseConnections(_ refuse: Bool) { lock.withLock { refusing = refuse } }
+    func refuseConnections(_ refuse: Bool) {
+        lock.withLock {
+            refusing = refuse
+            refusalEnd = nil
+        }
+    }
 
     /// How many connections were cut.
     var cuts: Int { lock.withLock { cutCount } }
@@ -88,6 +108,10 @@ final class CuttingProxy: @unchecked Sendable {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
             let refused = lock.withLock {
+                if refusing, let refusalEnd, Date() >= refusalEnd {
+                    refusing = false
+                    self.refusalEnd = nil
+                }
                 if refusing { refusalCount += 1 }
                 return refusing
             }
@@ -195,7 +219,10 @@ final class CuttingProxy: @unchecked Sendable {
             guard let pendingCut, applies(pendingCut) else { return false }
             self.pendingCut = nil
             cutCount += 1
-            if refusesAfterCut { refusing = true }
+            if refusesAfterCut {
+                refusing = true
+                refusalEnd = refusalAfterCut.map { Date().addingTimeInterval($0) }
+            }
             return true
         }
     }
