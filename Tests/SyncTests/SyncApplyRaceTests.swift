@@ -7,11 +7,10 @@ import Testing
 /// the apply reads the pending local changes, and its save checks, under the store's write lock,
 /// that no local save came after that read; if one did, nothing is written and the apply starts
 /// again with the pending changes read anew.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage))
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers)
 struct SyncApplyRaceTests {
     @Test func aLocalSaveBetweenReadingPendingChangesAndApplyingIsKept() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let device = try SyncDevice(server: server)
         let context = device.context()
         context.insert(Trip(code: "RACE", name: "Saved"))

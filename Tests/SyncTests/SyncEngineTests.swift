@@ -6,11 +6,10 @@ import Testing
 
 /// Two and three devices synchronizing through a server in this process, each on a store file of
 /// its own: what arrives, how conflicts end, what status says.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncEngineTests {
     @Test func insertsArriveWithEveryValueExact() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let context = a.context()
@@ -48,7 +47,6 @@ struct SyncEngineTests {
 
     @Test func offlineEditsOfDifferentPropertiesBothSurvive() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let (a, b) = try await SyncDevice.pairHoldingATrip(on: server, price: 100)
 
         let contextA = a.context()
@@ -71,7 +69,6 @@ struct SyncEngineTests {
 
     @Test func theLaterEditOfOnePropertyWinsWhicheverSyncsFirst() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let (a, b) = try await SyncDevice.pairHoldingATrip(on: server)
 
         let contextA = a.context()
@@ -100,7 +97,6 @@ struct SyncEngineTests {
 
     @Test func aDeletionWinsOverAConcurrentEditAndCascades() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let context = a.context()
@@ -138,7 +134,6 @@ struct SyncEngineTests {
 
     @Test func relationshipsOfEveryKindArriveNavigable() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let context = a.context()
@@ -179,7 +174,6 @@ struct SyncEngineTests {
 
     @Test func statusCountsPendingChangesAndReportsBeingUpToDate() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         #expect(a.engine.status.lastSyncDate == nil)
         #expect(a.engine.status.isUpToDate == false)
@@ -201,7 +195,6 @@ struct SyncEngineTests {
 
     @Test func aWrongTokenIsRefusedAndNothingMoves() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let context = a.context()
         context.insert(Trip(code: "T1", name: "Lisbon"))
@@ -225,7 +218,6 @@ struct SyncEngineTests {
 
     @Test func usersSeeOnlyTheirOwnRows() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let alice = try SyncDevice(server: server, token: "token-a")
         let bob = try SyncDevice(server: server, token: "token-b")
         let aliceContext = alice.context()
@@ -243,7 +235,6 @@ struct SyncEngineTests {
 
     @Test func threeDevicesAndRestartsConvergeWithoutDuplicates() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let devices = try (0..<3).map { _ in try SyncDevice(server: server) }
         for (index, device) in devices.enumerated() {
             let context = device.context()
@@ -268,7 +259,6 @@ struct SyncEngineTests {
 
     @Test func continuousSyncDeliversASaveToTheOtherDevice() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         a.engine.start()
@@ -291,7 +281,6 @@ struct SyncEngineTests {
     /// waiting forever on Linux), and nothing is missed.
     @Test func stoppingWhileChangesArriveAlwaysReturns() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let writer = try SyncDevice(server: server)
         let reader = try SyncDevice(server: server)
         writer.engine.start()
@@ -330,7 +319,6 @@ struct SyncEngineTests {
 
     @Test func savesOfTwoDevicesReachEveryWaitingDeviceOfTheUser() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let devices = try (0..<5).map { _ in try SyncDevice(server: server) }
         // Another user's device waits too, and receives nothing.
         let stranger = try SyncDevice(server: server, token: "token-b")
@@ -369,11 +357,10 @@ struct SyncEngineTests {
 
 /// Pulled changes go through the normal path: contexts merge them, observers update, the history
 /// records them under the engine's author, and nothing pulled is sent back.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncApplyPathTests {
     @Test func pulledChangesReachOpenContextsObserversAndHistoryWithoutEcho() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let (a, b) = try await SyncDevice.pairHoldingATrip(on: server)
         let contextA = a.context()
 
@@ -418,11 +405,10 @@ struct TripResolver: SyncConflictResolver {
 }
 
 /// A resolver of the app's on the server decides what two devices changed.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncResolverTests {
     @Test func theServersResolverDecidesAndTheLosingDeviceIsTold() async throws {
         let server = try await RunningSyncServer.start(resolver: TripResolver())
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let context = a.context()
@@ -476,12 +462,11 @@ final class AddingPriceResolver: SyncConflictResolver, @unchecked Sendable {
 
 /// A resolver sees the value both devices started from, and is not asked about a change made over
 /// the server's current value.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncResolverBaseTests {
     @Test func aResolverMergesFromTheBaseBothDevicesStartedFrom() async throws {
         let resolver = AddingPriceResolver()
         let server = try await RunningSyncServer.start(resolver: resolver)
-        defer { Task { await server.stop() } }
         let (a, b) = try await SyncDevice.pairHoldingATrip(on: server, price: 100)
 
         // Both devices change the price from 100, without seeing each other's change.
@@ -553,11 +538,10 @@ struct SyncResolverBaseTests {
 }
 
 /// Deleting history never deletes changes the server has not acknowledged.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncHistoryRetentionTests {
     @Test func deletingHistoryKeepsUnsentChanges() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let context = a.context()

@@ -7,7 +7,7 @@ import Testing
 /// Models of a class hierarchy and bytes kept beside the store, synchronized between two devices:
 /// each row arrives as its own class with its inherited and own values, edits and deletions of a
 /// subclass travel both ways, and a relationship to a row of the hierarchy finds it.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncInheritanceTests {
     /// Bytes large enough that the store keeps them in a file beside it.
     static func manual(_ seed: UInt8, count: Int = 200_000) -> Data {
@@ -16,7 +16,6 @@ struct SyncInheritanceTests {
 
     @Test func subclassesAndExternalBytesTravelBothWays() async throws {
         let server = try await RunningSyncServer.start("syncinherit")
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server, token: "token-a")
 

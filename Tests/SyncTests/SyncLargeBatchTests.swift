@@ -8,13 +8,12 @@ import Testing
 
 /// Saves larger than one push request may carry — more changes than the server takes in one, or
 /// more bytes — reach the server in parts and arrive whole.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncLargeBatchTests {
     /// One save of more models than the server takes in one push (10,000): the batch goes in parts,
     /// and every model arrives, with nothing left pending.
     @Test func oneSaveOfMoreModelsThanAPushTakesArrivesWhole() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let context = a.context()
@@ -35,7 +34,6 @@ struct SyncLargeBatchTests {
     /// arrives, in answers of a few rows.
     @Test func pagesOfLargeValuesEndAtTheServersPageSize() async throws {
         let server = try await RunningSyncServer.start(pageBytes: 100 << 10)
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let context = a.context()
         try saveTripsWithPhotos(in: context)
@@ -61,7 +59,6 @@ struct SyncLargeBatchTests {
     /// naming it, and stays pending.
     @Test func aSaveLargerThanARequestArrivesInPartsAndAModelTooLargeIsNamed() async throws {
         let server = try await RunningSyncServer.start(maximumRequestSize: 256 << 10)
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let context = a.context()
@@ -88,7 +85,6 @@ struct SyncLargeBatchTests {
     /// whole with an error saying so, and stays pending: nothing of it is written.
     @Test func aSaveLargerThanTheServerAppliesAtOnceIsRefusedAndStaysPending() async throws {
         let server = try await RunningSyncServer.start(maximumRequestSize: 256 << 10)
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         // 80 photos of 54 KiB in Base64: more than 4 MiB.

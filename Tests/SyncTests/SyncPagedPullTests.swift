@@ -6,7 +6,7 @@ import Testing
 /// A pull applied a page at a time: a relationship to a model a later page brings is set when it
 /// comes, a pull stopped between pages goes on from the last page applied, and a relationship whose
 /// value changed meanwhile keeps the newer value.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncPagedPullTests {
     /// Trip `T1` with the stops `S1` and `S2` and the tags `G1` and `G2`, saved so that the server
     /// orders them: the stops, `G2`, `T1`, `G1`. The stops name a trip that comes after them, and
@@ -72,7 +72,6 @@ struct SyncPagedPullTests {
     @Test(arguments: [1, 2, 3])
     func aRelationshipToAModelOfALaterPageIsSetWhenItComes(pullPageSize: Int) async throws {
         let server = try await RunningSyncServer.start("syncpaged")
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         try await makeTripWhoseRowsComeOutOfOrder(on: a)
         #expect(try tripAsHeld(on: a) == Self.expected)
@@ -93,7 +92,6 @@ struct SyncPagedPullTests {
 
     @Test func aPullStoppedBetweenPagesGoesOnFromTheLastPageApplied() async throws {
         let server = try await RunningSyncServer.start("syncpaged")
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         try await makeTripWhoseRowsComeOutOfOrder(on: a)
         let b = try SyncDevice(server: server, pullPageSize: 1)
@@ -108,7 +106,6 @@ struct SyncPagedPullTests {
 
     @Test func aRelationshipChangedBeforeItsModelComesKeepsTheChange() async throws {
         let server = try await RunningSyncServer.start("syncpaged")
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         try await makeTripWhoseRowsComeOutOfOrder(on: a)
         let b = try SyncDevice(server: server, pullPageSize: 1)
@@ -133,7 +130,6 @@ struct SyncPagedPullTests {
 
     @Test func aPageOfTheDevicesOwnChangesAloneDoesNotEndThePull() async throws {
         let server = try await RunningSyncServer.start("syncpaged")
-        defer { Task { await server.stop() } }
         let (a, b) = try await SyncDevice.pairHoldingATrip(on: server, pullPageSize: 1)
         // The second device's two new trips are the next rows after its cursor: pages of its own
         // changes, which reach it with no row.

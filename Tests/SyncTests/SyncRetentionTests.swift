@@ -7,7 +7,7 @@ import Testing
 /// A server that forgets old deletions: a device that was away longer downloads its user's rows
 /// again, loses the models deleted meanwhile, and keeps what it made and changed offline; a device
 /// that kept up notices nothing.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncRetentionTests {
     private func names(_ device: SyncDevice) throws -> [String] {
         try device.trips().map { "\($0.code) \($0.name)" }
@@ -18,7 +18,6 @@ struct SyncRetentionTests {
     @Test(arguments: [2000, 1])
     func aDeviceBehindATrimDownloadsAgainAndKeepsItsUnsentChanges(pullPageSize: Int) async throws {
         let server = try await RunningSyncServer.start("syncretain")
-        defer { Task { await server.stop() } }
         let (a, b) = try await SyncDevice.pairHoldingATrip(on: server, pullPageSize: pullPageSize)
         let making = a.context()
         for (code, name) in [("T2", "Braga"), ("T3", "Coimbra"), ("T4", "Evora")] { making.insert(Trip(code: code, name: name)) }
@@ -71,7 +70,6 @@ struct SyncRetentionTests {
 
     @Test func aTrimKeepsLiveRowsAndRecentDeletions() async throws {
         let server = try await RunningSyncServer.start("syncretain")
-        defer { Task { await server.stop() } }
         let (a, b) = try await SyncDevice.pairHoldingATrip(on: server)
         let context = a.context()
         context.insert(Trip(code: "T2", name: "Braga"))

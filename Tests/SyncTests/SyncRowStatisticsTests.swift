@@ -21,12 +21,11 @@ struct SyncRowStatisticsTests {
         #expect(statistics.recordWrites(1))
     }
 
-    @Test(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage))
+    @Test(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers)
     func aBulkUploadIsAnalyzedAndDownloadsWhole() async throws {
         // A server that analyzes after 500 rows, as the default one does after 5,000.
         let threshold = 500
         let server = try await RunningSyncServer.start("stats", rowsBeforeAnalysis: threshold)
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let context = a.context()
         let count = threshold + 100

@@ -29,11 +29,10 @@ struct TripRules: SyncRules {
 
 /// The server's rules refuse changes; the refused changes are undone on the device that made them
 /// and reported, and the push's other changes are applied.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage))
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers)
 struct SyncRulesTests {
     @Test func refusedChangesAreUndoneOnTheirDeviceAndReportedWhileTheRestSyncs() async throws {
         let server = try await RunningSyncServer.start("rules", rules: TripRules())
-        defer { Task { await server.stop() } }
         let device = try SyncDevice(server: server, token: "token-b")
         let other = try SyncDevice(server: server, token: "token-b")
         let context = device.context()
@@ -112,7 +111,6 @@ struct SyncRulesTests {
 
     @Test func whatTheRulesAllowSyncsAsWithoutThem() async throws {
         let server = try await RunningSyncServer.start("rules", rules: TripRules())
-        defer { Task { await server.stop() } }
         let (device, other) = try await SyncDevice.pairHoldingATrip(on: server, price: 10)
         let context = device.context()
         try #require(try device.trip("T1", in: context)).price = 12
@@ -126,7 +124,6 @@ struct SyncRulesTests {
 
     @Test func modelsTheRulesHideLeaveEveryDeviceAndStayOnTheServer() async throws {
         let server = try await RunningSyncServer.start("rules", rules: TripRules())
-        defer { Task { await server.stop() } }
         let device = try SyncDevice(server: server)
         let other = try SyncDevice(server: server)
         let context = device.context()
@@ -152,7 +149,6 @@ struct SyncRulesTests {
 
         // The server keeps both: a server process without the rules, on the same database, serves them.
         let unruled = try await RunningSyncServer.start(sharing: server)
-        defer { Task { await unruled.stop() } }
         let admin = try SyncDevice(server: unruled)
         try await admin.engine.sync()
         #expect(try admin.trips().map { "\($0.code) \($0.notes ?? "-")" } == ["T1 private", "T2 private"])

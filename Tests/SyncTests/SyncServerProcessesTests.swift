@@ -6,13 +6,11 @@ import Testing
 
 /// Several server processes behind one database: a push through one is announced by PostgreSQL to
 /// the others, which wake their waiting pulls, and devices on different processes converge.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncServerProcessesTests {
     @Test func aPushThroughOneProcessIsAnnouncedByTheOthers() async throws {
         let first = try await RunningSyncServer.start("syncrelay")
-        defer { Task { await first.stop() } }
         let second = try await RunningSyncServer.start(sharing: first)
-        defer { Task { await second.stop() } }
         let a = try SyncDevice(server: first)
         let b = try SyncDevice(server: second)
 

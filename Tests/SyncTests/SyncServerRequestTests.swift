@@ -8,7 +8,7 @@ import Testing
 
 /// Requests a client would never send, sent by hand: each refused with its status and a message
 /// naming what is wrong, and nothing written.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncServerRequestTests {
     /// Sends `body` (JSON text) to `path`, returning the status and the answer's `message`.
     private func send(_ server: RunningSyncServer, _ method: String, _ path: String, token: String? = "token-a", body: String? = nil) async throws -> (Int, String) {
@@ -80,7 +80,6 @@ struct SyncServerRequestTests {
 
     @Test func requestsWithoutAValidTokenGet401() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let (missing, _) = try await send(server, "GET", "/v1/changes?after=0&limit=10", token: nil)
         #expect(missing == 401)
         let (wrong, message) = try await send(server, "POST", "/v1/push", token: "nope", body: "{}")
@@ -90,7 +89,6 @@ struct SyncServerRequestTests {
 
     @Test func malformedAndHostilePushesGet400NamingTheProblemAndWriteNothing() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         try await hello(server, client: "c1")
 
         let cases: [(changes: String, expected: String)] = [
@@ -118,7 +116,6 @@ struct SyncServerRequestTests {
     /// may be left out of a new model.
     @Test func aNewModelWithoutARequiredValueGets400AndWritesNothing() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         try await hello(server, client: "c1")
         let withoutPrice = change("Trip", "t1", values: ["name": "{\"text\": \"Lisbon\"}", "code": "{\"text\": \"t1\"}", "start": "{\"date\": 0}"])
         let (status, message) = try await push(server, client: "c1", changes: trip("t0") + ", " + withoutPrice)
@@ -142,7 +139,6 @@ struct SyncServerRequestTests {
     /// refused.
     @Test func aBatchInPartsIsAppliedWholeWhenItsLastPartArrives() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         try await hello(server, client: "c1")
         func part(_ number: Int, of parts: Int, sequence: Int = 4, _ changes: String) async throws -> (Int, String) {
             try await send(
@@ -181,7 +177,6 @@ struct SyncServerRequestTests {
 
     @Test func anotherUsersRowsCannotBeWrittenOrReferred() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         try await hello(server, client: "alice-1")
         let (created, _) = try await push(server, client: "alice-1", changes: trip("alices-trip"))
         #expect(created == 200)
@@ -201,7 +196,6 @@ struct SyncServerRequestTests {
 
     @Test func anOversizedBatchIsRefused() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         try await hello(server, client: "c1")
         let changes = (0..<10_001).map { trip("t\($0)") }.joined(separator: ", ")
         let (status, message) = try await push(server, client: "c1", changes: changes)
@@ -211,7 +205,6 @@ struct SyncServerRequestTests {
 
     @Test func aBatchSentTwiceIsAppliedOnce() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         try await hello(server, client: "c1")
         let (first, _) = try await push(server, client: "c1", sequence: 5, changes: trip("t1"))
         #expect(first == 200)
@@ -226,7 +219,6 @@ struct SyncServerRequestTests {
     /// not live on on the device that sent it.
     @Test func aBatchSentAgainAfterItsModelWasDeletedAndTrimmedIsAnsweredWithTheDeletion() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         try await twoClientsAfterAPushOfT1(server)
         let update = String(trip("t1", name: "{\"text\": \"Porto\"}").replacingOccurrences(of: "\"t\": 1,", with: "\"t\": 2,").dropLast())
             + ", \"isNew\": false}"
@@ -246,7 +238,6 @@ struct SyncServerRequestTests {
     /// does not live on on the device that made it.
     @Test func aBatchSentAgainAfterItsNewModelWasDeletedAndTrimmedIsAnsweredWithTheDeletion() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         try await twoClientsAfterAPushOfT1(server)
         try await deleteOnAnotherClientAndTrim(server, "t1")
 
@@ -265,7 +256,6 @@ struct SyncServerRequestTests {
     /// made.
     @Test func aNewModelSentAgainInALaterBatchAfterItWasDeletedAndTrimmedIsAnsweredWithTheDeletion() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         try await hello(server, client: "c1")
         try await hello(server, client: "c2")
         let made = String(trip("t1").dropLast()) + ", \"isNew\": true, \"insertedIn\": 1}"
@@ -286,7 +276,6 @@ struct SyncServerRequestTests {
     /// repeats the refusal and the deletion, so that the model does not live on on its device.
     @Test func aRefusedNewModelSentAgainIsRefusedAgain() async throws {
         let server = try await RunningSyncServer.start(rules: TripRules())
-        defer { Task { await server.stop() } }
         try await hello(server, client: "c1")
         let forbidden = trip("t1", name: "{\"text\": \"Forbidden\"}")
         for attempt in 1...2 {
@@ -304,7 +293,6 @@ struct SyncServerRequestTests {
 
     @Test func aClientWhoseModelsTheServerLacksGetsASchemaError() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         var schema = SyncSchema(StoredSchema(Schema(syncModels)))
         schema.version = "2.0.0"
         schema.entities[0].properties.append(SyncSchema.Property(name: "rating", kind: "integer", destination: nil, isOptional: true))
@@ -320,7 +308,6 @@ struct SyncServerRequestTests {
     /// models no other device can: its hello is refused, naming both versions and the property.
     @Test func aClientLackingAPropertyTheServerRequiresGetsASchemaError() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         var schema = SyncSchema(StoredSchema(Schema(syncModels)))
         schema.version = "0.9.0"
         let trip = try #require(schema.entities.firstIndex { $0.name == "Trip" })

@@ -9,7 +9,7 @@ import Testing
 /// A server that stops answers the pulls waiting on it, rather than dropping their connections
 /// or holding them to the end of their waits, and answers from its database the requests it had
 /// accepted.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage))
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers)
 struct SyncServerStopTests {
     @Test(.timeLimit(.minutes(3))) func aStoppingServerAnswersItsWaitingPulls() async throws {
         let server = try await RunningSyncServer.start("stop")

@@ -6,7 +6,7 @@ import Testing
 /// Sharing between users: a shared model and what cascades from it reach the participant, edits
 /// flow both ways, a read-only participant's edits are refused and undone, and ending a share
 /// removes the models from the participant's devices only.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage))
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers)
 struct SyncSharingTests {
     /// Alice's device holding the trip `T1` with two stops, pushed; and a device of Bob's.
     private static func aliceWithATrip(on server: RunningSyncServer) async throws -> (alice: SyncDevice, bob: SyncDevice) {
@@ -40,7 +40,6 @@ struct SyncSharingTests {
 
     @Test func aSharedTripReachesTheParticipantWithItsStopsAndEditsFlowBothWays() async throws {
         let server = try await RunningSyncServer.start("share")
-        defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         let own = bob.context()
         own.insert(Trip(code: "B1", name: "Bob's own", price: 1))
@@ -104,7 +103,6 @@ struct SyncSharingTests {
 
     @Test func aReadOnlyParticipantsEditsAreRefusedAndUndone() async throws {
         let server = try await RunningSyncServer.start("share")
-        defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         _ = try await Self.share("T1", on: alice, with: "bob", permission: .readOnly)
         try await bob.engine.sync()
@@ -146,7 +144,6 @@ struct SyncSharingTests {
 
     @Test func endingAShareRemovesTheModelsFromTheParticipantOnly() async throws {
         let server = try await RunningSyncServer.start("share")
-        defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         let original = "T1 Lisbon 100.0 [Alfama,Belém]"
         _ = try await Self.share("T1", on: alice, with: "bob", permission: .readWrite)
@@ -195,7 +192,6 @@ struct SyncSharingTests {
     /// device without a call to `sync()`.
     @Test func continuousEnginesDeliverSharedChangesBothWays() async throws {
         let server = try await RunningSyncServer.start("share")
-        defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         alice.engine.start()
         bob.engine.start()
@@ -229,7 +225,6 @@ struct SyncSharingTests {
     /// the shared stop the owner deleted is gone, and its own offline edit of the trip is kept.
     @Test func aParticipantBehindTheOwnersTrimDownloadsAgain() async throws {
         let server = try await RunningSyncServer.start("share")
-        defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         _ = try await Self.share("T1", on: alice, with: "bob", permission: .readWrite)
         try await bob.engine.sync()
@@ -253,7 +248,6 @@ struct SyncSharingTests {
     /// owner's; a read-only participant cannot hang one there.
     @Test func aParticipantsOwnModelMovedUnderASharedOneJoinsTheShare() async throws {
         let server = try await RunningSyncServer.start("share")
-        defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         let carol = try SyncDevice(server: server, token: "token-c")
         for device in [bob, carol] {
@@ -293,7 +287,6 @@ struct SyncSharingTests {
     /// later changes sync.
     @Test func aModelMovedUnderAShareThatEndedStaysTheParticipants() async throws {
         let server = try await RunningSyncServer.start("share")
-        defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         let own = bob.context()
         own.insert(Stop(place: "Own stop", order: 9))
@@ -331,7 +324,6 @@ struct SyncSharingTests {
     /// stop moved between two trips shared with the same participant stays on their devices.
     @Test func aModelMovedOffASharedModelLeavesTheShare() async throws {
         let server = try await RunningSyncServer.start("share")
-        defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         _ = try await Self.share("T1", on: alice, with: "bob", permission: .readOnly)
         try await bob.engine.sync()
@@ -383,7 +375,6 @@ struct SyncSharingTests {
     /// has the move refused and undone: the model stays the owner's, on the shared model.
     @Test func aParticipantCannotMoveASharedModelUnderTheirOwn() async throws {
         let server = try await RunningSyncServer.start("share")
-        defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         _ = try await Self.share("T1", on: alice, with: "bob", permission: .readWrite)
         try await bob.engine.sync()
@@ -402,7 +393,6 @@ struct SyncSharingTests {
 
     @Test func onlyTheOwnerSharesAModel() async throws {
         let server = try await RunningSyncServer.start("share")
-        defer { Task { await server.stop() } }
         let (alice, bob) = try await Self.aliceWithATrip(on: server)
         let selfShare = await #expect(throws: SyncError.self) { _ = try await Self.share("T1", on: alice, with: "alice", permission: .readOnly) }
         #expect(selfShare?.kind == .rejected)

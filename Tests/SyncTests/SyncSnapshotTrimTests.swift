@@ -8,14 +8,13 @@ import Testing
 /// A download from the start that the server trims deletions during: a model an earlier page
 /// brought, deleted and its deletion trimmed before a later page would have brought it, is not
 /// kept. The download starts over when the user's trim point grows while it runs.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncSnapshotTrimTests {
     @Test func aModelDeletedAndTrimmedDuringADownloadIsNotKept() async throws {
         let interleaving = OneShotAction()
         let server = try await RunningSyncServer.start("syncsnaptrim") { router in
             router.add(middleware: BeforeDownloadPage(action: interleaving))
         }
-        defer { Task { await server.stop() } }
         // The second device pulls a row per page: its download takes a request per model.
         let (a, b) = try await SyncDevice.pairHoldingATrip(on: server, pullPageSize: 1)
         let making = a.context()

@@ -7,11 +7,10 @@ import Glibc
 #endif
 
 /// Engines on one store file synchronize one at a time, whether in one process or in several.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncStoreLockTests {
     @Test func anEngineWaitsWhileAnotherSynchronizesTheSameStore() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let device = try SyncDevice(server: server)
         let other = try SyncDevice(server: server)
         let context = device.context()
@@ -36,7 +35,6 @@ struct SyncStoreLockTests {
 
     @Test func twoEnginesStartedOnOneStoreSendEverySaveOnce() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let device = try SyncDevice(server: server)
         let reader = try SyncDevice(server: server)
         let second = SyncEngine(container: device.container, configuration: SyncConfiguration(serverURL: server.url, token: "token-a"))

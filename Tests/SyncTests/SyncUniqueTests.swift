@@ -4,11 +4,10 @@ import OpenSwiftDataSync
 import Testing
 
 /// Models with `.unique` attributes made on several devices: one model in the end, everywhere.
-@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .serialized)
+@Suite(.enabled(if: SyncPostgres.isAvailable, SyncPostgres.skipMessage), .stopsSyncServers, .serialized)
 struct SyncUniqueTests {
     @Test func theSameUniqueKeyMadeOfflineOnTwoDevicesEndsAsOneModel() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let contextA = a.context()
@@ -47,7 +46,6 @@ struct SyncUniqueTests {
 
     @Test func deletingAndReinsertingAUniqueKeySyncsAsThat() async throws {
         let server = try await RunningSyncServer.start()
-        defer { Task { await server.stop() } }
         let a = try SyncDevice(server: server)
         let b = try SyncDevice(server: server)
         let context = a.context()

@@ -46,6 +46,9 @@ final class RunningSyncServer: Sendable {
         configuringRouter: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> RunningSyncServer {
         let postgres = try #require(SyncPostgres.url)
+        guard let started = StartedSyncServers.current else {
+            throw SyncServerError("A sync server started outside StopsSyncServers would serve until the test process ends: add .stopsSyncServers to the test's suite")
+        }
         let name = other?.name ?? SyncPostgres.freshName(prefix)
         var logger = Logger(label: "sync-test")
         logger.logLevel = .critical
@@ -70,6 +73,7 @@ final class RunningSyncServer: Sendable {
             throw SyncServerError("The sync server stopped before it listened")
         }
         let running = RunningSyncServer(url: try #require(URL(string: "http://127.0.0.1:\(port)")), name: name, server: server, task: task)
+        started.add(running)
         do {
             // The tables are made once PostgreSQL is reached: a hello before then would find none.
             try await server.prepare()
@@ -80,6 +84,7 @@ final class RunningSyncServer: Sendable {
         return running
     }
 
+    /// Stops the server and waits until it has; stopping it again does nothing more.
     func stop() async {
         task.cancel()
         _ = await task.result
