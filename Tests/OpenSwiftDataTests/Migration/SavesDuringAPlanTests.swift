@@ -142,6 +142,8 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
         let stop = LockedBox<Bool>()
         let refusals = RunCounter()
         let saves = RunCounter()
+        // The writer's attempts so far: the n-th attempt saves "wn".
+        let attempts = RunCounter()
         let container = try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: url)])
         // A thread of its own, not a task: it runs however busy the tasks' threads are.
         let outcome = LockedBox<(saved: [String], unexpected: [String])>()
@@ -152,6 +154,7 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
             var index = 0
             while stop.value != true {
                 index += 1
+                attempts.increment()
                 do {
                     let context = ModelContext(container)
                     context.insert(TripsV1.Trip(name: "w\(index)", destination: "here"))
@@ -170,6 +173,8 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
         // Each plan goes on once the writer has met it, or after about a minute.
         duringThePlan.set { refusals.waitUntil(above: refusals.value) }
         defer { duringThePlan.set(nil) }
+        // The writer's attempts as each plan began and as it had failed, for the report of a loss.
+        var plans: [ClosedRange<Int>] = []
         for _ in 0..<5 {
             // A save lands between two plans (the one a failing plan's restore must not undo),
             // however the threads are scheduled: wait for it.
@@ -177,10 +182,12 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
             saves.waitUntil(above: savedBefore)
             #expect(saves.value > savedBefore, "the writer saved before the plan")
             let before = refusals.value
+            let began = attempts.value
             let failure = #expect(throws: SwiftDataError.self) {
                 _ = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: FailingAfterAHookPlan.self,
                                        configurations: [ModelConfiguration(url: url)])
             }
+            plans.append(began...max(began, attempts.value))
             #expect(failure?.kind == .migrationFailed, "\(String(describing: failure))")
             // Fewer refusals means the plan failed before its stage met the writer: the error says where.
             #expect(refusals.value > before, "the writer's saves during the plan were refused; the plan failed with \(String(describing: failure))")
@@ -192,7 +199,8 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
         let names = Set(try Self.v1Names(url))
         let lost = saved.filter { !names.contains($0) }
         #expect(!saved.isEmpty)
-        #expect(lost.isEmpty, "\(lost.count) of \(saved.count) saves reported saved are not in the store: \(lost.prefix(5))")
+        let planWindows = plans.map { "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
+        #expect(lost.isEmpty, "\(lost.count) of \(saved.count) saves reported saved are not in the store: \(lost.prefix(3)) … \(lost.suffix(2)); the writer's attempts as the plans began and failed: \(planWindows); \(attempts.value) attempts, \(refusals.value) refused")
     }
 }
 
