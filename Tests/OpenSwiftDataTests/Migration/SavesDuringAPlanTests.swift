@@ -132,6 +132,26 @@ private enum CompletingAfterAHookPlan: SchemaMigrationPlan {
         #expect(leftovers.isEmpty, "the migration's files are gone: \(leftovers)")
     }
 
+    /// A plan's file that cannot be read (here a link that leads to itself) may hide a running
+    /// plan: a save is refused, naming the file, with nothing written and the context's changes
+    /// kept, and goes through once the file is gone.
+    @Test func aPlanFileThatCannotBeReadRefusesSaves() throws {
+        let store = try Self.v1Store()
+        let container = try ModelContainer(for: Schema([TripsV1.Trip.self]), configurations: [ModelConfiguration(url: store.url)])
+        let planFile = store.url.path + ".osd-migration-plan"
+        try #require(symlink(planFile, planFile) == 0, "a link to itself, which cannot be opened")
+        let context = ModelContext(container)
+        context.insert(TripsV1.Trip(name: "Oslo", destination: "Norway"))
+        let refused = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(refused?.kind == .storeIsBusy)
+        #expect(refused?.reason?.contains("cannot be read") == true, "\(String(describing: refused))")
+        #expect(context.hasChanges)
+
+        #expect(unlink(planFile) == 0)
+        try context.save()
+        #expect(try Self.v1Names(store.url) == ["Kyoto", "Oslo"])
+    }
+
     /// A writer saves one trip after another in one container while plans fail over and over (each
     /// starts once the writer has saved since the last one, and waits in its `willMigrate` until
     /// the writer has been refused): every save it was told succeeded is in the store, and it

@@ -190,9 +190,10 @@ final class SQLiteStore: @unchecked Sendable {
     /// save that began before the file existed commits first, into the copy, and every later save
     /// finds the file. Every save looks (one `access`, about a microsecond): a shortcut that looked
     /// only when the connection's data version had moved since its last save let saves through
-    /// after the plan's copy, which the plan's failure then undid.
+    /// after the plan's copy, which the plan's failure then undid. Only a file that is not there
+    /// lets the save through: one that cannot be looked at refuses it.
     func checkNoPlanIsMigrating() throws {
-        guard let planPath, access(planPath, F_OK) == 0, let refusal = MigrationJournal.refusalOfSaves(to: path) else { return }
+        guard let planPath, access(planPath, F_OK) == 0 || MigrationJournal.mayExist(errno), let refusal = MigrationJournal.refusalOfSaves(to: path) else { return }
         throw SwiftDataError(.storeIsBusy, reason: refusal)
     }
 

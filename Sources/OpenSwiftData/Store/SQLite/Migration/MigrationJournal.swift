@@ -132,11 +132,19 @@ final class MigrationJournal {
     /// undoing any save made before it). Called by saves that found the plan file
     /// (``planPath(of:)``), under SQLite's write lock; the saves of the plan's own stages, which
     /// run under the plan's migration lock (``lockedStore``), may save.
+    ///
+    /// Only files that are not there let a save through: a plan file or marker that cannot be
+    /// opened or looked at (its permissions, a link that leads nowhere) refuses it, as a plan
+    /// may be behind it.
     static func refusalOfSaves(to path: String) -> String? {
         guard lockedStore != path else { return nil }
         let plan = planPath(of: path)
         let descriptor = open(plan, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else {
+            // Gone since the save saw it: the plan ended (its last step removes it).
+            let error = errno
+            return mayExist(error) ? unreadable(plan, of: path, error) : nil
+        }
         defer { close(descriptor) }
         if flock(descriptor, LOCK_SH | LOCK_NB) != 0 {
             return """
@@ -146,11 +154,28 @@ final class MigrationJournal {
                 """
         }
         flock(descriptor, LOCK_UN)
-        guard DurableFile.exists(markerPath(of: path)) else { return nil }
+        var marker = stat()
+        guard stat(markerPath(of: path), &marker) == 0 || mayExist(errno) else { return nil }
         return """
             A migration of the store at \(path) was interrupted (\(markerPath(of: path)) remains), and the next container \
             to open the store puts back the store as it was before it, which would undo this save; nothing was saved. \
             Open a new container on the store, then save again.
+            """
+    }
+
+    /// Whether a file that looking at failed with `error` may still be there: anything but
+    /// `ENOENT`, `ENOTDIR` and `ENAMETOOLONG` (no file can be there).
+    static func mayExist(_ error: Int32) -> Bool {
+        error != ENOENT && error != ENOTDIR && error != ENAMETOOLONG
+    }
+
+    /// The refusal of a save when `file`, a file of a plan's on the store at `path`, cannot be
+    /// read (`error`).
+    private static func unreadable(_ file: String, of path: String, _ error: Int32) -> String {
+        """
+            A SchemaMigrationPlan may be migrating the store at \(path): \(file) exists but cannot be read \
+            (\(String(cString: strerror(error)))), so nothing was saved. Make the file readable, or remove it if no plan \
+            is running, then save again.
             """
     }
 
