@@ -284,23 +284,40 @@ final class MigrationJournal {
     /// connection's next save sees: ``SQLiteStore/checkNoPlanIsMigrating()``), and throws unless every frame of the WAL was written
     /// back (a reader kept an older snapshot for longer than the busy timeout): a copy of the file
     /// alone would then miss saves. (A reader of the newest snapshot only keeps the WAL from being
-    /// truncated; the file is then whole all the same.)
+    /// truncated; the file is then whole all the same.) A checkpoint that could not start, because
+    /// another connection was checkpointing, runs again (``writeBack(_:)``): it once counted as
+    /// complete, and a failing plan's copy then lacked the saves made just before it.
     private static func checkpoint(_ path: String, beforeCopying: Bool) throws {
         do {
             let connection = try SQLiteConnection(path: path, readOnly: false, create: false)
-            guard beforeCopying else {
-                try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                return
+            if beforeCopying {
+                try connection.execute("BEGIN IMMEDIATE; UPDATE osd_metadata SET value = value; COMMIT")
             }
-            try connection.execute("BEGIN IMMEDIATE; UPDATE osd_metadata SET value = value; COMMIT")
-            let result = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)")
-            defer { result.reset() }
-            // One row: busy (1 when it could not finish), frames in the WAL, frames written back.
-            guard try result.step(), result._int64(1) == result._int64(2) else {
-                throw SwiftDataError(.storeIsBusy, reason: "Other connections kept reading older states of \(path), so its WAL could not be written back before the migration. Nothing was changed; try again.")
+            let (frames, writtenBack) = try writeBack(connection)
+            // Every frame written back; `-1` for both when the checkpoint never ran.
+            guard !beforeCopying || (frames >= 0 && frames == writtenBack) else {
+                throw SwiftDataError(.storeIsBusy, reason: "Other connections kept reading older states of \(path), or checkpointing it, so its WAL could not be written back before the migration. Nothing was changed; try again.")
             }
         } catch let error as SQLiteError {
             throw error.swiftDataError.adding(context: "Checkpointing \(path) for its migration")
+        }
+    }
+
+    /// Runs a `TRUNCATE` checkpoint on `connection`: the frames in the WAL and those written back.
+    ///
+    /// Only one connection checkpoints a database at a time, and SQLite does not wait for another
+    /// one's (a writer's own, after its commit) but reports `-1` frames and `-1` written back, as if
+    /// nothing needed writing: such a checkpoint is run again, for up to ten seconds.
+    private static func writeBack(_ connection: SQLiteConnection) throws -> (frames: Int64, writtenBack: Int64) {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let result = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)")
+            defer { result.reset() }
+            // One row: busy (1 when it could not finish), frames in the WAL, frames written back.
+            guard try result.step() else { return (-1, -1) }
+            let (frames, writtenBack) = (result._int64(1), result._int64(2))
+            if frames >= 0 || Date() >= deadline { return (frames, writtenBack) }
+            usleep(1_000)
         }
     }
 
