@@ -41,9 +41,7 @@ extension PostgresBackend {
         try withSession { session in
             while let earlier = unsettledSaves.withValue({ saves in saves.first { $0.includes(any: inserted) } }) {
                 let deadline = Date().addingTimeInterval(location.commitOutcomeTimeout)
-                let kept = try session.connecting(by: deadline) {
-                    try session.keptTransaction(token: earlier.token, namespace: namespace, process: earlier.process, deadline: deadline)
-                }
+                let kept = try session.keptTransaction(token: earlier.token, namespace: namespace, process: earlier.process, deadline: deadline)
                 unsettledSaves.withValue { saves in saves.removeAll { $0 === earlier } }
                 if kept != nil {
                     throw SwiftDataError(.storeFailure, reason: "An earlier save of these new models, whose connection to \(location.displayName) was lost as it committed, was kept by the server after all: the models are stored. Call rollback() and fetch them rather than insert them again. Nothing of this save was written.")
@@ -57,16 +55,13 @@ extension PostgresSession {
     /// Learns whether the server kept a transaction whose commit reply was lost, by the token its
     /// history record in `namespace` carries: the record's number when it did, `nil` when it did
     /// not. Throws the doubt's ``PostgresCommitInDoubt/unknownOutcome`` when the server cannot be
-    /// asked within `time` (it is asked on a new connection, again and again; connecting gives
-    /// up at the same moment, however long the reconnection timeout).
+    /// asked within `time` (it is asked on a new connection, again and again).
     func settle(_ doubt: PostgresCommitInDoubt, token: Int64, namespace: String, within time: TimeInterval) throws -> Int64? {
         let deadline = Date().addingTimeInterval(time)
         var pause: TimeInterval = 0.05
         while true {
             do {
-                return try connecting(by: deadline) {
-                    try keptTransaction(token: token, namespace: namespace, process: doubt.process, deadline: deadline)
-                }
+                return try keptTransaction(token: token, namespace: namespace, process: doubt.process, deadline: deadline)
             } catch let error as SwiftDataError where error == .storeUnavailable {
                 guard Date() < deadline else { throw doubt.unknownOutcome }
                 Thread.sleep(forTimeInterval: pause)
@@ -77,7 +72,12 @@ extension PostgresSession {
 
     /// The number of the history transaction in `namespace` whose record carries `token`, or
     /// `nil` when there is none, once the server process that ran it (if it still runs) has ended.
+    /// Connecting, too, gives up at `deadline`, however long the reconnection timeout.
     func keptTransaction(token: Int64, namespace: String, process: PostgresServerProcess?, deadline: Date) throws -> Int64? {
+        try connecting(by: deadline) { try keptTransaction(token: token, namespace: namespace, process: process, before: deadline) }
+    }
+
+    private func keptTransaction(token: Int64, namespace: String, process: PostgresServerProcess?, before deadline: Date) throws -> Int64? {
         if let process { try end(process, deadline: deadline) }
         var bindings = PostgresBindings()
         bindings.append(token)

@@ -193,7 +193,7 @@ final class SQLiteStore: @unchecked Sendable {
     /// after the plan's copy, which the plan's failure then undid. Only a file that is not there
     /// lets the save through: one that cannot be looked at refuses it.
     func checkNoPlanIsMigrating() throws {
-        guard let planPath, access(planPath, F_OK) == 0 || MigrationJournal.mayExist(errno), let refusal = MigrationJournal.refusalOfSaves(to: path) else { return }
+        guard let planPath, DurableFile.mayExist(planPath), let refusal = MigrationJournal.refusalOfSaves(to: path) else { return }
         throw SwiftDataError(.storeIsBusy, reason: refusal)
     }
 

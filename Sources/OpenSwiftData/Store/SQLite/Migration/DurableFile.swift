@@ -59,6 +59,18 @@ enum DurableFile {
         return stat(path, &info) == 0
     }
 
+    /// Whether a file may be at `path`: it is, or looking failed for a reason other than its
+    /// absence (``isAbsence(_:)``), such as its permissions or a link that leads nowhere.
+    static func mayExist(_ path: String) -> Bool {
+        access(path, F_OK) == 0 || !isAbsence(errno)
+    }
+
+    /// Whether an error in looking at a path says no file is there: `ENOENT`, `ENOTDIR` or
+    /// `ENAMETOOLONG` (a name no file can have).
+    static func isAbsence(_ error: Int32) -> Bool {
+        error == ENOENT || error == ENOTDIR || error == ENAMETOOLONG
+    }
+
     /// Syncs the directory holding `path`, so that a rename or removal in it is on disk.
     static func syncDirectory(of path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent

@@ -143,7 +143,7 @@ final class MigrationJournal {
         guard descriptor >= 0 else {
             // Gone since the save saw it: the plan ended (its last step removes it).
             let error = errno
-            return mayExist(error) ? unreadable(plan, of: path, error) : nil
+            return DurableFile.isAbsence(error) ? nil : unreadable(plan, of: path, error)
         }
         defer { close(descriptor) }
         if flock(descriptor, LOCK_SH | LOCK_NB) != 0 {
@@ -154,19 +154,12 @@ final class MigrationJournal {
                 """
         }
         flock(descriptor, LOCK_UN)
-        var marker = stat()
-        guard stat(markerPath(of: path), &marker) == 0 || mayExist(errno) else { return nil }
+        guard DurableFile.mayExist(markerPath(of: path)) else { return nil }
         return """
             A migration of the store at \(path) was interrupted (\(markerPath(of: path)) remains), and the next container \
             to open the store puts back the store as it was before it, which would undo this save; nothing was saved. \
             Open a new container on the store, then save again.
             """
-    }
-
-    /// Whether a file that looking at failed with `error` may still be there: anything but
-    /// `ENOENT`, `ENOTDIR` and `ENAMETOOLONG` (no file can be there).
-    static func mayExist(_ error: Int32) -> Bool {
-        error != ENOENT && error != ENOTDIR && error != ENAMETOOLONG
     }
 
     /// The refusal of a save when `file`, a file of a plan's on the store at `path`, cannot be
