@@ -76,6 +76,31 @@ import Testing
         #expect(server(counts: [137]).lostWrites(committed, client: 1, in: final) == ["client 1's deletion of \(item) never reached the server"])
     }
 
+    /// A change of a model another client made, cut off by a kill before its save committed, with
+    /// no earlier write of the property: the store keeps the value the server has, and nothing of
+    /// the client's need have reached the server. (The checker once reported it lost.)
+    @Test func aChangeCutOffBeforeItCommittedNeedNotReachTheServer() throws {
+        let written = try log([], cutOff: [count("490")])
+        #expect(written == [LoggedWrite(write: count("490"), isCertain: false)])
+        #expect(server(counts: [110]).lostWrites(written, client: 0, in: final).isEmpty)
+    }
+
+    /// A model made in a save a kill cut off is there at the end only if that save committed:
+    /// then its values, or a later write's, must have reached the server.
+    @Test func aModelMadeInACutOffSaveMustReachTheServerWhenItIsThere() throws {
+        let made = CheckWrite(key: item, property: "count", value: "984", makes: true)
+        let written = try log([], cutOff: [made])
+        #expect(written == [LoggedWrite(write: made, isCertain: false)])
+        #expect(server(counts: [984]).lostWrites(written, client: 3, in: final).isEmpty)
+        #expect(server(counts: []).lostWrites(written, client: 3, in: final) == ["client 3's \(item).count = 984 never reached the server"])
+        // Gone at the end: the save may not have committed, and nothing need have reached the server.
+        #expect(server(counts: []).lostWrites(written, client: 3, in: CheckState()).isEmpty)
+        // A change cut off after it (the client restarted and killed again) may be what arrived.
+        let changed = [LoggedWrite(write: made, isCertain: false), LoggedWrite(write: count("5"), isCertain: false)]
+        #expect(server(counts: [5]).lostWrites(changed, client: 3, in: final).isEmpty)
+        #expect(server(counts: [42]).lostWrites(changed, client: 3, in: final) == ["client 3's \(item).count = 5 never reached the server"])
+    }
+
     @Test func aSaveRecordedAfterARestartIsCertainAgain() throws {
         let written = try log([[count("137")]], cutOff: [count("984")], then: [[count("5")]])
         #expect(written.last == LoggedWrite(write: count("5"), isCertain: true))

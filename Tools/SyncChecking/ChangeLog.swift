@@ -116,9 +116,11 @@ struct ChangeLog {
     /// shares read-only, and hanging a model off one shared read-only. Writes to the models in
     /// `refused` (whose changes the server refused to this client, whole) do not count either.
     /// Where the last writes are uncertain (their saves may not have committed: each was cut off
-    /// by a kill), one of them or the last certain write before them must have reached the server;
-    /// a deletion only begun so needs nothing to reach it (the model, not deleted, is the state
-    /// before it).
+    /// by a kill), one of them or the last certain write before them must have reached the server.
+    /// Where every write of a property is uncertain, none need have reached it (none may have
+    /// committed: the store holds the value from before them, as the server does), unless one
+    /// made the model: a model that is there at the end was made, so that save committed, and it
+    /// or a later write must have reached the server.
     func lostWrites(_ writes: [LoggedWrite], client: Int, in final: CheckState, owned: Set<String>? = nil, refused: Set<String> = []) -> [String] {
         // The last write of each property, of every write: a later write the server refused
         // replaced the earlier on the device, so the earlier is not what the device sent.
@@ -134,12 +136,18 @@ struct ChangeLog {
         var problems: [String] = []
         for slot in last.keys.sorted() {
             guard let (certain, uncertain) = last[slot] else { continue }
-            // A deletion cut off by a kill may not have committed, and then the client holds the
-            // model still, as the server does; whether every store agrees with the server is
-            // checked apart.
-            if certain == nil, uncertain.first?.isDeletion == true { continue }
             // Newest first, so that a write none of them reached is reported by the newest value.
-            let candidates = uncertain.reversed() + (certain.map { [$0] } ?? [])
+            let candidates: [CheckWrite]
+            if let certain {
+                candidates = uncertain.reversed() + [certain]
+            } else if let made = uncertain.firstIndex(where: \.makesModel) {
+                candidates = uncertain[made...].reversed()
+            } else {
+                // Saves cut off by a kill before they committed (a change or a deletion of a model
+                // another client made) leave the store as the server has it; whether every store
+                // agrees with the server is checked apart.
+                continue
+            }
             let reasons = candidates.compactMap { lost($0, client: client, in: final, owned: owned, refused: refused) }
             if reasons.count == candidates.count, let reason = reasons.first { problems.append(reason) }
         }

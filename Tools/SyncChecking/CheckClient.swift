@@ -68,11 +68,13 @@ public struct CheckClient {
             case 0..<25:
                 let item = CheckItem(key: UUID().uuidString, label: "l\(random.next(1000))", count: Int(random.next(1000)), score: Double(random.next(1000)) / 8)
                 context.insert(item)
-                writes = [("label", item.label), ("count", "\(item.count)"), ("score", "\(item.score)")].map { CheckWrite(key: item.key, property: $0.0, value: $0.1) }
+                writes = [("label", item.label), ("count", "\(item.count)"), ("score", "\(item.score)")].map {
+                    CheckWrite(key: item.key, property: $0.0, value: $0.1, makes: true)
+                }
             case 25..<32:
                 let group = CheckGroup(key: UUID().uuidString, name: "g\(random.next(1000))")
                 context.insert(group)
-                writes = [CheckWrite(key: group.key, property: "name", value: group.name)]
+                writes = [CheckWrite(key: group.key, property: "name", value: group.name, makes: true)]
             case 32..<70 where !items.isEmpty:
                 let item = items[Int(random.next(UInt64(items.count)))]
                 switch random.next(3) {
@@ -198,12 +200,25 @@ public struct CheckWrite: Codable, Hashable, Sendable {
     public var property: String
     /// The value written, as text (`"nil"` for no related model, `"deleted"` for a deletion).
     public var value: String
+    /// Whether the write's save made the model (`nil` when it changed or deleted one): a model
+    /// there at the end proves such a save committed, even one a kill cut off.
+    public var makes: Bool?
+
+    public init(key: String, property: String, value: String, makes: Bool? = nil) {
+        self.key = key
+        self.property = property
+        self.value = value
+        self.makes = makes
+    }
 
     /// The deletion of the model `key` names.
     static func deletion(of key: String) -> CheckWrite { CheckWrite(key: key, property: "", value: "deleted") }
 
     /// Whether the write deletes its model.
     var isDeletion: Bool { property.isEmpty }
+
+    /// Whether the write's save made its model.
+    var makesModel: Bool { makes == true }
 }
 
 /// The models of a store, by key: each property's value as text.

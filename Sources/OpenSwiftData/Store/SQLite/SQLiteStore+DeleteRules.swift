@@ -52,8 +52,8 @@ extension SQLiteStore {
             let preserved: [Int64: [String: SnapshotValue]]
             if changes.recordsHistory, !layout.preservedAttributes.isEmpty {
                 let select = try connection.statement("\(layout.selectPrefix(attributes: layout.preservedAttributes)) WHERE \(TableLayout.primaryKey) IN \(doomed)")
+                defer { select.reset() }
                 preserved = try layout.preservedValues(from: select, attributes: layout.preservedAttributes)
-                select.reset()
             } else {
                 preserved = [:]
             }

@@ -199,12 +199,14 @@ extension SQLiteStore {
         let layout = try layout(for: entity.name)
         try withReader { connection in
             let statement = try connection.statement("\(layout.selectPrefix) WHERE \(TableLayout.primaryKey) = ?")
+            // Reset however the loop ends: a statement left stepping keeps its read open, and the
+            // pooled connection would go on reading that state of the store.
+            defer { statement.reset() }
             for key in primaryKeys {
                 statement.reset()
                 try statement._bind(key, 0)
                 if try statement.step() { try body(statement) }
             }
-            statement.reset()
         }
     }
 }
