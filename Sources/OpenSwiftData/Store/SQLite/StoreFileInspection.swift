@@ -55,18 +55,20 @@ struct StoreFileInspection {
     /// The first 16 bytes of the file at `path` (all of them when it is shorter), or `nil` when
     /// there is no file there.
     ///
+    /// The file is read through SQLite (``SQLiteFileBytes``): a store this process has open keeps
+    /// its locks on the file.
+    ///
     /// - Throws: ``SwiftDataError/storeIsReadOnly`` naming the path and the system's reason when
     ///   the file is there but cannot be read.
     static func header(ofFileAt path: String) throws -> Data? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         do {
-            // A handle the read leaves open closes when it is released.
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            let header = try handle.read(upToCount: 16) ?? Data()
-            try handle.close()
-            return header
+            let file = try SQLiteFileBytes(path: path)
+            var header = [UInt8](repeating: 0, count: Int(min(try file.size(), 16)))
+            try header.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
+            return Data(header)
         } catch {
-            throw SwiftDataError(.storeIsReadOnly, reason: "The file at \(path) cannot be read: \(error.localizedDescription)")
+            throw SwiftDataError(.storeIsReadOnly, reason: "The file at \(path) cannot be read: \((error as? SQLiteError)?.message ?? "\(error)")")
         }
     }
 

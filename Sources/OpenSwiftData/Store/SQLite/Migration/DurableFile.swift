@@ -9,28 +9,40 @@ import Darwin
 /// loss: copies that are complete or absent, renames and removals made durable in their directory,
 /// and the advisory lock that tells a migration in progress from one that was interrupted.
 enum DurableFile {
-    /// Copies `source` to `destination` so that `destination` exists only once it is complete: the
-    /// bytes go to `destination.partial`, are synced, and the copy is renamed into place.
+    /// Copies the database file `source` to `destination` so that `destination` exists only once
+    /// it is complete: the bytes go to `destination.partial`, are synced, and the copy is renamed
+    /// into place. The source is read through SQLite (``SQLiteFileBytes``), so that this process's
+    /// locks on it, which its open stores hold, stay in place.
     static func copy(_ source: String, to destination: String) throws {
         let partial = destination + ".partial"
         unlink(partial)
-        let input = open(source, O_RDONLY)
-        guard input >= 0 else { throw failure("Reading \(source)") }
-        defer { close(input) }
+        let input: SQLiteFileBytes
+        let size: Int64
+        do {
+            input = try SQLiteFileBytes(path: source)
+            size = try input.size()
+        } catch {
+            throw SwiftDataError(.migrationFailed, reason: "Reading \(source) failed: \(error).")
+        }
         let output = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard output >= 0 else { throw failure("Creating \(partial)") }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         do {
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-                if count < 0 { throw failure("Reading \(source)") }
-                if count == 0 { break }
+            var offset: Int64 = 0
+            while offset < size {
+                let count = Int(min(Int64(buffer.count), size - offset))
+                do {
+                    try buffer.withUnsafeMutableBytes { try input.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]), at: offset) }
+                } catch {
+                    throw SwiftDataError(.migrationFailed, reason: "Reading \(source) failed: \(error).")
+                }
                 var written = 0
                 while written < count {
                     let result = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
                     if result < 0 { throw failure("Writing \(partial)") }
                     written += result
                 }
+                offset += Int64(count)
             }
             if fsync(output) != 0 { throw failure("Syncing \(partial)") }
         } catch {
