@@ -51,7 +51,7 @@ import Testing
 
     @Test func aWriteIsLostWhenNeitherItNorTheCutOffSaveReachedTheServer() throws {
         let written = try log([[count("797")], [count("137")]], cutOff: [count("984")])
-        #expect(server(counts: [797]).lostWrites(written, client: 2, in: final) == ["client 2's \(item).count = 984 never reached the server"])
+        #expect(server(counts: [797]).lostWrites(written, client: 2, in: final) == ["client 2's \(item).count = 984 never reached the server (recorded as begun, not as committed: a kill cut its save off)"])
     }
 
     /// Two saves cut off in a row (the client killed, restarted and killed again before either
@@ -61,7 +61,7 @@ import Testing
         let written = [LoggedWrite(write: count("137"), isCertain: true), LoggedWrite(write: count("984"), isCertain: false),
                        LoggedWrite(write: count("5"), isCertain: false)]
         #expect(server(counts: [984]).lostWrites(written, client: 1, in: final).isEmpty)
-        #expect(server(counts: [42]).lostWrites(written, client: 1, in: final) == ["client 1's \(item).count = 5 never reached the server"])
+        #expect(server(counts: [42]).lostWrites(written, client: 1, in: final) == ["client 1's \(item).count = 5 never reached the server (recorded as begun, not as committed: a kill cut its save off)"])
     }
 
     /// A deletion cut off by a kill before its save committed: the client, restarted, still holds
@@ -92,13 +92,13 @@ import Testing
         let written = try log([], cutOff: [made])
         #expect(written == [LoggedWrite(write: made, isCertain: false)])
         #expect(server(counts: [984]).lostWrites(written, client: 3, in: final).isEmpty)
-        #expect(server(counts: []).lostWrites(written, client: 3, in: final) == ["client 3's \(item).count = 984 never reached the server"])
+        #expect(server(counts: []).lostWrites(written, client: 3, in: final) == ["client 3's \(item).count = 984 never reached the server (recorded as begun, not as committed: a kill cut its save off)"])
         // Gone at the end: the save may not have committed, and nothing need have reached the server.
         #expect(server(counts: []).lostWrites(written, client: 3, in: CheckState()).isEmpty)
         // A change cut off after it (the client restarted and killed again) may be what arrived.
         let changed = [LoggedWrite(write: made, isCertain: false), LoggedWrite(write: count("5"), isCertain: false)]
         #expect(server(counts: [5]).lostWrites(changed, client: 3, in: final).isEmpty)
-        #expect(server(counts: [42]).lostWrites(changed, client: 3, in: final) == ["client 3's \(item).count = 5 never reached the server"])
+        #expect(server(counts: [42]).lostWrites(changed, client: 3, in: final) == ["client 3's \(item).count = 5 never reached the server (recorded as begun, not as committed: a kill cut its save off)"])
     }
 
     @Test func aSaveRecordedAfterARestartIsCertainAgain() throws {

@@ -149,7 +149,9 @@ struct ChangeLog {
                 continue
             }
             let reasons = candidates.compactMap { lost($0, client: client, in: final, owned: owned, refused: refused) }
-            if reasons.count == candidates.count, let reason = reasons.first { problems.append(reason) }
+            guard reasons.count == candidates.count, let reason = reasons.first else { continue }
+            // The newest is uncertain when any is: the report says so, since a kill decides it.
+            problems.append(uncertain.isEmpty ? reason : reason + " (recorded as begun, not as committed: a kill cut its save off)")
         }
         return problems
     }

@@ -204,6 +204,7 @@ public struct CheckWrite: Codable, Hashable, Sendable {
     /// there at the end proves such a save committed, even one a kill cut off.
     public var makes: Bool?
 
+    /// A write of `value` to `property` of the model `key`; `makes` when its save made the model.
     public init(key: String, property: String, value: String, makes: Bool? = nil) {
         self.key = key
         self.property = property
