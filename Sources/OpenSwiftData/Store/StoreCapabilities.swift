@@ -74,7 +74,7 @@ package protocol DescriptorFetchingStore: StoreBackend {
 }
 
 /// A store the tools' protocol can open beside the container, on a connection of its own: how a
-/// container imports rows through ``StoreTooling`` (``ModelContainer/importAppleStore(at:ignoring:)``).
+/// container imports rows through ``StoreTooling`` (``ModelContainer/importAppleStore(at:ignoring:converting:)``).
 package protocol ToolingOpeningStore: StoreBackend {
     /// The store opened as the tools open it, for writing inside ``StoreTooling/transaction(_:)``.
     func openTooling() throws -> any StoreTooling

@@ -2,7 +2,7 @@ import Foundation
 
 /// Importing a store Apple's Core Data or SwiftData wrote into an OpenSwiftData store, through
 /// the tools' protocol (``StoreTransfer``): what `osd import --from-apple` and
-/// ``ModelContainer/importAppleStore(at:ignoring:)`` run.
+/// ``ModelContainer/importAppleStore(at:ignoring:converting:)`` run.
 ///
 /// The Apple store is never modified: it is copied (with its `-wal` and `-shm`) into a folder of
 /// its own and read there. The rows land in one transaction of the target, recorded in its history
@@ -157,7 +157,7 @@ package enum AppleStoreImport {
 }
 
 extension ModelContainer {
-    /// What ``ModelContainer/importAppleStore(at:ignoring:)`` brought along.
+    /// What ``ModelContainer/importAppleStore(at:ignoring:converting:)`` brought along.
     public struct AppleStoreImportResult: Sendable {
         /// The number of rows imported per model; empty when the store was imported before.
         public var rows: [String: Int]
