@@ -74,10 +74,12 @@ extension PostgresSession {
     /// `nil` when there is none, once the server process that ran it (if it still runs) has ended.
     /// Connecting, too, gives up at `deadline`, however long the reconnection timeout.
     func keptTransaction(token: Int64, namespace: String, process: PostgresServerProcess?, deadline: Date) throws -> Int64? {
-        try connecting(by: deadline) { try keptTransaction(token: token, namespace: namespace, process: process, before: deadline) }
+        try connecting(by: deadline) { try lookUpKeptTransaction(token: token, namespace: namespace, process: process, deadline: deadline) }
     }
 
-    private func keptTransaction(token: Int64, namespace: String, process: PostgresServerProcess?, before deadline: Date) throws -> Int64? {
+    /// ``keptTransaction(token:namespace:process:deadline:)`` once connecting is bounded: ends the
+    /// server process that ran it, then reads the history for the token.
+    private func lookUpKeptTransaction(token: Int64, namespace: String, process: PostgresServerProcess?, deadline: Date) throws -> Int64? {
         if let process { try end(process, deadline: deadline) }
         var bindings = PostgresBindings()
         bindings.append(token)

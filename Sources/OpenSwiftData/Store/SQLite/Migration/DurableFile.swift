@@ -22,7 +22,7 @@ enum DurableFile {
             input = try SQLiteFileBytes(path: source)
             size = try input.size()
         } catch {
-            throw SwiftDataError(.migrationFailed, reason: "Reading \(source) failed: \(error).")
+            throw failure("Reading \(source)", "\(error)")
         }
         let output = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard output >= 0 else { throw failure("Creating \(partial)") }
@@ -34,7 +34,7 @@ enum DurableFile {
                 do {
                     try buffer.withUnsafeMutableBytes { try input.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]), at: offset) }
                 } catch {
-                    throw SwiftDataError(.migrationFailed, reason: "Reading \(source) failed: \(error).")
+                    throw failure("Reading \(source)", "\(error)")
                 }
                 var written = 0
                 while written < count {
@@ -94,8 +94,12 @@ enum DurableFile {
     }
 
     private static func failure(_ action: String) -> SwiftDataError {
-        let reason = String(cString: strerror(errno))
-        return SwiftDataError(.migrationFailed, reason: "\(action) failed: \(reason).")
+        failure(action, String(cString: strerror(errno)))
+    }
+
+    /// The error of an action that failed for `reason` (the system's, or SQLite's error).
+    private static func failure(_ action: String, _ reason: String) -> SwiftDataError {
+        SwiftDataError(.migrationFailed, reason: "\(action) failed: \(reason).")
     }
 }
 
