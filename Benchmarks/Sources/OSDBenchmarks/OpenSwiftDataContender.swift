@@ -185,7 +185,8 @@ final class OpenSwiftDataContender: Contender {
                 let descriptor = Self.query()
                 var total = 0.0
                 for _ in 0..<Workload.aggregateRepeats {
-                    total += try context.sum(of: \.budget, in: descriptor) + Double(try context.sum(of: \.rating, in: descriptor))
+                    let (budgets, ratings) = try context.aggregates(.sum(\Trip.budget), .sum(\.rating), in: descriptor)
+                    total += budgets + Double(ratings)
                 }
                 return Int(total)
             }
@@ -195,10 +196,9 @@ final class OpenSwiftDataContender: Contender {
                 let descriptor = Self.query()
                 var total = 0.0
                 for _ in 0..<Workload.aggregateRepeats {
-                    let average = try context.average(of: \.rating, in: descriptor) ?? 0
-                    let earliest = try context.minimum(of: \.startDate, in: descriptor)?.timeIntervalSinceReferenceDate ?? 0
-                    let latest = try context.maximum(of: \.startDate, in: descriptor)?.timeIntervalSinceReferenceDate ?? 0
-                    total += average + earliest + latest
+                    let (average, earliest, latest) = try context.aggregates(
+                        .average(\Trip.rating), .minimum(\.startDate), .maximum(\.startDate), in: descriptor)
+                    total += (average ?? 0) + (earliest?.timeIntervalSinceReferenceDate ?? 0) + (latest?.timeIntervalSinceReferenceDate ?? 0)
                 }
                 return Int(total)
             }

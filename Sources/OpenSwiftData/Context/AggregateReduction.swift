@@ -40,15 +40,15 @@ struct AggregateSum<Value: AdditiveArithmetic & _PersistentScalar> {
     /// only).
     var storeAggregate: StoreAggregate { integers == nil ? .floatingPointSum : .sum }
 
-    /// Adds the store's sum of the values, in column 0 of `row` (NULL when it had none): for
+    /// Adds the store's sum of the values, in `column` of `row` (NULL when it had none): for
     /// integers the exact total as 64 bits, otherwise a value of the type.
-    mutating func addStoreResult(_ row: StoreRow) throws {
-        guard !row._isNull(0) else { return }
+    mutating func addStoreResult(_ row: StoreRow, at column: Int32 = 0) throws {
+        guard !row._isNull(column) else { return }
         guard integers != nil else {
-            add(try Value._osdRead(from: row, 0))
+            add(try Value._osdRead(from: row, column))
             return
         }
-        let total = row._int64(0)
+        let total = row._int64(column)
         let (sum, overflow) = wrapped.addingReportingOverflow(total)
         if overflow { carries += total > 0 ? 1 : -1 }
         wrapped = sum

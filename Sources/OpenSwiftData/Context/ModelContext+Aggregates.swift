@@ -169,7 +169,7 @@ extension ModelContext {
     /// of `Double`s (added as Swift adds them), and the extremes of integers, dates, `Double`s,
     /// `String`s and `Decimal`s (a store computes those it orders as Swift does and leaves the
     /// others to the context: `StoreBackend.aggregate` returns `false`).
-    private static func storeComputes<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
+    static func storeComputes<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
         switch aggregate {
         case .sum, .sumAndCount: Value._osdStorage == .integer
         case .floatingPointSum, .floatingPointSumAndCount: Value.self == Double.self || Value.self == Double?.self
@@ -182,7 +182,7 @@ extension ModelContext {
     /// Whether the aggregate's result depends on the order of the values: a floating-point sum
     /// (rounding), and an extreme of values that can be equal without being the same (`Double`
     /// zeros, text).
-    private static func dependsOnOrder<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
+    static func dependsOnOrder<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
         switch aggregate.withoutCount {
         case .floatingPointSum: true
         case .minimum, .maximum: [.real, .text].contains(Value._osdStorage)
@@ -193,7 +193,7 @@ extension ModelContext {
     /// Whether a model reads the stored value of `field` as `Value` reads it from its column: a
     /// plain attribute declared with exactly that type (an optional one included), neither
     /// ephemeral nor transformed.
-    private static func readsAsStored<Value: _PersistentScalar>(_ field: Schema.Entity.Field, as type: Value.Type) -> Bool {
+    static func readsAsStored<Value: _PersistentScalar>(_ field: Schema.Entity.Field, as type: Value.Type) -> Bool {
         guard let attribute = field.attribute, !field.isEphemeral, !field.isTransformed, field.storage == Value._osdStorage else { return false }
         return ObjectIdentifier(attribute.valueType) == ObjectIdentifier(Value.self)
     }

@@ -42,6 +42,31 @@ package protocol AggregatingStore: StoreBackend {
     /// this aggregate to the context (which then reads the values): a sum beyond 64 bits, or an
     /// aggregate it does not compute for the attribute's storage.
     func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool
+
+    /// Computes several aggregates over the rows the fetch selects in one pass, and calls `body`
+    /// with a row that holds each one's columns as ``aggregate(_:of:in:_:)`` lays them out, from
+    /// the column `body` is given for it. Returns `false`, without calling `body`, when the store
+    /// leaves any of them to the context.
+    func aggregates(_ requests: [AggregateRequest], in fetch: StoreFetch, _ body: (StoreRow, [Int32]) throws -> Void) throws -> Bool
+}
+
+extension AggregatingStore {
+    /// One aggregate as ``aggregate(_:of:in:_:)`` computes it; several are left to the context.
+    package func aggregates(_ requests: [AggregateRequest], in fetch: StoreFetch, _ body: (StoreRow, [Int32]) throws -> Void) throws -> Bool {
+        guard requests.count == 1, let request = requests.first else { return false }
+        return try aggregate(request.aggregate, of: request.attribute, in: fetch) { try body($0, [0]) }
+    }
+}
+
+/// An aggregate of one attribute that ``AggregatingStore/aggregates(_:in:_:)`` computes.
+package struct AggregateRequest: Sendable {
+    package let aggregate: StoreAggregate
+    package let attribute: Int
+
+    package init(_ aggregate: StoreAggregate, of attribute: Int) {
+        self.aggregate = aggregate
+        self.attribute = attribute
+    }
 }
 
 /// A store that applies delete rules itself when a save asks it to

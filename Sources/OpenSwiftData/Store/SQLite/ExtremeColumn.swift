@@ -44,9 +44,12 @@ struct ExtremeColumn {
         "\(function)(\(column)\(collation)) FILTER (WHERE \(ordered)), count(\(column)) FILTER (WHERE NOT (\(readable))), count(\(column))"
     }
 
-    /// Whether the row of ``select(_:)`` gives the extreme: every value is of the type, and an
-    /// extreme is NULL only when there was no value.
-    func isComplete(_ row: some _RowReader) -> Bool {
-        row._int64(1) == 0 && (!row._isNull(0) || row._int64(2) == 0)
+    /// How many columns ``select(_:)`` selects.
+    static let width: Int32 = 3
+
+    /// Whether the columns of ``select(_:)``, from `first` on, give the extreme: every value is of
+    /// the type, and an extreme is NULL only when there was no value.
+    func isComplete(_ row: some _RowReader, from first: Int32) -> Bool {
+        row._int64(first + 1) == 0 && (!row._isNull(first) || row._int64(first + 2) == 0)
     }
 }

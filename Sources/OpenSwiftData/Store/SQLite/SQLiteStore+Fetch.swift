@@ -76,26 +76,49 @@ extension SQLiteStore {
         }
     }
 
-    /// `SUM`, `MIN` or `MAX` (or `osd_sum_real`) of an attribute over the matching rows. A sum that overflows 64 bits on the way (SQLite's `SUM` then fails, even when
+    /// `SUM`, `MIN` or `MAX` (or `osd_sum_real`) of an attribute over the matching rows (see
+    /// ``aggregates(_:in:_:)``).
+    func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
+        try aggregates([AggregateRequest(aggregate, of: attribute)], in: fetch) { row, _ in try body(row) }
+    }
+
+    /// `SUM`, `MIN` or `MAX` (or `osd_sum_real`) of attributes over the matching rows, in one
+    /// statement. A sum that overflows 64 bits on the way (SQLite's `SUM` then fails, even when
     /// the total would fit) is left to the context, which adds exactly; so is a floating-point
     /// sum over a value that is no number, whose error the context's own read names. Extremes of
     /// `Double`s, text and `Decimal`s (``ExtremeColumn``) skip NaN and compare text as Swift does;
-    /// ones over values of another type, or over NaN alone, are left to the context too.
-    func aggregate(_ aggregate: StoreAggregate, of attribute: Int, in fetch: StoreFetch, _ body: (StoreRow) throws -> Void) throws -> Bool {
+    /// ones over values of another type, or over NaN alone, are left to the context too. Any
+    /// aggregate left to the context leaves them all.
+    func aggregates(_ requests: [AggregateRequest], in fetch: StoreFetch, _ body: (StoreRow, [Int32]) throws -> Void) throws -> Bool {
         let layout = try layout(for: fetch.entity.name)
-        let column = layout.column(attribute)
-        let function = switch aggregate.withoutCount {
-        case .floatingPointSum: SwiftSum.functionName
-        case .minimum: "min"
-        case .maximum: "max"
-        default: "sum"
+        var selected: [String] = []
+        var firstColumns: [Int32] = []
+        var extremes: [(ExtremeColumn, first: Int32)] = []
+        var column: Int32 = 0
+        for request in requests {
+            let aggregate = request.aggregate
+            let name = layout.column(request.attribute)
+            let function = switch aggregate.withoutCount {
+            case .floatingPointSum: SwiftSum.functionName
+            case .minimum: "min"
+            case .maximum: "max"
+            default: "sum"
+            }
+            firstColumns.append(column)
+            if aggregate == .minimum || aggregate == .maximum,
+               let extreme = fetch.entity.fields[request.attribute].storage.flatMap({ ExtremeColumn(column: name, storage: $0) }) {
+                selected.append(extreme.select(function))
+                extremes.append((extreme, column))
+                column += ExtremeColumn.width
+            } else {
+                selected.append("\(function)(\(name))" + (aggregate.countsValues ? ", count(\(name))" : ""))
+                column += aggregate.countsValues ? 2 : 1
+            }
         }
         let (clauses, arguments) = clauses(fetch, layout: layout, ordered: false)
-        let extreme = aggregate == .minimum || aggregate == .maximum
-            ? fetch.entity.fields[attribute].storage.flatMap { ExtremeColumn(column: column, storage: $0) } : nil
-        let count = aggregate.countsValues ? ", count(\(column))" : ""
-        let selected = extreme?.select(function) ?? "\(function)(\(column))\(count)"
-        let sql = "SELECT \(selected) FROM \(layout.table)\(clauses)"
+        let sql = "SELECT \(selected.joined(separator: ", ")) FROM \(layout.table)\(clauses)"
+        let sums = requests.contains { $0.aggregate.withoutCount == .sum }
+        let floatingPointSums = requests.contains { $0.aggregate.withoutCount == .floatingPointSum }
         return try withReader { connection in
             let statement = try connection.statement(sql)
             try statement.bind(arguments)
@@ -103,13 +126,13 @@ extension SQLiteStore {
             let stepped: Bool
             do {
                 stepped = try statement.step()
-            } catch let error as SQLiteError where aggregate.withoutCount == .sum && error.message == "integer overflow" {
+            } catch let error as SQLiteError where sums && error.message == "integer overflow" {
                 return false
-            } catch is SQLiteError where aggregate.withoutCount == .floatingPointSum {
+            } catch is SQLiteError where floatingPointSums {
                 return false
             }
-            if let extreme, stepped, !extreme.isComplete(statement) { return false }
-            if stepped { try body(statement) }
+            if stepped, extremes.contains(where: { !$0.0.isComplete(statement, from: $0.first) }) { return false }
+            if stepped { try body(statement, firstColumns) }
             return true
         }
     }

@@ -1,0 +1,79 @@
+extension ModelContext {
+    /// Returns several aggregates of the models that match a fetch descriptor, computed together.
+    ///
+    /// Each result is the one the aggregate's own method gives over the same descriptor
+    /// (`sum(of:in:)`, `average(of:in:)`, `minimum(of:in:)`, `maximum(of:in:)`): the predicate,
+    /// `includePendingChanges`, `fetchLimit` and `fetchOffset` select the models, and unsaved changes
+    /// count as they do in a fetch. Where those methods each ask the store or read the models, this
+    /// one asks the store for every aggregate in one statement when the store evaluates the whole
+    /// descriptor (without a page), the context has no unsaved changes of the model and the store
+    /// computes each aggregate; it reads the models `fetch` returns once when the store cannot
+    /// evaluate the descriptor; otherwise it computes each aggregate as its own method does.
+    ///
+    /// ```swift
+    /// let (spent, rating, latest) = try context.aggregates(
+    ///     .sum(\Trip.cost), .average(\Trip.rating), .maximum(\Trip.startDate),
+    ///     in: FetchDescriptor(predicate: #Predicate { $0.year == 2026 }))
+    /// ```
+    ///
+    /// This method is an addition of OpenSwiftData; SwiftData has no aggregates.
+    ///
+    /// - Parameters:
+    ///   - aggregate: The aggregates to compute (see ``ModelAggregate``).
+    ///   - descriptor: The models to aggregate; every model of the type when omitted.
+    /// - Returns: The aggregates' results, in the order of `aggregate`.
+    /// - Throws: ``SwiftDataError/arithmeticOverflow`` when a sum of integers does not fit in their
+    ///   type, naming the model and property, and the errors a fetch throws.
+    public func aggregates<T: PersistentModel, each Value>(
+        _ aggregate: repeat ModelAggregate<T, each Value>, in descriptor: FetchDescriptor<T> = FetchDescriptor<T>()
+    ) throws -> (repeat each Value) {
+        var count = 0
+        for _ in repeat each aggregate { count += 1 }
+        if count > 1 {
+            let started = (repeat (each aggregate).start())
+            var passes: [AggregatePass<T>] = []
+            for start in repeat each started { passes.append(start.pass) }
+            if try computeTogether(passes, over: descriptor) { return (repeat try (each started).result(self)) }
+        }
+        return (repeat try (each aggregate).alone(self, descriptor))
+    }
+
+    /// Shows every pass the models `fetch(descriptor)` returns, or the store's results of all of
+    /// their aggregates at once, when either gives each what its own method would. Returns `false`,
+    /// having shown nothing, when each aggregate is to be computed by its own method: the store
+    /// evaluates the descriptor, but does not compute every one of the aggregates.
+    private func computeTogether<T: PersistentModel>(_ passes: [AggregatePass<T>], over descriptor: FetchDescriptor<T>) throws -> Bool {
+        mergeChangesFromOtherContexts()
+        try throwDeferredReadFailure()
+        if descriptor.includePendingChanges { propagatePendingDeletions() }
+        let query = try FetchQuery(descriptor, context: self)
+        let entity = query.entity
+        // A page's rows are those `fetch` reads: where its sort leaves ties (or it has none), another
+        // statement (an aggregate) could take other rows, so a page is fetched.
+        guard query.isResolvedInStore, descriptor.fetchLimit == nil, descriptor.fetchOffset == nil,
+              !FetchQuery.hasPendingChanges(self, entity: entity) else {
+            for model in try fetch(descriptor) {
+                for pass in passes { pass.addModel(model) }
+            }
+            return true
+        }
+        let sorted = !query.storeFetch.sort.isEmpty
+        var requests: [AggregateRequest] = []
+        for pass in passes {
+            guard let property = entity.propertyIndex(for: pass.keyPath), query.shape.eagerAttributes.contains(property),
+                  pass.storeComputes(entity.fields[property], sorted) else { return false }
+            requests.append(AggregateRequest(pass.storeAggregate, of: property))
+        }
+        guard let store = query.aggregatingStore else { return false }
+        return try store.aggregates(requests, in: query.storeFetch) { row, columns in
+            for (pass, (column, request)) in zip(passes, zip(columns, requests)) {
+                do {
+                    try pass.addStoreResult(row, column)
+                } catch let error where !(error is SwiftDataError) {
+                    // A stored value the type cannot read (another program wrote it), as a fetch names it.
+                    throw SwiftDataError(.modelValidationFailure, reason: "Reading \(entity.name).\(entity.fields[request.attribute].name): \(error)")
+                }
+            }
+        }
+    }
+}

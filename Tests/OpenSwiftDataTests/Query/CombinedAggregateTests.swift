@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// `aggregates(_:in:)` (an addition of OpenSwiftData) gives, in one pass, what each aggregate's own
+/// method gives over the same descriptor: every descriptor of ``AggregateTests``, stored and
+/// unsaved models, columns read together and models read when a property is not a column.
+struct CombinedAggregateTests {
+    let store = TemporaryStore()
+
+    @Test(arguments: Backend.allCases, TestCounts.seeds(quick: 1, full: 3))
+    func combinedAggregatesEqualEachAggregateAlone(_ backend: Backend, seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let context = ModelContext(try store.container(SensorReading.self, backend: backend))
+        for _ in 0..<60 { context.insert(SensorReading.random(using: &random)) }
+        try context.save()
+        try Self.check(ModelContext(try store.container(SensorReading.self, backend: backend)), "reopened")
+        try Self.check(context, "saved")
+        let readings = try context.fetch(FetchDescriptor<SensorReading>(sortBy: [SortDescriptor(\.count)]))
+        for reading in readings.prefix(6) { context.delete(reading) }
+        for reading in readings.suffix(8) {
+            reading.count += 7
+            reading.optionalLevel = reading.optionalLevel.map { -$0 }
+            reading.scratch = Int.random(in: 1...9, using: &random)
+        }
+        for _ in 0..<5 { context.insert(SensorReading.random(using: &random)) }
+        try Self.check(context, "unsaved")
+    }
+
+    static func check(_ context: ModelContext, _ state: String) throws {
+        for (name, descriptor) in AggregateTests.descriptors {
+            let where_ = "\(state), \(name)"
+            // Stored columns only, one of them twice (read once), of every kind of aggregate.
+            let stored = try context.aggregates(
+                .sum(\SensorReading.count), .maximum(\.small), .sum(\.level), .sum(\.ratio), .sum(\.amount),
+                .average(\.count), .average(\.level), .average(\.amount), .average(\.optionalCount), .average(\.optionalLevel),
+                .minimum(\.count), .maximum(\.count), .minimum(\.station), .maximum(\.station),
+                .minimum(\.takenAt), .maximum(\.level), .sum(\.optionalCount), .minimum(\.optionalLevel),
+                in: descriptor)
+            #expect(stored.0 == (try context.sum(of: \.count, in: descriptor)), "\(where_)")
+            #expect(stored.1 == (try context.maximum(of: \.small, in: descriptor)), "\(where_)")
+            #expect(AggregateTests.same(stored.2, try context.sum(of: \.level, in: descriptor)), "\(where_)")
+            #expect(AggregateTests.same(stored.3, try context.sum(of: \.ratio, in: descriptor)), "\(where_)")
+            #expect(AggregateTests.same(stored.4, try context.sum(of: \.amount, in: descriptor)), "\(where_)")
+            #expect(stored.5 == (try context.average(of: \.count, in: descriptor)), "\(where_)")
+            #expect(AggregateTests.same(stored.6, try context.average(of: \.level, in: descriptor)), "\(where_)")
+            #expect(AggregateTests.same(stored.7, try context.average(of: \.amount, in: descriptor)), "\(where_)")
+            #expect(stored.8 == (try context.average(of: \.optionalCount, in: descriptor)), "\(where_)")
+            #expect(AggregateTests.same(stored.9, try context.average(of: \.optionalLevel, in: descriptor)), "\(where_)")
+            #expect(stored.10 == (try context.minimum(of: \.count, in: descriptor)), "\(where_)")
+            #expect(stored.11 == (try context.maximum(of: \.count, in: descriptor)), "\(where_)")
+            #expect(stored.12?.unicodeScalars.elementsEqual((try context.minimum(of: \.station, in: descriptor) ?? "").unicodeScalars) ?? true, "\(where_)")
+            #expect(stored.13 == (try context.maximum(of: \.station, in: descriptor)), "\(where_)")
+            #expect(stored.14 == (try context.minimum(of: \.takenAt, in: descriptor)), "\(where_)")
+            #expect(AggregateTests.same(stored.15, try context.maximum(of: \.level, in: descriptor)), "\(where_)")
+            #expect(stored.16 == (try context.sum(of: \.optionalCount, in: descriptor)), "\(where_)")
+            #expect(AggregateTests.same(stored.17, try context.minimum(of: \.optionalLevel, in: descriptor)), "\(where_)")
+
+            // Aggregates a store computes (of values without NaN, which can leave a sum or an
+            // extreme to the context), asked of it in one statement where it evaluates the descriptor.
+            let inStore = try context.aggregates(
+                .sum(\SensorReading.count), .average(\.count), .minimum(\.takenAt), .maximum(\.takenAt), .sum(\.optionalCount),
+                .average(\.optionalCount), .minimum(\.station), .maximum(\.count), .maximum(\.small), .minimum(\.big),
+                in: descriptor)
+            #expect(inStore.0 == (try context.sum(of: \.count, in: descriptor)), "\(where_)")
+            #expect(inStore.1 == (try context.average(of: \.count, in: descriptor)), "\(where_)")
+            #expect(inStore.2 == (try context.minimum(of: \.takenAt, in: descriptor)), "\(where_)")
+            #expect(inStore.3 == (try context.maximum(of: \.takenAt, in: descriptor)), "\(where_)")
+            #expect(inStore.4 == (try context.sum(of: \.optionalCount, in: descriptor)), "\(where_)")
+            #expect(inStore.5 == (try context.average(of: \.optionalCount, in: descriptor)), "\(where_)")
+            #expect(inStore.6?.unicodeScalars.elementsEqual((try context.minimum(of: \.station, in: descriptor) ?? "").unicodeScalars) ?? true, "\(where_)")
+            #expect(inStore.7 == (try context.maximum(of: \.count, in: descriptor)), "\(where_)")
+            #expect(inStore.8 == (try context.maximum(of: \.small, in: descriptor)), "\(where_)")
+            #expect(inStore.9 == (try context.minimum(of: \.big, in: descriptor)), "\(where_)")
+
+            // Properties that are no column (ephemeral, computed) are read from models.
+            let fromModels = try context.aggregates(.sum(\SensorReading.scratch), .maximum(\.doubledCount), .sum(\.count), in: descriptor)
+            #expect(fromModels.0 == (try context.sum(of: \.scratch, in: descriptor)), "\(where_)")
+            #expect(fromModels.1 == (try context.maximum(of: \.doubledCount, in: descriptor)), "\(where_)")
+            #expect(fromModels.2 == stored.0, "\(where_)")
+
+            // A sum of integers that does not fit fails the whole call as the sum alone fails.
+            let bigs = Result { try context.sum(of: \.big, in: descriptor) }
+            let combined = Result { try context.aggregates(.maximum(\SensorReading.big), .sum(\.big), in: descriptor) }
+            switch (bigs, combined) {
+            case (.success(let alone), .success(let together)):
+                #expect(together.1 == alone, "\(where_)")
+                #expect(together.0 == (try context.maximum(of: \.big, in: descriptor)), "\(where_)")
+            case (.failure(let alone), .failure(let together)):
+                #expect((together as? SwiftDataError) == .arithmeticOverflow && (alone as? SwiftDataError) == .arithmeticOverflow, "\(where_)")
+                #expect("\(together)".contains("SensorReading.big"), "\(where_)")
+            default:
+                Issue.record("\(where_): alone \(bigs), together \(combined)")
+            }
+        }
+    }
+
+    /// One aggregate takes its own method's path; the results come in the order asked.
+    @Test func oneAggregateAndTheOrderOfResults() throws {
+        let context = ModelContext(try store.container(IndexedScore.self))
+        for (group, score) in [(1, 10), (2, -4), (1, 7), (3, 0)] { context.insert(IndexedScore(group: group, score: score)) }
+        try context.save()
+        let reopened = ModelContext(try store.container(IndexedScore.self))
+        let total: Int = try reopened.aggregates(.sum(\IndexedScore.score))
+        #expect(total == 13)
+        let (highest, lowest, average, groups) = try reopened.aggregates(
+            .maximum(\IndexedScore.score), .minimum(\.score), .average(\.score), .sum(\.group))
+        #expect(highest == 10 && lowest == -4 && average == 3.25 && groups == 7)
+        let firstGroup = FetchDescriptor<IndexedScore>(predicate: #Predicate { $0.group == 1 })
+        let (sum, count) = try reopened.aggregates(.sum(\IndexedScore.score), .average(\.score), in: firstGroup)
+        #expect(sum == 17 && count == 8.5)
+        let none = FetchDescriptor<IndexedScore>(predicate: #Predicate { $0.group > 9 })
+        let empty = try reopened.aggregates(.sum(\IndexedScore.score), .average(\.score), .minimum(\.group), in: none)
+        #expect(empty.0 == 0 && empty.1 == nil && empty.2 == nil)
+    }
+
+    /// A stored value the property's type cannot read fails the call with an error naming the
+    /// model and property, as the aggregate alone does.
+    @Test func aValueThatIsNoNumberFailsTheCallNamingTheProperty() throws {
+        let context = ModelContext(try store.container(SensorReading.self, backend: .sqlite))
+        var random = SeededGenerator(seed: 5)
+        for _ in 0..<3 { context.insert(SensorReading.random(using: &random)) }
+        try context.save()
+        let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
+        try connection.execute("UPDATE SensorReading SET level = 'high' WHERE _pk = (SELECT min(_pk) FROM SensorReading)")
+        let reopened = ModelContext(try store.container(SensorReading.self, backend: .sqlite))
+        #expect {
+            try reopened.aggregates(.sum(\SensorReading.count), .maximum(\.level))
+        } throws: { error in
+            (error as? SwiftDataError) == .modelValidationFailure && "\(error)".contains("SensorReading.level") && "\(error)".contains("high")
+        }
+        #expect(try reopened.aggregates(.sum(\SensorReading.count), .minimum(\.takenAt)).0 == (try reopened.sum(of: \SensorReading.count)))
+    }
+}
