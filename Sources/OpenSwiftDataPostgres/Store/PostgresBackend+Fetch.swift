@@ -159,6 +159,63 @@ extension PostgresBackend: StoreBackend, AggregatingStore {
         return true
     }
 
+    /// Several aggregates in one statement, each as ``aggregate(_:of:in:_:)`` lays it out (an integer
+    /// sum's test of NULL after its count): sums of integers and of `Double`s, and extremes of
+    /// integers and dates. One of another kind (extremes of `Double`s, text and `Decimal`s), a sum
+    /// beyond 64 bits or a floating-point sum the server refuses leaves them all to the context.
+    func aggregates(_ requests: [AggregateRequest], in fetch: StoreFetch, _ body: (StoreRow, [Int32]) throws -> Void) throws -> Bool {
+        if requests.count == 1, let request = requests.first {
+            return try aggregate(request.aggregate, of: request.attribute, in: fetch) { try body($0, [0]) }
+        }
+        let table = try table(for: fetch.entity.name)
+        var computed: [String] = []
+        var selected: [String] = []
+        var firstColumns: [Int32] = []
+        // Each integer sum's column, and the column saying whether it was NULL.
+        var integerSums: [(sum: Int32, isNull: Int32)] = []
+        for (index, request) in requests.enumerated() {
+            guard let column = table.columns[request.attribute] else { return false }
+            let value = "t0.\(column)"
+            let first = Int32(selected.count)
+            firstColumns.append(first)
+            switch request.aggregate.withoutCount {
+            case .floatingPointSum:
+                guard sumsAsSwift else { return false }
+                computed.append("\(PostgresSwiftSum.call(value, namespace: namespace)) AS a\(index)")
+                selected.append("a\(index)")
+            case .minimum, .maximum:
+                guard let storage = fetch.entity.fields[request.attribute].storage,
+                      storage != .real, storage != .text, storage != .decimal else { return false }
+                computed.append("\(request.aggregate == .minimum ? "min" : "max")(\(value)) AS a\(index)")
+                selected.append("a\(index)")
+            default:
+                computed.append("sum(\(value)) AS a\(index)")
+                selected.append("CASE WHEN a\(index) BETWEEN \(Int64.min) AND \(Int64.max) THEN a\(index)::int8 END")
+            }
+            if request.aggregate.countsValues {
+                computed.append("count(\(value)) AS n\(index)")
+                selected.append("n\(index)")
+            }
+            if request.aggregate.withoutCount == .sum {
+                integerSums.append((first, Int32(selected.count)))
+                selected.append("a\(index) IS NULL")
+            }
+        }
+        let (clauses, compiler) = try clauses(fetch, table: table, ordered: false)
+        let sql = "SELECT \(selected.joined(separator: ", ")) FROM (SELECT \(computed.joined(separator: ", ")) FROM \(table.table) AS t0\(clauses)) AS aggregate"
+        let floatingPointSums = requests.contains { $0.aggregate.withoutCount == .floatingPointSum }
+        let rows: [PostgresRowReader]
+        do {
+            rows = try read(statement(sql, compiler)).map(PostgresRowReader.init)
+        } catch let error as SwiftDataError where floatingPointSums && PostgresFailure.isOutOfRange(error) {
+            return false
+        }
+        // A sum that is not NULL but no `bigint` does not fit in 64 bits.
+        for row in rows where integerSums.contains(where: { row._isNull($0.sum) && row._int64($0.isNull) == 0 }) { return false }
+        for row in rows { try body(row, firstColumns) }
+        return true
+    }
+
     func primaryKeys(_ fetch: StoreFetch) throws -> [Int64] {
         let table = try table(for: fetch.entity.name)
         let (clauses, compiler) = try clauses(fetch, table: table, ordered: true)
