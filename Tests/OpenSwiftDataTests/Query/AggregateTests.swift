@@ -92,14 +92,20 @@ struct AggregateTests {
 
     @Test(arguments: Backend.allCases, TestCounts.seeds(quick: 1, full: 3))
     func aggregatesEqualTheReductionOfTheFetchedValues(_ backend: Backend, seed: UInt64) throws {
+        try Self.checkInEveryState(store, backend, seed: seed, Self.checkEveryAggregate)
+    }
+
+    /// Runs `check` on random readings: reopened (the stores' columns are read directly where they
+    /// can be), saved, and with unsaved inserts, changes (ephemeral ones too) and deletions.
+    static func checkInEveryState(
+        _ store: TemporaryStore, _ backend: Backend, seed: UInt64, _ check: (ModelContext, String) throws -> Void
+    ) throws {
         var random = SeededGenerator(seed: seed)
         let context = ModelContext(try store.container(SensorReading.self, backend: backend))
         for _ in 0..<60 { context.insert(SensorReading.random(using: &random)) }
         try context.save()
-        // Clean, reopened: the stores' columns are read directly where they can be.
-        try Self.checkEveryAggregate(in: ModelContext(try store.container(SensorReading.self, backend: backend)), "reopened")
-        try Self.checkEveryAggregate(in: context, "saved")
-        // Unsaved inserts, changes (ephemeral ones too) and deletions.
+        try check(ModelContext(try store.container(SensorReading.self, backend: backend)), "reopened")
+        try check(context, "saved")
         let readings = try context.fetch(FetchDescriptor<SensorReading>(sortBy: [SortDescriptor(\.count)]))
         for reading in readings.prefix(6) { context.delete(reading) }
         for reading in readings.suffix(8) {
@@ -108,7 +114,7 @@ struct AggregateTests {
             reading.scratch = Int.random(in: 1...9, using: &random)
         }
         for _ in 0..<5 { context.insert(SensorReading.random(using: &random)) }
-        try Self.checkEveryAggregate(in: context, "unsaved")
+        try check(context, "unsaved")
     }
 
     /// Compares each aggregate of each property with the reduction of the fetched values.
@@ -328,13 +334,7 @@ struct AggregateTests {
     /// Text another program wrote into a `Double` column fails the sum and the extremes (in the
     /// store and in the context's own read alike) with an error naming the model and property.
     @Test func aValueThatIsNoNumberFailsTheSumNamingTheProperty() throws {
-        let context = ModelContext(try store.container(SensorReading.self, backend: .sqlite))
-        var random = SeededGenerator(seed: 5)
-        for _ in 0..<3 { context.insert(SensorReading.random(using: &random)) }
-        try context.save()
-        let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
-        try connection.execute("UPDATE SensorReading SET level = 'high' WHERE _pk = (SELECT min(_pk) FROM SensorReading)")
-        let reopened = ModelContext(try store.container(SensorReading.self, backend: .sqlite))
+        let reopened = try AggregateTests.readingsWithTextForALevel(in: store)
         #expect {
             try reopened.sum(of: \SensorReading.level)
         } throws: { error in
@@ -348,6 +348,18 @@ struct AggregateTests {
                 (error as? SwiftDataError) == .modelValidationFailure && "\(error)".contains("SensorReading.level")
             }
         }
+    }
+
+    /// A context on three stored readings, one of whose `level` another program set to the text
+    /// "high".
+    static func readingsWithTextForALevel(in store: TemporaryStore) throws -> ModelContext {
+        let context = ModelContext(try store.container(SensorReading.self, backend: .sqlite))
+        var random = SeededGenerator(seed: 5)
+        for _ in 0..<3 { context.insert(SensorReading.random(using: &random)) }
+        try context.save()
+        let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
+        try connection.execute("UPDATE SensorReading SET level = 'high' WHERE _pk = (SELECT min(_pk) FROM SensorReading)")
+        return ModelContext(try store.container(SensorReading.self, backend: .sqlite))
     }
 
     /// The error names the model and property.

@@ -10,21 +10,7 @@ struct CombinedAggregateTests {
 
     @Test(arguments: Backend.allCases, TestCounts.seeds(quick: 1, full: 3))
     func combinedAggregatesEqualEachAggregateAlone(_ backend: Backend, seed: UInt64) throws {
-        var random = SeededGenerator(seed: seed)
-        let context = ModelContext(try store.container(SensorReading.self, backend: backend))
-        for _ in 0..<60 { context.insert(SensorReading.random(using: &random)) }
-        try context.save()
-        try Self.check(ModelContext(try store.container(SensorReading.self, backend: backend)), "reopened")
-        try Self.check(context, "saved")
-        let readings = try context.fetch(FetchDescriptor<SensorReading>(sortBy: [SortDescriptor(\.count)]))
-        for reading in readings.prefix(6) { context.delete(reading) }
-        for reading in readings.suffix(8) {
-            reading.count += 7
-            reading.optionalLevel = reading.optionalLevel.map { -$0 }
-            reading.scratch = Int.random(in: 1...9, using: &random)
-        }
-        for _ in 0..<5 { context.insert(SensorReading.random(using: &random)) }
-        try Self.check(context, "unsaved")
+        try AggregateTests.checkInEveryState(store, backend, seed: seed, Self.check)
     }
 
     static func check(_ context: ModelContext, _ state: String) throws {
@@ -118,13 +104,7 @@ struct CombinedAggregateTests {
     /// A stored value the property's type cannot read fails the call with an error naming the
     /// model and property, as the aggregate alone does.
     @Test func aValueThatIsNoNumberFailsTheCallNamingTheProperty() throws {
-        let context = ModelContext(try store.container(SensorReading.self, backend: .sqlite))
-        var random = SeededGenerator(seed: 5)
-        for _ in 0..<3 { context.insert(SensorReading.random(using: &random)) }
-        try context.save()
-        let connection = try SQLiteConnection(path: store.url.path, readOnly: false, create: false)
-        try connection.execute("UPDATE SensorReading SET level = 'high' WHERE _pk = (SELECT min(_pk) FROM SensorReading)")
-        let reopened = ModelContext(try store.container(SensorReading.self, backend: .sqlite))
+        let reopened = try AggregateTests.readingsWithTextForALevel(in: store)
         #expect {
             try reopened.aggregates(.sum(\SensorReading.count), .maximum(\.level))
         } throws: { error in
