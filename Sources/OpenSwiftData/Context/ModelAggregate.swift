@@ -1,7 +1,7 @@
 import Foundation
 
-/// An aggregate of one property of a model, which a context computes together with others in one
-/// pass over the models a fetch descriptor selects.
+/// An aggregate of one property of a model, which a context computes together with others over
+/// the models a fetch descriptor selects.
 ///
 /// Create aggregates with the type's static methods, and pass them to
 /// `ModelContext.aggregates(_:in:)`, which returns their results in the same order:
@@ -30,14 +30,14 @@ extension ModelAggregate {
     public static func sum<Number: _PersistentScalar & AdditiveArithmetic>(
         _ keyPath: KeyPath<Model, Number>
     ) -> ModelAggregate<Model, Number> {
-        summing(keyPath, { $0 }, counting: false, alone: { try $0.sum(of: keyPath, in: $1) }) { sum, _ in { try sum.result(of: $0) } }
+        summing(keyPath, { $0 }, counting: false, alone: { try $0.sum(of: keyPath, in: $1) }) { sum, _, property in try sum.result(of: property) }
     }
 
     /// The sum of an optional property, leaving out `nil` values: zero when every value is `nil`.
     public static func sum<Number: _PersistentScalar & AdditiveArithmetic>(
         _ keyPath: KeyPath<Model, Number?>
     ) -> ModelAggregate<Model, Number> {
-        summing(keyPath, { $0 }, counting: false, alone: { try $0.sum(of: keyPath, in: $1) }) { sum, _ in { try sum.result(of: $0) } }
+        summing(keyPath, { $0 }, counting: false, alone: { try $0.sum(of: keyPath, in: $1) }) { sum, _, property in try sum.result(of: property) }
     }
 
     /// The average of an integer property, as `ModelContext.average(of:in:)` gives it: the exact
@@ -45,8 +45,8 @@ extension ModelAggregate {
     public static func average<Integer: _PersistentScalar & BinaryInteger>(
         _ keyPath: KeyPath<Model, Integer>
     ) -> ModelAggregate<Model, Double?> {
-        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count in
-            { _ in count() == 0 ? nil : sum.integerTotal / Double(count()) }
+        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count, _ in
+            count == 0 ? nil : sum.integerTotal / Double(count)
         }
     }
 
@@ -54,8 +54,8 @@ extension ModelAggregate {
     public static func average<Integer: _PersistentScalar & BinaryInteger>(
         _ keyPath: KeyPath<Model, Integer?>
     ) -> ModelAggregate<Model, Double?> {
-        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count in
-            { _ in count() == 0 ? nil : sum.integerTotal / Double(count()) }
+        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count, _ in
+            count == 0 ? nil : sum.integerTotal / Double(count)
         }
     }
 
@@ -64,8 +64,8 @@ extension ModelAggregate {
     public static func average<Number: _PersistentScalar & BinaryFloatingPoint>(
         _ keyPath: KeyPath<Model, Number>
     ) -> ModelAggregate<Model, Number?> {
-        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count in
-            { count() == 0 ? nil : try sum.result(of: $0) / Number(count()) }
+        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count, property in
+            count == 0 ? nil : try sum.result(of: property) / Number(count)
         }
     }
 
@@ -73,22 +73,22 @@ extension ModelAggregate {
     public static func average<Number: _PersistentScalar & BinaryFloatingPoint>(
         _ keyPath: KeyPath<Model, Number?>
     ) -> ModelAggregate<Model, Number?> {
-        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count in
-            { count() == 0 ? nil : try sum.result(of: $0) / Number(count()) }
+        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count, property in
+            count == 0 ? nil : try sum.result(of: property) / Number(count)
         }
     }
 
     /// The average of a `Decimal` property; `nil` when there is no value.
     public static func average(_ keyPath: KeyPath<Model, Decimal>) -> ModelAggregate<Model, Decimal?> {
-        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count in
-            { count() == 0 ? nil : try sum.result(of: $0) / Decimal(count()) }
+        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count, property in
+            count == 0 ? nil : try sum.result(of: property) / Decimal(count)
         }
     }
 
     /// The average of an optional `Decimal` property, leaving out `nil` values.
     public static func average(_ keyPath: KeyPath<Model, Decimal?>) -> ModelAggregate<Model, Decimal?> {
-        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count in
-            { count() == 0 ? nil : try sum.result(of: $0) / Decimal(count()) }
+        summing(keyPath, { $0 }, counting: true, alone: { try $0.average(of: keyPath, in: $1) }) { sum, count, property in
+            count == 0 ? nil : try sum.result(of: property) / Decimal(count)
         }
     }
 
@@ -123,12 +123,12 @@ extension ModelAggregate {
     }
 
     /// An aggregate built on a running sum of the values `unwrap` gives (leaving out `nil`s) and,
-    /// when `counting`, their number; `finish` turns the sum and a reading of the number into the
-    /// result, given the property's name for an error.
+    /// when `counting`, their number; `finish` turns the sum and the number into the result, given
+    /// the property's name for an error.
     private static func summing<Stored: _PersistentScalar, Number: _PersistentScalar & AdditiveArithmetic, Result>(
         _ keyPath: KeyPath<Model, Stored>, _ unwrap: @escaping (Stored) -> Number?, counting: Bool,
         alone: @escaping (ModelContext, FetchDescriptor<Model>) throws -> Result,
-        finish: @escaping (AggregateSum<Number>, @escaping () -> Int) -> (String) throws -> Result
+        finish: @escaping (AggregateSum<Number>, _ count: Int, _ property: String) throws -> Result
     ) -> ModelAggregate<Model, Result> {
         ModelAggregate<Model, Result>(keyPath: keyPath, alone: alone) {
             var sum = AggregateSum<Number>()
@@ -141,7 +141,7 @@ extension ModelAggregate {
                 try sum.addStoreResult(row, at: column)
                 if counting { count += Int(row._int64(column + 1)) }
             }
-            return (pass, { context in try finish(sum, { count })(context.propertyName(of: keyPath)) })
+            return (pass, { context in try finish(sum, count, context.propertyName(of: keyPath)) })
         }
     }
 
