@@ -16,6 +16,11 @@ extension ModelContext {
     ///     in: FetchDescriptor(predicate: #Predicate { $0.year == 2026 }))
     /// ```
     ///
+    /// Name the model's type in one key path (`\Trip.cost`) when no descriptor names it; the others
+    /// may leave it out.
+    /// Spell it in a key path through an optional, too (`.minimum(\Trip.destination?.name)`):
+    /// Swift 6.3 fails to type-check `\.destination?.name` in this call.
+    ///
     /// This method is an addition of OpenSwiftData; SwiftData has no aggregates.
     ///
     /// - Parameters:

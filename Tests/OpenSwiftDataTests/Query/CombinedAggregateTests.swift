@@ -101,6 +101,32 @@ struct CombinedAggregateTests {
         #expect(empty.0 == 0 && empty.1 == nil && empty.2 == nil)
     }
 
+    /// A class with subclasses (whose models the store holds in several tables) and a key path
+    /// through a relationship give what each aggregate alone gives.
+    @Test func aClassHierarchyAndARelationshipAggregateTogether() throws {
+        let schema = Schema([Picture.self, Clip.self, Album.self])
+        do {
+            let context = ModelContext(try ModelContainer(for: schema, configurations: [store.configuration()]))
+            let album = Album(name: "Summer")
+            context.insert(album)
+            let items = [MediaItem(title: "plain", rating: 2), Picture(title: "sea", resolution: 1_080, rating: 5),
+                         Picture(title: "hill", resolution: 4_000, rating: 1), Clip(title: "waves", footage: 12.5)]
+            for item in items { context.insert(item) }
+            items[1].album = album
+            items[3].album = album
+            try context.save()
+        }
+        let context = ModelContext(try ModelContainer(for: schema, configurations: [store.configuration()]))
+        let (ratings, lastTitle, album, average) = try context.aggregates(
+            .sum(\MediaItem.rating), .maximum(\MediaItem.title), .minimum(\MediaItem.album?.name), .average(\MediaItem.rating))
+        #expect(ratings == 8 && lastTitle == "waves" && album == "Summer" && average == 2)
+        let (pictures, sharpest) = try context.aggregates(.sum(\Picture.rating), .maximum(\.resolution))
+        #expect(pictures == 6 && sharpest == 4_000)
+        let inAlbum = FetchDescriptor<MediaItem>(predicate: #Predicate { $0.album?.name == "Summer" })
+        let (albumRatings, albumTitle) = try context.aggregates(.sum(\MediaItem.rating), .minimum(\.title), in: inAlbum)
+        #expect(albumRatings == 5 && albumTitle == "sea")
+    }
+
     /// A stored value the property's type cannot read fails the call with an error naming the
     /// model and property, as the aggregate alone does.
     @Test func aValueThatIsNoNumberFailsTheCallNamingTheProperty() throws {
