@@ -16,8 +16,6 @@ import Foundation
 ///
 /// This type is an addition of OpenSwiftData; SwiftData has no aggregates.
 public struct ModelAggregate<Model: PersistentModel, Value> {
-    /// The property the aggregate reduces.
-    let keyPath: PartialKeyPath<Model>
     /// The aggregate computed alone, by its own method of the context.
     let alone: (ModelContext, FetchDescriptor<Model>) throws -> Value
     /// Starts the aggregate's pass: its running state, and how to read its result at the end.
@@ -130,7 +128,7 @@ extension ModelAggregate {
         alone: @escaping (ModelContext, FetchDescriptor<Model>) throws -> Result,
         finish: @escaping (AggregateSum<Number>, _ count: Int, _ property: String) throws -> Result
     ) -> ModelAggregate<Model, Result> {
-        ModelAggregate<Model, Result>(keyPath: keyPath, alone: alone) {
+        ModelAggregate<Model, Result>(alone: alone) {
             var sum = AggregateSum<Number>()
             var count = 0
             let pass = AggregatePass<Model>(keyPath: keyPath, storedType: Stored.self, storeAggregate: counting ? sum.storeAggregate.withCount : sum.storeAggregate) { value in
@@ -150,7 +148,7 @@ extension ModelAggregate {
         _ keyPath: KeyPath<Model, Stored>, _ unwrap: @escaping (Stored) -> Element?, smallest: Bool,
         alone: @escaping (ModelContext, FetchDescriptor<Model>) throws -> Element?
     ) -> ModelAggregate<Model, Element?> {
-        ModelAggregate<Model, Element?>(keyPath: keyPath, alone: alone) {
+        ModelAggregate<Model, Element?>(alone: alone) {
             var extreme = AggregateExtreme<Element>(keepsSmallest: smallest)
             let pass = AggregatePass<Model>(keyPath: keyPath, storedType: Stored.self, storeAggregate: smallest ? .minimum : .maximum) { value in
                 if let value = unwrap(value) { extreme.consider(value) }
@@ -185,9 +183,6 @@ final class AggregatePass<Model: PersistentModel> {
         self.storeAggregate = storeAggregate
         addModel = { add($0[keyPath: keyPath]) }
         self.addStoreResult = addStoreResult
-        storeComputes = { field, sorted in
-            ModelContext.readsAsStored(field, as: Stored.self) && ModelContext.storeComputes(storeAggregate, of: Stored.self)
-                && (!sorted || !ModelContext.dependsOnOrder(storeAggregate, of: Stored.self))
-        }
+        storeComputes = { ModelContext.storeGives(storeAggregate, over: $0, as: Stored.self, sorted: $1) }
     }
 }

@@ -126,31 +126,21 @@ extension ModelContext {
     /// order. When that gives the same values (the store evaluates the whole descriptor, which has
     /// no page, the context has no unsaved change of the model, and the key path is a stored
     /// attribute of exactly this type), the store computes the aggregate itself where it can (see
-    /// ``storeComputes(_:of:)``), and `storeResult` gets its row instead; or else the column is
+    /// ``storeGives(_:over:as:sorted:)``), and `storeResult` gets its row instead; or else the column is
     /// read without making models (always, when `storeAggregate` is `nil`).
     func forEachValue<T: PersistentModel, Value: _PersistentScalar>(
         of keyPath: KeyPath<T, Value>, in descriptor: FetchDescriptor<T>, storeAggregate: StoreAggregate?,
         _ body: (Value) throws -> Void, storeResult: (StoreRow) throws -> Void = { _ in }
     ) throws {
-        mergeChangesFromOtherContexts()
-        try throwDeferredReadFailure()
-        if descriptor.includePendingChanges { propagatePendingDeletions() }
-        let query = try FetchQuery(descriptor, context: self)
-        // A page's rows are those `fetch` reads: where its sort leaves ties (or it has none), another
-        // statement (one column, an aggregate) could take other rows, so a page is fetched.
-        guard query.isResolvedInStore, descriptor.fetchLimit == nil, descriptor.fetchOffset == nil,
-              !FetchQuery.hasPendingChanges(self, entity: query.entity),
-              let property = query.entity.propertyIndex(for: keyPath), query.shape.eagerAttributes.contains(property),
+        let (query, storeSelectsTheRows) = try aggregateQuery(descriptor)
+        guard storeSelectsTheRows, let property = query.entity.propertyIndex(for: keyPath), query.shape.eagerAttributes.contains(property),
               Self.readsAsStored(query.entity.fields[property], as: Value.self) else {
             for model in try fetch(descriptor) { try body(model[keyPath: keyPath]) }
             return
         }
         do {
-            // A store's aggregate takes the rows in the order it scans them; a sorted fetch gives
-            // them in its sort, which decides a floating-point sum and which of equal values
-            // (text, zeros of both signs) an extreme keeps.
-            if let storeAggregate, Self.storeComputes(storeAggregate, of: Value.self),
-               !Self.dependsOnOrder(storeAggregate, of: Value.self) || query.storeFetch.sort.isEmpty,
+            if let storeAggregate,
+               Self.storeGives(storeAggregate, over: query.entity.fields[property], as: Value.self, sorted: !query.storeFetch.sort.isEmpty),
                try query.aggregatingStore?.aggregate(storeAggregate, of: property, in: query.storeFetch, storeResult) == true {
                 return
             }
@@ -158,10 +148,41 @@ extension ModelContext {
                 try body(Value._osdRead(from: row, 1))
             }
         } catch let error where !(error is SwiftDataError) {
-            // A stored value the type cannot read (another program wrote it), as a fetch names it.
-            let entity = query.entity
-            throw SwiftDataError(.modelValidationFailure, reason: "Reading \(entity.name).\(entity.fields[property].name): \(error)")
+            throw Self.unreadableValue(error, of: query.entity, property: property)
         }
+    }
+
+    /// Readies an aggregate of the models `fetch(descriptor)` returns: merges other contexts'
+    /// saves, throws a failure kept from an earlier read, and applies the deletions the fetch
+    /// counts. Returns the query, and whether the store selects exactly those models' rows in one
+    /// statement (it evaluates the whole descriptor, which has no page, and the context has no
+    /// unsaved change of the model).
+    func aggregateQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (query: FetchQuery, storeSelectsTheRows: Bool) {
+        mergeChangesFromOtherContexts()
+        try throwDeferredReadFailure()
+        if descriptor.includePendingChanges { propagatePendingDeletions() }
+        let query = try FetchQuery(descriptor, context: self)
+        // A page's rows are those `fetch` reads: where its sort leaves ties (or it has none), another
+        // statement (one column, an aggregate) could take other rows, so a page is fetched.
+        let storeSelectsTheRows = query.isResolvedInStore && descriptor.fetchLimit == nil && descriptor.fetchOffset == nil
+            && !FetchQuery.hasPendingChanges(self, entity: query.entity)
+        return (query, storeSelectsTheRows)
+    }
+
+    /// The error for a stored value of a property that its type cannot read (another program
+    /// wrote it), naming the model and property as a fetch does.
+    static func unreadableValue(_ error: any Error, of entity: Schema.Entity, property: Int) -> SwiftDataError {
+        SwiftDataError(.modelValidationFailure, reason: "Reading \(entity.name).\(entity.fields[property].name): \(error)")
+    }
+
+    /// Whether a store's `aggregate` over `field`, in a fetch that is sorted or not, gives what
+    /// taking every model's value as `Value` gives: the model reads the column as stored, the store
+    /// computes the aggregate for the type, and its result does not depend on an order a sort
+    /// would change (a store's aggregate takes the rows in the order it scans them; a sorted fetch
+    /// gives them in its sort, which decides a floating-point sum and which of equal values, text
+    /// or zeros of both signs, an extreme keeps).
+    static func storeGives<Value: _PersistentScalar>(_ aggregate: StoreAggregate, over field: Schema.Entity.Field, as type: Value.Type, sorted: Bool) -> Bool {
+        readsAsStored(field, as: Value.self) && storeComputes(aggregate, of: Value.self) && (!sorted || !dependsOnOrder(aggregate, of: Value.self))
     }
 
     /// Whether a store's aggregate gives what combining every value would: sums of integers no
@@ -169,7 +190,7 @@ extension ModelContext {
     /// of `Double`s (added as Swift adds them), and the extremes of integers, dates, `Double`s,
     /// `String`s and `Decimal`s (a store computes those it orders as Swift does and leaves the
     /// others to the context: `StoreBackend.aggregate` returns `false`).
-    static func storeComputes<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
+    private static func storeComputes<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
         switch aggregate {
         case .sum, .sumAndCount: Value._osdStorage == .integer
         case .floatingPointSum, .floatingPointSumAndCount: Value.self == Double.self || Value.self == Double?.self
@@ -182,7 +203,7 @@ extension ModelContext {
     /// Whether the aggregate's result depends on the order of the values: a floating-point sum
     /// (rounding), and an extreme of values that can be equal without being the same (`Double`
     /// zeros, text).
-    static func dependsOnOrder<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
+    private static func dependsOnOrder<Value: _PersistentScalar>(_ aggregate: StoreAggregate, of type: Value.Type) -> Bool {
         switch aggregate.withoutCount {
         case .floatingPointSum: true
         case .minimum, .maximum: [.real, .text].contains(Value._osdStorage)
@@ -193,7 +214,7 @@ extension ModelContext {
     /// Whether a model reads the stored value of `field` as `Value` reads it from its column: a
     /// plain attribute declared with exactly that type (an optional one included), neither
     /// ephemeral nor transformed.
-    static func readsAsStored<Value: _PersistentScalar>(_ field: Schema.Entity.Field, as type: Value.Type) -> Bool {
+    private static func readsAsStored<Value: _PersistentScalar>(_ field: Schema.Entity.Field, as type: Value.Type) -> Bool {
         guard let attribute = field.attribute, !field.isEphemeral, !field.isTransformed, field.storage == Value._osdStorage else { return false }
         return ObjectIdentifier(attribute.valueType) == ObjectIdentifier(Value.self)
     }

@@ -48,15 +48,9 @@ extension ModelContext {
     /// having shown nothing, when each aggregate is to be computed by its own method: the store
     /// evaluates the descriptor, but does not compute every one of the aggregates.
     private func computeTogether<T: PersistentModel>(_ passes: [AggregatePass<T>], over descriptor: FetchDescriptor<T>) throws -> Bool {
-        mergeChangesFromOtherContexts()
-        try throwDeferredReadFailure()
-        if descriptor.includePendingChanges { propagatePendingDeletions() }
-        let query = try FetchQuery(descriptor, context: self)
+        let (query, storeSelectsTheRows) = try aggregateQuery(descriptor)
         let entity = query.entity
-        // A page's rows are those `fetch` reads: where its sort leaves ties (or it has none), another
-        // statement (an aggregate) could take other rows, so a page is fetched.
-        guard query.isResolvedInStore, descriptor.fetchLimit == nil, descriptor.fetchOffset == nil,
-              !FetchQuery.hasPendingChanges(self, entity: entity) else {
+        guard storeSelectsTheRows else {
             for model in try fetch(descriptor) {
                 for pass in passes { pass.addModel(model) }
             }
@@ -75,8 +69,7 @@ extension ModelContext {
                 do {
                     try pass.addStoreResult(row, column)
                 } catch let error where !(error is SwiftDataError) {
-                    // A stored value the type cannot read (another program wrote it), as a fetch names it.
-                    throw SwiftDataError(.modelValidationFailure, reason: "Reading \(entity.name).\(entity.fields[request.attribute].name): \(error)")
+                    throw Self.unreadableValue(error, of: entity, property: request.attribute)
                 }
             }
         }

@@ -285,18 +285,7 @@ struct AggregateTests {
     /// A class with subclasses aggregates over every table of its hierarchy, a subclass over its
     /// own; a key path through a relationship is read from the models.
     @Test func aggregatesSpanAClassHierarchyAndFollowRelationships() throws {
-        let container = try ModelContainer(for: Schema([Picture.self, Clip.self, Album.self]), configurations: [store.configuration()])
-        let context = ModelContext(container)
-        let album = Album(name: "Summer")
-        context.insert(album)
-        let items = [MediaItem(title: "plain", rating: 2), Picture(title: "sea", resolution: 1_080, rating: 5),
-                     Picture(title: "hill", resolution: 4_000, rating: 1), Clip(title: "waves", footage: 12.5)]
-        for item in items { context.insert(item) }
-        items[1].album = album
-        items[3].album = album
-        try context.save()
-
-        let reopened = ModelContext(try ModelContainer(for: Schema([Picture.self, Clip.self, Album.self]), configurations: [store.configuration()]))
+        let reopened = try Self.reopenedMediaInAnAlbum(in: store)
         #expect(try reopened.sum(of: \MediaItem.rating) == 8)
         #expect(try reopened.maximum(of: \MediaItem.title) == "waves")
         #expect(try reopened.sum(of: \Picture.rating) == 6)
@@ -305,6 +294,25 @@ struct AggregateTests {
         let inAlbum = FetchDescriptor<MediaItem>(predicate: #Predicate { $0.album?.name == "Summer" })
         #expect(try reopened.sum(of: \MediaItem.rating, in: inAlbum) == 5)
         #expect(try reopened.minimum(of: \MediaItem.album?.name) == "Summer")
+    }
+
+    /// A context on a reopened store of four media items of a class hierarchy (a plain item rated 2,
+    /// pictures "sea" 1,080 rated 5 and "hill" 4,000 rated 1, a clip "waves" of 12.5), the
+    /// second and the fourth in the album "Summer".
+    static func reopenedMediaInAnAlbum(in store: TemporaryStore) throws -> ModelContext {
+        let schema = Schema([Picture.self, Clip.self, Album.self])
+        do {
+            let context = ModelContext(try ModelContainer(for: schema, configurations: [store.configuration()]))
+            let album = Album(name: "Summer")
+            context.insert(album)
+            let items = [MediaItem(title: "plain", rating: 2), Picture(title: "sea", resolution: 1_080, rating: 5),
+                         Picture(title: "hill", resolution: 4_000, rating: 1), Clip(title: "waves", footage: 12.5)]
+            for item in items { context.insert(item) }
+            items[1].album = album
+            items[3].album = album
+            try context.save()
+        }
+        return ModelContext(try ModelContainer(for: schema, configurations: [store.configuration()]))
     }
 
     /// A page whose rows depend on the statement (no sort, or a sort with ties) aggregates the

@@ -104,19 +104,7 @@ struct CombinedAggregateTests {
     /// A class with subclasses (whose models the store holds in several tables) and a key path
     /// through a relationship give what each aggregate alone gives.
     @Test func aClassHierarchyAndARelationshipAggregateTogether() throws {
-        let schema = Schema([Picture.self, Clip.self, Album.self])
-        do {
-            let context = ModelContext(try ModelContainer(for: schema, configurations: [store.configuration()]))
-            let album = Album(name: "Summer")
-            context.insert(album)
-            let items = [MediaItem(title: "plain", rating: 2), Picture(title: "sea", resolution: 1_080, rating: 5),
-                         Picture(title: "hill", resolution: 4_000, rating: 1), Clip(title: "waves", footage: 12.5)]
-            for item in items { context.insert(item) }
-            items[1].album = album
-            items[3].album = album
-            try context.save()
-        }
-        let context = ModelContext(try ModelContainer(for: schema, configurations: [store.configuration()]))
+        let context = try AggregateTests.reopenedMediaInAnAlbum(in: store)
         let (ratings, lastTitle, album, average) = try context.aggregates(
             .sum(\MediaItem.rating), .maximum(\MediaItem.title), .minimum(\MediaItem.album?.name), .average(\MediaItem.rating))
         #expect(ratings == 8 && lastTitle == "waves" && album == "Summer" && average == 2)
